@@ -1,0 +1,47 @@
+//===- pipeline.h - The passes of clang-vmap and what flows between them --===//
+//
+// CONTRACT between the driver/find/rewrite side and the analyse/batch/emit side.
+// The driver (main.cpp) chains: find -> analyse -> batch -> emit -> rewrite.
+// Each pass lives in its own .h/.cpp pair and exposes one function.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLANG_VMAP_PIPELINE_H
+#define CLANG_VMAP_PIPELINE_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Stmt.h"
+#include "clang/Basic/SourceLocation.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang_vmap {
+
+class Diagnostics; // diagnostics.h: our own IDs through clang's DiagnosticsEngine.
+
+/// find: one `#pragma vmap` bound to the `for` that follows it.
+struct VmapLoop {
+  clang::SourceLocation PragmaLoc; ///< the `#` (or `_Pragma`) of the pragma
+  const clang::ForStmt *For = nullptr;
+  const clang::FunctionDecl *Function = nullptr; ///< the function holding it
+  int Parent = -1; ///< index of the enclosing vmap loop in the list, -1 if none
+};
+
+/// What a top-level vmap loop (with its nested vmap loops) became.
+struct LoopOutcome {
+  const VmapLoop *Loop = nullptr;
+  bool Batched = false;
+  unsigned NumOps = 0;                   ///< batched op calls emitted
+  std::vector<std::string> FallbackOps;  ///< ops run per example (no rule)
+  std::string WhyNot;                    ///< when !Batched: the refusal, one line
+  /// Replacement of the source range [Begin, End) (pragma through the loop's
+  /// end) and insertions (e.g. batched clones of called functions), as text.
+  clang::CharSourceRange Range;
+  std::string Text;
+  std::vector<std::pair<clang::SourceLocation, std::string>> Insertions;
+};
+
+} // namespace clang_vmap
+
+#endif
