@@ -1,0 +1,376 @@
+// The op table: the single source of truth for which runtime ops exist (SPEC section 4),
+// how each is spelled, what each argument position holds, and which batching rule
+// batches it. Header-only and standard-library-only: the clang tool (transform/) reads it
+// at compile time; rules/ registers one rule per entry (static_assert in registry.cpp);
+// the rule tests iterate it.
+//
+// Note [Op table conventions]
+// - One entry per op *form* the user can write: `sum()` and `sum(dim, keepdim)` are two
+//   entries; a member and the free function of the same name are two entries.
+// - `params` lists the argument positions as the user writes them, with the object first
+//   for members and the left operand first for operators: `x.index_select(0, idx)` is
+//   {tensor, dim, index_tensor}; `a + b` is {operand, operand}.
+// - Positions from `required` on have LibTorch defaults and may be left out.
+// - A `dim`/`dim_list` position shifts under a batch dim; `shape` is a per-example shape
+//   (the batch size is prepended); `index` is a position that may be a per-example integer
+//   (an induction variable or a data-dependent scalar), which turns the op into a gather.
+// - `operand` is a tensor or a C++ scalar (a wrapped number in ATen's promotion).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+
+namespace vmap::rules {
+
+// What one argument position holds.
+enum class ArgKind : std::uint8_t {
+  tensor,        // a Tensor
+  operand,       // a Tensor or a C++ scalar
+  tensor_list,   // std::vector<Tensor> / braced list (cat, stack)
+  dim,           // int64 dimension of the per-example tensor (negative counts from the end)
+  dim_list,      // list of dims (permute, sum over several dims)
+  shape,         // per-example shape (expand, reshape, view)
+  index,         // int64 position that may vary per example (select, operator[], narrow start)
+  integer,       // other loop-invariant int64 (narrow length, triu diagonal, seed)
+  scalar,        // C++ number, may vary per example (fill_, clamp bounds, full value)
+  keepdim,       // bool flag
+  conversion,    // a dtype or a device (to)
+  options,       // TensorOptions (factories)
+  pointer,       // raw pointer (from_blob)
+  nested_list,   // braced literal (tensor({...}))
+};
+
+// How the user spells a call of the op.
+enum class OpForm : std::uint8_t {
+  free_function,    // add(a, b)
+  member,           // a.add(b) -- params[0] is the object
+  binary_operator,  // a + b
+  unary_operator,   // -a, !a
+  compound_assign,  // a += b -- writes into params[0]
+  inplace_member,   // a.copy_(b) -- writes into params[0]
+};
+
+// The family decides which source file holds the rule and how the batched API aligns
+// batch levels before calling it (see batched.cpp).
+enum class Family : std::uint8_t {
+  metadata,    // dim(), sizes(): the same for every example
+  unary,       // pointwise, one tensor
+  binary,      // pointwise, broadcasting operands (with promotion)
+  reduce,      // reductions over dims
+  views,       // results alias the input
+  index,       // gather / index_select / select with per-example index
+  linalg,      // matmul family
+  nn,          // softmax, log_softmax, triu, tril, clamp-like with extra args
+  factory,     // *_like and factories
+  inplace,     // writes into its first argument
+  scalar,      // item<T>() and conversions to C++ scalars
+  refused,     // cannot be batched (I/O, raw pointers, shared random state)
+};
+
+// Which rule batches the op. registry.cpp maps every RuleId used in the table to a rule.
+enum class RuleId : std::uint8_t {
+  metadata,          // logical metadata of the per-example tensor
+  unary_pointwise,   // f(x) elementwise; bdim passes through
+  binary_pointwise,  // f(a, b) with broadcasting and logical-rank promotion
+  ternary_where,     // where(cond, a, b)
+  clamp,             // clamp(x, lo, hi) with scalar bounds
+  convert,           // to / contiguous / clone
+  reduce_all,        // sum(), mean(), any(), all(): over all logical dims
+  reduce_dim,        // sum(d, keepdim), amax(d, keepdim) ...
+  reduce_dims,       // sum({d0, d1}, keepdim)
+  arg_reduce_all,    // argmax() over the flattened example
+  compare_all,       // equal(a, b), allclose(a, b, rtol, atol)
+  softmax,           // softmax(x, d), log_softmax(x, d)
+  triangular,        // triu / tril (x, diagonal)
+  select,            // select(d, i) / operator[](i)
+  narrow,            // narrow(d, start, length)
+  unsqueeze,
+  squeeze_all,
+  squeeze_dim,
+  expand,
+  reshape,           // reshape / view
+  transpose,
+  t,
+  permute,
+  movedim,
+  flatten,
+  index_select,
+  gather,
+  matmul,
+  mm,
+  mv,
+  bmm,
+  dot,
+  linear,
+  cat,
+  stack,
+  like_factory,      // zeros_like / ones_like / empty_like
+  full_like,
+  copy_into,         // copy_(src)
+  fill_into,         // fill_(v) / zero_()
+  compound_assign,   // += -= *= /=
+  item,              // item<T>()
+  loop_invariant,    // factories: every argument must be loop-invariant; result unbatched
+  refused,           // no batched meaning (see Family::refused)
+};
+
+inline constexpr std::size_t kMaxParams = 5;
+
+struct OpEntry {
+  std::string_view name;  // as spelled: "add", "operator+", "operator+=", "copy_"
+  OpForm form;
+  Family family;
+  RuleId rule;
+  std::array<ArgKind, kMaxParams> params{};
+  std::uint8_t arity = 0;     // number of used positions in params
+  std::uint8_t required = 0;  // positions [required, arity) have defaults
+  bool returns_view = false;  // the result aliases params[0]
+
+  constexpr ArgKind param(std::size_t position) const { return params[position]; }
+  constexpr bool is_member_like() const {
+    return form == OpForm::member || form == OpForm::inplace_member ||
+           form == OpForm::compound_assign;
+  }
+  constexpr bool writes_first_argument() const {
+    return form == OpForm::inplace_member || form == OpForm::compound_assign;
+  }
+};
+
+namespace table_detail {
+
+struct Optional {
+  std::size_t defaulted;  // how many trailing params have defaults
+};
+
+constexpr OpEntry make(std::string_view name, OpForm form, Family family, RuleId rule,
+                       std::initializer_list<ArgKind> params, Optional optional = {0},
+                       bool returns_view = false) {
+  OpEntry entry{name, form, family, rule};
+  for (ArgKind kind : params) entry.params[entry.arity++] = kind;
+  entry.required = static_cast<std::uint8_t>(entry.arity - optional.defaulted);
+  entry.returns_view = returns_view;
+  return entry;
+}
+
+using enum ArgKind;
+using enum OpForm;
+using F = Family;
+using R = RuleId;
+inline constexpr bool view = true;
+
+constexpr OpEntry unary_free(std::string_view name) {
+  return make(name, free_function, F::unary, R::unary_pointwise, {tensor});
+}
+constexpr OpEntry unary_member(std::string_view name) {
+  return make(name, member, F::unary, R::unary_pointwise, {tensor});
+}
+constexpr OpEntry binary_free(std::string_view name) {
+  return make(name, free_function, F::binary, R::binary_pointwise, {operand, operand});
+}
+constexpr OpEntry binary_op(std::string_view name) {
+  return make(name, binary_operator, F::binary, R::binary_pointwise, {operand, operand});
+}
+
+}  // namespace table_detail
+
+// clang-format off
+inline constexpr auto kOpTable = [] {
+  using namespace table_detail;
+  return std::array{
+    // --- metadata members: identical for every example ---
+    make("dim",           member, F::metadata, R::metadata, {tensor}),
+    make("size",          member, F::metadata, R::metadata, {tensor, dim}),
+    make("sizes",         member, F::metadata, R::metadata, {tensor}),
+    make("numel",         member, F::metadata, R::metadata, {tensor}),
+    make("dtype",         member, F::metadata, R::metadata, {tensor}),
+    make("device",        member, F::metadata, R::metadata, {tensor}),
+    make("is_contiguous", member, F::metadata, R::metadata, {tensor}),
+    // --- conversions ---
+    make("contiguous",    member, F::unary, R::convert, {tensor}),
+    make("clone",         member, F::unary, R::convert, {tensor}),
+    make("to",            member, F::unary, R::convert, {tensor, conversion}),
+    make("item",          member, F::scalar, R::item, {tensor}),
+    make("data_ptr",      member, F::refused, R::refused, {tensor}),
+    // --- unary pointwise ---
+    unary_member("sqrt"), unary_member("exp"), unary_member("log"), unary_member("abs"),
+    unary_member("neg"), unary_member("relu"), unary_member("sigmoid"), unary_member("tanh"),
+    unary_member("sign"),
+    unary_free("neg"), unary_free("abs"), unary_free("sqrt"), unary_free("exp"),
+    unary_free("log"), unary_free("sin"), unary_free("cos"), unary_free("tanh"),
+    unary_free("sigmoid"), unary_free("relu"), unary_free("logical_not"), unary_free("sign"),
+    make("operator-", unary_operator, F::unary, R::unary_pointwise, {tensor}),
+    make("operator!", unary_operator, F::unary, R::unary_pointwise, {tensor}),
+    // --- binary pointwise (broadcasting, promotion with logical ranks) ---
+    binary_op("operator+"), binary_op("operator-"), binary_op("operator*"), binary_op("operator/"),
+    binary_op("operator<"), binary_op("operator<="), binary_op("operator>"), binary_op("operator>="),
+    binary_op("operator=="), binary_op("operator!="), binary_op("operator&"), binary_op("operator|"),
+    binary_free("add"), binary_free("sub"), binary_free("mul"), binary_free("div"),
+    binary_free("pow"), binary_free("maximum"), binary_free("minimum"),
+    binary_free("eq"), binary_free("ne"), binary_free("lt"), binary_free("le"),
+    binary_free("gt"), binary_free("ge"), binary_free("logical_and"), binary_free("logical_or"),
+    make("pow",     member, F::binary, R::binary_pointwise, {tensor, operand}),
+    make("where",   free_function, F::binary, R::ternary_where, {tensor, operand, operand}),
+    make("clamp",   member, F::nn, R::clamp, {tensor, scalar, scalar}),
+    make("clamp",   free_function, F::nn, R::clamp, {tensor, scalar, scalar}),
+    // --- reductions ---
+    make("sum",     member, F::reduce, R::reduce_all, {tensor}),
+    make("sum",     member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("sum",     member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("mean",    member, F::reduce, R::reduce_all, {tensor}),
+    make("mean",    member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("mean",    member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("amax",    member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("amin",    member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("argmax",  member, F::reduce, R::arg_reduce_all, {tensor}),
+    make("argmax",  member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("any",     member, F::reduce, R::reduce_all, {tensor}),
+    make("all",     member, F::reduce, R::reduce_all, {tensor}),
+    make("sum",     free_function, F::reduce, R::reduce_all, {tensor}),
+    make("sum",     free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("sum",     free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("mean",    free_function, F::reduce, R::reduce_all, {tensor}),
+    make("mean",    free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("mean",    free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("amax",    free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("amin",    free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("argmax",  free_function, F::reduce, R::arg_reduce_all, {tensor}),
+    make("argmax",  free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("argmin",  free_function, F::reduce, R::arg_reduce_all, {tensor}),
+    make("argmin",  free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("any",     free_function, F::reduce, R::reduce_all, {tensor}),
+    make("all",     free_function, F::reduce, R::reduce_all, {tensor}),
+    make("equal",   free_function, F::reduce, R::compare_all, {tensor, tensor}),
+    make("allclose", free_function, F::reduce, R::compare_all,
+         {tensor, tensor, scalar, scalar}, Optional{2}),
+    // --- nn ---
+    make("softmax",     free_function, F::nn, R::softmax, {tensor, dim}),
+    make("log_softmax", free_function, F::nn, R::softmax, {tensor, dim}),
+    make("triu",        free_function, F::nn, R::triangular, {tensor, integer}, Optional{1}),
+    make("tril",        free_function, F::nn, R::triangular, {tensor, integer}, Optional{1}),
+    // --- views ---
+    make("operator[]", member, F::views, R::select, {tensor, index}, {}, view),
+    make("select",     member, F::views, R::select, {tensor, dim, index}, {}, view),
+    make("narrow",     member, F::views, R::narrow, {tensor, dim, index, integer}, {}, view),
+    make("unsqueeze",  member, F::views, R::unsqueeze, {tensor, dim}, {}, view),
+    make("squeeze",    member, F::views, R::squeeze_all, {tensor}, {}, view),
+    make("squeeze",    member, F::views, R::squeeze_dim, {tensor, dim}, {}, view),
+    make("expand",     member, F::views, R::expand, {tensor, shape}, {}, view),
+    make("reshape",    member, F::views, R::reshape, {tensor, shape}, {}, view),
+    make("view",       member, F::views, R::reshape, {tensor, shape}, {}, view),
+    make("transpose",  member, F::views, R::transpose, {tensor, dim, dim}, {}, view),
+    make("t",          member, F::views, R::t, {tensor}, {}, view),
+    make("permute",    member, F::views, R::permute, {tensor, dim_list}, {}, view),
+    make("flatten",    member, F::views, R::flatten, {tensor, dim, dim}, Optional{2}, view),
+    make("narrow",     free_function, F::views, R::narrow, {tensor, dim, index, integer}, {}, view),
+    make("unsqueeze",  free_function, F::views, R::unsqueeze, {tensor, dim}, {}, view),
+    make("squeeze",    free_function, F::views, R::squeeze_all, {tensor}, {}, view),
+    make("squeeze",    free_function, F::views, R::squeeze_dim, {tensor, dim}, {}, view),
+    make("expand",     free_function, F::views, R::expand, {tensor, shape}, {}, view),
+    make("reshape",    free_function, F::views, R::reshape, {tensor, shape}, {}, view),
+    make("transpose",  free_function, F::views, R::transpose, {tensor, dim, dim}, {}, view),
+    make("permute",    free_function, F::views, R::permute, {tensor, dim_list}, {}, view),
+    make("movedim",    free_function, F::views, R::movedim, {tensor, dim, dim}, {}, view),
+    make("flatten",    free_function, F::views, R::flatten, {tensor, dim, dim}, Optional{2}, view),
+    // --- indexing ---
+    make("index_select", member, F::index, R::index_select, {tensor, dim, tensor}),
+    make("gather",       member, F::index, R::gather, {tensor, dim, tensor}),
+    make("index_select", free_function, F::index, R::index_select, {tensor, dim, tensor}),
+    make("gather",       free_function, F::index, R::gather, {tensor, dim, tensor}),
+    // --- linear algebra: one batched GEMM each ---
+    make("matmul", member, F::linalg, R::matmul, {tensor, tensor}),
+    make("matmul", free_function, F::linalg, R::matmul, {tensor, tensor}),
+    make("mm",     free_function, F::linalg, R::mm, {tensor, tensor}),
+    make("mv",     free_function, F::linalg, R::mv, {tensor, tensor}),
+    make("bmm",    free_function, F::linalg, R::bmm, {tensor, tensor}),
+    make("dot",    free_function, F::linalg, R::dot, {tensor, tensor}),
+    make("linear", free_function, F::linalg, R::linear, {tensor, tensor, tensor}, Optional{1}),
+    // --- joining ---
+    make("cat",   free_function, F::views, R::cat, {tensor_list, dim}, Optional{1}),
+    make("stack", free_function, F::views, R::stack, {tensor_list, dim}, Optional{1}),
+    // --- *_like ---
+    make("zeros_like", free_function, F::factory, R::like_factory, {tensor}),
+    make("ones_like",  free_function, F::factory, R::like_factory, {tensor}),
+    make("empty_like", free_function, F::factory, R::like_factory, {tensor}),
+    make("full_like",  free_function, F::factory, R::full_like, {tensor, scalar}),
+    // --- in place: write into a batched place ---
+    make("copy_",      inplace_member, F::inplace, R::copy_into, {tensor, tensor}),
+    make("fill_",      inplace_member, F::inplace, R::fill_into, {tensor, operand}),
+    make("zero_",      inplace_member, F::inplace, R::fill_into, {tensor}),
+    make("operator+=", compound_assign, F::inplace, R::compound_assign, {tensor, operand}),
+    make("operator-=", compound_assign, F::inplace, R::compound_assign, {tensor, operand}),
+    make("operator*=", compound_assign, F::inplace, R::compound_assign, {tensor, operand}),
+    make("operator/=", compound_assign, F::inplace, R::compound_assign, {tensor, operand}),
+    // --- factories: loop-invariant arguments only; the random ones share state ---
+    make("zeros",    free_function, F::factory, R::loop_invariant, {shape, options}, Optional{1}),
+    make("ones",     free_function, F::factory, R::loop_invariant, {shape, options}, Optional{1}),
+    make("empty",    free_function, F::factory, R::loop_invariant, {shape, options}, Optional{1}),
+    make("full",     free_function, F::factory, R::loop_invariant, {shape, scalar, options}, Optional{1}),
+    make("arange",   free_function, F::factory, R::loop_invariant, {scalar, options}, Optional{1}),
+    make("arange",   free_function, F::factory, R::loop_invariant,
+         {scalar, scalar, scalar, options}, Optional{2}),
+    make("tensor",   free_function, F::factory, R::loop_invariant, {nested_list, options}, Optional{1}),
+    make("from_blob", free_function, F::refused, R::refused, {pointer, shape, options}, Optional{1}),
+    make("rand",     free_function, F::refused, R::refused, {shape, options}, Optional{1}),
+    make("randn",    free_function, F::refused, R::refused, {shape, options}, Optional{1}),
+    make("randint",  free_function, F::refused, R::refused, {integer, integer, shape, options}, Optional{1}),
+    make("manual_seed", free_function, F::refused, R::refused, {integer}),
+    make("operator<<", binary_operator, F::refused, R::refused, {operand, tensor}),
+  };
+}();
+// clang-format on
+
+// Update this when adding an op: the registry (registry.cpp) and the SPEC-coverage test
+// check the same number.
+static_assert(kOpTable.size() == 158, "op table changed: update the count, registry and README");
+
+inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
+
+// First entry with this spelling and form (and arity, when given), or kNoOp.
+constexpr std::size_t find_op(std::string_view name, OpForm form, int arity = -1) {
+  for (std::size_t i = 0; i < kOpTable.size(); ++i) {
+    const OpEntry& entry = kOpTable[i];
+    if (entry.name != name || entry.form != form) continue;
+    if (arity < 0 || (arity >= entry.required && arity <= entry.arity)) return i;
+  }
+  return kNoOp;
+}
+
+// The entry with this spelling, form and exact parameter kinds (for overloads that differ
+// only in kind, e.g. sum(dim) vs sum(dims)), or kNoOp.
+constexpr std::size_t find_op(std::string_view name, OpForm form,
+                              std::initializer_list<ArgKind> params) {
+  for (std::size_t i = 0; i < kOpTable.size(); ++i) {
+    const OpEntry& entry = kOpTable[i];
+    if (entry.name != name || entry.form != form || entry.arity != params.size()) continue;
+    std::size_t position = 0;
+    bool same = true;
+    for (ArgKind kind : params) same = same && entry.params[position++] == kind;
+    if (same) return i;
+  }
+  return kNoOp;
+}
+
+constexpr bool has_op(std::string_view name) {
+  for (const OpEntry& entry : kOpTable)
+    if (entry.name == name) return true;
+  return false;
+}
+
+// <cmath> functions the batched API provides on per-example C++ scalars (vb::sqrt(v)),
+// with C++ result types (std::sqrt(int) is double). Name and argument count.
+struct CmathFunction {
+  std::string_view name;
+  std::uint8_t arity;
+};
+inline constexpr std::array kCmathFunctions{
+    CmathFunction{"sqrt", 1}, CmathFunction{"exp", 1},  CmathFunction{"log", 1},
+    CmathFunction{"pow", 2},  CmathFunction{"abs", 1},  CmathFunction{"fabs", 1},
+    CmathFunction{"sin", 1},  CmathFunction{"cos", 1},  CmathFunction{"tanh", 1},
+    CmathFunction{"floor", 1}, CmathFunction{"ceil", 1}, CmathFunction{"fmax", 2},
+    CmathFunction{"fmin", 2}, CmathFunction{"min", 2},  CmathFunction{"max", 2},
+};
+
+}  // namespace vmap::rules
