@@ -1,0 +1,79 @@
+//===- analyse.h - Which values of a vmap loop vary per example -*- C++ -*-===//
+//
+// Pass 2 of clang-vmap. Checks that a `#pragma vmap` loop (with its nested vmap
+// loops) is canonical and obeys SPEC section 2, and classifies every value in
+// it as loop-invariant or batched at a set of levels. Everything it cannot
+// prove safe is refused with a diagnostic at the offending code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLANG_VMAP_ANALYSE_H
+#define CLANG_VMAP_ANALYSE_H
+
+#include "pipeline.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace clang_vmap {
+
+/// Bit N set: the value varies along vmap level N (level 0 is the top loop).
+using LevelSet = std::uint32_t;
+
+/// One `#pragma vmap` loop of a nest.
+struct VmapLevel {
+  const clang::ForStmt *For = nullptr;
+  const clang::VarDecl *Induction = nullptr;
+  const clang::Expr *Start = nullptr; ///< as written
+  const clang::Expr *Bound = nullptr; ///< as written
+  bool Inclusive = false;             ///< `i <= Bound`
+  unsigned Depth = 0;
+};
+
+enum class ReduceOp { Add, Sub, Mul, Max, Min };
+
+/// `acc += e;`, `acc = maximum(acc, e);` ... into a value invariant along the
+/// levels the statement sits in.
+struct Reduction {
+  const clang::Expr *Accumulator = nullptr; ///< the DeclRefExpr of `acc`
+  const clang::Expr *Value = nullptr;       ///< `e`
+  ReduceOp Op = ReduceOp::Add;
+};
+
+/// A tensor written in the loop and a different one read there that may share
+/// storage at run time (two parameters bound to one buffer).
+struct OverlapCheck {
+  const clang::VarDecl *Written = nullptr;
+  const clang::VarDecl *Read = nullptr;
+};
+
+struct LoopAnalysis {
+  const VmapLoop *Loop = nullptr;
+  clang::ASTContext *Context = nullptr;
+  std::vector<VmapLevel> Levels; ///< indexed by depth order of appearance
+  llvm::DenseMap<const clang::Expr *, LevelSet> ExprLevels; ///< batched only
+  /// Induction variables and locals that become `vb::Value`.
+  llvm::DenseMap<const clang::VarDecl *, LevelSet> BatchedVars;
+  /// Keyed by the statement's expression.
+  llvm::DenseMap<const clang::Expr *, Reduction> Reductions;
+  /// `if`s on a per-example condition (emitted as vb::Where).
+  llvm::DenseSet<const clang::IfStmt *> MaskedIfs;
+  std::vector<OverlapCheck> OverlapChecks;
+
+  LevelSet levelsOf(const clang::Expr *E) const;
+  bool isBatched(const clang::Expr *E) const { return levelsOf(E) != 0; }
+  /// The vmap level of \p For, or null for a plain loop.
+  const VmapLevel *levelOf(const clang::ForStmt *For) const;
+};
+
+/// Analyses the top-level vmap loop \p Loops[Top] and the loops of \p Loops
+/// nested in it. Reports refusals through \p Diags; std::nullopt if refused.
+std::optional<LoopAnalysis> analyse(clang::ASTContext &Context,
+                                    llvm::ArrayRef<VmapLoop> Loops,
+                                    unsigned Top, Diagnostics &Diags);
+
+} // namespace clang_vmap
+
+#endif

@@ -1,0 +1,41 @@
+//===- batch.h - Lower each call of a vmap loop to a batched call -*- C++ -*-===//
+//
+// Pass 3 of clang-vmap: one op-table lookup per call with a batched argument.
+// Ops with a rule become `vb::` calls (or stay as written where ADL on
+// vb::Value finds them: operators, members of batched objects); ops with no
+// rule that may run per example fall back to vb::per_example (with a warning);
+// anything else (I/O, random factories, unknown side effects) is refused.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLANG_VMAP_BATCH_H
+#define CLANG_VMAP_BATCH_H
+
+#include "analyse.h"
+#include <string>
+
+namespace clang_vmap {
+
+enum class Lowering {
+  AsWritten,     ///< unchanged: operators, members of batched objects
+  Qualified,     ///< `f(a, b)` -> `vb::f(a', b')`
+  MemberAsFree,  ///< `x.m(a)` with x invariant -> `vb::m(x, a')`
+  At,            ///< `x[i]` with a batched index -> `vb::at(x', i')`
+  PerExample,    ///< no rule: `vb::per_example("f", ...)`
+};
+
+struct BatchPlan {
+  LoopAnalysis Analysis;
+  /// Every call, member call and overloaded operator of the loop with a
+  /// lowering other than AsWritten.
+  llvm::DenseMap<const clang::Expr *, Lowering> Calls;
+  unsigned NumOps = 0; ///< batched op calls
+  std::vector<std::string> FallbackOps;
+};
+
+/// Looks up every call of \p Analysis in the op table. Reports refusals and
+/// fallback warnings through \p Diags; std::nullopt if refused.
+std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags);
+
+} // namespace clang_vmap
+
+#endif
