@@ -1,0 +1,396 @@
+// vmap::Tensor and the free functions of SPEC section 4, with LibTorch's signatures and
+// defaults. Members forward to the free functions of the same name.
+#pragma once
+
+#include <vmap/types.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace vmap {
+
+namespace detail {
+struct TensorImpl;
+[[noreturn]] void fail_data_ptr(Dtype actual, Dtype requested);
+}  // namespace detail
+
+// A strided n-d array. Copies are shallow (they share storage, like LibTorch); `clone()` is
+// deep. Assigning to an lvalue Tensor rebinds it; assigning to a temporary (`t[i] = other`,
+// `t[i] = 3.0`) writes into the elements it views.
+class Tensor {
+  using Scalar = detail::Scalar;
+  using IntList = detail::IntList;
+
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<detail::TensorImpl> impl);
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+
+  Tensor& operator=(const Tensor& other) & = default;
+  Tensor& operator=(Tensor&& other) & noexcept = default;
+  Tensor& operator=(const Tensor& src) &&;  // copy_(src)
+  Tensor& operator=(Tensor&& src) &&;       // copy_(src)
+  Tensor& operator=(Scalar value) &&;       // fill_(value)
+
+  // --- properties
+  bool defined() const { return impl_ != nullptr; }
+  int64_t dim() const;
+  int64_t size(int64_t dim) const;
+  IntList sizes() const;
+  int64_t stride(int64_t dim) const;
+  IntList strides() const;
+  int64_t storage_offset() const;
+  int64_t numel() const;
+  int64_t element_size() const;
+  Dtype dtype() const;
+  Dtype scalar_type() const { return dtype(); }
+  Device device() const;
+  TensorOptions options() const;
+  bool is_contiguous() const;
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  detail::TensorImpl* unsafe_impl() const { return impl_.get(); }
+
+  // --- conversions and element access
+  Tensor contiguous() const;
+  Tensor clone() const;
+  Tensor to(Dtype dtype) const;
+  Tensor to(Device device) const;
+  Scalar item() const;
+  template <detail::Arithmetic T>
+  T item() const {
+    return item().to<T>();
+  }
+  // Checked: T must be the element type of dtype() (LibTorch throws likewise).
+  template <class T>
+  T* data_ptr() const {
+    if (dtype() != detail::dtype_of<std::remove_const_t<T>>)
+      detail::fail_data_ptr(dtype(), detail::dtype_of<std::remove_const_t<T>>);
+    return static_cast<T*>(raw_data());
+  }
+  void* raw_data() const;  // address of the first element (storage + offset)
+
+  // --- views (share storage) and indexing
+  Tensor operator[](int64_t index) const;  // select(0, index)
+  Tensor operator[](const Tensor& index) const;  // integer tensor: index_select along dim 0
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor expand(IntList sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor reshape(IntList sizes) const;
+  Tensor view(IntList sizes) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor permute(IntList dims) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor movedim(IntList source, IntList destination) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor tril(int64_t diagonal = 0) const;
+
+  // --- reductions
+  Tensor sum() const;
+  Tensor sum(IntList dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(IntList dims, bool keepdim = false) const;
+  Tensor amax(IntList dims = {}, bool keepdim = false) const;
+  Tensor amin(IntList dims = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  // --- linear algebra
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor dot(const Tensor& other) const;
+
+  // --- pointwise
+  Tensor sqrt() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor abs() const;
+  Tensor neg() const;
+  Tensor sign() const;
+  Tensor logical_not() const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(Scalar exponent) const;
+  Tensor clamp(std::optional<Scalar> min = std::nullopt,
+               std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp(const std::optional<Tensor>& min, const std::optional<Tensor>& max = {}) const;
+  Tensor add(const Tensor& other, Scalar alpha = 1) const;
+  Tensor add(Scalar other, Scalar alpha = 1) const;
+  Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+  Tensor sub(Scalar other, Scalar alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor mul(Scalar other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor div(Scalar other) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(Scalar other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor ne(Scalar other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor lt(Scalar other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor le(Scalar other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor gt(Scalar other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor ge(Scalar other) const;
+  Tensor logical_and(const Tensor& other) const;
+  Tensor logical_or(const Tensor& other) const;
+
+  // --- in place (write into the viewed elements; the result must be castable to dtype())
+  Tensor& copy_(const Tensor& src) const;
+  Tensor& fill_(Scalar value) const;
+  Tensor& fill_(const Tensor& value) const;  // value must be 0-d
+  Tensor& zero_() const;
+  Tensor& operator+=(const Tensor& other) const;
+  Tensor& operator+=(Scalar other) const;
+  Tensor& operator-=(const Tensor& other) const;
+  Tensor& operator-=(Scalar other) const;
+  Tensor& operator*=(const Tensor& other) const;
+  Tensor& operator*=(Scalar other) const;
+  Tensor& operator/=(const Tensor& other) const;
+  Tensor& operator/=(Scalar other) const;
+
+ private:
+  Tensor& self() const { return const_cast<Tensor&>(*this); }
+  std::shared_ptr<detail::TensorImpl> impl_;
+};
+
+using TensorList = std::vector<Tensor>;
+
+// --- pointwise
+Tensor add(const Tensor& self, const Tensor& other, detail::Scalar alpha = 1);
+Tensor add(const Tensor& self, detail::Scalar other, detail::Scalar alpha = 1);
+Tensor sub(const Tensor& self, const Tensor& other, detail::Scalar alpha = 1);
+Tensor sub(const Tensor& self, detail::Scalar other, detail::Scalar alpha = 1);
+Tensor mul(const Tensor& self, const Tensor& other);
+Tensor mul(const Tensor& self, detail::Scalar other);
+Tensor div(const Tensor& self, const Tensor& other);  // true division: integers give float32
+Tensor div(const Tensor& self, detail::Scalar other);
+Tensor neg(const Tensor& self);
+Tensor abs(const Tensor& self);
+Tensor sqrt(const Tensor& self);
+Tensor exp(const Tensor& self);
+Tensor log(const Tensor& self);
+Tensor sin(const Tensor& self);
+Tensor cos(const Tensor& self);
+Tensor tanh(const Tensor& self);
+Tensor sigmoid(const Tensor& self);
+Tensor relu(const Tensor& self);
+Tensor sign(const Tensor& self);
+Tensor pow(const Tensor& self, const Tensor& exponent);
+Tensor pow(const Tensor& self, detail::Scalar exponent);
+Tensor pow(detail::Scalar self, const Tensor& exponent);
+Tensor maximum(const Tensor& self, const Tensor& other);
+Tensor minimum(const Tensor& self, const Tensor& other);
+Tensor clamp(const Tensor& self, std::optional<detail::Scalar> min = std::nullopt,
+             std::optional<detail::Scalar> max = std::nullopt);
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min,
+             const std::optional<Tensor>& max = {});
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
+Tensor where(const Tensor& condition, detail::Scalar self, const Tensor& other);
+Tensor where(const Tensor& condition, const Tensor& self, detail::Scalar other);
+Tensor where(const Tensor& condition, detail::Scalar self, detail::Scalar other);
+Tensor eq(const Tensor& self, const Tensor& other);
+Tensor eq(const Tensor& self, detail::Scalar other);
+Tensor ne(const Tensor& self, const Tensor& other);
+Tensor ne(const Tensor& self, detail::Scalar other);
+Tensor lt(const Tensor& self, const Tensor& other);
+Tensor lt(const Tensor& self, detail::Scalar other);
+Tensor le(const Tensor& self, const Tensor& other);
+Tensor le(const Tensor& self, detail::Scalar other);
+Tensor gt(const Tensor& self, const Tensor& other);
+Tensor gt(const Tensor& self, detail::Scalar other);
+Tensor ge(const Tensor& self, const Tensor& other);
+Tensor ge(const Tensor& self, detail::Scalar other);
+Tensor logical_and(const Tensor& self, const Tensor& other);
+Tensor logical_or(const Tensor& self, const Tensor& other);
+Tensor logical_not(const Tensor& self);
+
+// --- reductions (runtime/src/ops_reduce.cpp)
+Tensor sum(const Tensor& self);
+Tensor sum(const Tensor& self, detail::IntList dims, bool keepdim = false);
+Tensor mean(const Tensor& self);
+Tensor mean(const Tensor& self, detail::IntList dims, bool keepdim = false);
+Tensor amax(const Tensor& self, detail::IntList dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& self, detail::IntList dims = {}, bool keepdim = false);
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+              bool keepdim = false);
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim = std::nullopt,
+              bool keepdim = false);
+Tensor any(const Tensor& self);
+Tensor any(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor all(const Tensor& self);
+Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
+Tensor softmax(const Tensor& self, int64_t dim);
+Tensor log_softmax(const Tensor& self, int64_t dim);
+
+// --- linear algebra (runtime/src/ops_linalg.cpp)
+Tensor matmul(const Tensor& self, const Tensor& other);
+Tensor mm(const Tensor& self, const Tensor& other);
+Tensor mv(const Tensor& self, const Tensor& vec);
+Tensor bmm(const Tensor& self, const Tensor& other);
+Tensor dot(const Tensor& self, const Tensor& other);
+Tensor linear(const Tensor& input, const Tensor& weight,
+              const std::optional<Tensor>& bias = std::nullopt);
+
+// --- indexing (runtime/src/ops_index.cpp)
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+
+// --- shapes: views
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor squeeze(const Tensor& self);
+Tensor squeeze(const Tensor& self, int64_t dim);
+Tensor expand(const Tensor& self, detail::IntList sizes);
+Tensor reshape(const Tensor& self, detail::IntList sizes);
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& self, detail::IntList dims);
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination);
+Tensor movedim(const Tensor& self, detail::IntList source, detail::IntList destination);
+Tensor flatten(const Tensor& self, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+// --- shapes: copies (runtime/src/ops_shape.cpp)
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor triu(const Tensor& self, int64_t diagonal = 0);
+Tensor tril(const Tensor& self, int64_t diagonal = 0);
+
+// --- factories. Default dtype float32; `full` and `arange` infer it from the numbers.
+Tensor zeros(detail::IntList sizes, TensorOptions options = {});
+Tensor ones(detail::IntList sizes, TensorOptions options = {});
+Tensor full(detail::IntList sizes, detail::Scalar value, TensorOptions options = {});
+Tensor empty(detail::IntList sizes, TensorOptions options = {});
+Tensor zeros_like(const Tensor& self, TensorOptions options = {});
+Tensor ones_like(const Tensor& self, TensorOptions options = {});
+Tensor full_like(const Tensor& self, detail::Scalar value, TensorOptions options = {});
+Tensor empty_like(const Tensor& self, TensorOptions options = {});
+Tensor arange(detail::Scalar end, TensorOptions options = {});
+Tensor arange(detail::Scalar start, detail::Scalar end, TensorOptions options = {});
+Tensor arange(detail::Scalar start, detail::Scalar end, detail::Scalar step,
+              TensorOptions options = {});
+Tensor rand(detail::IntList sizes, TensorOptions options = {});
+Tensor randn(detail::IntList sizes, TensorOptions options = {});
+Tensor randint(int64_t high, detail::IntList sizes, TensorOptions options = kInt64);
+Tensor randint(int64_t low, int64_t high, detail::IntList sizes, TensorOptions options = kInt64);
+// Does not own `data`; the caller keeps it alive while the tensor (or a view of it) lives.
+Tensor from_blob(void* data, detail::IntList sizes, TensorOptions options = {});
+void manual_seed(uint64_t seed);
+
+namespace detail {
+// A nested braced list of numbers (LibTorch's TensorDataContainer): `tensor({{1, 2}, {3, 4}})`.
+// Integer literals give int64, floating ones float32, bools bool (as LibTorch's C++ API).
+class TensorData {
+ public:
+  template <Arithmetic T>
+  TensorData(T value) : dtype_(dtype_of_literal<T>()), values_{Scalar(value)} {}
+  TensorData(std::initializer_list<TensorData> nested);
+  template <Arithmetic T>
+  TensorData(const std::vector<T>& values)
+      : sizes_{static_cast<int64_t>(values.size())}, dtype_(dtype_of_literal<T>()) {
+    values_.assign(values.begin(), values.end());
+  }
+
+  const std::vector<int64_t>& sizes() const { return sizes_; }
+  Dtype dtype() const { return dtype_; }
+  const std::vector<Scalar>& values() const { return values_; }
+
+ private:
+  template <class T>
+  static constexpr Dtype dtype_of_literal() {
+    if constexpr (std::is_same_v<T, bool>) return kBool;
+    else if constexpr (std::is_integral_v<T>) return kInt64;
+    else return kFloat32;
+  }
+  std::vector<int64_t> sizes_;
+  Dtype dtype_ = kFloat32;
+  std::vector<Scalar> values_;
+};
+}  // namespace detail
+
+Tensor tensor(detail::TensorData data, TensorOptions options = {});
+
+// --- checks
+bool allclose(const Tensor& self, const Tensor& other, double rtol = 1e-05, double atol = 1e-08,
+              bool equal_nan = false);
+bool equal(const Tensor& self, const Tensor& other);
+// LibTorch 1.13's at::print format, e.g. " 1  2\n 3  4\n[ CPULongType{2,2} ]".
+std::ostream& operator<<(std::ostream& out, const Tensor& tensor);
+
+// --- operators
+Tensor operator-(const Tensor& self);
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, detail::Scalar b);
+Tensor operator+(detail::Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, detail::Scalar b);
+Tensor operator-(detail::Scalar a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, detail::Scalar b);
+Tensor operator*(detail::Scalar a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, detail::Scalar b);
+Tensor operator/(detail::Scalar a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, detail::Scalar b);
+Tensor operator<(detail::Scalar a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, detail::Scalar b);
+Tensor operator<=(detail::Scalar a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, detail::Scalar b);
+Tensor operator>(detail::Scalar a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, detail::Scalar b);
+Tensor operator>=(detail::Scalar a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, detail::Scalar b);
+Tensor operator==(detail::Scalar a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, detail::Scalar b);
+Tensor operator!=(detail::Scalar a, const Tensor& b);
+// Bool tensors: logical and/or; integer tensors: bitwise (as LibTorch).
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator!(const Tensor& self);  // logical_not
+
+namespace detail {
+// Number of tensors made (op results and views) plus in-place ops run, since start: the
+// batching-rule tests check that a batched call costs O(1) of these, whatever the batch.
+int64_t op_count();
+// C++ scalar semantics for batched code: integer division truncates toward zero (and `/` on
+// floats is true division), remainder has the sign of the dividend.
+Tensor div_trunc(const Tensor& a, const Tensor& b);
+Tensor remainder_trunc(const Tensor& a, const Tensor& b);
+// Whether a and b view overlapping bytes of one storage (rewritten code checks outputs vs
+// inputs at run time with this, and falls back to the per-example loop when true).
+bool overlaps(const Tensor& a, const Tensor& b);
+}  // namespace detail
+
+}  // namespace vmap

@@ -1,0 +1,306 @@
+// What the runtime's sources share: tensor internals, dtype dispatch, output allocation, the
+// elementwise engine and error reporting. Not installed; ops_*.cpp and the core include it.
+#pragma once
+
+#include <vmap/vmap.hpp>
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace vmap::detail {
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+// Throws vmap::Error("<op>: <args...>"), the arguments streamed one after another.
+template <class... Args>
+[[noreturn]] void fail(const char* op, const Args&... args) {
+  std::ostringstream message;
+  message << op << ": ";
+  (message << ... << args);
+  throw Error(message.str());
+}
+
+// "[2, 3]"
+std::string shape_str(IntList sizes);
+
+// ---------------------------------------------------------------------------------------------
+// Dtype dispatch
+
+template <Dtype D> struct CppTypeOf;
+template <> struct CppTypeOf<Dtype::Float32> { using type = float; };
+template <> struct CppTypeOf<Dtype::Float64> { using type = double; };
+template <> struct CppTypeOf<Dtype::Int32> { using type = int32_t; };
+template <> struct CppTypeOf<Dtype::Int64> { using type = int64_t; };
+template <> struct CppTypeOf<Dtype::Bool> { using type = bool; };
+template <Dtype D>
+using CppType = typename CppTypeOf<D>::type;
+
+// Calls f(std::type_identity<T>{}) with T the element type of `dtype`:
+//   visit_dtype(x.dtype(), [&]<class T>(std::type_identity<T>) { ... x.data_ptr<T>() ... });
+template <class F>
+decltype(auto) visit_dtype(Dtype dtype, F&& f) {
+  switch (dtype) {
+    case Dtype::Float32: return f(std::type_identity<float>{});
+    case Dtype::Float64: return f(std::type_identity<double>{});
+    case Dtype::Int32: return f(std::type_identity<int32_t>{});
+    case Dtype::Int64: return f(std::type_identity<int64_t>{});
+    case Dtype::Bool: return f(std::type_identity<bool>{});
+  }
+  __builtin_unreachable();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensor internals
+
+inline constexpr int max_dims = 16;
+
+// Sizes or strides, stored inline (no heap allocation per tensor).
+class Dims {
+ public:
+  Dims() = default;
+  Dims(IntList list) { assign(list); }
+  void assign(IntList list);
+  void push_back(int64_t value);
+  void resize(size_t size, int64_t value = 0);
+  void insert(size_t position, int64_t value);
+  void erase(size_t position);
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  int64_t* data() { return values_.data(); }
+  const int64_t* data() const { return values_.data(); }
+  int64_t* begin() { return values_.data(); }
+  int64_t* end() { return values_.data() + size_; }
+  const int64_t* begin() const { return values_.data(); }
+  const int64_t* end() const { return values_.data() + size_; }
+  int64_t& operator[](size_t i) { return values_[i]; }
+  int64_t operator[](size_t i) const { return values_[i]; }
+  int64_t& back() { return values_[size_ - 1]; }
+  operator IntList() const { return {values_.data(), size_}; }
+
+ private:
+  std::array<int64_t, max_dims> values_{};
+  uint8_t size_ = 0;
+};
+
+// A buffer. Owned storage comes from the caching allocator and goes back to it when the last
+// tensor using it dies; borrowed storage (from_blob) is never freed by us.
+struct Storage {
+  void* data = nullptr;
+  size_t nbytes = 0;
+  Device device = kCPU;
+  bool owned = true;
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+};
+
+// 64-byte aligned, reusing freed blocks of the same size class.
+std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device = kCPU);
+std::shared_ptr<Storage> borrow_storage(void* data, size_t nbytes, Device device = kCPU);
+// The allocator's statistics, for tests: blocks served from the cache vs fresh.
+struct AllocatorStats {
+  int64_t cache_hits = 0;
+  int64_t fresh_allocations = 0;
+  int64_t cached_bytes = 0;
+};
+AllocatorStats allocator_stats();
+void empty_allocator_cache();
+
+struct TensorImpl {
+  std::shared_ptr<Storage> storage;
+  Dims sizes;
+  Dims strides;        // in elements
+  int64_t offset = 0;  // in elements
+  int64_t numel = 1;
+  Dtype dtype = kFloat32;
+  bool contiguous = true;  // row-major with no gaps (sizes-1 dims ignored, like torch)
+
+  Device device() const { return storage->device; }
+  char* data() const {
+    return static_cast<char*>(storage->data) + offset * element_size(dtype);
+  }
+  template <class T>
+  T* data_as() const {
+    return reinterpret_cast<T*>(data());
+  }
+  // Recomputes numel and contiguous after sizes/strides changed.
+  void refresh();
+};
+
+// The impl of a defined tensor; throws "<op>: undefined tensor" otherwise.
+TensorImpl& impl_of(const Tensor& tensor, const char* op = "tensor");
+
+extern std::atomic<int64_t> op_counter;
+inline void note_op() { op_counter.fetch_add(1, std::memory_order_relaxed); }
+
+Dims contiguous_strides(IntList sizes);
+int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
+// A new contiguous tensor (uninitialised).
+Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU);
+// A tensor over `storage` (no copy).
+Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
+                   int64_t offset, Dtype dtype);
+// A view of base's storage with new geometry.
+Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset);
+// A 0-d tensor holding `value` converted to `dtype`.
+Tensor scalar_tensor(Scalar value, Dtype dtype, Device device = kCPU);
+
+// Wraps a possibly negative dim into [0, rank); a 0-d tensor accepts -1 and 0 (as torch).
+int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);
+Dims broadcast_shapes(const char* op, IntList a, IntList b);
+// Whether `sizes` can be broadcast to `target` (expand's rule).
+bool broadcastable_to(IntList sizes, IntList target);
+void check_same_device(const char* op, const Tensor& a, const Tensor& b);
+// Rejects non-CPU tensors with "<op>: CUDA tensors are not supported by the CPU backend".
+void check_cpu(const char* op, const Tensor& tensor);
+// Rejects writes into tensors where several elements share memory (expanded views).
+void check_writable(const char* op, const Tensor& tensor);
+
+// The promotion operand of a tensor / of a number (Note [Promotion tiers]).
+inline Operand operand_of(const Tensor& tensor) {
+  return tensor_operand(tensor.dtype(), tensor.dim());
+}
+inline Operand operand_of(const Scalar& value) { return number_operand(value.dtype()); }
+
+// ---------------------------------------------------------------------------------------------
+// Threading
+
+// A non-owning callable reference (no allocation).
+template <class Signature>
+class FunctionRef;
+template <class R, class... Args>
+class FunctionRef<R(Args...)> {
+ public:
+  template <class F>
+  FunctionRef(F&& f)  // NOLINT: implicit by design
+      : object_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* object, Args... args) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Args>(args)...);
+        }) {}
+  R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
+
+ private:
+  void* object_;
+  R (*call_)(void*, Args...);
+};
+
+// Splits [0, n) into chunks run on OpenMP threads when n * cost_per_item is large enough to
+// pay for the threads; otherwise runs body(0, n) on the calling thread.
+void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, int64_t)> body);
+
+// ---------------------------------------------------------------------------------------------
+// Elementwise engine
+//
+// An op is a scalar functor; the engine broadcasts the inputs to the output's shape, collapses
+// dims, and calls the functor over inner runs, threaded for large outputs. Functors that name
+// a `static constexpr SimdOp simd_op` get Highway kernels on contiguous float/int runs.
+
+inline constexpr int max_operands = 4;  // output + 3 inputs
+
+// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp).
+enum class SimdOp : int8_t { none, add, sub, mul, div, max, min, copy };
+
+// An iteration over operands (operand 0 the output), dims collapsed where contiguous.
+struct StridedLoop {
+  int operands = 0;
+  int rank = 0;  // collapsed; innermost last
+  int64_t numel = 0;
+  std::array<int64_t, max_dims> sizes{};
+  std::array<std::array<int64_t, max_dims>, max_operands> strides{};  // bytes
+  std::array<char*, max_operands> base{};
+};
+
+// Inputs must be broadcastable to out's shape (error naming `op` otherwise).
+StridedLoop plan_loop(const char* op, const Tensor& out, std::span<const Tensor> inputs);
+
+// Calls inner(pointers, inner_strides_in_bytes, count) for every inner run of the loop.
+using InnerLoop = FunctionRef<void(char* const* pointers, const int64_t* strides, int64_t count)>;
+void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner);
+
+// Vectorised run of a built-in op: out[k] = a[k] op b[k] where a/b advance (step 1) or stay
+// (step 0). Returns false when there is no kernel for that op/dtype.
+bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
+                 const void* b, int64_t b_step, int64_t count);
+
+namespace engine_internal {
+
+template <class F>
+constexpr SimdOp simd_op_of() {
+  if constexpr (requires { F::simd_op; }) return F::simd_op;
+  return SimdOp::none;
+}
+
+template <class Out, class... In, class F, size_t... I>
+void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_t count,
+               std::index_sequence<I...>) {
+  Out* out = reinterpret_cast<Out*>(pointers[0]);
+  if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 2) {
+    using A = std::tuple_element_t<0, std::tuple<In...>>;
+    if (strides[0] == sizeof(Out) && (strides[1] == 0 || strides[1] == sizeof(A)) &&
+        (strides[2] == 0 || strides[2] == sizeof(A)) &&
+        simd_binary(F::simd_op, dtype_of<Out>, out, pointers[1], strides[1] ? 1 : 0,
+                    pointers[2], strides[2] ? 1 : 0, count))
+      return;
+  }
+  const bool contiguous = strides[0] == sizeof(Out) && ((strides[I + 1] == sizeof(In)) && ...);
+  if (contiguous) {
+    std::tuple<const In*...> in{reinterpret_cast<const In*>(pointers[I + 1])...};
+    for (int64_t k = 0; k < count; ++k) out[k] = f(std::get<I>(in)[k]...);
+    return;
+  }
+  for (int64_t k = 0; k < count; ++k)
+    *reinterpret_cast<Out*>(pointers[0] + k * strides[0]) =
+        f(*reinterpret_cast<const In*>(pointers[I + 1] + k * strides[I + 1])...);
+}
+
+}  // namespace engine_internal
+
+// out[...] = f(inputs[0][...], inputs[1][...], ...) over out's shape. out has dtype_of<Out>,
+// input j dtype_of<In_j> and a shape broadcastable to out's. No overlap checks here.
+template <class Out, class... In, class F>
+void elementwise_into(const char* op, const Tensor& out,
+                      const std::array<Tensor, sizeof...(In)>& inputs, F f,
+                      int64_t cost_per_element = 1) {
+  const StridedLoop loop = plan_loop(op, out, inputs);
+  run_loop(loop, cost_per_element,
+           [&](char* const* pointers, const int64_t* strides, int64_t count) {
+             engine_internal::inner_run<Out, In...>(f, pointers, strides, count,
+                                                    std::index_sequence_for<In...>{});
+           });
+}
+
+// A new tensor of dtype_of<Out> and the inputs' broadcast shape, computed by f. Each input is
+// first converted to its In type when its dtype differs.
+template <class Out, class... In, class F>
+Tensor elementwise(const char* op, const std::array<Tensor, sizeof...(In)>& inputs, F f,
+                   int64_t cost_per_element = 1) {
+  constexpr Dtype in_dtypes[] = {dtype_of<In>...};
+  std::array<Tensor, sizeof...(In)> converted;
+  Dims shape;
+  Device device = kCPU;
+  for (size_t j = 0; j < sizeof...(In); ++j) {
+    const Tensor& input = inputs[j];
+    check_cpu(op, input);
+    converted[j] = input.dtype() == in_dtypes[j] ? input : input.to(in_dtypes[j]);
+    shape = j == 0 ? Dims(input.sizes()) : broadcast_shapes(op, shape, input.sizes());
+    device = input.device();
+  }
+  Tensor out = empty_tensor(shape, dtype_of<Out>, device);
+  elementwise_into<Out, In...>(op, out, converted, std::move(f), cost_per_element);
+  return out;
+}
+
+}  // namespace vmap::detail

@@ -1,0 +1,44 @@
+// Printing of the small value types.
+#include "internal.hpp"
+
+#include <ostream>
+
+namespace vmap {
+
+std::ostream& operator<<(std::ostream& out, Dtype dtype) {
+  switch (dtype) {
+    case Dtype::Float32: return out << "Float";
+    case Dtype::Float64: return out << "Double";
+    case Dtype::Int32: return out << "Int";
+    case Dtype::Int64: return out << "Long";
+    case Dtype::Bool: return out << "Bool";
+  }
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& out, Device device) {
+  return out << (device == kCPU ? "cpu" : "cuda");
+}
+
+namespace detail {
+
+std::ostream& operator<<(std::ostream& out, const Scalar& value) {
+  if (value.is_floating()) return out << value.to_double();
+  if (value.is_bool()) return out << (value.to_bool() ? "true" : "false");
+  return out << value.to_int64();
+}
+
+std::ostream& operator<<(std::ostream& out, IntList list) {
+  out << '[';
+  for (size_t i = 0; i < list.size(); ++i) out << (i ? ", " : "") << list[i];
+  return out << ']';
+}
+
+std::string shape_str(IntList sizes) {
+  std::ostringstream out;
+  out << sizes;
+  return out.str();
+}
+
+}  // namespace detail
+}  // namespace vmap
