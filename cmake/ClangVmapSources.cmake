@@ -1,0 +1,140 @@
+# clang_vmap_sources(<target> <source>...)
+#
+# Compiles each <source> of <target> in the form clang-vmap rewrites it to: at build time
+# the tool turns every `#pragma vmap` loop into batched calls and writes
+# <bindir>/vmap/<target>/<source>.vmap.cpp, which replaces <source> in the target.
+#
+# - The rewrite reruns when the source, a header it includes (the tool's depfile), or the
+#   tool itself changes, and never on a no-op build.
+# - The tool sees the target's include directories, compile definitions and C++ standard.
+# - A refused loop fails the build with the tool's clang-style diagnostic.
+# - With CLANG_VMAP_WRITE_DIFFS ON, the unified diff of each rewrite is written next to it
+#   (<source>.vmap.diff) for reviewers.
+# - The rewritten code calls the batched API, so the target links vmap::rules.
+#
+# Works the same from an installed package (find_package(ClangVmap)) and in-tree
+# (add_subdirectory / FetchContent): both provide the targets vmap::clang-vmap and
+# vmap::rules.
+#
+# Note [One rewrite per target]
+# The output lives under a per-target folder: two targets may rewrite the same source with
+# different flags, and two custom commands must not produce one file.
+include_guard(GLOBAL)
+
+function(clang_vmap_sources target)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "clang_vmap_sources: no target named '${target}'")
+  endif()
+  foreach(required vmap::clang-vmap vmap::rules)
+    if(NOT TARGET ${required})
+      message(FATAL_ERROR "clang_vmap_sources: target ${required} is missing "
+                          "(find_package(ClangVmap) or add_subdirectory(clang-vmap) first)")
+    endif()
+  endforeach()
+  get_target_property(target_source_dir ${target} SOURCE_DIR)
+  if(NOT target_source_dir STREQUAL CMAKE_CURRENT_SOURCE_DIR)
+    # Custom command outputs are only known to targets of the directory that adds them.
+    message(FATAL_ERROR "clang_vmap_sources: call it in the directory that defines "
+                        "'${target}' (${target_source_dir})")
+  endif()
+
+  # Target-level dependency on an in-tree tool (Makefiles need it to build the tool
+  # first); the file-level dependency reruns rewrites when the tool is rebuilt.
+  set(tool_dependencies "$<TARGET_FILE:vmap::clang-vmap>")
+  get_target_property(tool_is_imported vmap::clang-vmap IMPORTED)
+  if(NOT tool_is_imported)
+    get_target_property(tool_target vmap::clang-vmap ALIASED_TARGET)
+    list(APPEND tool_dependencies ${tool_target})
+  endif()
+
+  # The link first: the include directories below then hold vmap::rules' and
+  # vmap::runtime's. APPEND keeps working whatever signature the user's own
+  # target_link_libraries calls use.
+  set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES vmap::rules)
+  get_target_property(target_type ${target} TYPE)
+  if(target_type MATCHES "STATIC_LIBRARY|OBJECT_LIBRARY")
+    set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES
+                 "$<LINK_ONLY:vmap::rules>")
+  endif()
+
+  set(standard "$<TARGET_PROPERTY:${target},CXX_STANDARD>")
+  set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(compiler_flags
+      "-std=c++$<IF:$<BOOL:${standard}>,${standard},20>"
+      "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
+      "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>")
+
+  get_target_property(target_sources ${target} SOURCES)
+  set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
+  foreach(source IN LISTS ARGN)
+    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+               NORMALIZE OUTPUT_VARIABLE source_path)
+    if(NOT EXISTS "${source_path}")
+      message(FATAL_ERROR "clang_vmap_sources: ${source_path} does not exist")
+    endif()
+    cmake_path(IS_PREFIX CMAKE_CURRENT_SOURCE_DIR "${source_path}" NORMALIZE
+               source_is_inside)
+    if(source_is_inside)
+      cmake_path(RELATIVE_PATH source_path BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+                 OUTPUT_VARIABLE relative)
+    else()
+      cmake_path(GET source_path FILENAME relative)
+    endif()
+    cmake_path(REMOVE_EXTENSION relative LAST_ONLY OUTPUT_VARIABLE stem)
+    set(rewritten "${output_dir}/${stem}.vmap.cpp")
+    set(depfile "${output_dir}/${stem}.vmap.d")
+    cmake_path(GET rewritten PARENT_PATH rewritten_dir)
+    file(MAKE_DIRECTORY "${rewritten_dir}")
+
+    set(outputs "${rewritten}")
+    set(diff_command "")
+    if(CLANG_VMAP_WRITE_DIFFS)
+      set(diff "${output_dir}/${stem}.vmap.diff")
+      list(APPEND outputs "${diff}")
+      set(diff_command
+          COMMAND "${CMAKE_COMMAND}" "-DTOOL=$<TARGET_FILE:vmap::clang-vmap>"
+                  "-DSOURCE=${source_path}" "-DOUTPUT=${diff}"
+                  -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapDiff.cmake" -- ${compiler_flags})
+    endif()
+
+    cmake_path(RELATIVE_PATH rewritten BASE_DIRECTORY "${CMAKE_BINARY_DIR}"
+               OUTPUT_VARIABLE rewritten_for_humans)
+    add_custom_command(
+      OUTPUT ${outputs}
+      COMMAND $<TARGET_FILE:vmap::clang-vmap> "${source_path}" -o "${rewritten}"
+              -MD -MF "${depfile}" -- ${compiler_flags}
+      # The tool may leave an unchanged output as it was; the build must see it as new.
+      COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"
+      ${diff_command}
+      DEPENDS "${source_path}" ${tool_dependencies}
+      DEPFILE "${depfile}"
+      COMMENT "clang-vmap: rewriting ${relative} -> ${rewritten_for_humans}"
+      COMMAND_EXPAND_LISTS
+      VERBATIM)
+
+    # The rewritten file lives in the build tree: its "..." includes still resolve next
+    # to the original. Loops left as written (--keep-going) still carry the pragma.
+    cmake_path(GET source_path PARENT_PATH source_dir)
+    set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_OPTIONS
+                 "-iquote" "${source_dir}"
+                 "$<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang,AppleClang>:-Wno-unknown-pragmas>")
+
+    set(replaced FALSE)
+    set(new_sources "")
+    foreach(existing IN LISTS target_sources)
+      cmake_path(ABSOLUTE_PATH existing BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+                 NORMALIZE OUTPUT_VARIABLE existing_path)
+      if(existing_path STREQUAL source_path)
+        set(existing "${rewritten}")
+        set(replaced TRUE)
+      endif()
+      list(APPEND new_sources "${existing}")
+    endforeach()
+    if(NOT replaced)
+      list(APPEND new_sources "${rewritten}")
+    endif()
+    set(target_sources "${new_sources}")
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES "${target_sources}")
+endfunction()

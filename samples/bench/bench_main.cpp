@@ -1,0 +1,40 @@
+// Google Benchmark over every registered sample case, built twice: linked with the samples
+// as written (VMAP_SAMPLES_PER_EXAMPLE=1) and with their clang-vmap rewrites. Each
+// benchmark reports examples/s (items_per_second), so the two builds compare directly
+// even though the per-example build runs only a prefix of the examples (Note [Timing a
+// prefix] in harness/driver.cpp); scripts/bench.sh prints the ratios.
+#include "../harness/sample.hpp"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+// One iteration of the per-example build takes about this long.
+constexpr double kPerExampleIterationS = 0.05;
+
+void run_case(benchmark::State& state, const sample::Case& c, int64_t count) {
+  for (auto _ : state) benchmark::DoNotOptimize(c.run(count));
+  state.SetItemsProcessed(state.iterations() * count);
+  state.counters["examples"] = static_cast<double>(count);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::vector<sample::Case> cases;
+  for (const sample::MakeCases make_cases : sample::registered())
+    for (sample::Case& c : make_cases()) cases.push_back(std::move(c));
+  for (const sample::Case& c : cases) {
+    const int64_t count = VMAP_SAMPLES_PER_EXAMPLE
+                              ? sample::examples_within(c, kPerExampleIterationS)
+                              : c.examples;
+    benchmark::RegisterBenchmark(c.name.c_str(), run_case, c, count)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

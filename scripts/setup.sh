@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what clang-vmap needs on Debian 12, with apt-get, and only what is missing:
+# when everything is there it is a fast no-op (no apt-get call, no root needed).
+# nvcc is optional: the CUDA parts build when /usr/local/cuda/bin/nvcc (or nvcc on PATH) exists.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  # Clang/LLVM 19 LibTooling for the tool, FileCheck for its tests
+  clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools
+  # runtime: SIMD, BLAS (OpenMP flavour: one threading system with our OpenMP loops)
+  libhwy-dev libopenblas-openmp-dev
+  # rules (Boost.Hana), tests, benchmarks
+  libboost1.74-dev libgtest-dev libbenchmark-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$package" 2>/dev/null || true)
+  [[ "$status" == ii* ]] || missing+=("$package")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+as_root=()
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  as_root=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -q
+"${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
