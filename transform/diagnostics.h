@@ -1,0 +1,66 @@
+//===- diagnostics.h - clang-vmap's own diagnostics through clang's engine ===//
+//
+// Every message the tool prints is listed in diagnostics.def and reported
+// through the translation unit's DiagnosticsEngine, so users get clang's
+// caret, ranges, colours and -Werror/-w behaviour.
+//
+//   Diags.report(diag::refuse_break, Break->getBeginLoc(),
+//                {Break->getSourceRange()});
+//   Diags.report(diag::note_..., Loc) << "an argument";
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLANG_VMAP_DIAGNOSTICS_H
+#define CLANG_VMAP_DIAGNOSTICS_H
+
+#include "clang/Basic/Diagnostic.h"
+#include "llvm/ADT/ArrayRef.h"
+#include <vector>
+
+namespace clang_vmap {
+
+namespace diag {
+enum Kind : unsigned {
+#define VMAP_DIAG(Name, Level, Format) Name,
+#define VMAP_REFUSAL(Name, Format) Name,
+#include "diagnostics.def"
+  NumKinds
+};
+} // namespace diag
+
+class Diagnostics {
+public:
+  /// Under \p KeepGoing refusals are warnings and the loop is left as written.
+  Diagnostics(clang::DiagnosticsEngine &Engine, bool KeepGoing);
+
+  /// Starts a diagnostic at \p Loc; stream further arguments and ranges into
+  /// the result (it is emitted when the builder goes out of scope).
+  clang::DiagnosticBuilder report(diag::Kind Kind, clang::SourceLocation Loc);
+
+  /// Same, with highlighted ranges and the format's arguments in order.
+  template <typename... ArgTs>
+  clang::DiagnosticBuilder report(diag::Kind Kind, clang::SourceLocation Loc,
+                                  llvm::ArrayRef<clang::SourceRange> Ranges,
+                                  ArgTs &&...Args) {
+    clang::DiagnosticBuilder Builder = report(Kind, Loc);
+    for (clang::SourceRange Range : Ranges)
+      Builder << Range;
+    (Builder << ... << Args);
+    return Builder;
+  }
+
+  static bool isRefusal(diag::Kind Kind);
+  /// Refusals reported so far (errors, or warnings under --keep-going).
+  unsigned numRefusals() const { return NumRefusals; }
+  bool keepGoing() const { return KeepGoing; }
+  clang::DiagnosticsEngine &engine() { return Engine; }
+
+private:
+  clang::DiagnosticsEngine &Engine;
+  bool KeepGoing;
+  unsigned NumRefusals = 0;
+  std::vector<unsigned> CustomIDs; ///< indexed by diag::Kind
+};
+
+} // namespace clang_vmap
+
+#endif

@@ -1,0 +1,199 @@
+//===- find.cpp - Pass 1: every `#pragma vmap` and the loop it annotates --===//
+
+#include "find.h"
+#include "diagnostics.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/DenseMap.h"
+
+using namespace clang;
+
+namespace clang_vmap {
+namespace {
+
+class VmapPragmaHandler : public PragmaHandler {
+public:
+  VmapPragmaHandler(std::vector<VmapPragma> &Pragmas, Diagnostics &Diags)
+      : PragmaHandler("vmap"), Pragmas(Pragmas), Diags(Diags) {}
+
+  void HandlePragma(Preprocessor &PP, PragmaIntroducer Introducer,
+                    Token &) override {
+    Token Tok;
+    PP.Lex(Tok);
+    if (Tok.isNot(tok::eod))
+      Diags.report(diag::warn_pragma_extra_tokens, Tok.getLocation());
+    while (Tok.isNot(tok::eod) && Tok.isNot(tok::eof))
+      PP.Lex(Tok);
+    Pragmas.push_back({Introducer.Kind, Introducer.Loc, Tok.getLocation()});
+  }
+
+private:
+  std::vector<VmapPragma> &Pragmas;
+  Diagnostics &Diags;
+};
+
+/// Raw-lexes the file holding \p Loc from there and returns the location of
+/// the token after the first \p Skip tokens (invalid at the end of the file).
+SourceLocation rawTokenAfter(SourceLocation Loc, unsigned Skip,
+                             const SourceManager &SM,
+                             const LangOptions &LangOpts) {
+  auto [File, Offset] = SM.getDecomposedLoc(Loc);
+  bool Invalid = false;
+  StringRef Buffer = SM.getBufferData(File, &Invalid);
+  if (Invalid)
+    return {};
+  Lexer Lex(SM.getLocForStartOfFile(File), LangOpts, Buffer.begin(),
+            Buffer.begin() + Offset, Buffer.end());
+  Token Tok;
+  for (unsigned I = 0; I <= Skip; ++I) {
+    Lex.LexFromRawLexer(Tok);
+    if (Tok.is(tok::eof))
+      return {};
+  }
+  return Tok.getLocation();
+}
+
+/// Where the annotated statement must start: the first token after the
+/// pragma, as a file location.
+SourceLocation statementLocAfter(const VmapPragma &Pragma,
+                                 const SourceManager &SM,
+                                 const LangOptions &LangOpts) {
+  if (Pragma.Kind == PIK_HashPragma) // the next line's first token
+    return rawTokenAfter(Pragma.EndLoc, 0, SM, LangOpts);
+  if (Pragma.Loc.isMacroID()) // the token after the whole macro expansion
+    return rawTokenAfter(SM.getExpansionRange(Pragma.Loc).getEnd(), 1, SM,
+                         LangOpts);
+  // `_Pragma("vmap")` or `__pragma(vmap)` written out: skip its 4 tokens.
+  return rawTokenAfter(Pragma.Loc, 4, SM, LangOpts);
+}
+
+/// Walks the AST in source order, binding `for` statements to the pragmas
+/// whose statement location they start at, and tracking the enclosing
+/// function and vmap loop.
+class LoopBinder : public RecursiveASTVisitor<LoopBinder> {
+  using Base = RecursiveASTVisitor<LoopBinder>;
+
+public:
+  LoopBinder(const SourceManager &SM, llvm::ArrayRef<VmapPragma> Pragmas)
+      : SM(SM), Pragmas(Pragmas), Bound(Pragmas.size(), false) {}
+
+  /// \p ForStartLoc is where the `for` must begin; with \p InSameMacro the
+  /// pragma and the `for` come from one macro expansion starting there.
+  void expect(unsigned PragmaIndex, SourceLocation ForStartLoc,
+              bool InSameMacro) {
+    if (ForStartLoc.isValid())
+      Expected[ForStartLoc.getRawEncoding()].push_back(
+          {PragmaIndex, InSameMacro});
+  }
+
+  bool TraverseDecl(Decl *D) {
+    auto *Function = dyn_cast_or_null<FunctionDecl>(D);
+    if (!Function)
+      return Base::TraverseDecl(D);
+    return withFunction(Function, [&] { return Base::TraverseDecl(D); });
+  }
+
+  bool TraverseLambdaExpr(LambdaExpr *Lambda) {
+    return withFunction(Lambda->getCallOperator(),
+                        [&] { return Base::TraverseLambdaExpr(Lambda); });
+  }
+
+  bool TraverseForStmt(ForStmt *For) {
+    std::optional<unsigned> PragmaIndex = pragmaFor(For);
+    if (!PragmaIndex)
+      return Base::TraverseForStmt(For);
+    Bound[*PragmaIndex] = true;
+    int Index = static_cast<int>(Loops.size());
+    Loops.push_back({Pragmas[*PragmaIndex].Loc, For, CurrentFunction,
+                     CurrentLoop});
+    int SavedLoop = CurrentLoop;
+    CurrentLoop = Index;
+    bool Result = Base::TraverseForStmt(For);
+    CurrentLoop = SavedLoop;
+    return Result;
+  }
+
+  std::vector<VmapLoop> Loops;
+  std::vector<bool> Bound; ///< per pragma
+
+private:
+  struct Expectation {
+    unsigned PragmaIndex;
+    bool InSameMacro;
+  };
+
+  template <typename Fn>
+  bool withFunction(const FunctionDecl *Function, Fn Traverse) {
+    const FunctionDecl *Saved = CurrentFunction;
+    CurrentFunction = Function;
+    bool Result = Traverse();
+    CurrentFunction = Saved;
+    return Result;
+  }
+
+  std::optional<unsigned> pragmaFor(const ForStmt *For) const {
+    SourceLocation ForLoc = For->getForLoc();
+    auto It = Expected.find(SM.getExpansionLoc(ForLoc).getRawEncoding());
+    if (It == Expected.end())
+      return std::nullopt;
+    for (const Expectation &E : It->second)
+      if (!Bound[E.PragmaIndex] && (!E.InSameMacro || ForLoc.isMacroID()))
+        return E.PragmaIndex;
+    return std::nullopt;
+  }
+
+  const SourceManager &SM;
+  llvm::ArrayRef<VmapPragma> Pragmas;
+  llvm::DenseMap<SourceLocation::UIntTy, std::vector<Expectation>> Expected;
+  const FunctionDecl *CurrentFunction = nullptr;
+  int CurrentLoop = -1;
+};
+
+} // namespace
+
+void registerVmapPragma(Preprocessor &PP, std::vector<VmapPragma> &Pragmas,
+                        Diagnostics &Diags) {
+  PP.AddPragmaHandler(new VmapPragmaHandler(Pragmas, Diags));
+}
+
+std::vector<VmapLoop> find(ASTContext &Context,
+                           llvm::ArrayRef<VmapPragma> Pragmas,
+                           Diagnostics &Diags) {
+  const SourceManager &SM = Context.getSourceManager();
+  LoopBinder Binder(SM, Pragmas);
+  for (auto [Index, Pragma] : llvm::enumerate(Pragmas)) {
+    if (!SM.isInMainFile(SM.getExpansionLoc(Pragma.Loc))) {
+      Diags.report(diag::warn_pragma_in_header, Pragma.Loc);
+      Binder.Bound[Index] = true;
+      continue;
+    }
+    Binder.expect(Index, statementLocAfter(Pragma, SM, Context.getLangOpts()),
+                  /*InSameMacro=*/false);
+    if (Pragma.Loc.isMacroID())
+      Binder.expect(Index, SM.getExpansionLoc(Pragma.Loc),
+                    /*InSameMacro=*/true);
+  }
+  Binder.TraverseAST(Context);
+  for (auto [Index, Pragma] : llvm::enumerate(Pragmas))
+    if (!Binder.Bound[Index])
+      Diags.report(diag::err_pragma_without_loop, Pragma.Loc);
+  return std::move(Binder.Loops);
+}
+
+void dumpLoops(llvm::ArrayRef<VmapLoop> Loops, const SourceManager &SM,
+               llvm::raw_ostream &OS) {
+  for (auto [Index, Loop] : llvm::enumerate(Loops)) {
+    OS << "vmap loop " << Index << ": pragma at ";
+    SM.getExpansionLoc(Loop.PragmaLoc).print(OS, SM);
+    OS << ", for at ";
+    SM.getExpansionLoc(Loop.For->getForLoc()).print(OS, SM);
+    if (Loop.Function)
+      OS << ", in '" << Loop.Function->getQualifiedNameAsString() << "'";
+    if (Loop.Parent >= 0)
+      OS << ", nested in vmap loop " << Loop.Parent;
+    OS << "\n";
+  }
+}
+
+} // namespace clang_vmap

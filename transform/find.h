@@ -1,0 +1,47 @@
+//===- find.h - Pass 1: every `#pragma vmap` and the loop it annotates ----===//
+//
+// While the file is parsed, a PragmaHandler records each `#pragma vmap` (also
+// `_Pragma("vmap")`, directly or from a macro). After parsing, find() binds
+// each pragma to the `for` statement whose first token follows it; a pragma
+// followed by anything else is an error at the pragma.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLANG_VMAP_FIND_H
+#define CLANG_VMAP_FIND_H
+
+#include "pipeline.h"
+#include "clang/Lex/Pragma.h"
+#include "llvm/Support/raw_ostream.h"
+#include <vector>
+
+namespace clang {
+class Preprocessor;
+}
+
+namespace clang_vmap {
+
+/// One `#pragma vmap` as the preprocessor saw it.
+struct VmapPragma {
+  clang::PragmaIntroducerKind Kind;
+  clang::SourceLocation Loc;    ///< the `#`, `_Pragma` or `__pragma`
+  clang::SourceLocation EndLoc; ///< end of the directive's line (`#pragma`)
+};
+
+/// Registers the `vmap` pragma handler on \p PP; it appends to \p Pragmas,
+/// which must outlive the parse.
+void registerVmapPragma(clang::Preprocessor &PP,
+                        std::vector<VmapPragma> &Pragmas, Diagnostics &Diags);
+
+/// find: the annotated loops of the main file, outer loops before the loops
+/// nested in them (so a loop's Parent index is always smaller than its own).
+std::vector<VmapLoop> find(clang::ASTContext &Context,
+                           llvm::ArrayRef<VmapPragma> Pragmas,
+                           Diagnostics &Diags);
+
+/// --dump-after=find: one line per loop.
+void dumpLoops(llvm::ArrayRef<VmapLoop> Loops,
+               const clang::SourceManager &SM, llvm::raw_ostream &OS);
+
+} // namespace clang_vmap
+
+#endif

@@ -1,0 +1,419 @@
+//===- main.cpp - The clang-vmap driver -----------------------------------===//
+//
+// Parses the command line of SPEC section 3, runs the passes on each input
+// (find -> analyse -> batch -> emit per top-level vmap loop -> rewrite) and
+// writes the requested outputs. Exit status: 0 when every annotated loop was
+// rewritten, 1 when a loop was refused or a source has errors, 2 for bad
+// usage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "diagnostics.h"
+#include "find.h"
+#include "pipeline.h"
+#include "rewrite.h"
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/Utils.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+using namespace clang;
+using namespace clang_vmap;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum ExitStatus { Success = 0, Refused = 1, BadUsage = 2 };
+
+cl::OptionCategory ToolCategory("clang-vmap options");
+
+cl::list<std::string> SourcePaths(cl::Positional, cl::desc("<source>..."),
+                                  cl::cat(ToolCategory));
+cl::opt<std::string> BuildPath("p",
+                               cl::desc("Use <build-dir>/compile_commands.json"),
+                               cl::value_desc("build-dir"),
+                               cl::cat(ToolCategory));
+cl::list<std::string> ExtraArgs("extra-arg",
+                                cl::desc("Add a compiler flag (after the "
+                                         "others)"),
+                                cl::value_desc("flag"), cl::cat(ToolCategory));
+cl::list<std::string>
+    ExtraArgsBefore("extra-arg-before",
+                    cl::desc("Add a compiler flag (before the others)"),
+                    cl::value_desc("flag"), cl::cat(ToolCategory));
+cl::opt<std::string>
+    OutputPath("o", cl::desc("Write the rewritten source here (one input)"),
+               cl::value_desc("file"), cl::cat(ToolCategory));
+cl::opt<bool> InPlace("i",
+                      cl::desc("Rewrite in place (atomic: the original is "
+                               "intact on any failure)"),
+                      cl::cat(ToolCategory));
+cl::opt<bool> PrintDiff("diff", cl::desc("Print a unified diff of the rewrite"),
+                        cl::cat(ToolCategory));
+cl::opt<std::string>
+    ExportFixesPath("export-fixes",
+                    cl::desc("Write the replacements in "
+                             "clang-apply-replacements' format"),
+                    cl::value_desc("yaml"), cl::cat(ToolCategory));
+cl::opt<bool> Remarks("remarks",
+                      cl::desc("Report each loop batched or not, and why"),
+                      cl::cat(ToolCategory));
+cl::opt<bool> WriteDepfile("MD", cl::desc("Write a make-style depfile"),
+                           cl::cat(ToolCategory));
+cl::opt<std::string> DepfilePath("MF", cl::desc("The depfile -MD writes"),
+                                 cl::value_desc("file"), cl::cat(ToolCategory));
+cl::opt<bool> KeepGoing("keep-going",
+                        cl::desc("Rewrite the loops that can be; leave the "
+                                 "refused ones as written, with a warning"),
+                        cl::cat(ToolCategory));
+
+enum class Pass { None, Find, Analyse, Batch, Emit, Rewrite };
+cl::opt<Pass> DumpAfter(
+    "dump-after", cl::desc("Print the state after a pass to stderr"),
+    cl::values(clEnumValN(Pass::Find, "find", "the annotated loops"),
+               clEnumValN(Pass::Analyse, "analyse", "the loop analyses"),
+               clEnumValN(Pass::Batch, "batch", "the batch plans"),
+               clEnumValN(Pass::Emit, "emit", "the emitted text"),
+               clEnumValN(Pass::Rewrite, "rewrite", "the replacements")),
+    cl::init(Pass::None), cl::cat(ToolCategory));
+
+/// One input file and, once it is rewritten, the result.
+struct Job {
+  std::string Path;         ///< as given
+  std::string AbsolutePath; ///< as named in replacements
+  std::optional<RewrittenFile> Result;
+};
+
+/// Every file the parse read, system headers included.
+class AllDependencies : public DependencyCollector {
+  bool needSystemDependencies() override { return true; }
+};
+
+// Placeholder until analyse/batch/emit land: every loop is refused.
+LoopOutcome runLoopPasses(ASTContext &, llvm::ArrayRef<VmapLoop> Loops,
+                          unsigned Top, Diagnostics &) {
+  LoopOutcome Outcome;
+  Outcome.Loop = &Loops[Top];
+  Outcome.WhyNot = "analyse, batch and emit are not implemented yet";
+  return Outcome;
+}
+
+class VmapConsumer : public ASTConsumer {
+public:
+  VmapConsumer(CompilerInstance &Compiler, Job &Job,
+               std::shared_ptr<AllDependencies> Dependencies)
+      : Diags(Compiler.getDiagnostics(), KeepGoing), TheJob(Job),
+        Dependencies(std::move(Dependencies)) {
+    registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
+  }
+
+  void HandleTranslationUnit(ASTContext &Context) override {
+    DiagnosticsEngine &Engine = Context.getDiagnostics();
+    if (Engine.hasErrorOccurred())
+      return; // the source itself does not compile
+    const SourceManager &SM = Context.getSourceManager();
+    std::vector<VmapLoop> Loops = find(Context, Pragmas, Diags);
+    if (DumpAfter == Pass::Find)
+      dumpLoops(Loops, SM, llvm::errs());
+    std::vector<LoopOutcome> Outcomes;
+    for (unsigned Index = 0; Index < Loops.size(); ++Index)
+      if (Loops[Index].Parent < 0)
+        Outcomes.push_back(transformLoop(Context, Loops, Index));
+    if (Engine.hasErrorOccurred())
+      return; // refused (or -Werror): the file gets no output
+    std::optional<tooling::Replacements> Replacements =
+        rewrite(Context, Outcomes, TheJob.AbsolutePath, Diags);
+    if (!Replacements)
+      return;
+    if (DumpAfter == Pass::Rewrite)
+      dumpReplacements(*Replacements, llvm::errs());
+    llvm::StringRef Original = SM.getBufferData(SM.getMainFileID());
+    llvm::Expected<std::string> Rewritten =
+        tooling::applyAllReplacements(Original, *Replacements);
+    if (!Rewritten) {
+      Diags.report(clang_vmap::diag::err_cannot_rewrite,
+                   SM.getLocForStartOfFile(SM.getMainFileID()))
+          << llvm::toString(Rewritten.takeError());
+      return;
+    }
+    TheJob.Result = RewrittenFile{TheJob.Path,
+                                  TheJob.AbsolutePath,
+                                  Original.str(),
+                                  std::move(*Rewritten),
+                                  std::move(*Replacements),
+                                  Dependencies->getDependencies().vec()};
+  }
+
+private:
+  /// analyse -> batch -> emit for one top-level loop and its nested loops;
+  /// makes sure a loop that is not batched is reported.
+  LoopOutcome transformLoop(ASTContext &Context,
+                            llvm::ArrayRef<VmapLoop> Loops, unsigned Top) {
+    DiagnosticsEngine &Engine = Context.getDiagnostics();
+    unsigned RefusalsBefore = Diags.numRefusals();
+    unsigned ErrorsBefore = Engine.getNumErrors();
+    LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags);
+    SourceLocation PragmaLoc = Loops[Top].PragmaLoc;
+    if (!Outcome.Batched) {
+      if (Diags.numRefusals() == RefusalsBefore &&
+          Engine.getNumErrors() == ErrorsBefore)
+        Diags.report(clang_vmap::diag::refuse_loop, PragmaLoc)
+            << (Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
+      if (KeepGoing)
+        Diags.report(clang_vmap::diag::note_loop_left_as_written, PragmaLoc);
+    }
+    if (Remarks)
+      reportRemark(Outcome, PragmaLoc);
+    return Outcome;
+  }
+
+  void reportRemark(const LoopOutcome &Outcome, SourceLocation PragmaLoc) {
+    if (!Outcome.Batched) {
+      Diags.report(clang_vmap::diag::remark_loop_not_batched, PragmaLoc)
+          << (Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
+      return;
+    }
+    std::string Fallbacks;
+    if (!Outcome.FallbackOps.empty())
+      Fallbacks = " (" + llvm::join(Outcome.FallbackOps, ", ") + ")";
+    Diags.report(clang_vmap::diag::remark_loop_batched, PragmaLoc)
+        << Outcome.NumOps << static_cast<unsigned>(Outcome.FallbackOps.size())
+        << Fallbacks;
+  }
+
+  std::vector<VmapPragma> Pragmas;
+  Diagnostics Diags;
+  Job &TheJob;
+  std::shared_ptr<AllDependencies> Dependencies;
+};
+
+class VmapAction : public ASTFrontendAction {
+public:
+  explicit VmapAction(Job &Job) : TheJob(Job) {}
+
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
+                                                 llvm::StringRef) override {
+    auto Dependencies = std::make_shared<AllDependencies>();
+    Dependencies->attachToPreprocessor(Compiler.getPreprocessor());
+    return std::make_unique<VmapConsumer>(Compiler, TheJob,
+                                          std::move(Dependencies));
+  }
+
+private:
+  Job &TheJob;
+};
+
+/// Include directories holding <vmap/vmap.hpp>, searched after the user's
+/// own: the installed tree next to the tool, else the source tree it was
+/// built from.
+std::vector<std::string> fallbackIncludeDirs(const char *Argv0) {
+  std::string Executable =
+      llvm::sys::fs::getMainExecutable(Argv0, (void *)&fallbackIncludeDirs);
+  llvm::SmallString<256> Installed(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(Executable)));
+  llvm::sys::path::append(Installed, "include");
+  llvm::SmallString<256> Header(Installed);
+  llvm::sys::path::append(Header, "vmap", "vmap.hpp");
+  if (llvm::sys::fs::exists(Header))
+    return {std::string(Installed)};
+  llvm::SmallVector<llvm::StringRef> SourceDirs;
+  llvm::StringRef(CLANG_VMAP_SOURCE_INCLUDE_DIRS).split(SourceDirs, ':');
+  return {SourceDirs.begin(), SourceDirs.end()};
+}
+
+/// The compile command as the tool runs it: syntax only, no outputs, with
+/// the extra flags, Clang's resource directory, C++20 unless the command
+/// names a standard, and the fallback include dirs.
+std::vector<std::string>
+toolCommandLine(const tooling::CompileCommand &Command,
+                llvm::ArrayRef<std::string> FallbackIncludes) {
+  using namespace tooling;
+  std::vector<std::string> Before{"-resource-dir=" CLANG_VMAP_RESOURCE_DIR};
+  bool NamesStandard = llvm::any_of(Command.CommandLine, [](llvm::StringRef A) {
+    return A.starts_with("-std=") || A.starts_with("--std");
+  });
+  if (!NamesStandard)
+    Before.push_back("-std=c++20");
+  Before.insert(Before.end(), ExtraArgsBefore.begin(), ExtraArgsBefore.end());
+  std::vector<std::string> After(ExtraArgs.begin(), ExtraArgs.end());
+  for (const std::string &Dir : FallbackIncludes) {
+    After.push_back("-idirafter");
+    After.push_back(Dir);
+  }
+  ArgumentsAdjuster Adjust = combineAdjusters(
+      combineAdjusters(getClangStripOutputAdjuster(),
+                       getClangStripDependencyFileAdjuster()),
+      combineAdjusters(getClangSyntaxOnlyAdjuster(),
+                       combineAdjusters(
+                           getInsertArgumentAdjuster(
+                               Before, ArgumentInsertPosition::BEGIN),
+                           getInsertArgumentAdjuster(
+                               After, ArgumentInsertPosition::END))));
+  return Adjust(Command.CommandLine, Command.Filename);
+}
+
+/// Parses the job's file with its compile command; fills Job.Result when the
+/// file was rewritten (possibly to itself). False when it was not.
+bool runJob(Job &Job, const tooling::CompileCommand &Command,
+            llvm::ArrayRef<std::string> FallbackIncludes) {
+  llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystem(
+      llvm::vfs::createPhysicalFileSystem().release());
+  FileSystem->setCurrentWorkingDirectory(Command.Directory);
+  // Reference counted: the compiler instance holds on to it too.
+  llvm::IntrusiveRefCntPtr<FileManager> Files(
+      new FileManager(FileSystemOptions(), FileSystem));
+  tooling::ToolInvocation Invocation(toolCommandLine(Command, FallbackIncludes),
+                                     std::make_unique<VmapAction>(Job),
+                                     Files.get());
+  if (!Invocation.run() || !Job.Result)
+    return false;
+  // Dependencies relative to the command's directory become absolute.
+  for (std::string &Dependency : Job.Result->Dependencies) {
+    llvm::SmallString<256> Path(Dependency);
+    if (!llvm::sys::path::is_absolute(Path))
+      llvm::sys::fs::make_absolute(Command.Directory, Path);
+    llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+    Dependency = std::string(Path);
+  }
+  return true;
+}
+
+int usageError(const llvm::Twine &Message) {
+  llvm::errs() << "clang-vmap: error: " << Message << "\n";
+  return BadUsage;
+}
+
+std::string absolutePath(llvm::StringRef Path) {
+  llvm::SmallString<256> Absolute(Path);
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
+
+/// Prints \p Err, if any; true when there was none.
+bool succeeded(llvm::Error Err) {
+  if (!Err)
+    return true;
+  llvm::errs() << "clang-vmap: error: " << llvm::toString(std::move(Err))
+               << "\n";
+  return false;
+}
+
+/// Writes what the options ask for one rewritten file; false on failure.
+bool writeOutputs(const RewrittenFile &File) {
+  bool Changed = File.Rewritten != File.Original;
+  if (PrintDiff)
+    llvm::outs() << unifiedDiff(File.Path, File.Original, File.Rewritten);
+  if (!OutputPath.empty())
+    return succeeded(writeFileAtomically(OutputPath, File.Rewritten));
+  if (InPlace)
+    return !Changed || succeeded(writeFileAtomically(File.Path, File.Rewritten));
+  if (!PrintDiff && ExportFixesPath.empty())
+    llvm::outs() << File.Rewritten;
+  return true;
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  llvm::InitLLVM Init(argc, argv);
+  cl::HideUnrelatedOptions(ToolCategory);
+  // Flags after `--` are the compile command for every input.
+  std::string ErrorMessage;
+  std::unique_ptr<tooling::CompilationDatabase> Compilations =
+      tooling::FixedCompilationDatabase::loadFromCommandLine(argc, argv,
+                                                             ErrorMessage);
+  if (!ErrorMessage.empty())
+    return usageError(ErrorMessage);
+  bool FixedFlags = Compilations != nullptr;
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "rewrites `#pragma vmap` per-example loops into batched calls\n",
+          &llvm::errs()))
+    return BadUsage;
+
+  if (SourcePaths.empty())
+    return usageError("no input files");
+  if (!OutputPath.empty() && SourcePaths.size() > 1)
+    return usageError("-o needs exactly one input file");
+  if (!OutputPath.empty() && InPlace)
+    return usageError("-o and -i cannot be used together");
+  if (WriteDepfile && DepfilePath.empty()) {
+    if (OutputPath.empty())
+      return usageError("-MD needs -MF <file> or -o <file>");
+    DepfilePath = OutputPath + ".d";
+  }
+
+  if (!Compilations && !BuildPath.empty()) {
+    Compilations = tooling::CompilationDatabase::autoDetectFromDirectory(
+        BuildPath, ErrorMessage);
+    if (!Compilations)
+      return usageError(ErrorMessage);
+  }
+  if (!Compilations)
+    Compilations = tooling::CompilationDatabase::autoDetectFromSource(
+        absolutePath(SourcePaths.front()), ErrorMessage);
+  if (!Compilations) { // no flags anywhere: plain C++20
+    Compilations = std::make_unique<tooling::FixedCompilationDatabase>(
+        ".", std::vector<std::string>());
+    FixedFlags = true;
+  }
+
+  std::vector<std::string> FallbackIncludes = fallbackIncludeDirs(argv[0]);
+  bool ShowProgress =
+      SourcePaths.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
+  std::vector<Job> Jobs;
+  for (const std::string &Path : SourcePaths)
+    Jobs.push_back({Path, absolutePath(Path), std::nullopt});
+  bool AllRewritten = true;
+  for (auto [Index, Job] : llvm::enumerate(Jobs)) {
+    if (ShowProgress)
+      llvm::errs() << "[" << Index + 1 << "/" << Jobs.size() << "] "
+                   << Job.Path << "\n";
+    if (!llvm::sys::fs::exists(Job.Path)) {
+      llvm::errs() << "clang-vmap: error: no such file: " << Job.Path << "\n";
+      AllRewritten = false;
+      continue;
+    }
+    // A fixed command names the file as given, so diagnostics do too.
+    std::vector<tooling::CompileCommand> Commands =
+        Compilations->getCompileCommands(FixedFlags ? Job.Path
+                                                    : Job.AbsolutePath);
+    if (Commands.empty()) {
+      llvm::errs() << "clang-vmap: error: no compile command for " << Job.Path
+                   << "\n";
+      AllRewritten = false;
+      continue;
+    }
+    if (!runJob(Job, Commands.front(), FallbackIncludes) ||
+        !writeOutputs(*Job.Result))
+      AllRewritten = false;
+  }
+  if (!AllRewritten)
+    return Refused;
+
+  std::vector<RewrittenFile> Files;
+  for (Job &Job : Jobs)
+    Files.push_back(std::move(*Job.Result));
+  if (!ExportFixesPath.empty() &&
+      !succeeded(exportFixes(ExportFixesPath, Files)))
+    return Refused;
+  if (!DepfilePath.empty()) {
+    std::vector<std::pair<std::string, const RewrittenFile *>> Targets;
+    for (const RewrittenFile &File : Files)
+      Targets.push_back({OutputPath.empty() ? File.Path : OutputPath, &File});
+    if (!succeeded(writeDepfile(DepfilePath, Targets)))
+      return Refused;
+  }
+  return Success;
+}
