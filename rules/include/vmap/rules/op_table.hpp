@@ -226,8 +226,12 @@ inline constexpr auto kOpTable = [] {
     make("amin",    member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("argmax",  member, F::reduce, R::arg_reduce_all, {tensor}),
     make("argmax",  member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
+    make("argmin",  member, F::reduce, R::arg_reduce_all, {tensor}),
+    make("argmin",  member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("any",     member, F::reduce, R::reduce_all, {tensor}),
+    make("any",     member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("all",     member, F::reduce, R::reduce_all, {tensor}),
+    make("all",     member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("sum",     free_function, F::reduce, R::reduce_all, {tensor}),
     make("sum",     free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("sum",     free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
@@ -241,7 +245,9 @@ inline constexpr auto kOpTable = [] {
     make("argmin",  free_function, F::reduce, R::arg_reduce_all, {tensor}),
     make("argmin",  free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("any",     free_function, F::reduce, R::reduce_all, {tensor}),
+    make("any",     free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("all",     free_function, F::reduce, R::reduce_all, {tensor}),
+    make("all",     free_function, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
     make("equal",   free_function, F::reduce, R::compare_all, {tensor, tensor}),
     make("allclose", free_function, F::reduce, R::compare_all,
          {tensor, tensor, scalar, scalar}, Optional{2}),
@@ -324,7 +330,7 @@ inline constexpr auto kOpTable = [] {
 
 // Update this when adding an op: the registry (registry.cpp) and the SPEC-coverage test
 // check the same number.
-static_assert(kOpTable.size() == 158, "op table changed: update the count, registry and README");
+static_assert(kOpTable.size() == 164, "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
 

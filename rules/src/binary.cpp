@@ -1,0 +1,80 @@
+// Pointwise ops over several operands: broadcasting handles the batch dim once every
+// batched operand has it in front and all have the same logical rank.
+//
+// Note [Logical promotion]
+// A per-example 0-d tensor is physically 1-d once batched, and a per-example C++ scalar
+// is a batched tensor too; left to the runtime, both would promote as dimensioned
+// tensors and `float32 * float64-0d` would turn float64. So the rules compute ATen's
+// result type from the logical ranks (and which operands were C++ scalars) and cast the
+// operands to it first; the op then sees operands of one dtype and keeps it.
+#include <vmap/detail/promotion.hpp>
+#include <vmap/rules/rules.hpp>
+
+#include <algorithm>
+#include <array>
+
+namespace vmap::rules {
+namespace {
+
+int64_t logical_rank(const TensorArg& operand) {
+  return operand.wrapped_number ? 0 : rank_without_bdim(operand.value, operand.bdim);
+}
+
+bool any_batched(std::span<const TensorArg> operands) {
+  return std::ranges::any_of(operands, [](const TensorArg& operand) { return operand.bdim.has_value(); });
+}
+
+}  // namespace
+
+Dtype logical_result_type(std::span<const TensorArg> operands,
+                          std::span<const std::size_t> promoted) {
+  std::vector<detail::Operand> tagged;
+  for (std::size_t position : promoted) {
+    const TensorArg& operand = operands[position];
+    tagged.push_back(operand.wrapped_number
+                         ? detail::number_operand(operand.value.dtype())
+                         : detail::tensor_operand(operand.value.dtype(), logical_rank(operand)));
+  }
+  return detail::result_type(tagged);
+}
+
+std::vector<Tensor> align_pointwise(std::span<const TensorArg> operands,
+                                    std::span<const std::size_t> promoted) {
+  int64_t max_rank = 0;
+  for (const TensorArg& operand : operands) max_rank = std::max(max_rank, logical_rank(operand));
+  std::vector<Tensor> aligned;
+  for (const TensorArg& operand : operands) {
+    Tensor front = move_bdim_to_front(operand.value, operand.bdim);
+    if (operand.bdim) front = pad_to_logical_rank(front, 0, max_rank);
+    aligned.push_back(std::move(front));
+  }
+  if (promoted.empty()) return aligned;
+  const Dtype dtype = logical_result_type(operands, promoted);
+  for (std::size_t position : promoted)
+    if (aligned[position].dtype() != dtype) aligned[position] = aligned[position].to(dtype);
+  return aligned;
+}
+
+BatchedResult binary_pointwise_rule(std::size_t op, const CallArgs& args) {
+  const std::array operands{args.operand(0), args.operand(1)};
+  constexpr std::array<std::size_t, 2> promoted{0, 1};
+  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
+  return {call_with(op, args, {{0, plain(aligned[0])}, {1, plain(aligned[1])}}),
+          any_batched(operands) ? BatchDim(0) : std::nullopt};
+}
+
+BatchedResult where_batch_rule(const Tensor& condition, BatchDim condition_bdim,
+                               const TensorArg& self, const TensorArg& other) {
+  const std::array operands{TensorArg{condition, condition_bdim}, self, other};
+  constexpr std::array<std::size_t, 2> promoted{1, 2};
+  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
+  return {vmap::where(aligned[0], aligned[1], aligned[2]),
+          any_batched(operands) ? BatchDim(0) : std::nullopt};
+}
+
+BatchedResult where_rule(std::size_t, const CallArgs& args) {
+  const TensorArg& condition = args.tensor_arg(0);
+  return where_batch_rule(condition.value, condition.bdim, args.operand(1), args.operand(2));
+}
+
+}  // namespace vmap::rules

@@ -1,0 +1,369 @@
+// One binding per op-table entry (Note [Rule registry]) and the RuleId -> rule map.
+#include <vmap/rules/rules.hpp>
+
+#include <array>
+#include <string>
+
+namespace vmap::rules {
+namespace {
+
+struct Binding {
+  std::string_view name;
+  OpForm form;
+  Reference reference;
+};
+
+using A = const CallArgs&;
+using enum OpForm;
+
+Tensor number(int64_t value) { return vmap::tensor(value); }
+Tensor flag_tensor(bool value) { return vmap::tensor(value); }
+std::optional<Tensor> optional_tensor(A a, std::size_t i) {
+  return a.given(i) ? std::optional<Tensor>(a.tensor(i)) : std::nullopt;
+}
+Tensor refuse(A) { throw Error("vmap: this op has no batched meaning"); }
+
+// clang-format off
+constexpr std::array kBindings{
+  Binding{"dim", member, [](A a) { return number(a.tensor(0).dim()); }},
+  Binding{"size", member, [](A a) { return number(a.tensor(0).size(a.integer(1))); }},
+  Binding{"sizes", member, [](A a) { return vmap::tensor(detail::TensorData(a.tensor(0).sizes().vec())); }},
+  Binding{"numel", member, [](A a) { return number(a.tensor(0).numel()); }},
+  Binding{"dtype", member, [](A a) { return number(static_cast<int64_t>(a.tensor(0).dtype())); }},
+  Binding{"device", member, [](A a) { return number(static_cast<int64_t>(a.tensor(0).device())); }},
+  Binding{"is_contiguous", member, [](A a) { return flag_tensor(a.tensor(0).is_contiguous()); }},
+  Binding{"contiguous", member, [](A a) { return a.tensor(0).contiguous(); }},
+  Binding{"clone", member, [](A a) { return a.tensor(0).clone(); }},
+  Binding{"to", member, [](A a) {
+    if (const auto* device = std::get_if<Device>(&a.raw(1))) return a.tensor(0).to(*device);
+    return a.tensor(0).to(std::get<Dtype>(a.raw(1)));
+  }},
+  Binding{"item", member, [](A a) {
+    const Tensor& x = a.tensor(0);
+    if (x.numel() != 1)
+      throw Error("item: a tensor with " + std::to_string(x.numel()) + " elements cannot be converted to a scalar");
+    return x.reshape({});
+  }},
+  Binding{"data_ptr", member, refuse},
+  Binding{"sqrt", member, [](A a) { return a.tensor(0).sqrt(); }},
+  Binding{"exp", member, [](A a) { return a.tensor(0).exp(); }},
+  Binding{"log", member, [](A a) { return a.tensor(0).log(); }},
+  Binding{"abs", member, [](A a) { return a.tensor(0).abs(); }},
+  Binding{"neg", member, [](A a) { return a.tensor(0).neg(); }},
+  Binding{"relu", member, [](A a) { return a.tensor(0).relu(); }},
+  Binding{"sigmoid", member, [](A a) { return a.tensor(0).sigmoid(); }},
+  Binding{"tanh", member, [](A a) { return a.tensor(0).tanh(); }},
+  Binding{"sign", member, [](A a) { return a.tensor(0).sign(); }},
+  Binding{"neg", free_function, [](A a) { return vmap::neg(a.tensor(0)); }},
+  Binding{"abs", free_function, [](A a) { return vmap::abs(a.tensor(0)); }},
+  Binding{"sqrt", free_function, [](A a) { return vmap::sqrt(a.tensor(0)); }},
+  Binding{"exp", free_function, [](A a) { return vmap::exp(a.tensor(0)); }},
+  Binding{"log", free_function, [](A a) { return vmap::log(a.tensor(0)); }},
+  Binding{"sin", free_function, [](A a) { return vmap::sin(a.tensor(0)); }},
+  Binding{"cos", free_function, [](A a) { return vmap::cos(a.tensor(0)); }},
+  Binding{"tanh", free_function, [](A a) { return vmap::tanh(a.tensor(0)); }},
+  Binding{"sigmoid", free_function, [](A a) { return vmap::sigmoid(a.tensor(0)); }},
+  Binding{"relu", free_function, [](A a) { return vmap::relu(a.tensor(0)); }},
+  Binding{"logical_not", free_function, [](A a) { return vmap::logical_not(a.tensor(0)); }},
+  Binding{"sign", free_function, [](A a) { return vmap::sign(a.tensor(0)); }},
+  Binding{"operator-", unary_operator, [](A a) { return -a.tensor(0); }},
+  Binding{"operator!", unary_operator, [](A a) { return !a.tensor(0); }},
+  Binding{"operator+", binary_operator, [](A a) { return a.tensor(0) + a.tensor(1); }},
+  Binding{"operator-", binary_operator, [](A a) { return a.tensor(0) - a.tensor(1); }},
+  Binding{"operator*", binary_operator, [](A a) { return a.tensor(0) * a.tensor(1); }},
+  Binding{"operator/", binary_operator, [](A a) { return a.tensor(0) / a.tensor(1); }},
+  Binding{"operator<", binary_operator, [](A a) { return a.tensor(0) < a.tensor(1); }},
+  Binding{"operator<=", binary_operator, [](A a) { return a.tensor(0) <= a.tensor(1); }},
+  Binding{"operator>", binary_operator, [](A a) { return a.tensor(0) > a.tensor(1); }},
+  Binding{"operator>=", binary_operator, [](A a) { return a.tensor(0) >= a.tensor(1); }},
+  Binding{"operator==", binary_operator, [](A a) { return a.tensor(0) == a.tensor(1); }},
+  Binding{"operator!=", binary_operator, [](A a) { return a.tensor(0) != a.tensor(1); }},
+  Binding{"operator&", binary_operator, [](A a) { return a.tensor(0) & a.tensor(1); }},
+  Binding{"operator|", binary_operator, [](A a) { return a.tensor(0) | a.tensor(1); }},
+  Binding{"add", free_function, [](A a) { return vmap::add(a.tensor(0), a.tensor(1)); }},
+  Binding{"sub", free_function, [](A a) { return vmap::sub(a.tensor(0), a.tensor(1)); }},
+  Binding{"mul", free_function, [](A a) { return vmap::mul(a.tensor(0), a.tensor(1)); }},
+  Binding{"div", free_function, [](A a) { return vmap::div(a.tensor(0), a.tensor(1)); }},
+  Binding{"pow", free_function, [](A a) { return vmap::pow(a.tensor(0), a.tensor(1)); }},
+  Binding{"maximum", free_function, [](A a) { return vmap::maximum(a.tensor(0), a.tensor(1)); }},
+  Binding{"minimum", free_function, [](A a) { return vmap::minimum(a.tensor(0), a.tensor(1)); }},
+  Binding{"eq", free_function, [](A a) { return vmap::eq(a.tensor(0), a.tensor(1)); }},
+  Binding{"ne", free_function, [](A a) { return vmap::ne(a.tensor(0), a.tensor(1)); }},
+  Binding{"lt", free_function, [](A a) { return vmap::lt(a.tensor(0), a.tensor(1)); }},
+  Binding{"le", free_function, [](A a) { return vmap::le(a.tensor(0), a.tensor(1)); }},
+  Binding{"gt", free_function, [](A a) { return vmap::gt(a.tensor(0), a.tensor(1)); }},
+  Binding{"ge", free_function, [](A a) { return vmap::ge(a.tensor(0), a.tensor(1)); }},
+  Binding{"logical_and", free_function, [](A a) { return vmap::logical_and(a.tensor(0), a.tensor(1)); }},
+  Binding{"logical_or", free_function, [](A a) { return vmap::logical_or(a.tensor(0), a.tensor(1)); }},
+  Binding{"pow", member, [](A a) { return a.tensor(0).pow(a.tensor(1)); }},
+  Binding{"where", free_function, [](A a) { return vmap::where(a.tensor(0), a.tensor(1), a.tensor(2)); }},
+  Binding{"clamp", member, [](A a) { return a.tensor(0).clamp(optional_tensor(a, 1), optional_tensor(a, 2)); }},
+  Binding{"clamp", free_function, [](A a) { return vmap::clamp(a.tensor(0), optional_tensor(a, 1), optional_tensor(a, 2)); }},
+  Binding{"sum", member, [](A a) { return a.tensor(0).sum(); }},
+  Binding{"sum", member, [](A a) { return a.tensor(0).sum(a.integers(1), a.flag(2)); }},
+  Binding{"sum", member, [](A a) { return a.tensor(0).sum(a.integers(1), a.flag(2)); }},
+  Binding{"mean", member, [](A a) { return a.tensor(0).mean(); }},
+  Binding{"mean", member, [](A a) { return a.tensor(0).mean(a.integers(1), a.flag(2)); }},
+  Binding{"mean", member, [](A a) { return a.tensor(0).mean(a.integers(1), a.flag(2)); }},
+  Binding{"amax", member, [](A a) { return a.tensor(0).amax(a.integers(1), a.flag(2)); }},
+  Binding{"amin", member, [](A a) { return a.tensor(0).amin(a.integers(1), a.flag(2)); }},
+  Binding{"argmax", member, [](A a) { return a.tensor(0).argmax(); }},
+  Binding{"argmax", member, [](A a) { return a.tensor(0).argmax(a.integer(1), a.flag(2)); }},
+  Binding{"argmin", member, [](A a) { return a.tensor(0).argmin(); }},
+  Binding{"argmin", member, [](A a) { return a.tensor(0).argmin(a.integer(1), a.flag(2)); }},
+  Binding{"any", member, [](A a) { return a.tensor(0).any(); }},
+  Binding{"any", member, [](A a) { return a.tensor(0).any(a.integer(1), a.flag(2)); }},
+  Binding{"all", member, [](A a) { return a.tensor(0).all(); }},
+  Binding{"all", member, [](A a) { return a.tensor(0).all(a.integer(1), a.flag(2)); }},
+  Binding{"sum", free_function, [](A a) { return vmap::sum(a.tensor(0)); }},
+  Binding{"sum", free_function, [](A a) { return vmap::sum(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"sum", free_function, [](A a) { return vmap::sum(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"mean", free_function, [](A a) { return vmap::mean(a.tensor(0)); }},
+  Binding{"mean", free_function, [](A a) { return vmap::mean(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"mean", free_function, [](A a) { return vmap::mean(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"amax", free_function, [](A a) { return vmap::amax(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"amin", free_function, [](A a) { return vmap::amin(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"argmax", free_function, [](A a) { return vmap::argmax(a.tensor(0)); }},
+  Binding{"argmax", free_function, [](A a) { return vmap::argmax(a.tensor(0), a.integer(1), a.flag(2)); }},
+  Binding{"argmin", free_function, [](A a) { return vmap::argmin(a.tensor(0)); }},
+  Binding{"argmin", free_function, [](A a) { return vmap::argmin(a.tensor(0), a.integer(1), a.flag(2)); }},
+  Binding{"any", free_function, [](A a) { return vmap::any(a.tensor(0)); }},
+  Binding{"any", free_function, [](A a) { return vmap::any(a.tensor(0), a.integer(1), a.flag(2)); }},
+  Binding{"all", free_function, [](A a) { return vmap::all(a.tensor(0)); }},
+  Binding{"all", free_function, [](A a) { return vmap::all(a.tensor(0), a.integer(1), a.flag(2)); }},
+  Binding{"equal", free_function, [](A a) { return flag_tensor(vmap::equal(a.tensor(0), a.tensor(1))); }},
+  Binding{"allclose", free_function, [](A a) {
+    const double rtol = a.given(2) ? a.scalar(2).to_double() : 1e-05;
+    const double atol = a.given(3) ? a.scalar(3).to_double() : 1e-08;
+    return flag_tensor(vmap::allclose(a.tensor(0), a.tensor(1), rtol, atol));
+  }},
+  Binding{"softmax", free_function, [](A a) { return vmap::softmax(a.tensor(0), a.integer(1)); }},
+  Binding{"log_softmax", free_function, [](A a) { return vmap::log_softmax(a.tensor(0), a.integer(1)); }},
+  Binding{"triu", free_function, [](A a) { return vmap::triu(a.tensor(0), a.integer(1)); }},
+  Binding{"tril", free_function, [](A a) { return vmap::tril(a.tensor(0), a.integer(1)); }},
+  Binding{"operator[]", member, [](A a) { return a.tensor(0)[a.integer(1)]; }},
+  Binding{"select", member, [](A a) { return a.tensor(0).select(a.integer(1), a.integer(2)); }},
+  Binding{"narrow", member, [](A a) { return a.tensor(0).narrow(a.integer(1), a.integer(2), a.integer(3)); }},
+  Binding{"unsqueeze", member, [](A a) { return a.tensor(0).unsqueeze(a.integer(1)); }},
+  Binding{"squeeze", member, [](A a) { return a.tensor(0).squeeze(); }},
+  Binding{"squeeze", member, [](A a) { return a.tensor(0).squeeze(a.integer(1)); }},
+  Binding{"expand", member, [](A a) { return a.tensor(0).expand(a.integers(1)); }},
+  Binding{"reshape", member, [](A a) { return a.tensor(0).reshape(a.integers(1)); }},
+  Binding{"view", member, [](A a) { return a.tensor(0).view(a.integers(1)); }},
+  Binding{"transpose", member, [](A a) { return a.tensor(0).transpose(a.integer(1), a.integer(2)); }},
+  Binding{"t", member, [](A a) { return a.tensor(0).t(); }},
+  Binding{"permute", member, [](A a) { return a.tensor(0).permute(a.integers(1)); }},
+  Binding{"flatten", member, [](A a) { return a.tensor(0).flatten(a.integer(1, 0), a.integer(2, -1)); }},
+  Binding{"narrow", free_function, [](A a) { return vmap::narrow(a.tensor(0), a.integer(1), a.integer(2), a.integer(3)); }},
+  Binding{"unsqueeze", free_function, [](A a) { return vmap::unsqueeze(a.tensor(0), a.integer(1)); }},
+  Binding{"squeeze", free_function, [](A a) { return vmap::squeeze(a.tensor(0)); }},
+  Binding{"squeeze", free_function, [](A a) { return vmap::squeeze(a.tensor(0), a.integer(1)); }},
+  Binding{"expand", free_function, [](A a) { return vmap::expand(a.tensor(0), a.integers(1)); }},
+  Binding{"reshape", free_function, [](A a) { return vmap::reshape(a.tensor(0), a.integers(1)); }},
+  Binding{"transpose", free_function, [](A a) { return vmap::transpose(a.tensor(0), a.integer(1), a.integer(2)); }},
+  Binding{"permute", free_function, [](A a) { return vmap::permute(a.tensor(0), a.integers(1)); }},
+  Binding{"movedim", free_function, [](A a) { return vmap::movedim(a.tensor(0), a.integer(1), a.integer(2)); }},
+  Binding{"flatten", free_function, [](A a) { return vmap::flatten(a.tensor(0), a.integer(1, 0), a.integer(2, -1)); }},
+  Binding{"index_select", member, [](A a) { return a.tensor(0).index_select(a.integer(1), a.tensor(2)); }},
+  Binding{"gather", member, [](A a) { return a.tensor(0).gather(a.integer(1), a.tensor(2)); }},
+  Binding{"index_select", free_function, [](A a) { return vmap::index_select(a.tensor(0), a.integer(1), a.tensor(2)); }},
+  Binding{"gather", free_function, [](A a) { return vmap::gather(a.tensor(0), a.integer(1), a.tensor(2)); }},
+  Binding{"matmul", member, [](A a) { return a.tensor(0).matmul(a.tensor(1)); }},
+  Binding{"matmul", free_function, [](A a) { return vmap::matmul(a.tensor(0), a.tensor(1)); }},
+  Binding{"mm", free_function, [](A a) { return vmap::mm(a.tensor(0), a.tensor(1)); }},
+  Binding{"mv", free_function, [](A a) { return vmap::mv(a.tensor(0), a.tensor(1)); }},
+  Binding{"bmm", free_function, [](A a) { return vmap::bmm(a.tensor(0), a.tensor(1)); }},
+  Binding{"dot", free_function, [](A a) { return vmap::dot(a.tensor(0), a.tensor(1)); }},
+  Binding{"linear", free_function, [](A a) { return vmap::linear(a.tensor(0), a.tensor(1), optional_tensor(a, 2)); }},
+  Binding{"cat", free_function, [](A a) { return vmap::cat(a.tensors(0), a.integer(1)); }},
+  Binding{"stack", free_function, [](A a) { return vmap::stack(a.tensors(0), a.integer(1)); }},
+  Binding{"zeros_like", free_function, [](A a) { return vmap::zeros_like(a.tensor(0)); }},
+  Binding{"ones_like", free_function, [](A a) { return vmap::ones_like(a.tensor(0)); }},
+  Binding{"empty_like", free_function, [](A a) { return vmap::empty_like(a.tensor(0)); }},
+  Binding{"full_like", free_function, [](A a) { return vmap::full_like(a.tensor(0), a.scalar(1)); }},
+  Binding{"copy_", inplace_member, [](A a) { return Tensor(a.tensor(0).copy_(a.tensor(1))); }},
+  Binding{"fill_", inplace_member, [](A a) {
+    if (std::holds_alternative<TensorArg>(a.raw(1))) return Tensor(a.tensor(0).fill_(a.tensor(1)));
+    return Tensor(a.tensor(0).fill_(a.scalar(1)));
+  }},
+  Binding{"zero_", inplace_member, [](A a) { return Tensor(a.tensor(0).zero_()); }},
+  Binding{"operator+=", compound_assign, [](A a) { return Tensor(a.tensor(0) += a.tensor(1)); }},
+  Binding{"operator-=", compound_assign, [](A a) { return Tensor(a.tensor(0) -= a.tensor(1)); }},
+  Binding{"operator*=", compound_assign, [](A a) { return Tensor(a.tensor(0) *= a.tensor(1)); }},
+  Binding{"operator/=", compound_assign, [](A a) { return Tensor(a.tensor(0) /= a.tensor(1)); }},
+  Binding{"zeros", free_function, [](A a) { return vmap::zeros(a.integers(0), a.options(1)); }},
+  Binding{"ones", free_function, [](A a) { return vmap::ones(a.integers(0), a.options(1)); }},
+  Binding{"empty", free_function, [](A a) { return vmap::empty(a.integers(0), a.options(1)); }},
+  Binding{"full", free_function, [](A a) { return vmap::full(a.integers(0), a.scalar(1), a.options(2)); }},
+  Binding{"arange", free_function, [](A a) { return vmap::arange(a.scalar(0), a.options(1)); }},
+  Binding{"arange", free_function, [](A a) {
+    return vmap::arange(a.scalar(0), a.scalar(1), a.given(2) ? a.scalar(2) : detail::Scalar(1), a.options(3));
+  }},
+  Binding{"tensor", free_function, [](A a) { return a.tensor(0); }},
+  Binding{"from_blob", free_function, refuse},
+  Binding{"rand", free_function, refuse},
+  Binding{"randn", free_function, refuse},
+  Binding{"randint", free_function, refuse},
+  Binding{"manual_seed", free_function, refuse},
+  Binding{"operator<<", binary_operator, refuse},
+};
+// clang-format on
+
+constexpr bool bindings_follow_table() {
+  if (kBindings.size() != kOpTable.size()) return false;
+  for (std::size_t i = 0; i < kOpTable.size(); ++i)
+    if (kBindings[i].name != kOpTable[i].name || kBindings[i].form != kOpTable[i].form)
+      return false;
+  return true;
+}
+static_assert(bindings_follow_table(),
+              "every op-table entry needs a binding, in table order (Note [Rule registry])");
+
+// The rule of each RuleId, indexed by the enum's value.
+constexpr auto kRules = [] {
+  std::array<RuleFunction, static_cast<std::size_t>(RuleId::refused) + 1> rules{};
+  auto set = [&](RuleId id, RuleFunction rule) { rules[static_cast<std::size_t>(id)] = rule; };
+  set(RuleId::metadata, metadata_rule);
+  set(RuleId::unary_pointwise, unary_pointwise_rule);
+  set(RuleId::binary_pointwise, binary_pointwise_rule);
+  set(RuleId::ternary_where, where_rule);
+  set(RuleId::clamp, clamp_rule);
+  set(RuleId::convert, convert_rule);
+  set(RuleId::reduce_all, reduce_all_rule);
+  set(RuleId::reduce_dim, reduce_dim_rule);
+  set(RuleId::reduce_dims, reduce_dims_rule);
+  set(RuleId::arg_reduce_all, reduce_all_rule);  // argmax() is argmax(dim) of the flat example
+  set(RuleId::compare_all, compare_all_rule);
+  set(RuleId::softmax, softmax_rule);
+  set(RuleId::triangular, triangular_rule);
+  set(RuleId::select, select_rule);
+  set(RuleId::narrow, narrow_rule);
+  set(RuleId::unsqueeze, shift_dims_rule);
+  set(RuleId::squeeze_all, squeeze_all_rule);
+  set(RuleId::squeeze_dim, shift_dims_rule);
+  set(RuleId::expand, expand_rule);
+  set(RuleId::reshape, reshape_rule);
+  set(RuleId::transpose, shift_dims_rule);
+  set(RuleId::t, t_rule);
+  set(RuleId::permute, permute_rule);
+  set(RuleId::movedim, shift_dims_rule);
+  set(RuleId::flatten, flatten_rule);
+  set(RuleId::index_select, index_select_rule);
+  set(RuleId::gather, gather_rule);
+  set(RuleId::matmul, matmul_rule);
+  set(RuleId::mm, mm_rule);
+  set(RuleId::mv, mv_rule);
+  set(RuleId::bmm, bmm_rule);
+  set(RuleId::dot, dot_rule);
+  set(RuleId::linear, linear_rule);
+  set(RuleId::cat, cat_rule);
+  set(RuleId::stack, stack_rule);
+  set(RuleId::like_factory, like_factory_rule);
+  set(RuleId::full_like, full_like_rule);
+  set(RuleId::copy_into, copy_into_rule);
+  set(RuleId::fill_into, fill_into_rule);
+  set(RuleId::compound_assign, compound_assign_rule);
+  set(RuleId::item, item_rule);
+  set(RuleId::loop_invariant, loop_invariant_rule);
+  set(RuleId::refused, refused_rule);
+  return rules;
+}();
+
+constexpr bool every_table_rule_registered() {
+  for (const OpEntry& entry : kOpTable)
+    if (kRules[static_cast<std::size_t>(entry.rule)] == nullptr) return false;
+  return true;
+}
+static_assert(every_table_rule_registered(), "an op-table entry names a rule with no function");
+
+}  // namespace
+
+const TensorArg& CallArgs::tensor_arg(std::size_t i) const {
+  if (const auto* tensor = std::get_if<TensorArg>(&at(i))) return *tensor;
+  throw Error("vmap rules: argument " + std::to_string(i) + " is not a tensor");
+}
+
+const Arg& CallArgs::at(std::size_t i) const {
+  if (i >= args_.size())
+    throw Error("vmap rules: argument " + std::to_string(i) + " missing");
+  return args_[i];
+}
+
+TensorArg CallArgs::operand(std::size_t i) const {
+  if (const auto* tensor = std::get_if<TensorArg>(&at(i))) return *tensor;
+  const detail::Scalar value = scalar(i);
+  return {vmap::full({}, value, value.dtype()), std::nullopt, true};
+}
+
+std::vector<Tensor> CallArgs::tensors(std::size_t i) const {
+  std::vector<Tensor> tensors;
+  for (const TensorArg& tensor : tensor_args(i)) tensors.push_back(tensor.value);
+  return tensors;
+}
+
+const std::vector<TensorArg>& CallArgs::tensor_args(std::size_t i) const {
+  if (const auto* list = std::get_if<std::vector<TensorArg>>(&at(i))) return *list;
+  throw Error("vmap rules: argument " + std::to_string(i) + " is not a tensor list");
+}
+
+int64_t CallArgs::integer(std::size_t i, int64_t fallback) const {
+  if (!given(i)) return fallback;
+  if (const auto* value = std::get_if<int64_t>(&args_[i])) return *value;
+  if (const auto* value = std::get_if<detail::Scalar>(&args_[i])) return value->to_int64();
+  throw Error("vmap rules: argument " + std::to_string(i) + " is not an integer");
+}
+
+std::vector<int64_t> CallArgs::integers(std::size_t i) const {
+  if (!given(i)) return {};
+  if (const auto* list = std::get_if<std::vector<int64_t>>(&args_[i])) return *list;
+  return {integer(i)};
+}
+
+detail::Scalar CallArgs::scalar(std::size_t i) const {
+  if (const auto* value = std::get_if<detail::Scalar>(&at(i))) return *value;
+  if (const auto* value = std::get_if<int64_t>(&args_[i])) return *value;
+  if (const auto* value = std::get_if<bool>(&args_[i])) return *value;
+  return tensor(i).item();
+}
+
+bool CallArgs::flag(std::size_t i, bool fallback) const {
+  if (!given(i)) return fallback;
+  if (const auto* value = std::get_if<bool>(&args_[i])) return *value;
+  return integer(i) != 0;
+}
+
+TensorOptions CallArgs::options(std::size_t i) const {
+  if (!given(i)) return {};
+  if (const auto* options = std::get_if<TensorOptions>(&args_[i])) return *options;
+  if (const auto* dtype = std::get_if<Dtype>(&args_[i])) return *dtype;
+  return std::get<Device>(args_[i]);
+}
+
+Tensor call_reference(std::size_t op, Args args) {
+  return kBindings.at(op).reference(CallArgs(args));
+}
+
+BatchedResult call_rule(std::size_t op, Args args) {
+  return kRules[static_cast<std::size_t>(kOpTable.at(op).rule)](op, CallArgs(args));
+}
+
+Tensor call_with(std::size_t op, const CallArgs& args,
+                 std::initializer_list<std::pair<std::size_t, Arg>> replacements) {
+  std::vector<Arg> replaced;
+  replaced.reserve(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) replaced.push_back(args.raw(i));
+  for (const auto& [position, arg] : replacements) {
+    if (position >= replaced.size()) replaced.resize(position + 1);
+    replaced[position] = arg;
+  }
+  return call_reference(op, replaced);
+}
+
+std::size_t sibling_op(std::size_t op, std::initializer_list<ArgKind> params) {
+  const std::size_t sibling = find_op(kOpTable[op].name, kOpTable[op].form, params);
+  if (sibling == kNoOp)
+    throw Error("vmap rules: no form of " + std::string(kOpTable[op].name) + " with those arguments");
+  return sibling;
+}
+
+}  // namespace vmap::rules
