@@ -21,6 +21,23 @@
 # different flags, and two custom commands must not produce one file.
 include_guard(GLOBAL)
 
+# The -std= flag the target compiles with, as a generator expression: like CMake, the
+# higher of CXX_STANDARD and the cxx_std_NN compile features (its own and those of what it
+# links, e.g. vmap::runtime's cxx_std_20); nothing when neither says.
+function(_clang_vmap_standard_flag target out_var)
+  set(standard "$<TARGET_PROPERTY:${target},CXX_STANDARD>")
+  set(features "$<TARGET_PROPERTY:${target},COMPILE_FEATURES>")
+  set(extensions "$<TARGET_PROPERTY:${target},CXX_EXTENSIONS>")
+  set(chosen "")
+  foreach(version 98 11 14 17 20 23 26)
+    set(requested "$<OR:$<STREQUAL:${standard},${version}>,$<IN_LIST:cxx_std_${version},${features}>>")
+    set(chosen "$<IF:${requested},${version},${chosen}>")
+  endforeach()
+  # CXX_EXTENSIONS unset means ON (gnu++NN), as CMake compiles it.
+  set(dialect "$<IF:$<OR:$<STREQUAL:${extensions},>,$<BOOL:${extensions}>>,gnu++,c++>")
+  set(${out_var} "$<$<BOOL:${chosen}>:-std=${dialect}${chosen}>" PARENT_SCOPE)
+endfunction()
+
 function(clang_vmap_sources target)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "clang_vmap_sources: no target named '${target}'")
@@ -57,13 +74,13 @@ function(clang_vmap_sources target)
                  "$<LINK_ONLY:vmap::rules>")
   endif()
 
-  set(standard "$<TARGET_PROPERTY:${target},CXX_STANDARD>")
   set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
   set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(compiler_flags
-      "-std=c++$<IF:$<BOOL:${standard}>,${standard},20>"
-      "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
-      "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>")
+      "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
+      "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>")
+  _clang_vmap_standard_flag(${target} standard_flag)
+  list(PREPEND compiler_flags "${standard_flag}")
 
   get_target_property(target_sources ${target} SOURCES)
   set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")

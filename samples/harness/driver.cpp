@@ -3,7 +3,7 @@
 //   <sample>_per_example --save F    times the per-example loop, saves outputs and time
 //   <sample>_batched --compare F     checks its outputs against F, times itself, and
 //                                    prints the table row (exit 1 when they disagree)
-// Without arguments it just prints each workload's time.
+// Without --compare it prints the per-example time alone.
 //
 // Note [Timing a prefix]
 // Per-example loops over a whole seed problem take seconds to minutes. The per-example
@@ -20,7 +20,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -110,18 +110,25 @@ Measurement measure_per_example(const sample::Case& c, double budget_s) {
   return m;
 }
 
-void print_row(const std::string& name, const Measurement& reference, double batched_s,
-               double error) {
+// The table row; without a batched measurement (the per-example build alone) its
+// columns stay empty.
+void print_row(const std::string& name, const Measurement& reference,
+               std::optional<double> batched_s, double error) {
   std::string per_example = format_seconds(reference.seconds);
   if (reference.count < reference.examples)
     per_example += " [" + std::to_string(reference.count) + "/" +
                    std::to_string(reference.examples) + "]";
-  char speedup[32];
-  std::snprintf(speedup, sizeof speedup, "%.0fx", reference.seconds / batched_s);
-  char error_text[32];
-  std::snprintf(error_text, sizeof error_text, "%.1e", error);
+  std::string batched = "-", speedup = "-", error_text = "-";
+  if (batched_s) {
+    char text[32];
+    batched = format_seconds(*batched_s);
+    std::snprintf(text, sizeof text, "%.0fx", reference.seconds / *batched_s);
+    speedup = text;
+    std::snprintf(text, sizeof text, "%.1e", error);
+    error_text = text;
+  }
   std::printf("| %-44s | %22s | %10s | %9s | %9s |\n", name.c_str(), per_example.c_str(),
-              format_seconds(batched_s).c_str(), speedup, error_text);
+              batched.c_str(), speedup.c_str(), error_text.c_str());
   std::fflush(stdout);
 }
 
@@ -165,8 +172,7 @@ int main(int argc, char** argv) {
       if (compare_path.empty()) {
         const Measurement m = measure_per_example(c, budget_s);
         if (saved.is_open()) save(saved, c.name, m);
-        std::printf("%s: %s%s\n", c.name.c_str(), format_seconds(m.seconds).c_str(),
-                    m.count < m.examples ? " (scaled from a prefix of the examples)" : "");
+        print_row(c.name, m, std::nullopt, 0);
         continue;
       }
       const auto reference = references.find(c.name);

@@ -1,0 +1,69 @@
+# cmake -DBUILD_DIR=<clang-vmap build> -DWORK_DIR=<scratch> -DGENERATOR=<gen> -P run.cmake
+#
+# Installs the build into a scratch prefix, then, as a user would, builds the project next
+# to this script against it with GENERATOR, and checks what issue 5 promises:
+# the rewritten program runs; a no-op rebuild reruns nothing; touching a header the source
+# includes reruns the tool; the diff is written when asked; a refused loop fails the build
+# with the tool's diagnostic.
+cmake_minimum_required(VERSION 3.25)
+
+set(marker "clang-vmap: rewriting")  # the COMMENT of clang_vmap_sources()' commands
+set(prefix "${WORK_DIR}/prefix")
+set(project_copy "${WORK_DIR}/project")  # touched below: never touch the real sources
+set(build "${WORK_DIR}/build")
+
+function(run description)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "MUST_FAIL" "OUTPUT" "COMMAND")
+  execute_process(COMMAND ${arg_COMMAND} RESULT_VARIABLE status
+                  OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  if(arg_MUST_FAIL AND status EQUAL 0)
+    message(FATAL_ERROR "${description}: succeeded but must fail\n${output}")
+  elseif(NOT arg_MUST_FAIL AND NOT status EQUAL 0)
+    message(FATAL_ERROR "${description}: failed (${status})\n${output}")
+  endif()
+  message(STATUS "${description}: ok")
+  if(arg_OUTPUT)
+    set(${arg_OUTPUT} "${output}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(expect output fragment should_contain description)
+  string(FIND "${output}" "${fragment}" at)
+  if(should_contain AND at EQUAL -1)
+    message(FATAL_ERROR "${description}: output lacks '${fragment}':\n${output}")
+  elseif(NOT should_contain AND NOT at EQUAL -1)
+    message(FATAL_ERROR "${description}: output has '${fragment}':\n${output}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(COPY "${CMAKE_CURRENT_LIST_DIR}/" DESTINATION "${project_copy}" PATTERN run.cmake EXCLUDE)
+
+run("install into ${prefix}"
+    COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+run("configure with ${GENERATOR}"
+    COMMAND "${CMAKE_COMMAND}" -S "${project_copy}" -B "${build}" -G "${GENERATOR}"
+            -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
+            -DCLANG_VMAP_WRITE_DIFFS=ON)
+run("build" COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT output)
+expect("${output}" "${marker} model.cpp" TRUE "first build")
+run("run the rewritten program" COMMAND "${build}/app" OUTPUT output)
+expect("${output}" "tiny_vmap_user ok" TRUE "program output")
+
+set(diff "${build}/vmap/app/model.vmap.diff")
+file(READ "${diff}" diff_text)
+expect("${diff_text}" "+++" TRUE "the rewrite's diff")
+expect("${diff_text}" "-#pragma vmap" TRUE "the rewrite's diff")
+
+run("no-op rebuild" COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT output)
+expect("${output}" "${marker}" FALSE "no-op rebuild")
+
+file(TOUCH "${project_copy}/include/tiny/model.hpp")
+run("rebuild after touching an included header"
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT output)
+expect("${output}" "${marker} model.cpp" TRUE "header touched")
+
+run("build a refused loop" MUST_FAIL
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" --target refused OUTPUT output)
+expect("${output}" "refused.cpp:9:" TRUE "the tool's diagnostic")
+expect("${output}" "error:" TRUE "the tool's diagnostic")
