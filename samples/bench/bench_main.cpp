@@ -7,6 +7,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <string>
+
 namespace {
 
 // One iteration of the per-example build takes about this long.
@@ -15,7 +18,8 @@ constexpr double kPerExampleIterationS = 0.05;
 void run_case(benchmark::State& state, const sample::Case& c, int64_t count) {
   for (auto _ : state) benchmark::DoNotOptimize(c.run(count));
   state.SetItemsProcessed(state.iterations() * count);
-  state.counters["examples"] = static_cast<double>(count);
+  state.counters["examples_run"] = static_cast<double>(count);
+  state.counters["examples_total"] = static_cast<double>(c.examples);
 }
 
 }  // namespace
@@ -30,7 +34,10 @@ int main(int argc, char** argv) {
     const int64_t count = VMAP_SAMPLES_PER_EXAMPLE
                               ? sample::examples_within(c, kPerExampleIterationS)
                               : c.examples;
-    benchmark::RegisterBenchmark(c.name.c_str(), run_case, c, count)
+    // Commas would split the CSV columns scripts/bench.sh reads.
+    std::string name = c.name;
+    std::replace(name.begin(), name.end(), ',', ';');
+    benchmark::RegisterBenchmark(name.c_str(), run_case, c, count)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }
