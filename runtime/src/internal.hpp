@@ -115,6 +115,7 @@ struct AllocatorStats {
   int64_t cache_hits = 0;
   int64_t fresh_allocations = 0;
   int64_t cached_bytes = 0;
+  bool caching = true;  // false in sanitizer builds, so ASan sees every use after free
 };
 AllocatorStats allocator_stats();
 void empty_allocator_cache();
@@ -211,7 +212,7 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
 inline constexpr int max_operands = 4;  // output + 3 inputs
 
 // Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp).
-enum class SimdOp : int8_t { none, add, sub, mul, div, max, min, copy };
+enum class SimdOp : int8_t { none, add, sub, mul, div, max, min };
 
 // An iteration over operands (operand 0 the output), dims collapsed where contiguous.
 struct StridedLoop {

@@ -1,0 +1,144 @@
+// The elementwise engine's iteration: broadcasting inputs to the output's shape, collapsing
+// dims, and walking inner runs, split across OpenMP threads when the work is large.
+#include "internal.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace vmap::detail {
+namespace {
+
+// Below this much work (elements x cost) threads cost more than they save.
+constexpr int64_t parallel_threshold = int64_t{1} << 16;
+
+int threads_for(int64_t work) {
+  if (work < parallel_threshold || omp_in_parallel()) return 1;
+  return static_cast<int>(std::min<int64_t>(omp_get_max_threads(), work / parallel_threshold));
+}
+
+// Runs the inner loop over linear element indices [begin, end) of the loop.
+void run_range(const StridedLoop& loop, int64_t begin, int64_t end, InnerLoop inner) {
+  const int rank = loop.rank;
+  const int64_t inner_size = loop.sizes[rank - 1];
+  std::array<int64_t, max_dims> index{};
+  int64_t rest = begin;
+  for (int d = rank - 1; d >= 0; --d) {
+    index[d] = rest % loop.sizes[d];
+    rest /= loop.sizes[d];
+  }
+  std::array<char*, max_operands> pointers{};
+  std::array<int64_t, max_operands> inner_strides{};
+  for (int op = 0; op < loop.operands; ++op) inner_strides[op] = loop.strides[op][rank - 1];
+  while (begin < end) {
+    for (int op = 0; op < loop.operands; ++op) {
+      char* pointer = loop.base[op];
+      for (int d = 0; d < rank; ++d) pointer += index[d] * loop.strides[op][d];
+      pointers[op] = pointer;
+    }
+    const int64_t count = std::min(inner_size - index[rank - 1], end - begin);
+    inner(pointers.data(), inner_strides.data(), count);
+    begin += count;
+    index[rank - 1] += count;
+    for (int d = rank - 1; d > 0 && index[d] == loop.sizes[d]; --d) {
+      index[d] = 0;
+      ++index[d - 1];
+    }
+  }
+}
+
+}  // namespace
+
+StridedLoop plan_loop(const char* op, const Tensor& out, std::span<const Tensor> inputs) {
+  const TensorImpl& out_impl = impl_of(out, op);
+  StridedLoop loop;
+  loop.operands = static_cast<int>(inputs.size()) + 1;
+  if (loop.operands > max_operands) fail(op, "too many operands for the elementwise engine");
+  const IntList shape = out_impl.sizes;
+  const int rank = static_cast<int>(shape.size());
+  loop.numel = out_impl.numel;
+
+  // Per operand byte strides aligned to the output's dims (0 where broadcast).
+  std::array<std::array<int64_t, max_dims>, max_operands> strides{};
+  loop.base[0] = out_impl.data();
+  for (int d = 0; d < rank; ++d) strides[0][d] = out_impl.strides[d] * element_size(out_impl.dtype);
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    const TensorImpl& in = impl_of(inputs[j], op);
+    if (!broadcastable_to(in.sizes, shape))
+      fail(op, "shape ", shape_str(in.sizes), " cannot be broadcast to ", shape_str(shape));
+    loop.base[j + 1] = in.data();
+    const int offset = rank - static_cast<int>(in.sizes.size());
+    for (int d = 0; d < rank; ++d) {
+      const int in_d = d - offset;
+      strides[j + 1][d] = in_d < 0 || in.sizes[in_d] == 1
+                              ? 0
+                              : in.strides[in_d] * element_size(in.dtype);
+    }
+  }
+
+  // Drop size-1 dims, then merge each dim into the one outside it when every operand steps
+  // through both as through one.
+  int collapsed = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (shape[d] == 1) continue;
+    const bool merge = collapsed > 0 && [&] {
+      for (int op_index = 0; op_index < loop.operands; ++op_index)
+        if (loop.strides[op_index][collapsed - 1] != strides[op_index][d] * shape[d]) return false;
+      return true;
+    }();
+    if (merge) {
+      loop.sizes[collapsed - 1] *= shape[d];
+      for (int op_index = 0; op_index < loop.operands; ++op_index)
+        loop.strides[op_index][collapsed - 1] = strides[op_index][d];
+      continue;
+    }
+    loop.sizes[collapsed] = shape[d];
+    for (int op_index = 0; op_index < loop.operands; ++op_index)
+      loop.strides[op_index][collapsed] = strides[op_index][d];
+    ++collapsed;
+  }
+  if (collapsed == 0) {
+    loop.sizes[0] = loop.numel == 0 ? 0 : 1;
+    collapsed = 1;
+  }
+  loop.rank = collapsed;
+  return loop;
+}
+
+void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner) {
+  if (loop.numel == 0) return;
+  const int threads = threads_for(loop.numel * cost_per_element);
+  if (threads == 1) {
+    run_range(loop, 0, loop.numel, inner);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t thread = omp_get_thread_num();
+    const int64_t count = omp_get_num_threads();
+    // Chunks aligned to 16 elements keep SIMD runs whole and cache lines unshared.
+    const int64_t chunk = (loop.numel / count + 15) / 16 * 16;
+    const int64_t begin = std::min(loop.numel, thread * chunk);
+    const int64_t end = thread + 1 == count ? loop.numel : std::min(loop.numel, begin + chunk);
+    if (begin < end) run_range(loop, begin, end, inner);
+  }
+}
+
+void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, int64_t)> body) {
+  if (n <= 0) return;
+  const int threads = threads_for(n * cost_per_item);
+  if (threads == 1) {
+    body(0, n);
+    return;
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t thread = omp_get_thread_num();
+    const int64_t count = omp_get_num_threads();
+    const int64_t begin = n * thread / count;
+    const int64_t end = n * (thread + 1) / count;
+    if (begin < end) body(begin, end);
+  }
+}
+
+}  // namespace vmap::detail

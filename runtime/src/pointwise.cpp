@@ -1,0 +1,559 @@
+// Every pointwise op: a scalar functor run by the elementwise engine after ATen's dtype
+// promotion (Note [Promotion tiers]). Integer arithmetic wraps like torch's (no UB).
+#include "internal.hpp"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+namespace vmap {
+namespace {
+
+using detail::dtype_of;
+using detail::elementwise;
+using detail::elementwise_into;
+using detail::fail;
+using detail::Operand;
+using detail::Scalar;
+using detail::SimdOp;
+
+template <class T>
+constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+template <class T>
+T wrapping(T a, T b, char op) {
+  using U = std::make_unsigned_t<T>;
+  const U x = static_cast<U>(a), y = static_cast<U>(b);
+  return static_cast<T>(op == '+' ? U(x + y) : op == '-' ? U(x - y) : U(x * y));
+}
+
+struct AddOp {
+  static constexpr SimdOp simd_op = SimdOp::add;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a || b;
+    else if constexpr (is_int<T>) return wrapping(a, b, '+');
+    else return a + b;
+  }
+};
+struct SubOp {
+  static constexpr SimdOp simd_op = SimdOp::sub;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a != b;
+    else if constexpr (is_int<T>) return wrapping(a, b, '-');
+    else return a - b;
+  }
+};
+struct MulOp {
+  static constexpr SimdOp simd_op = SimdOp::mul;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else if constexpr (is_int<T>) return wrapping(a, b, '*');
+    else return a * b;
+  }
+};
+struct DivOp {  // only instantiated usefully for floating types (true division)
+  static constexpr SimdOp simd_op = SimdOp::div;
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return a / b;
+    else return b == 0 ? T(0) : T(a / b);
+  }
+};
+struct MaxOp {
+  static constexpr SimdOp simd_op = SimdOp::max;
+  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a > b ? a : b; }
+};
+struct MinOp {
+  static constexpr SimdOp simd_op = SimdOp::min;
+  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a < b ? a : b; }
+};
+
+// Integer power by squaring; negative exponents as torch (1, -1 stay; others give 0).
+template <class T>
+T integer_pow(T base, T exponent) {
+  if (exponent < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return exponent % 2 == 0 ? 1 : -1;
+    return 0;
+  }
+  T result = 1;
+  while (exponent > 0) {
+    if (exponent & 1) result = wrapping(result, base, '*');
+    base = wrapping(base, base, '*');
+    exponent >>= 1;
+  }
+  return result;
+}
+struct PowOp {
+  template <class T> T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a || !b;
+    else if constexpr (is_int<T>) return integer_pow(a, b);
+    else return std::pow(a, b);
+  }
+};
+
+// Float to integer conversion without UB: NaN and out-of-range values give the minimum, as
+// x86's conversion instructions (and so LibTorch there) do.
+template <class To, class From>
+To convert(From value) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return value != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && is_int<To>) {
+    constexpr From lower = static_cast<From>(std::numeric_limits<To>::min());
+    if (!(value >= lower && value < -lower)) return std::numeric_limits<To>::min();
+    return static_cast<To>(value);
+  } else {
+    return static_cast<To>(value);
+  }
+}
+
+// An operand: a tensor, or a C++ number (an ATen "wrapped number").
+struct Arg {
+  Arg(const Tensor& tensor) : tensor(tensor), operand(detail::operand_of(tensor)) {}
+  Arg(Scalar number) : number(number), operand(detail::operand_of(number)) {}
+  Tensor as(Dtype dtype) const {
+    if (number) return detail::scalar_tensor(*number, dtype);
+    return tensor.dtype() == dtype ? tensor : tensor.to(dtype);
+  }
+  Tensor tensor;
+  std::optional<Scalar> number;
+  Operand operand;
+};
+
+Dtype promote(const Arg& a, const Arg& b) { return detail::result_type({a.operand, b.operand}); }
+Dtype floating_or_default(Dtype dtype) { return detail::is_floating(dtype) ? dtype : kFloat32; }
+
+template <class Op>
+Tensor binary(const char* name, const Arg& a, const Arg& b, Op op, Dtype dtype) {
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    return elementwise<T, T, T>(name, {a.as(dtype), b.as(dtype)}, op);
+  });
+}
+template <class Op>
+Tensor binary(const char* name, const Arg& a, const Arg& b, Op op) {
+  return binary(name, a, b, op, promote(a, b));
+}
+
+template <class Op>
+Tensor compare(const char* name, const Arg& a, const Arg& b, Op op) {
+  const Dtype dtype = promote(a, b);
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    return elementwise<bool, T, T>(name, {a.as(dtype), b.as(dtype)}, op);
+  });
+}
+
+bool same_geometry(const Tensor& a, const Tensor& b) {
+  return a.raw_data() == b.raw_data() && a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
+// self op= other, in place. The promoted type must be castable to self's dtype.
+template <class Op>
+const Tensor& binary_in_place(const char* name, const Tensor& self, const Arg& other, Op op,
+                              bool true_division = false) {
+  detail::check_writable(name, self);
+  detail::check_cpu(name, self);
+  detail::note_op();
+  Dtype dtype = detail::result_type({detail::operand_of(self), other.operand});
+  if (true_division) dtype = floating_or_default(dtype);
+  if (!detail::can_cast(dtype, self.dtype()))
+    fail(name, "result type ", dtype, " can't be cast to the desired output type ", self.dtype());
+  Tensor rhs = other.as(dtype);
+  if (!detail::broadcastable_to(rhs.sizes(), self.sizes()))
+    fail(name, "output with shape ", detail::shape_str(self.sizes()),
+         " doesn't match the broadcast shape ",
+         detail::shape_str(detail::broadcast_shapes(name, self.sizes(), rhs.sizes())));
+  if (dtype != self.dtype()) {
+    self.copy_(binary(name, self, rhs, op, dtype));
+    return self;
+  }
+  if (detail::overlaps(self, rhs) && !same_geometry(self, rhs)) rhs = rhs.clone();
+  detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    elementwise_into<T, T, T>(name, self, {self, rhs}, op);
+  });
+  return self;
+}
+
+template <class F>
+Tensor unary_same(const char* name, const Tensor& self, F f) {
+  return detail::visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
+    return elementwise<T, T>(name, {self}, [f](T x) { return f(x); });
+  });
+}
+
+// Float math: integer and bool inputs compute in float32 (torch's "unary float" ops).
+template <class F>
+Tensor unary_float(const char* name, const Tensor& self, F f, int64_t cost = 8) {
+  detail::impl_of(self, name);
+  const Dtype dtype = floating_or_default(self.dtype());
+  if (dtype == kFloat64) return elementwise<double, double>(name, {self}, [f](double x) { return f(x); }, cost);
+  return elementwise<float, float>(name, {self}, [f](float x) { return f(x); }, cost);
+}
+
+Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, bool subtract) {
+  const Dtype dtype = promote(a, b);
+  if (alpha.is_floating() && !detail::is_floating(dtype))
+    fail(name, "for integral input tensors, argument alpha must not be a floating point number");
+  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1) return binary(name, a, b, AddOp{});
+  if (subtract && alpha.is_integral() && alpha.to_int64() == 1) {
+    if (dtype == kBool)
+      fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
+                 "Use the `^` or `logical_xor()` operator instead.");
+    return binary(name, a, b, SubOp{});
+  }
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    const T factor = alpha.to<T>();
+    return elementwise<T, T, T>(name, {a.as(dtype), b.as(dtype)}, [factor, subtract](T x, T y) {
+      const T scaled = MulOp{}(factor, y);
+      return subtract ? SubOp{}(x, scaled) : AddOp{}(x, scaled);
+    });
+  });
+}
+
+Tensor true_divide(const Arg& a, const Arg& b) {
+  return binary("div", a, b, DivOp{}, floating_or_default(promote(a, b)));
+}
+
+Tensor power(const Arg& base, const Arg& exponent) {
+  const Dtype dtype = promote(base, exponent);
+  if (exponent.number && detail::is_integral(dtype) && exponent.number->to_int64() < 0)
+    fail("pow", "integers to negative integer powers are not allowed (exponent ",
+         exponent.number->to_int64(), ")");
+  return binary("pow", base, exponent, PowOp{}, dtype);
+}
+
+Tensor clamp_args(const Tensor& self, const std::optional<Arg>& lo, const std::optional<Arg>& hi) {
+  if (!lo && !hi) fail("clamp", "at least one of 'min' or 'max' must not be None");
+  Dtype dtype = detail::operand_of(self).dtype;
+  std::vector<Operand> operands{detail::operand_of(self)};
+  if (lo) operands.push_back(lo->operand);
+  if (hi) operands.push_back(hi->operand);
+  dtype = detail::result_type(operands);
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    auto above = [](T x, T bound) { return x != x ? x : (x < bound ? bound : x); };
+    auto below = [](T x, T bound) { return x != x ? x : (x > bound ? bound : x); };
+    if (!hi) return elementwise<T, T, T>("clamp", {self.to(dtype), lo->as(dtype)}, above);
+    if (!lo) return elementwise<T, T, T>("clamp", {self.to(dtype), hi->as(dtype)}, below);
+    return elementwise<T, T, T, T>("clamp", {self.to(dtype), lo->as(dtype), hi->as(dtype)},
+                                   [=](T x, T l, T h) { return below(above(x, l), h); });
+  });
+}
+
+Tensor where_args(const Tensor& condition, const Arg& a, const Arg& b) {
+  if (detail::impl_of(condition, "where").dtype != kBool)
+    fail("where", "expected condition to be a boolean tensor, but got a tensor with dtype ",
+         condition.dtype());
+  const Dtype dtype = promote(a, b);
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    return elementwise<T, bool, T, T>("where", {condition, a.as(dtype), b.as(dtype)},
+                                      [](bool c, T x, T y) { return c ? x : y; });
+  });
+}
+
+Tensor bitwise(const char* name, const Tensor& a, const Tensor& b, bool is_and) {
+  const Dtype dtype = promote(a, b);
+  if (detail::is_floating(dtype)) fail(name, "not implemented for '", dtype, "'");
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    return elementwise<T, T, T>(name, {a.to(dtype), b.to(dtype)}, [is_and](T x, T y) {
+      if constexpr (std::is_same_v<T, bool>) return is_and ? (x && y) : (x || y);
+      else if constexpr (is_int<T>) return static_cast<T>(is_and ? (x & y) : (x | y));
+      else return x;  // floating dtypes were rejected above
+    });
+  });
+}
+
+// Any element satisfying pred (reads every element; for small validation scans).
+template <class T, class Pred>
+bool any_element(const Tensor& tensor, Pred pred) {
+  bool found = false;
+  Tensor flags = elementwise<bool, T>("scan", {tensor}, [pred](T x) { return pred(x); });
+  const bool* data = flags.data_ptr<bool>();
+  for (int64_t k = 0; k < flags.numel() && !found; ++k) found = data[k];
+  return found;
+}
+
+}  // namespace
+
+// --- arithmetic
+Tensor add(const Tensor& self, const Tensor& other, Scalar alpha) {
+  return add_alpha("add", self, other, alpha, false);
+}
+Tensor add(const Tensor& self, Scalar other, Scalar alpha) {
+  return add_alpha("add", self, other, alpha, false);
+}
+Tensor sub(const Tensor& self, const Tensor& other, Scalar alpha) {
+  return add_alpha("sub", self, other, alpha, true);
+}
+Tensor sub(const Tensor& self, Scalar other, Scalar alpha) {
+  return add_alpha("sub", self, other, alpha, true);
+}
+Tensor mul(const Tensor& self, const Tensor& other) { return binary("mul", self, other, MulOp{}); }
+Tensor mul(const Tensor& self, Scalar other) { return binary("mul", self, other, MulOp{}); }
+Tensor div(const Tensor& self, const Tensor& other) { return true_divide(self, other); }
+Tensor div(const Tensor& self, Scalar other) { return true_divide(self, other); }
+Tensor maximum(const Tensor& self, const Tensor& other) { return binary("maximum", self, other, MaxOp{}); }
+Tensor minimum(const Tensor& self, const Tensor& other) { return binary("minimum", self, other, MinOp{}); }
+Tensor pow(const Tensor& self, const Tensor& exponent) { return power(self, exponent); }
+Tensor pow(const Tensor& self, Scalar exponent) { return power(self, exponent); }
+Tensor pow(Scalar self, const Tensor& exponent) { return power(self, exponent); }
+
+Tensor neg(const Tensor& self) {
+  if (detail::impl_of(self, "neg").dtype == kBool)
+    fail("neg", "negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  return unary_same("neg", self, []<class T>(T x) -> T {
+    if constexpr (is_int<T>) return wrapping(T(0), x, '-');
+    else return -x;
+  });
+}
+Tensor abs(const Tensor& self) {
+  return unary_same("abs", self, []<class T>(T x) -> T {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else if constexpr (is_int<T>) return x < 0 ? wrapping(T(0), x, '-') : x;
+    else return std::abs(x);
+  });
+}
+Tensor relu(const Tensor& self) {
+  return unary_same("relu", self, []<class T>(T x) -> T { return x > T(0) ? x : T(0); });
+}
+Tensor sign(const Tensor& self) {
+  return unary_same("sign", self, []<class T>(T x) -> T {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return static_cast<T>((T(0) < x) - (x < T(0)));
+  });
+}
+Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, [](auto x) { return std::sqrt(x); }, 2); }
+Tensor exp(const Tensor& self) { return unary_float("exp", self, [](auto x) { return std::exp(x); }); }
+Tensor log(const Tensor& self) { return unary_float("log", self, [](auto x) { return std::log(x); }); }
+Tensor sin(const Tensor& self) { return unary_float("sin", self, [](auto x) { return std::sin(x); }); }
+Tensor cos(const Tensor& self) { return unary_float("cos", self, [](auto x) { return std::cos(x); }); }
+Tensor tanh(const Tensor& self) { return unary_float("tanh", self, [](auto x) { return std::tanh(x); }); }
+Tensor sigmoid(const Tensor& self) {
+  return unary_float("sigmoid", self, []<class T>(T x) { return T(1) / (T(1) + std::exp(-x)); });
+}
+
+Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  std::optional<Arg> lo, hi;
+  if (min) lo.emplace(*min);
+  if (max) hi.emplace(*max);
+  return clamp_args(self, lo, hi);
+}
+Tensor clamp(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  std::optional<Arg> lo, hi;
+  if (min && min->defined()) lo.emplace(*min);
+  if (max && max->defined()) hi.emplace(*max);
+  return clamp_args(self, lo, hi);
+}
+
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return where_args(condition, self, other);
+}
+Tensor where(const Tensor& condition, Scalar self, const Tensor& other) {
+  return where_args(condition, self, other);
+}
+Tensor where(const Tensor& condition, const Tensor& self, Scalar other) {
+  return where_args(condition, self, other);
+}
+Tensor where(const Tensor& condition, Scalar self, Scalar other) {
+  return where_args(condition, self, other);
+}
+
+// --- comparisons and logic
+#define VMAP_COMPARISON(NAME, OP)                                                         \
+  Tensor NAME(const Tensor& self, const Tensor& other) {                                  \
+    return compare(#NAME, self, other, []<class T>(T a, T b) { return a OP b; });         \
+  }                                                                                       \
+  Tensor NAME(const Tensor& self, Scalar other) {                                         \
+    return compare(#NAME, self, other, []<class T>(T a, T b) { return a OP b; });         \
+  }                                                                                       \
+  Tensor operator OP(const Tensor& a, const Tensor& b) { return NAME(a, b); }             \
+  Tensor operator OP(const Tensor& a, Scalar b) { return NAME(a, b); }                    \
+  Tensor operator OP(Scalar a, const Tensor& b) {                                         \
+    return compare(#NAME, a, b, []<class T>(T x, T y) { return x OP y; });                \
+  }
+VMAP_COMPARISON(eq, ==)
+VMAP_COMPARISON(ne, !=)
+VMAP_COMPARISON(lt, <)
+VMAP_COMPARISON(le, <=)
+VMAP_COMPARISON(gt, >)
+VMAP_COMPARISON(ge, >=)
+#undef VMAP_COMPARISON
+
+Tensor logical_and(const Tensor& self, const Tensor& other) {
+  return elementwise<bool, bool, bool>("logical_and", {self, other}, [](bool a, bool b) { return a && b; });
+}
+Tensor logical_or(const Tensor& self, const Tensor& other) {
+  return elementwise<bool, bool, bool>("logical_or", {self, other}, [](bool a, bool b) { return a || b; });
+}
+Tensor logical_not(const Tensor& self) {
+  return elementwise<bool, bool>("logical_not", {self}, [](bool a) { return !a; });
+}
+Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and", a, b, true); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, false); }
+Tensor operator!(const Tensor& self) { return logical_not(self); }
+
+// --- arithmetic operators
+Tensor operator-(const Tensor& self) { return neg(self); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator-(Scalar a, const Tensor& b) { return add_alpha("sub", a, b, 1, true); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator/(Scalar a, const Tensor& b) { return true_divide(a, b); }
+
+// --- in place
+Tensor& Tensor::operator+=(const Tensor& other) const {
+  binary_in_place("add_", *this, other, AddOp{});
+  return self();
+}
+Tensor& Tensor::operator+=(Scalar other) const {
+  binary_in_place("add_", *this, other, AddOp{});
+  return self();
+}
+Tensor& Tensor::operator-=(const Tensor& other) const {
+  if (dtype() == kBool) fail("sub_", "subtraction with bool tensors is not supported");
+  binary_in_place("sub_", *this, other, SubOp{});
+  return self();
+}
+Tensor& Tensor::operator-=(Scalar other) const {
+  if (dtype() == kBool) fail("sub_", "subtraction with bool tensors is not supported");
+  binary_in_place("sub_", *this, other, SubOp{});
+  return self();
+}
+Tensor& Tensor::operator*=(const Tensor& other) const {
+  binary_in_place("mul_", *this, other, MulOp{});
+  return self();
+}
+Tensor& Tensor::operator*=(Scalar other) const {
+  binary_in_place("mul_", *this, other, MulOp{});
+  return self();
+}
+Tensor& Tensor::operator/=(const Tensor& other) const {
+  binary_in_place("div_", *this, other, DivOp{}, true);
+  return self();
+}
+Tensor& Tensor::operator/=(Scalar other) const {
+  binary_in_place("div_", *this, other, DivOp{}, true);
+  return self();
+}
+
+Tensor& Tensor::copy_(const Tensor& src) const {
+  detail::check_writable("copy_", *this);
+  detail::check_cpu("copy_", *this);
+  detail::check_cpu("copy_", src);
+  detail::note_op();
+  if (!detail::broadcastable_to(src.sizes(), sizes()))
+    fail("copy_", "the source of shape ", detail::shape_str(src.sizes()),
+         " cannot be broadcast to the destination of shape ", detail::shape_str(sizes()));
+  const Tensor source = detail::overlaps(*this, src) && !same_geometry(*this, src) ? src.clone() : src;
+  if (dtype() == source.dtype() && is_contiguous() && source.is_contiguous() &&
+      sizes() == source.sizes()) {
+    if (raw_data() != source.raw_data())
+      std::memcpy(raw_data(), source.raw_data(), static_cast<size_t>(numel() * element_size()));
+    return self();
+  }
+  detail::visit_dtype(dtype(), [&]<class To>(std::type_identity<To>) {
+    detail::visit_dtype(source.dtype(), [&]<class From>(std::type_identity<From>) {
+      elementwise_into<To, From>("copy_", *this, {source}, [](From x) { return convert<To>(x); });
+    });
+  });
+  return self();
+}
+
+Tensor& Tensor::fill_(Scalar value) const {
+  detail::check_writable("fill_", *this);
+  detail::check_cpu("fill_", *this);
+  detail::note_op();
+  detail::visit_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
+    const T filler = value.is_floating() ? convert<T>(value.to_double()) : value.to<T>();
+    elementwise_into<T>("fill_", *this, {}, [filler]() { return filler; });
+  });
+  return self();
+}
+
+Tensor& Tensor::fill_(const Tensor& value) const {
+  if (value.dim() != 0)
+    fail("fill_", "only supports 0-dimension value tensor but got tensor with ", value.dim(),
+         " dimensions");
+  return fill_(value.item());
+}
+
+Tensor& Tensor::zero_() const { return fill_(0); }
+
+Tensor Tensor::to(Dtype dtype) const {
+  const auto& impl = detail::impl_of(*this, "to");
+  if (impl.dtype == dtype) return *this;
+  Tensor result = detail::empty_tensor(impl.sizes, dtype, impl.device());
+  result.copy_(*this);
+  return result;
+}
+
+// --- checks
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  Tensor close = elementwise<bool, double, double>(
+      "allclose", {self, other}, [=](double a, double b) {
+        if (a != a || b != b) return equal_nan && a != a && b != b;
+        if (a == b) return true;
+        return std::abs(a - b) <= atol + rtol * std::abs(b);
+      });
+  const bool* flags = close.data_ptr<bool>();
+  for (int64_t k = 0; k < close.numel(); ++k)
+    if (!flags[k]) return false;
+  return true;
+}
+
+bool equal(const Tensor& self, const Tensor& other) {
+  if (!(self.sizes() == other.sizes())) return false;
+  const Tensor same = eq(self, other);
+  const bool* flags = same.data_ptr<bool>();
+  for (int64_t k = 0; k < same.numel(); ++k)
+    if (!flags[k]) return false;
+  return true;
+}
+
+// --- C++ scalar semantics for batched code
+namespace detail {
+
+Tensor div_trunc(const Tensor& a, const Tensor& b) {
+  Dtype dtype = promote(a, b);
+  if (dtype == kBool) dtype = kInt64;  // C++ promotes bool operands to int
+  if (is_floating(dtype)) return binary("div_trunc", a, b, DivOp{}, dtype);
+  return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    if constexpr (is_int<T>) {
+      const Tensor divisor = b.to(dtype);
+      if (any_element<T>(divisor, [](T x) { return x == 0; }))
+        fail("div_trunc", "integer division by zero");
+      return elementwise<T, T, T>("div_trunc", {a.to(dtype), divisor}, [](T x, T y) {
+        return y == -1 ? wrapping(T(0), x, '-') : T(x / y);
+      });
+    } else {
+      return Tensor();
+    }
+  });
+}
+
+Tensor remainder_trunc(const Tensor& a, const Tensor& b) {
+  Dtype dtype = promote(a, b);
+  if (dtype == kBool) dtype = kInt64;
+  return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    const Tensor divisor = b.to(dtype);
+    if constexpr (is_int<T>) {
+      if (any_element<T>(divisor, [](T x) { return x == 0; }))
+        fail("remainder_trunc", "integer division by zero");
+      return elementwise<T, T, T>("remainder_trunc", {a.to(dtype), divisor},
+                                  [](T x, T y) { return y == -1 ? T(0) : T(x % y); });
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return elementwise<T, T, T>("remainder_trunc", {a.to(dtype), divisor},
+                                  [](T x, T y) { return std::fmod(x, y); });
+    } else {
+      return Tensor();
+    }
+  });
+}
+
+}  // namespace detail
+}  // namespace vmap

@@ -1,0 +1,180 @@
+// Highway kernels for the built-in binary ops on contiguous runs, compiled once per target
+// (SSE4, AVX2, AVX-512, ...) and picked at run time for the CPU at hand.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "simd_kernels.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "internal.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace vmap::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+struct AddKernel {
+  template <class V> V vec(V a, V b) const { return hn::Add(a, b); }
+  template <class T> T operator()(T a, T b) const { return a + b; }
+};
+struct SubKernel {
+  template <class V> V vec(V a, V b) const { return hn::Sub(a, b); }
+  template <class T> T operator()(T a, T b) const { return a - b; }
+};
+struct MulKernel {
+  template <class V> V vec(V a, V b) const { return hn::Mul(a, b); }
+  template <class T> T operator()(T a, T b) const { return a * b; }
+};
+struct DivKernel {
+  template <class V> V vec(V a, V b) const { return hn::Div(a, b); }
+  template <class T> T operator()(T a, T b) const { return a / b; }
+};
+// maximum/minimum propagate NaN (as torch); for integers IsNaN is never true.
+struct MaxKernel {
+  template <class V> V vec(V a, V b) const {
+    if constexpr (hwy::IsFloat<hn::TFromV<V>>())
+      return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::Max(a, b)));
+    else
+      return hn::Max(a, b);
+  }
+  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a > b ? a : b; }
+};
+struct MinKernel {
+  template <class V> V vec(V a, V b) const {
+    if constexpr (hwy::IsFloat<hn::TFromV<V>>())
+      return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::Min(a, b)));
+    else
+      return hn::Min(a, b);
+  }
+  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a < b ? a : b; }
+};
+
+template <class T, class Kernel>
+void binary_run(T* HWY_RESTRICT out, const T* a, int64_t a_step, const T* b, int64_t b_step,
+                int64_t count) {
+  const hn::ScalableTag<T> d;
+  const Kernel kernel;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t k = 0;
+  if (a_step == 1 && b_step == 1) {
+    for (; k + lanes <= count; k += lanes)
+      hn::StoreU(kernel.vec(hn::LoadU(d, a + k), hn::LoadU(d, b + k)), d, out + k);
+  } else if (a_step == 1) {
+    const auto scalar = hn::Set(d, b[0]);
+    for (; k + lanes <= count; k += lanes) hn::StoreU(kernel.vec(hn::LoadU(d, a + k), scalar), d, out + k);
+  } else if (b_step == 1) {
+    const auto scalar = hn::Set(d, a[0]);
+    for (; k + lanes <= count; k += lanes) hn::StoreU(kernel.vec(scalar, hn::LoadU(d, b + k)), d, out + k);
+  }
+  for (; k < count; ++k) out[k] = kernel(a[k * a_step], b[k * b_step]);
+}
+
+#define VMAP_SIMD_KERNEL(NAME, T, KERNEL)                                                   \
+  void NAME(void* out, const void* a, int64_t a_step, const void* b, int64_t b_step,        \
+            int64_t count) {                                                                \
+    binary_run<T, KERNEL>(static_cast<T*>(out), static_cast<const T*>(a), a_step,           \
+                          static_cast<const T*>(b), b_step, count);                         \
+  }
+VMAP_SIMD_KERNEL(AddF32, float, AddKernel)
+VMAP_SIMD_KERNEL(SubF32, float, SubKernel)
+VMAP_SIMD_KERNEL(MulF32, float, MulKernel)
+VMAP_SIMD_KERNEL(DivF32, float, DivKernel)
+VMAP_SIMD_KERNEL(MaxF32, float, MaxKernel)
+VMAP_SIMD_KERNEL(MinF32, float, MinKernel)
+VMAP_SIMD_KERNEL(AddF64, double, AddKernel)
+VMAP_SIMD_KERNEL(SubF64, double, SubKernel)
+VMAP_SIMD_KERNEL(MulF64, double, MulKernel)
+VMAP_SIMD_KERNEL(DivF64, double, DivKernel)
+VMAP_SIMD_KERNEL(MaxF64, double, MaxKernel)
+VMAP_SIMD_KERNEL(MinF64, double, MinKernel)
+VMAP_SIMD_KERNEL(AddI32, int32_t, AddKernel)
+VMAP_SIMD_KERNEL(SubI32, int32_t, SubKernel)
+VMAP_SIMD_KERNEL(MulI32, int32_t, MulKernel)
+VMAP_SIMD_KERNEL(MaxI32, int32_t, MaxKernel)
+VMAP_SIMD_KERNEL(MinI32, int32_t, MinKernel)
+VMAP_SIMD_KERNEL(AddI64, int64_t, AddKernel)
+VMAP_SIMD_KERNEL(SubI64, int64_t, SubKernel)
+#undef VMAP_SIMD_KERNEL
+
+}  // namespace vmap::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace vmap::detail {
+
+HWY_EXPORT(AddF32);
+HWY_EXPORT(SubF32);
+HWY_EXPORT(MulF32);
+HWY_EXPORT(DivF32);
+HWY_EXPORT(MaxF32);
+HWY_EXPORT(MinF32);
+HWY_EXPORT(AddF64);
+HWY_EXPORT(SubF64);
+HWY_EXPORT(MulF64);
+HWY_EXPORT(DivF64);
+HWY_EXPORT(MaxF64);
+HWY_EXPORT(MinF64);
+HWY_EXPORT(AddI32);
+HWY_EXPORT(SubI32);
+HWY_EXPORT(MulI32);
+HWY_EXPORT(MaxI32);
+HWY_EXPORT(MinI32);
+HWY_EXPORT(AddI64);
+HWY_EXPORT(SubI64);
+
+namespace {
+using Kernel = void (*)(void*, const void*, int64_t, const void*, int64_t, int64_t);
+
+Kernel kernel_for(SimdOp op, Dtype dtype) {
+  switch (dtype) {
+    case Dtype::Float32:
+      switch (op) {
+        case SimdOp::add: return HWY_DYNAMIC_DISPATCH(AddF32);
+        case SimdOp::sub: return HWY_DYNAMIC_DISPATCH(SubF32);
+        case SimdOp::mul: return HWY_DYNAMIC_DISPATCH(MulF32);
+        case SimdOp::div: return HWY_DYNAMIC_DISPATCH(DivF32);
+        case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxF32);
+        case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinF32);
+        default: return nullptr;
+      }
+    case Dtype::Float64:
+      switch (op) {
+        case SimdOp::add: return HWY_DYNAMIC_DISPATCH(AddF64);
+        case SimdOp::sub: return HWY_DYNAMIC_DISPATCH(SubF64);
+        case SimdOp::mul: return HWY_DYNAMIC_DISPATCH(MulF64);
+        case SimdOp::div: return HWY_DYNAMIC_DISPATCH(DivF64);
+        case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxF64);
+        case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinF64);
+        default: return nullptr;
+      }
+    case Dtype::Int32:
+      switch (op) {
+        case SimdOp::add: return HWY_DYNAMIC_DISPATCH(AddI32);
+        case SimdOp::sub: return HWY_DYNAMIC_DISPATCH(SubI32);
+        case SimdOp::mul: return HWY_DYNAMIC_DISPATCH(MulI32);
+        case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxI32);
+        case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinI32);
+        default: return nullptr;
+      }
+    case Dtype::Int64:
+      switch (op) {
+        case SimdOp::add: return HWY_DYNAMIC_DISPATCH(AddI64);
+        case SimdOp::sub: return HWY_DYNAMIC_DISPATCH(SubI64);
+        default: return nullptr;
+      }
+    case Dtype::Bool: return nullptr;
+  }
+  return nullptr;
+}
+}  // namespace
+
+bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
+                 const void* b, int64_t b_step, int64_t count) {
+  // Both operands broadcast: nothing to vectorise.
+  if (a_step == 0 && b_step == 0) return false;
+  const Kernel kernel = kernel_for(op, dtype);
+  if (kernel == nullptr) return false;
+  kernel(out, a, a_step, b, b_step, count);
+  return true;
+}
+
+}  // namespace vmap::detail
+#endif  // HWY_ONCE

@@ -1,0 +1,125 @@
+// The caching allocator: freed blocks go to a free list of their size class and are handed
+// out again, so a loop of small ops does not call malloc every time.
+#include "internal.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace vmap::detail {
+namespace {
+
+constexpr size_t alignment = 64;
+// Blocks beyond this many cached bytes are returned to the system.
+constexpr size_t max_cached_bytes = size_t{2} << 30;
+
+// Size classes: multiples of 64 bytes up to 4 KiB, then four classes per power of two
+// (at most 25% slack).
+size_t size_class(size_t nbytes) {
+  if (nbytes <= 4096) return nbytes == 0 ? alignment : (nbytes + alignment - 1) / alignment * alignment;
+  size_t power = size_t{1} << (63 - __builtin_clzll(nbytes));
+  size_t step = power / 4;
+  return (nbytes + step - 1) / step * step;
+}
+
+class CachingAllocator {
+ public:
+  void* allocate(size_t nbytes) {
+    const size_t size = size_class(nbytes);
+#ifndef VMAP_NO_ALLOCATOR_CACHE
+    {
+      std::lock_guard lock(mutex_);
+      auto found = free_blocks_.find(size);
+      if (found != free_blocks_.end() && !found->second.empty()) {
+        void* block = found->second.back();
+        found->second.pop_back();
+        cached_bytes_ -= size;
+        ++stats_.cache_hits;
+        return block;
+      }
+      ++stats_.fresh_allocations;
+    }
+#endif
+    void* block = std::aligned_alloc(alignment, size);
+    if (block == nullptr) {
+      release_cache();
+      block = std::aligned_alloc(alignment, size);
+    }
+    if (block == nullptr) fail("allocate", "out of memory allocating ", nbytes, " bytes");
+    return block;
+  }
+
+  void release(void* block, size_t nbytes) {
+#ifndef VMAP_NO_ALLOCATOR_CACHE
+    const size_t size = size_class(nbytes);
+    std::lock_guard lock(mutex_);
+    if (cached_bytes_ + size <= max_cached_bytes) {
+      free_blocks_[size].push_back(block);
+      cached_bytes_ += size;
+      return;
+    }
+#else
+    (void)nbytes;
+#endif
+    std::free(block);
+  }
+
+  void release_cache() {
+    std::lock_guard lock(mutex_);
+    for (auto& [size, blocks] : free_blocks_)
+      for (void* block : blocks) std::free(block);
+    free_blocks_.clear();
+    cached_bytes_ = 0;
+  }
+
+  AllocatorStats stats() {
+    std::lock_guard lock(mutex_);
+    AllocatorStats result = stats_;
+    result.cached_bytes = static_cast<int64_t>(cached_bytes_);
+#ifdef VMAP_NO_ALLOCATOR_CACHE
+    result.caching = false;
+#endif
+    return result;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<size_t, std::vector<void*>> free_blocks_;
+  size_t cached_bytes_ = 0;
+  AllocatorStats stats_;
+};
+
+// Never destroyed: tensors in static objects may die after it would have.
+CachingAllocator& allocator() {
+  static auto* instance = new CachingAllocator();
+  return *instance;
+}
+
+}  // namespace
+
+Storage::~Storage() {
+  if (owned && data != nullptr) allocator().release(data, nbytes);
+}
+
+std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device) {
+  if (device != kCPU) fail("allocate", "CUDA backend not built");
+  auto storage = std::make_shared<Storage>();
+  storage->data = allocator().allocate(nbytes);
+  storage->nbytes = nbytes;
+  return storage;
+}
+
+std::shared_ptr<Storage> borrow_storage(void* data, size_t nbytes, Device device) {
+  auto storage = std::make_shared<Storage>();
+  storage->data = data;
+  storage->nbytes = nbytes;
+  storage->device = device;
+  storage->owned = false;
+  return storage;
+}
+
+AllocatorStats allocator_stats() { return allocator().stats(); }
+void empty_allocator_cache() { allocator().release_cache(); }
+
+}  // namespace vmap::detail
