@@ -23,13 +23,23 @@
 // Every member, operator and free function of Tensor in SPEC section 4 exists on Value
 // with the same signature, Tensor replaced by Value, and the same per-example meaning;
 // each is one op-table lookup and one rule call, never a loop over examples.
+//
+// Note [Places]
+// Assigning to a Value prvalue (`vb::at(out, i) = e`, `v[0] = e`) writes into the elements
+// it views, as assigning to a Tensor temporary does; assigning to a named Value rebinds it.
+// A Value read through a data-dependent index (`x[idx[i].item<int64_t>()]`) is a gather,
+// and remembers where it came from, so a write to it scatters back (one-hot, per example).
+// Writes and in-place ops are masked by the innermost live vb::Where; a write of a value
+// that differs per example into a place shared by those examples throws vmap::Error.
 #pragma once
 
 #include <vmap/vmap.hpp>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 namespace vmap::batched {
@@ -48,31 +58,152 @@ class Level {
   // The induction variable: int64 C++ scalar, value start + k for example k.
   Value index() const;
   int64_t size() const;
+
+ private:
+  int64_t depth_;
 };
 
+namespace detail {
+struct Place;
+// The C++ type a scalar_cast<T> converts to, as a dtype (unsigned types as int64).
+template <class T>
+constexpr Dtype cpp_dtype() {
+  if constexpr (std::is_same_v<T, bool>) return kBool;
+  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) <= 4 ? kFloat32 : kFloat64;
+  else return sizeof(T) <= 4 && std::is_signed_v<T> ? kInt32 : kInt64;
+}
+}  // namespace detail
+
 class Value {
+  using IntList = vmap::detail::IntList;
+
  public:
-  Value();                    // undefined, like a default-constructed Tensor
+  Value();                         // undefined, like a default-constructed Tensor
   Value(const Tensor& unbatched);  // loop-invariant tensor: broadcasts over all levels
-  Value(double v);            // loop-invariant C++ scalars (wrapped numbers)
-  Value(float v);
-  Value(int64_t v);
-  Value(int v);
-  Value(bool v);
+  // Loop-invariant C++ scalars (wrapped numbers).
+  template <vmap::detail::Arithmetic T>
+  Value(T v) : Value(scalar_tensor(v, detail::cpp_dtype<T>())) {}
+  // A physical tensor with `levels` leading level dims (Note [Batched values]).
+  Value(Tensor physical, int64_t levels, bool cpp_scalar);
 
-  // Assignment into a place (`vb::at(out, i) = e`, `x[j] = e` on a Value view) writes
-  // through the view, masked by the innermost vb::Where (examples outside keep their old
-  // value). Assignment to a local rebinds it (merged with `where` under a mask).
-  Value& operator=(const Value& other);
+  Value(const Value&) = default;
+  Value(Value&&) noexcept = default;
+  ~Value();
+  // Rebinds a named Value (masked by the innermost vb::Where; a C++ scalar keeps its type).
+  Value& operator=(const Value& other) &;
+  // Writes into the elements a temporary views (Note [Places]).
+  Value& operator=(const Value& other) &&;
 
-  // ... every Tensor member of SPEC section 4 (dim, size, sizes, numel, dtype, ...,
-  //     operator[], select, index_select, sum, matmul, copy_, fill_, +=, ...) with Value
-  //     for Tensor. `item<T>()` gives a C++-scalar Value of T's dtype.
+  // --- the same for every example
+  bool defined() const { return physical_.defined(); }
+  int64_t dim() const;
+  int64_t size(int64_t dim) const;
+  std::vector<int64_t> sizes() const;
+  int64_t numel() const;
+  Dtype dtype() const;
+  Dtype scalar_type() const { return dtype(); }
+  Device device() const;
+  bool is_contiguous() const;
+
+  // --- conversions and element access
+  Value contiguous() const;
+  Value clone() const;
+  Value to(Dtype dtype) const;
+  Value to(Device device) const;
+  template <vmap::detail::Arithmetic T>
+  Value item() const {
+    return item_as(detail::cpp_dtype<T>());
+  }
+  Value item_as(Dtype dtype) const;
+
+  // --- views and indexing; an index may be a batched C++ scalar (Note [Places])
+  Value operator[](const Value& index) const;
+  Value select(int64_t dim, const Value& index) const;
+  Value narrow(int64_t dim, const Value& start, int64_t length) const;
+  Value index_select(int64_t dim, const Value& index) const;
+  Value gather(int64_t dim, const Value& index) const;
+  Value unsqueeze(int64_t dim) const;
+  Value squeeze() const;
+  Value squeeze(int64_t dim) const;
+  Value expand(IntList sizes) const;
+  Value reshape(IntList sizes) const;
+  Value view(IntList sizes) const;
+  Value transpose(int64_t dim0, int64_t dim1) const;
+  Value t() const;
+  Value permute(IntList dims) const;
+  Value flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Value movedim(int64_t source, int64_t destination) const;
+  Value triu(int64_t diagonal = 0) const;
+  Value tril(int64_t diagonal = 0) const;
+
+  // --- reductions
+  Value sum() const;
+  Value sum(int64_t dim, bool keepdim = false) const;
+  Value sum(IntList dims, bool keepdim = false) const;
+  Value mean() const;
+  Value mean(int64_t dim, bool keepdim = false) const;
+  Value mean(IntList dims, bool keepdim = false) const;
+  Value amax(int64_t dim, bool keepdim = false) const;
+  Value amin(int64_t dim, bool keepdim = false) const;
+  Value argmax() const;
+  Value argmax(int64_t dim, bool keepdim = false) const;
+  Value argmin() const;
+  Value argmin(int64_t dim, bool keepdim = false) const;
+  Value any() const;
+  Value any(int64_t dim, bool keepdim = false) const;
+  Value all() const;
+  Value all(int64_t dim, bool keepdim = false) const;
+  Value softmax(int64_t dim) const;
+  Value log_softmax(int64_t dim) const;
+
+  // --- linear algebra
+  Value matmul(const Value& other) const;
+  Value mm(const Value& other) const;
+  Value mv(const Value& other) const;
+  Value bmm(const Value& other) const;
+  Value dot(const Value& other) const;
+
+  // --- pointwise
+  Value sqrt() const;
+  Value exp() const;
+  Value log() const;
+  Value sin() const;
+  Value cos() const;
+  Value tanh() const;
+  Value sigmoid() const;
+  Value relu() const;
+  Value abs() const;
+  Value neg() const;
+  Value sign() const;
+  Value logical_not() const;
+  Value pow(const Value& exponent) const;
+  Value clamp(const Value& min, const Value& max) const;
+
+  // --- in place: write through this Value's elements, masked (Note [Places])
+  const Value& copy_(const Value& src) const;
+  const Value& fill_(const Value& value) const;
+  const Value& zero_() const;
+  Value& operator+=(const Value& other);
+  Value& operator-=(const Value& other);
+  Value& operator*=(const Value& other);
+  Value& operator/=(const Value& other);
 
   // Escape hatches for the rules and the fallback.
-  const Tensor& physical() const;
-  int64_t levels() const;     // leading level dims in physical()
-  bool is_cpp_scalar() const;
+  const Tensor& physical() const { return physical_; }
+  int64_t levels() const { return levels_; }  // leading level dims in physical()
+  bool is_cpp_scalar() const { return cpp_scalar_; }
+  // physical() with `levels` leading level dims (levels >= this->levels()); a view.
+  Tensor aligned(int64_t levels) const;
+
+ private:
+  friend struct Access;
+  static Tensor scalar_tensor(vmap::detail::Scalar value, Dtype dtype);
+
+  Tensor physical_;
+  int64_t levels_ = 0;
+  bool cpp_scalar_ = false;
+  int64_t induction_level_ = -1;          // the Level::index() of this level
+  std::shared_ptr<const detail::Place> place_;  // set when read through a data-dependent index
 };
 
 // x[index] where index is a batched integer (an induction variable or a data-dependent
@@ -82,14 +213,37 @@ Value at(const Tensor& x, const Value& index);
 Value at(const Value& x, const Value& index);
 // x.select(dim, index) likewise.
 Value select(const Tensor& x, int64_t dim, const Value& index);
+Value select(const Value& x, int64_t dim, const Value& index);
+
+// C++ conversion of a per-example scalar (`(int)v`, float -> double), as static_cast<T>.
+template <vmap::detail::Arithmetic T>
+Value scalar_cast(const Value& value);
+Value scalar_cast_to(const Value& value, Dtype dtype);
+template <vmap::detail::Arithmetic T>
+Value scalar_cast(const Value& value) {
+  return scalar_cast_to(value, detail::cpp_dtype<T>());
+}
 
 // Reductions into a loop-invariant accumulator (`acc += e;`, `acc = maximum(acc, e);`):
 // reduce `e` over the levels `acc` does not have, then combine (masked under vb::Where).
 enum class Reduce { add, sub, mul, max, min };
 void accumulate(Tensor& acc, const Value& e, Reduce op);
 void accumulate(Value& acc, const Value& e, Reduce op);
-template <class Scalar>  // float / double / int / int64_t / bool accumulators
-void accumulate(Scalar& acc, const Value& e, Reduce op);
+// C++ scalar accumulators fold the examples in loop order with C++ semantics.
+void accumulate_scalar(double& acc, Dtype acc_type, const Value& e, Reduce op);
+void accumulate_scalar(int64_t& acc, Dtype acc_type, const Value& e, Reduce op);
+template <vmap::detail::Arithmetic Scalar>  // float / double / int / int64_t / bool accumulators
+void accumulate(Scalar& acc, const Value& e, Reduce op) {
+  if constexpr (std::is_floating_point_v<Scalar>) {
+    double wide = acc;
+    accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
+    acc = static_cast<Scalar>(wide);
+  } else {
+    int64_t wide = static_cast<int64_t>(acc);
+    accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
+    acc = static_cast<Scalar>(wide);
+  }
+}
 
 // A per-example `if`: both branches run batched; stores and local assignments made while
 // a Where is alive are masked by its condition (after flip(), by its negation). Data-
@@ -105,12 +259,136 @@ class Where {
 };
 
 // Fallback for a call with no rule: runs `f` once per example on the per-example slices
-// and stacks the results; warns once per call site.
+// and stacks the results; warns once per op name (on stderr).
 Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,
                   std::vector<Value> args);
 
-// Free functions of SPEC section 4 (add, sum, maximum, where, cat, stack, matmul, ...)
-// and the <cmath> functions on C++ scalars (sqrt, exp, log, pow, abs, ...) are declared
-// here with Value parameters; the tool qualifies them as `vb::name(...)`.
+// True when out and in share memory but are not the same view: the rewritten code then
+// runs the original loop (SPEC section 2, aliasing).
+bool unsafe_overlap(const Tensor& out, const Tensor& in);
+
+// --- free functions of SPEC section 4 on Values (the tool qualifies them as vb::name).
+Value add(const Value& a, const Value& b);
+Value sub(const Value& a, const Value& b);
+Value mul(const Value& a, const Value& b);
+Value div(const Value& a, const Value& b);
+Value pow(const Value& a, const Value& b);
+Value maximum(const Value& a, const Value& b);
+Value minimum(const Value& a, const Value& b);
+Value eq(const Value& a, const Value& b);
+Value ne(const Value& a, const Value& b);
+Value lt(const Value& a, const Value& b);
+Value le(const Value& a, const Value& b);
+Value gt(const Value& a, const Value& b);
+Value ge(const Value& a, const Value& b);
+Value logical_and(const Value& a, const Value& b);
+Value logical_or(const Value& a, const Value& b);
+Value logical_not(const Value& x);
+Value where(const Value& condition, const Value& a, const Value& b);
+Value clamp(const Value& x, const Value& min, const Value& max);
+Value neg(const Value& x);
+Value abs(const Value& x);
+Value sqrt(const Value& x);
+Value exp(const Value& x);
+Value log(const Value& x);
+Value sin(const Value& x);
+Value cos(const Value& x);
+Value tanh(const Value& x);
+Value sigmoid(const Value& x);
+Value relu(const Value& x);
+Value sign(const Value& x);
+Value sum(const Value& x);
+Value sum(const Value& x, int64_t dim, bool keepdim = false);
+Value sum(const Value& x, vmap::detail::IntList dims, bool keepdim = false);
+Value mean(const Value& x);
+Value mean(const Value& x, int64_t dim, bool keepdim = false);
+Value mean(const Value& x, vmap::detail::IntList dims, bool keepdim = false);
+Value amax(const Value& x, int64_t dim, bool keepdim = false);
+Value amin(const Value& x, int64_t dim, bool keepdim = false);
+Value argmax(const Value& x);
+Value argmax(const Value& x, int64_t dim, bool keepdim = false);
+Value argmin(const Value& x);
+Value argmin(const Value& x, int64_t dim, bool keepdim = false);
+Value any(const Value& x);
+Value any(const Value& x, int64_t dim, bool keepdim = false);
+Value all(const Value& x);
+Value all(const Value& x, int64_t dim, bool keepdim = false);
+Value equal(const Value& a, const Value& b);
+Value allclose(const Value& a, const Value& b, double rtol = 1e-05, double atol = 1e-08);
+Value matmul(const Value& a, const Value& b);
+Value mm(const Value& a, const Value& b);
+Value mv(const Value& a, const Value& b);
+Value bmm(const Value& a, const Value& b);
+Value dot(const Value& a, const Value& b);
+Value linear(const Value& x, const Value& weight, const Value& bias = Value());
+Value gather(const Value& x, int64_t dim, const Value& index);
+Value index_select(const Value& x, int64_t dim, const Value& index);
+Value softmax(const Value& x, int64_t dim);
+Value log_softmax(const Value& x, int64_t dim);
+Value cat(const std::vector<Value>& tensors, int64_t dim = 0);
+Value stack(const std::vector<Value>& tensors, int64_t dim = 0);
+Value unsqueeze(const Value& x, int64_t dim);
+Value squeeze(const Value& x);
+Value squeeze(const Value& x, int64_t dim);
+Value expand(const Value& x, vmap::detail::IntList sizes);
+Value reshape(const Value& x, vmap::detail::IntList sizes);
+Value view(const Value& x, vmap::detail::IntList sizes);
+Value transpose(const Value& x, int64_t dim0, int64_t dim1);
+Value t(const Value& x);
+Value permute(const Value& x, vmap::detail::IntList dims);
+Value movedim(const Value& x, int64_t source, int64_t destination);
+Value flatten(const Value& x, int64_t start_dim = 0, int64_t end_dim = -1);
+Value narrow(const Value& x, int64_t dim, const Value& start, int64_t length);
+Value triu(const Value& x, int64_t diagonal = 0);
+Value tril(const Value& x, int64_t diagonal = 0);
+Value zeros_like(const Value& x);
+Value ones_like(const Value& x);
+Value empty_like(const Value& x);
+Value full_like(const Value& x, const Value& value);
+// Members as free functions (the tool uses these when the object is unbatched).
+Value contiguous(const Value& x);
+Value clone(const Value& x);
+Value to(const Value& x, Dtype dtype);
+Value to(const Value& x, Device device);
+Value select(const Value& x, int64_t dim, const Value& index);
+Value copy_(const Value& destination, const Value& src);
+Value fill_(const Value& destination, const Value& value);
+Value zero_(const Value& destination);
+int64_t dim(const Value& x);
+int64_t size(const Value& x, int64_t dim);
+std::vector<int64_t> sizes(const Value& x);
+int64_t numel(const Value& x);
+Dtype dtype(const Value& x);
+
+// --- <cmath> on per-example C++ scalars, with C++ result types (std::sqrt(int) is
+// double); on tensors the first group are the SPEC ops above.
+Value fabs(const Value& x);
+Value floor(const Value& x);
+Value ceil(const Value& x);
+Value fmax(const Value& a, const Value& b);
+Value fmin(const Value& a, const Value& b);
+Value min(const Value& a, const Value& b);
+Value max(const Value& a, const Value& b);
+
+// --- operators (found by ADL). Between two C++-scalar Values: C++ arithmetic
+// conversions (int / int truncates, comparisons give bool); otherwise LibTorch's rules
+// with C++ scalars as wrapped numbers.
+Value operator+(const Value& a, const Value& b);
+Value operator-(const Value& a, const Value& b);
+Value operator*(const Value& a, const Value& b);
+Value operator/(const Value& a, const Value& b);
+Value operator%(const Value& a, const Value& b);
+Value operator-(const Value& x);
+Value operator<(const Value& a, const Value& b);
+Value operator<=(const Value& a, const Value& b);
+Value operator>(const Value& a, const Value& b);
+Value operator>=(const Value& a, const Value& b);
+Value operator==(const Value& a, const Value& b);
+Value operator!=(const Value& a, const Value& b);
+Value operator&(const Value& a, const Value& b);
+Value operator|(const Value& a, const Value& b);
+Value operator!(const Value& x);
+Value operator&&(const Value& a, const Value& b);
+Value operator||(const Value& a, const Value& b);
 
 }  // namespace vmap::batched

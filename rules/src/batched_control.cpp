@@ -1,0 +1,365 @@
+// Writes into places, vb::Where masks, vb::accumulate, the per-example fallback and the
+// aliasing check.
+#include "batched_internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <string>
+
+namespace vmap::batched {
+namespace {
+
+// Values here are only ever constructed, never assigned: assignment to a Value is masked
+// by the innermost frame itself.
+struct MaskFrame {
+  std::optional<Value> outer;
+  Value condition;
+  std::optional<Value> effective;
+};
+thread_local std::vector<MaskFrame> mask_stack;
+
+// v's physical with exactly `levels` level dims and `rank` logical dims (size-1 dims
+// added); throws when v differs along a level the destination does not have.
+Tensor fit(const Value& v, int64_t levels, int64_t rank) {
+  Tensor t = v.physical();
+  if (v.levels() > levels) {
+    for (int64_t k = v.levels() - 1; k >= levels; --k) {
+      if (t.size(k) != 1)
+        throw Error("vmap: a value that differs per example of an inner level is written "
+                    "into a place shared by those examples (the last write would win)");
+      t = t.squeeze(k);
+    }
+  } else {
+    t = v.aligned(levels);
+  }
+  for (int64_t r = t.dim() - levels; r < rank; ++r) t = t.unsqueeze(levels);
+  return t;
+}
+
+// A destination dim of size 1 at a level where the value differs: one slot for many
+// examples (functorch refuses such writes too).
+void check_not_shared(const Tensor& destination, const Tensor& value, int64_t levels) {
+  for (int64_t k = 0; k < levels; ++k)
+    if (destination.size(k) == 1 && value.size(k) != 1)
+      throw Error("vmap: writing a value that differs per example into a tensor shared by all "
+                  "examples; write into a per-example slot (out[i]) instead");
+}
+
+void write_into(const Tensor& destination, int64_t levels, const Value& value) {
+  const int64_t rank = destination.dim() - levels;
+  Tensor source = fit(value, levels, rank);
+  check_not_shared(destination, source, levels);
+  if (source.dtype() != destination.dtype()) source = source.to(destination.dtype());
+  if (const Value* mask = current_mask()) {
+    const Tensor keep = fit(*mask, levels, rank);
+    check_not_shared(destination, keep, levels);
+    source = vmap::where(keep, source, destination);
+  }
+  destination.copy_(source);
+}
+
+// base[..., index, ...] = value for each example: a one-hot mask over the indexed dim.
+void scatter_into(const detail::Place& origin, const Value& value) {
+  const Tensor& destination = origin.base.physical();
+  const int64_t levels = origin.base.levels();
+  const int64_t rank = destination.dim() - levels;
+  const int64_t dim = rules::wrap_logical_dim("store", origin.dim, rank) + levels;
+  const Tensor position = fit(origin.index, levels, rank);
+  std::vector<int64_t> shape(static_cast<std::size_t>(destination.dim()), 1);
+  shape[static_cast<std::size_t>(dim)] = destination.size(dim);
+  Tensor hit = vmap::arange(destination.size(dim)).reshape(shape) == position;
+  Tensor source = fit(value, levels, rank - 1).unsqueeze(dim);
+  check_not_shared(destination, hit, levels);
+  check_not_shared(destination, source, levels);
+  if (const Value* mask = current_mask()) hit = hit & fit(*mask, levels, rank);
+  destination.copy_(vmap::where(hit, source.to(destination.dtype()), destination));
+}
+
+Value as_condition(const Value& condition) { return scalar_cast_to(condition, kBool); }
+
+vmap::detail::Scalar identity_of(Reduce op, Dtype dtype) {
+  const bool floating = vmap::detail::is_floating(dtype);
+  const double infinity = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case Reduce::add:
+    case Reduce::sub: return int64_t{0};
+    case Reduce::mul: return int64_t{1};
+    case Reduce::max:
+      if (dtype == kBool) return false;
+      if (floating) return -infinity;
+      return dtype == kInt32 ? int64_t{std::numeric_limits<int32_t>::min()}
+                             : std::numeric_limits<int64_t>::min();
+    case Reduce::min:
+      if (dtype == kBool) return true;
+      if (floating) return infinity;
+      return dtype == kInt32 ? int64_t{std::numeric_limits<int32_t>::max()}
+                             : std::numeric_limits<int64_t>::max();
+  }
+  return int64_t{0};
+}
+
+// Product over dim 0 by halving: log2(n) multiplications, never a loop over examples.
+Tensor product_over_front(Tensor values) {
+  Tensor result = vmap::ones_like(values.select(0, 0));
+  while (values.size(0) > 1) {
+    const int64_t half = values.size(0) / 2;
+    if (values.size(0) % 2 == 1) result = result * values.select(0, values.size(0) - 1);
+    values = values.narrow(0, 0, half) * values.narrow(0, half, half);
+  }
+  return values.size(0) == 1 ? result * values.select(0, 0) : result;
+}
+
+// e over every active level from `keep` on (expanded first: an example that does not vary
+// along a level still counts once per iteration), masked-out examples as the identity.
+Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
+  const int64_t levels = active_levels();
+  const int64_t rank = e.is_cpp_scalar() ? 0 : e.physical().dim() - e.levels();
+  Tensor values = e.aligned(levels);
+  std::vector<int64_t> full = values.sizes().vec();
+  for (int64_t k = keep; k < levels; ++k) full[static_cast<std::size_t>(k)] = level_size(k);
+  values = values.expand(full);
+  if (const Value* mask = current_mask()) {
+    const Tensor identity = vmap::full({}, identity_of(op, values.dtype()), values.dtype());
+    values = vmap::where(fit(*mask, levels, rank), values, identity);
+  }
+  std::vector<int64_t> dims(static_cast<std::size_t>(levels - keep));
+  std::iota(dims.begin(), dims.end(), keep);
+  if (dims.empty()) return values;
+  switch (op) {
+    case Reduce::add:
+    case Reduce::sub: return values.sum(dims);
+    case Reduce::max: return values.amax(dims);
+    case Reduce::min: return values.amin(dims);
+    case Reduce::mul: {
+      std::vector<int64_t> merged = values.sizes().vec();
+      merged.erase(merged.begin() + keep, merged.begin() + levels);
+      Tensor front = values.movedim(std::vector<int64_t>(dims), [&] {
+        std::vector<int64_t> to(dims.size());
+        std::iota(to.begin(), to.end(), 0);
+        return to;
+      }());
+      const int64_t count = std::accumulate(full.begin() + keep, full.begin() + levels,
+                                            int64_t{1}, std::multiplies<>());
+      front = front.reshape([&] {
+        std::vector<int64_t> sizes{count};
+        sizes.insert(sizes.end(), merged.begin(), merged.end());
+        return sizes;
+      }());
+      return product_over_front(front);
+    }
+  }
+  return values;
+}
+
+Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op) {
+  switch (op) {
+    case Reduce::add: return acc + reduced;
+    case Reduce::sub: return acc - reduced;
+    case Reduce::mul: return acc * reduced;
+    case Reduce::max: return vmap::maximum(acc, reduced.to(acc.dtype()));
+    case Reduce::min: return vmap::minimum(acc, reduced.to(acc.dtype()));
+  }
+  return acc;
+}
+
+}  // namespace
+
+// --- places ----------------------------------------------------------------------------
+
+void store(const Value& place, const Value& value) {
+  if (any_level_empty()) return;  // no example runs, nothing is written
+  if (const auto& origin = Access::place(place)) return scatter_into(*origin, value);
+  write_into(place.physical(), place.levels(), value);
+}
+
+bool can_hold(const Value& place, const Value& value) {
+  if (Access::place(place)) return true;
+  const Tensor& destination = place.physical();
+  const int64_t levels = place.levels();
+  auto varies_beyond = [&](const Value& v) {
+    const Tensor aligned = v.aligned(std::max(v.levels(), levels));
+    for (int64_t k = 0; k < aligned.dim() - (v.physical().dim() - v.levels()); ++k) {
+      const bool destination_has = k < levels && destination.size(k) != 1;
+      if (aligned.size(k) != 1 && !destination_has) return true;
+    }
+    return false;
+  };
+  if (varies_beyond(value)) return false;
+  const Value* mask = current_mask();
+  return !mask || !varies_beyond(*mask);
+}
+
+// --- masks -------------------------------------------------------------------------------
+
+const Value* current_mask() {
+  return mask_stack.empty() ? nullptr : &*mask_stack.back().effective;
+}
+
+Where::Where(const Value& condition) {
+  const Value* outer = current_mask();
+  const Value test = as_condition(condition);
+  MaskFrame frame{outer ? std::optional<Value>(*outer) : std::nullopt, test,
+                  outer ? logical_and(*outer, test) : test};
+  mask_stack.push_back(std::move(frame));
+}
+
+Where::~Where() { mask_stack.pop_back(); }
+
+void Where::flip() {
+  MaskFrame& frame = mask_stack.back();
+  const Value negated = logical_not(frame.condition);
+  frame.effective.emplace(frame.outer ? logical_and(*frame.outer, negated) : negated);
+}
+
+// --- accumulators ----------------------------------------------------------------------
+
+void accumulate(Tensor& acc, const Value& e, Reduce op) {
+  if (any_level_empty()) return;
+  const Tensor reduced = reduce_levels(e, 0, op);
+  if (op == Reduce::add) acc += reduced;
+  else if (op == Reduce::sub) acc -= reduced;
+  else if (op == Reduce::mul) acc *= reduced;
+  else acc.copy_(combine(acc, reduced, op));
+}
+
+void accumulate(Value& acc, const Value& e, Reduce op) {
+  if (any_level_empty()) return;
+  const Tensor reduced = reduce_levels(e, acc.levels(), op);
+  const int64_t rank = acc.physical().dim() - acc.levels();
+  Tensor aligned_reduced = reduced;
+  for (int64_t r = reduced.dim() - acc.levels(); r < rank; ++r)
+    aligned_reduced = aligned_reduced.unsqueeze(acc.levels());
+  Tensor updated = combine(acc.physical(), aligned_reduced, op).to(acc.dtype());
+  if (!acc.is_cpp_scalar() && updated.sizes() == acc.physical().sizes()) {
+    acc.physical().copy_(updated);  // in place, like the Tensor it stands for
+    return;
+  }
+  Access::rebind_physical(acc, updated, acc.levels());
+}
+
+namespace {
+
+// The examples' values of a per-example scalar in loop order, and whether each runs.
+template <class T>
+std::pair<std::vector<T>, std::vector<bool>> examples_in_order(const Value& e) {
+  const int64_t levels = active_levels();
+  std::vector<int64_t> full;
+  for (int64_t k = 0; k < levels; ++k) full.push_back(level_size(k));
+  const int64_t count = std::accumulate(full.begin(), full.end(), int64_t{1}, std::multiplies<>());
+  if (e.numel() != 1) throw Error("vmap: a C++ scalar accumulator needs a scalar per example");
+  Tensor values = e.aligned(levels);
+  std::vector<int64_t> own;
+  for (int64_t k = 0; k < levels; ++k) own.push_back(values.size(k));
+  values = values.reshape(own).expand(full).reshape({count}).to(vmap::detail::dtype_of<T>).contiguous();
+  std::vector<T> data(values.data_ptr<T>(), values.data_ptr<T>() + count);
+  std::vector<bool> runs(static_cast<std::size_t>(count), true);
+  if (const Value* mask = current_mask()) {
+    Tensor keep = fit(*mask, levels, 0).expand(full).reshape({count}).to(kBool).contiguous();
+    const bool* flags = keep.data_ptr<bool>();
+    for (int64_t k = 0; k < count; ++k) runs[static_cast<std::size_t>(k)] = flags[k];
+  }
+  return {std::move(data), std::move(runs)};
+}
+
+template <class T>
+T fold(T acc, T value, Reduce op) {
+  switch (op) {
+    case Reduce::add: return acc + value;
+    case Reduce::sub: return acc - value;
+    case Reduce::mul: return acc * value;
+    case Reduce::max: return std::max(acc, value);
+    case Reduce::min: return std::min(acc, value);
+  }
+  return acc;
+}
+
+// What the C++ accumulator of type `type` holds after an assignment of `value`.
+double narrow_to(double value, Dtype type) {
+  if (type == kFloat32) return static_cast<float>(value);
+  if (type == kInt32) return static_cast<int32_t>(value);
+  if (type == kInt64) return static_cast<double>(static_cast<int64_t>(value));
+  if (type == kBool) return value != 0.0;
+  return value;
+}
+
+}  // namespace
+
+// Folds the examples in loop order with C++ semantics, so float sums match the loop bit for
+// bit; one conversion op, the rest is plain C++ over the examples' values.
+void accumulate_scalar(double& acc, Dtype acc_type, const Value& e, Reduce op) {
+  if (any_level_empty()) return;
+  auto [values, runs] = examples_in_order<double>(e);
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (runs[k]) acc = narrow_to(fold(acc, values[k], op), acc_type);
+}
+
+void accumulate_scalar(int64_t& acc, Dtype acc_type, const Value& e, Reduce op) {
+  if (any_level_empty()) return;
+  if (vmap::detail::is_floating(e.dtype())) {  // int += float converts back every time
+    double wide = static_cast<double>(acc);
+    accumulate_scalar(wide, acc_type, e, op);
+    acc = static_cast<int64_t>(wide);
+    return;
+  }
+  auto [values, runs] = examples_in_order<int64_t>(e);
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (!runs[k]) continue;
+    acc = fold(acc, values[k], op);
+    if (acc_type == kInt32) acc = static_cast<int32_t>(acc);
+    if (acc_type == kBool) acc = acc != 0;
+  }
+}
+
+// --- fallback ----------------------------------------------------------------------------
+
+Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,
+                  std::vector<Value> args) {
+  static std::mutex warned_mutex;
+  static std::set<std::string> warned;
+  {
+    std::lock_guard lock(warned_mutex);
+    if (warned.insert(name).second)
+      std::cerr << "clang-vmap: warning: no batching rule for '" << name
+                << "'; it runs once per example\n";
+  }
+  const int64_t levels = active_levels();
+  std::vector<int64_t> full;
+  for (int64_t k = 0; k < levels; ++k) full.push_back(level_size(k));
+  const int64_t count = std::accumulate(full.begin(), full.end(), int64_t{1}, std::multiplies<>());
+  if (count == 0) return Value();
+  std::vector<Tensor> flat;
+  for (const Value& arg : args) {
+    Tensor aligned = arg.aligned(levels);
+    std::vector<int64_t> sizes = full;
+    for (int64_t d = levels; d < aligned.dim(); ++d) sizes.push_back(aligned.size(d));
+    std::vector<int64_t> merged{count};
+    merged.insert(merged.end(), sizes.begin() + levels, sizes.end());
+    flat.push_back(aligned.expand(sizes).reshape(merged));
+  }
+  std::vector<Tensor> results;
+  for (int64_t k = 0; k < count; ++k) {
+    std::vector<Tensor> slices;
+    for (const Tensor& tensor : flat) slices.push_back(tensor.select(0, k));
+    results.push_back(f(std::move(slices)));
+  }
+  Tensor stacked = vmap::stack(results);
+  std::vector<int64_t> sizes = full;
+  for (int64_t d = 1; d < stacked.dim(); ++d) sizes.push_back(stacked.size(d));
+  return Value(stacked.reshape(sizes), levels, false);
+}
+
+// --- aliasing ------------------------------------------------------------------------------
+
+bool unsafe_overlap(const Tensor& out, const Tensor& in) {
+  if (!out.defined() || !in.defined()) return false;
+  const bool same_view = out.raw_data() == in.raw_data() && out.dtype() == in.dtype() &&
+                         out.sizes() == in.sizes() && out.strides() == in.strides();
+  return !same_view && vmap::detail::overlaps(out, in);
+}
+
+}  // namespace vmap::batched

@@ -1,0 +1,89 @@
+// Internals shared by the batched_*.cpp files: the level and mask stacks, the dispatcher
+// from Values to the op table's rules, and writes into places.
+#pragma once
+
+#include <vmap/batched.hpp>
+#include <vmap/rules/registry.hpp>
+
+#include <variant>
+#include <vector>
+
+namespace vmap::batched {
+
+namespace detail {
+// Where a Value read through a data-dependent index came from: base's logical dim `dim`
+// at per-example position `index` (Note [Places]).
+struct Place {
+  Value base;
+  int64_t dim;
+  Value index;
+};
+}  // namespace detail
+
+// Private fields of Value, for the implementation files.
+struct Access {
+  static Value make(Tensor physical, int64_t levels, bool cpp_scalar) {
+    return Value(std::move(physical), levels, cpp_scalar);
+  }
+  static int64_t induction_level(const Value& v) { return v.induction_level_; }
+  static void set_induction_level(Value& v, int64_t level) { v.induction_level_ = level; }
+  static const std::shared_ptr<const detail::Place>& place(const Value& v) { return v.place_; }
+  static void set_place(Value& v, detail::Place place) {
+    v.place_ = std::make_shared<const detail::Place>(std::move(place));
+  }
+  static void rebind_physical(const Value& v, Tensor physical, int64_t levels) {
+    auto& mutable_value = const_cast<Value&>(v);
+    mutable_value.physical_ = std::move(physical);
+    mutable_value.levels_ = levels;
+    mutable_value.place_.reset();
+  }
+};
+
+// --- levels and masks (thread-local stacks)
+int64_t active_levels();
+int64_t level_size(int64_t level);
+bool any_level_empty();
+// The effective mask of the innermost live vb::Where (conjunction with the enclosing
+// ones), or nullptr.
+const Value* current_mask();
+
+// --- dispatch: one op-table entry, Values in tensor positions.
+struct Input {
+  std::variant<rules::Arg, Value, std::vector<Value>> value;
+  Input(const Value& v) : value(v) {}
+  Input(const std::vector<Value>& list) : value(list) {}
+  Input(int64_t v) : value(rules::Arg(v)) {}
+  Input(int v) : value(rules::Arg(int64_t{v})) {}
+  Input(bool v) : value(rules::Arg(v)) {}
+  Input(vmap::detail::IntList list) : value(rules::Arg(list.vec())) {}
+  Input(Dtype v) : value(rules::Arg(v)) {}
+  Input(Device v) : value(rules::Arg(v)) {}
+  Input(vmap::detail::Scalar v) : value(rules::Arg(v)) {}
+  Input(std::monostate) : value(rules::Arg()) {}
+};
+Value dispatch(std::size_t op, std::vector<Input> inputs);
+
+// Op-table indices resolved at compile time; a typo or a removed entry fails to compile.
+consteval std::size_t op_index(std::string_view name, rules::OpForm form, int arity = -1) {
+  const std::size_t index = rules::find_op(name, form, arity);
+  if (index == rules::kNoOp) throw "no such op-table entry";
+  return index;
+}
+consteval std::size_t op_index(std::string_view name, rules::OpForm form,
+                               std::initializer_list<rules::ArgKind> params) {
+  const std::size_t index = rules::find_op(name, form, params);
+  if (index == rules::kNoOp) throw "no such op-table entry";
+  return index;
+}
+
+// --- writes (Note [Places])
+// Writes `value` into the elements `place` views (or scatters, for a gathered place),
+// masked by the current vb::Where.
+void store(const Value& place, const Value& value);
+// Whether `place` can hold a write of `value` without a materialised copy.
+bool can_hold(const Value& place, const Value& value);
+
+// C++ arithmetic on two C++-scalar Values: the common dtype of the usual conversions.
+Dtype cpp_common_dtype(Dtype a, Dtype b);
+
+}  // namespace vmap::batched

@@ -1,0 +1,457 @@
+// Members, free functions, operators and <cmath> functions of vb::Value: each is one
+// op-table lookup (resolved at compile time) and one dispatch.
+#include "batched_internal.hpp"
+
+#include <string>
+
+namespace vmap::batched {
+namespace {
+
+using rules::ArgKind;
+using rules::OpForm;
+using enum rules::OpForm;
+
+consteval std::size_t member_op(std::string_view name, int arity = -1) {
+  return op_index(name, member, arity);
+}
+consteval std::size_t free_op(std::string_view name, int arity = -1) {
+  return op_index(name, free_function, arity);
+}
+consteval std::size_t dim_form(std::string_view name, OpForm form) {
+  return op_index(name, form, {ArgKind::tensor, ArgKind::dim, ArgKind::keepdim});
+}
+consteval std::size_t dims_form(std::string_view name, OpForm form) {
+  return op_index(name, form, {ArgKind::tensor, ArgKind::dim_list, ArgKind::keepdim});
+}
+
+bool both_cpp(const Value& a, const Value& b) { return a.is_cpp_scalar() && b.is_cpp_scalar(); }
+
+enum class CppOp { add, sub, mul, div, rem, lt, le, gt, ge, eq, ne, bit_and, bit_or };
+
+// C++ arithmetic between two per-example C++ scalars: the usual arithmetic conversions,
+// integer division truncating toward zero, comparisons giving bool.
+Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
+  const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
+  const int64_t levels = std::max(a.levels(), b.levels());
+  const Tensor x = scalar_cast_to(a, dtype).aligned(levels);
+  const Tensor y = scalar_cast_to(b, dtype).aligned(levels);
+  const bool integral = !vmap::detail::is_floating(dtype);
+  Tensor result;
+  switch (op) {
+    case CppOp::add: result = x + y; break;
+    case CppOp::sub: result = x - y; break;
+    case CppOp::mul: result = x * y; break;
+    case CppOp::div: result = integral ? vmap::detail::div_trunc(x, y) : x / y; break;
+    case CppOp::rem:
+      if (!integral) throw Error("operator%: needs integer operands");
+      result = vmap::detail::remainder_trunc(x, y);
+      break;
+    case CppOp::lt: result = x < y; break;
+    case CppOp::le: result = x <= y; break;
+    case CppOp::gt: result = x > y; break;
+    case CppOp::ge: result = x >= y; break;
+    case CppOp::eq: result = x == y; break;
+    case CppOp::ne: result = x != y; break;
+    case CppOp::bit_and: result = x & y; break;
+    case CppOp::bit_or: result = x | y; break;
+  }
+  return Value(result, levels, true);
+}
+
+Value binary(std::size_t op, const Value& a, const Value& b, CppOp cpp_op) {
+  if (both_cpp(a, b)) return cpp_arithmetic(a, b, cpp_op);
+  return dispatch(op, {a, b});
+}
+
+Value floating(const Value& x) {
+  return vmap::detail::is_floating(x.dtype()) ? x : scalar_cast_to(x, kFloat64);
+}
+
+// A <cmath> function of one argument: C++ result type for scalars, the SPEC op on tensors.
+Value cmath(std::size_t op, const Value& x) {
+  if (!x.is_cpp_scalar()) return dispatch(op, {x});
+  const Value result = dispatch(op, {floating(x)});
+  return scalar_cast_to(result, result.dtype());
+}
+
+// Ensures a write of `value` into `place` has per-example room: a Value that is the same
+// for every example (made in the loop body, e.g. zeros({3})) gets its own copy per example.
+void make_room(const Value& place, const Value& value) {
+  if (can_hold(place, value)) return;
+  const int64_t levels = active_levels();
+  Tensor aligned = place.aligned(std::max(levels, place.levels()));
+  std::vector<int64_t> sizes = aligned.sizes().vec();
+  for (int64_t k = 0; k < levels; ++k) sizes[static_cast<std::size_t>(k)] = level_size(k);
+  Access::rebind_physical(place, aligned.expand(sizes).contiguous(), std::max(levels, place.levels()));
+}
+
+Value compound(Value& self, const Value& updated) {
+  if (self.is_cpp_scalar()) return self = scalar_cast_to(updated, self.dtype());
+  make_room(self, updated);
+  store(self, updated);
+  return self;
+}
+
+}  // namespace
+
+Dtype cpp_common_dtype(Dtype a, Dtype b) {
+  auto rank = [](Dtype d) {
+    return d == kFloat64 ? 3 : d == kFloat32 ? 2 : d == kInt64 ? 1 : 0;
+  };
+  auto promoted = [](Dtype d) { return d == kBool ? kInt32 : d; };
+  return rank(a) >= rank(b) ? promoted(a) : promoted(b);
+}
+
+// --- members -----------------------------------------------------------------------------
+
+Value Value::contiguous() const { return dispatch(member_op("contiguous"), {*this}); }
+Value Value::clone() const { return dispatch(member_op("clone"), {*this}); }
+Value Value::to(Dtype dtype) const {
+  if (cpp_scalar_) return scalar_cast_to(*this, dtype);
+  return dispatch(member_op("to"), {*this, dtype});
+}
+Value Value::to(Device device) const {
+  Value moved = dispatch(member_op("to"), {*this, device});
+  return cpp_scalar_ ? scalar_cast_to(moved, moved.dtype()) : moved;
+}
+Value Value::index_select(int64_t dim, const Value& index) const {
+  return dispatch(member_op("index_select"), {*this, dim, index});
+}
+Value Value::gather(int64_t dim, const Value& index) const {
+  return dispatch(member_op("gather"), {*this, dim, index});
+}
+Value Value::unsqueeze(int64_t dim) const { return dispatch(member_op("unsqueeze"), {*this, dim}); }
+Value Value::squeeze() const { return dispatch(member_op("squeeze", 1), {*this}); }
+Value Value::squeeze(int64_t dim) const { return dispatch(member_op("squeeze", 2), {*this, dim}); }
+Value Value::expand(IntList sizes) const { return dispatch(member_op("expand"), {*this, sizes}); }
+Value Value::reshape(IntList sizes) const { return dispatch(member_op("reshape"), {*this, sizes}); }
+Value Value::view(IntList sizes) const { return dispatch(member_op("view"), {*this, sizes}); }
+Value Value::transpose(int64_t dim0, int64_t dim1) const {
+  return dispatch(member_op("transpose"), {*this, dim0, dim1});
+}
+Value Value::t() const { return dispatch(member_op("t"), {*this}); }
+Value Value::permute(IntList dims) const { return dispatch(member_op("permute"), {*this, dims}); }
+Value Value::flatten(int64_t start_dim, int64_t end_dim) const {
+  return dispatch(member_op("flatten"), {*this, start_dim, end_dim});
+}
+Value Value::movedim(int64_t source, int64_t destination) const {
+  return dispatch(free_op("movedim"), {*this, source, destination});
+}
+Value Value::triu(int64_t diagonal) const { return dispatch(free_op("triu"), {*this, diagonal}); }
+Value Value::tril(int64_t diagonal) const { return dispatch(free_op("tril"), {*this, diagonal}); }
+
+Value Value::sum() const { return dispatch(member_op("sum", 1), {*this}); }
+Value Value::sum(int64_t dim, bool keepdim) const {
+  return dispatch(dim_form("sum", member), {*this, dim, keepdim});
+}
+Value Value::sum(IntList dims, bool keepdim) const {
+  return dispatch(dims_form("sum", member), {*this, dims, keepdim});
+}
+Value Value::mean() const { return dispatch(member_op("mean", 1), {*this}); }
+Value Value::mean(int64_t dim, bool keepdim) const {
+  return dispatch(dim_form("mean", member), {*this, dim, keepdim});
+}
+Value Value::mean(IntList dims, bool keepdim) const {
+  return dispatch(dims_form("mean", member), {*this, dims, keepdim});
+}
+Value Value::amax(int64_t dim, bool keepdim) const {
+  return dispatch(member_op("amax"), {*this, dim, keepdim});
+}
+Value Value::amin(int64_t dim, bool keepdim) const {
+  return dispatch(member_op("amin"), {*this, dim, keepdim});
+}
+Value Value::argmax() const { return dispatch(member_op("argmax", 1), {*this}); }
+Value Value::argmax(int64_t dim, bool keepdim) const {
+  return dispatch(dim_form("argmax", member), {*this, dim, keepdim});
+}
+Value Value::argmin() const { return dispatch(member_op("argmin", 1), {*this}); }
+Value Value::argmin(int64_t dim, bool keepdim) const {
+  return dispatch(dim_form("argmin", member), {*this, dim, keepdim});
+}
+Value Value::any() const { return dispatch(member_op("any", 1), {*this}); }
+Value Value::any(int64_t dim, bool keepdim) const {
+  return dispatch(dim_form("any", member), {*this, dim, keepdim});
+}
+Value Value::all() const { return dispatch(member_op("all", 1), {*this}); }
+Value Value::all(int64_t dim, bool keepdim) const {
+  return dispatch(dim_form("all", member), {*this, dim, keepdim});
+}
+Value Value::softmax(int64_t dim) const { return dispatch(free_op("softmax"), {*this, dim}); }
+Value Value::log_softmax(int64_t dim) const { return dispatch(free_op("log_softmax"), {*this, dim}); }
+
+Value Value::matmul(const Value& other) const { return dispatch(member_op("matmul"), {*this, other}); }
+Value Value::mm(const Value& other) const { return dispatch(free_op("mm"), {*this, other}); }
+Value Value::mv(const Value& other) const { return dispatch(free_op("mv"), {*this, other}); }
+Value Value::bmm(const Value& other) const { return dispatch(free_op("bmm"), {*this, other}); }
+Value Value::dot(const Value& other) const { return dispatch(free_op("dot"), {*this, other}); }
+
+Value Value::sqrt() const { return cmath(member_op("sqrt"), *this); }
+Value Value::exp() const { return cmath(member_op("exp"), *this); }
+Value Value::log() const { return cmath(member_op("log"), *this); }
+Value Value::sin() const { return cmath(free_op("sin"), *this); }
+Value Value::cos() const { return cmath(free_op("cos"), *this); }
+Value Value::tanh() const { return cmath(member_op("tanh"), *this); }
+Value Value::sigmoid() const { return dispatch(member_op("sigmoid"), {*this}); }
+Value Value::relu() const { return dispatch(member_op("relu"), {*this}); }
+Value Value::abs() const { return batched::abs(*this); }
+Value Value::neg() const { return -*this; }
+Value Value::sign() const { return dispatch(member_op("sign"), {*this}); }
+Value Value::logical_not() const { return batched::logical_not(*this); }
+Value Value::pow(const Value& exponent) const { return batched::pow(*this, exponent); }
+Value Value::clamp(const Value& min, const Value& max) const {
+  return dispatch(member_op("clamp"), {*this, min, max});
+}
+
+const Value& Value::copy_(const Value& src) const {
+  make_room(*this, src);
+  store(*this, src);
+  return *this;
+}
+const Value& Value::fill_(const Value& value) const { return copy_(value); }
+const Value& Value::zero_() const { return copy_(Value(int64_t{0})); }
+Value& Value::operator+=(const Value& other) { compound(*this, *this + other); return *this; }
+Value& Value::operator-=(const Value& other) { compound(*this, *this - other); return *this; }
+Value& Value::operator*=(const Value& other) { compound(*this, *this * other); return *this; }
+Value& Value::operator/=(const Value& other) { compound(*this, *this / other); return *this; }
+
+// --- free functions ------------------------------------------------------------------------
+
+Value add(const Value& a, const Value& b) { return dispatch(free_op("add"), {a, b}); }
+Value sub(const Value& a, const Value& b) { return dispatch(free_op("sub"), {a, b}); }
+Value mul(const Value& a, const Value& b) { return dispatch(free_op("mul"), {a, b}); }
+Value div(const Value& a, const Value& b) { return dispatch(free_op("div"), {a, b}); }
+Value maximum(const Value& a, const Value& b) { return dispatch(free_op("maximum"), {a, b}); }
+Value minimum(const Value& a, const Value& b) { return dispatch(free_op("minimum"), {a, b}); }
+Value eq(const Value& a, const Value& b) { return dispatch(free_op("eq"), {a, b}); }
+Value ne(const Value& a, const Value& b) { return dispatch(free_op("ne"), {a, b}); }
+Value lt(const Value& a, const Value& b) { return dispatch(free_op("lt"), {a, b}); }
+Value le(const Value& a, const Value& b) { return dispatch(free_op("le"), {a, b}); }
+Value gt(const Value& a, const Value& b) { return dispatch(free_op("gt"), {a, b}); }
+Value ge(const Value& a, const Value& b) { return dispatch(free_op("ge"), {a, b}); }
+Value where(const Value& condition, const Value& a, const Value& b) {
+  if (both_cpp(a, b) && condition.is_cpp_scalar()) {  // `c ? x : y` on C++ scalars
+    const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
+    const Value picked = dispatch(free_op("where"), {scalar_cast_to(condition, kBool),
+                                                     scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)});
+    return scalar_cast_to(picked, dtype);
+  }
+  return dispatch(free_op("where"), {condition, a, b});
+}
+Value clamp(const Value& x, const Value& min, const Value& max) {
+  return dispatch(free_op("clamp"), {x, min, max});
+}
+Value neg(const Value& x) { return dispatch(free_op("neg"), {x}); }
+Value sqrt(const Value& x) { return cmath(free_op("sqrt"), x); }
+Value exp(const Value& x) { return cmath(free_op("exp"), x); }
+Value log(const Value& x) { return cmath(free_op("log"), x); }
+Value sin(const Value& x) { return cmath(free_op("sin"), x); }
+Value cos(const Value& x) { return cmath(free_op("cos"), x); }
+Value tanh(const Value& x) { return cmath(free_op("tanh"), x); }
+Value sigmoid(const Value& x) { return dispatch(free_op("sigmoid"), {x}); }
+Value relu(const Value& x) { return dispatch(free_op("relu"), {x}); }
+Value sign(const Value& x) { return dispatch(free_op("sign"), {x}); }
+Value sum(const Value& x) { return dispatch(free_op("sum", 1), {x}); }
+Value sum(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(dim_form("sum", free_function), {x, dim, keepdim});
+}
+Value sum(const Value& x, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(dims_form("sum", free_function), {x, dims, keepdim});
+}
+Value mean(const Value& x) { return dispatch(free_op("mean", 1), {x}); }
+Value mean(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(dim_form("mean", free_function), {x, dim, keepdim});
+}
+Value mean(const Value& x, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(dims_form("mean", free_function), {x, dims, keepdim});
+}
+Value amax(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(free_op("amax"), {x, dim, keepdim});
+}
+Value amin(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(free_op("amin"), {x, dim, keepdim});
+}
+Value argmax(const Value& x) { return dispatch(free_op("argmax", 1), {x}); }
+Value argmax(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(dim_form("argmax", free_function), {x, dim, keepdim});
+}
+Value argmin(const Value& x) { return dispatch(free_op("argmin", 1), {x}); }
+Value argmin(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(dim_form("argmin", free_function), {x, dim, keepdim});
+}
+Value any(const Value& x) { return dispatch(free_op("any", 1), {x}); }
+Value any(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(dim_form("any", free_function), {x, dim, keepdim});
+}
+Value all(const Value& x) { return dispatch(free_op("all", 1), {x}); }
+Value all(const Value& x, int64_t dim, bool keepdim) {
+  return dispatch(dim_form("all", free_function), {x, dim, keepdim});
+}
+Value equal(const Value& a, const Value& b) { return dispatch(free_op("equal"), {a, b}); }
+Value allclose(const Value& a, const Value& b, double rtol, double atol) {
+  return dispatch(free_op("allclose"),
+                  {a, b, vmap::detail::Scalar(rtol), vmap::detail::Scalar(atol)});
+}
+Value matmul(const Value& a, const Value& b) { return dispatch(free_op("matmul"), {a, b}); }
+Value mm(const Value& a, const Value& b) { return dispatch(free_op("mm"), {a, b}); }
+Value mv(const Value& a, const Value& b) { return dispatch(free_op("mv"), {a, b}); }
+Value bmm(const Value& a, const Value& b) { return dispatch(free_op("bmm"), {a, b}); }
+Value dot(const Value& a, const Value& b) { return dispatch(free_op("dot"), {a, b}); }
+Value linear(const Value& x, const Value& weight, const Value& bias) {
+  return dispatch(free_op("linear"), {x, weight, bias});
+}
+Value gather(const Value& x, int64_t dim, const Value& index) {
+  return dispatch(free_op("gather"), {x, dim, index});
+}
+Value index_select(const Value& x, int64_t dim, const Value& index) {
+  return dispatch(free_op("index_select"), {x, dim, index});
+}
+Value softmax(const Value& x, int64_t dim) { return x.softmax(dim); }
+Value log_softmax(const Value& x, int64_t dim) { return x.log_softmax(dim); }
+Value cat(const std::vector<Value>& tensors, int64_t dim) {
+  return dispatch(free_op("cat"), {tensors, dim});
+}
+Value stack(const std::vector<Value>& tensors, int64_t dim) {
+  return dispatch(free_op("stack"), {tensors, dim});
+}
+Value unsqueeze(const Value& x, int64_t dim) { return dispatch(free_op("unsqueeze"), {x, dim}); }
+Value squeeze(const Value& x) { return dispatch(free_op("squeeze", 1), {x}); }
+Value squeeze(const Value& x, int64_t dim) { return dispatch(free_op("squeeze", 2), {x, dim}); }
+Value expand(const Value& x, vmap::detail::IntList sizes) {
+  return dispatch(free_op("expand"), {x, sizes});
+}
+Value reshape(const Value& x, vmap::detail::IntList sizes) {
+  return dispatch(free_op("reshape"), {x, sizes});
+}
+Value view(const Value& x, vmap::detail::IntList sizes) { return x.view(sizes); }
+Value transpose(const Value& x, int64_t dim0, int64_t dim1) {
+  return dispatch(free_op("transpose"), {x, dim0, dim1});
+}
+Value t(const Value& x) { return x.t(); }
+Value permute(const Value& x, vmap::detail::IntList dims) {
+  return dispatch(free_op("permute"), {x, dims});
+}
+Value movedim(const Value& x, int64_t source, int64_t destination) {
+  return x.movedim(source, destination);
+}
+Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {
+  return dispatch(free_op("flatten"), {x, start_dim, end_dim});
+}
+Value narrow(const Value& x, int64_t dim, const Value& start, int64_t length) {
+  return x.narrow(dim, start, length);
+}
+Value triu(const Value& x, int64_t diagonal) { return x.triu(diagonal); }
+Value tril(const Value& x, int64_t diagonal) { return x.tril(diagonal); }
+Value zeros_like(const Value& x) { return dispatch(free_op("zeros_like"), {x}); }
+Value ones_like(const Value& x) { return dispatch(free_op("ones_like"), {x}); }
+Value empty_like(const Value& x) { return dispatch(free_op("empty_like"), {x}); }
+Value full_like(const Value& x, const Value& value) {
+  return dispatch(free_op("full_like"), {x, value});
+}
+Value contiguous(const Value& x) { return x.contiguous(); }
+Value clone(const Value& x) { return x.clone(); }
+Value to(const Value& x, Dtype dtype) { return x.to(dtype); }
+Value to(const Value& x, Device device) { return x.to(device); }
+Value copy_(const Value& destination, const Value& src) { return destination.copy_(src); }
+Value fill_(const Value& destination, const Value& value) { return destination.fill_(value); }
+Value zero_(const Value& destination) { return destination.zero_(); }
+int64_t dim(const Value& x) { return x.dim(); }
+int64_t size(const Value& x, int64_t dim) { return x.size(dim); }
+std::vector<int64_t> sizes(const Value& x) { return x.sizes(); }
+int64_t numel(const Value& x) { return x.numel(); }
+Dtype dtype(const Value& x) { return x.dtype(); }
+
+// --- <cmath> -------------------------------------------------------------------------------
+
+Value abs(const Value& x) {
+  if (x.is_cpp_scalar() && x.dtype() == kBool) return dispatch(free_op("abs"), {scalar_cast_to(x, kInt32)});
+  const Value result = dispatch(free_op("abs"), {x});
+  return x.is_cpp_scalar() ? scalar_cast_to(result, result.dtype()) : result;
+}
+Value fabs(const Value& x) { return scalar_cast_to(abs(floating(x)), floating(x).dtype()); }
+
+namespace {
+// floor / ceil: trunc via an int64 round trip, then one step toward -inf / +inf.
+Value rounded(const Value& x, bool up) {
+  const Value value = floating(x);
+  const Value truncated = scalar_cast_to(scalar_cast_to(value, kInt64), value.dtype());
+  const Value step = scalar_cast_to(up ? gt(value, truncated) : lt(value, truncated), value.dtype());
+  const Value result = up ? add(truncated, step) : sub(truncated, step);
+  return x.is_cpp_scalar() ? scalar_cast_to(result, value.dtype()) : result;
+}
+// std::pow / fmax / fmin: float only when both are float, else double.
+Dtype floating_common(const Value& a, const Value& b) {
+  return a.dtype() == kFloat32 && b.dtype() == kFloat32 ? kFloat32 : kFloat64;
+}
+Value cpp_binary(std::size_t op, const Value& a, const Value& b, Dtype dtype) {
+  return scalar_cast_to(dispatch(op, {scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)}), dtype);
+}
+}  // namespace
+
+Value floor(const Value& x) { return rounded(x, false); }
+Value ceil(const Value& x) { return rounded(x, true); }
+Value pow(const Value& a, const Value& b) {
+  if (both_cpp(a, b)) return cpp_binary(free_op("pow"), a, b, floating_common(a, b));
+  return dispatch(free_op("pow"), {a, b});
+}
+Value fmax(const Value& a, const Value& b) {
+  if (both_cpp(a, b)) return cpp_binary(free_op("maximum"), a, b, floating_common(a, b));
+  return maximum(a, b);
+}
+Value fmin(const Value& a, const Value& b) {
+  if (both_cpp(a, b)) return cpp_binary(free_op("minimum"), a, b, floating_common(a, b));
+  return minimum(a, b);
+}
+Value max(const Value& a, const Value& b) {
+  if (both_cpp(a, b)) return cpp_binary(free_op("maximum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
+  return maximum(a, b);
+}
+Value min(const Value& a, const Value& b) {
+  if (both_cpp(a, b)) return cpp_binary(free_op("minimum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
+  return minimum(a, b);
+}
+
+// --- operators -------------------------------------------------------------------------------
+
+consteval std::size_t operator_op(std::string_view name) { return op_index(name, binary_operator); }
+
+Value operator+(const Value& a, const Value& b) { return binary(operator_op("operator+"), a, b, CppOp::add); }
+Value operator-(const Value& a, const Value& b) { return binary(operator_op("operator-"), a, b, CppOp::sub); }
+Value operator*(const Value& a, const Value& b) { return binary(operator_op("operator*"), a, b, CppOp::mul); }
+Value operator/(const Value& a, const Value& b) { return binary(operator_op("operator/"), a, b, CppOp::div); }
+Value operator%(const Value& a, const Value& b) {
+  if (!both_cpp(a, b)) throw Error("operator%: only on C++ integers");
+  return cpp_arithmetic(a, b, CppOp::rem);
+}
+Value operator<(const Value& a, const Value& b) { return binary(operator_op("operator<"), a, b, CppOp::lt); }
+Value operator<=(const Value& a, const Value& b) { return binary(operator_op("operator<="), a, b, CppOp::le); }
+Value operator>(const Value& a, const Value& b) { return binary(operator_op("operator>"), a, b, CppOp::gt); }
+Value operator>=(const Value& a, const Value& b) { return binary(operator_op("operator>="), a, b, CppOp::ge); }
+Value operator==(const Value& a, const Value& b) { return binary(operator_op("operator=="), a, b, CppOp::eq); }
+Value operator!=(const Value& a, const Value& b) { return binary(operator_op("operator!="), a, b, CppOp::ne); }
+Value operator&(const Value& a, const Value& b) { return binary(operator_op("operator&"), a, b, CppOp::bit_and); }
+Value operator|(const Value& a, const Value& b) { return binary(operator_op("operator|"), a, b, CppOp::bit_or); }
+
+Value operator-(const Value& x) {
+  if (!x.is_cpp_scalar()) return dispatch(op_index("operator-", unary_operator), {x});
+  const Value promoted = scalar_cast_to(x, cpp_common_dtype(x.dtype(), kInt32));
+  return scalar_cast_to(dispatch(free_op("neg"), {promoted}), promoted.dtype());
+}
+
+Value logical_not(const Value& x) {
+  const Value result = dispatch(free_op("logical_not"), {x});
+  return x.is_cpp_scalar() ? scalar_cast_to(result, kBool) : result;
+}
+Value operator!(const Value& x) { return logical_not(x); }
+
+Value logical_and(const Value& a, const Value& b) {
+  const Value result = dispatch(free_op("logical_and"), {a, b});
+  return both_cpp(a, b) ? scalar_cast_to(result, kBool) : result;
+}
+Value logical_or(const Value& a, const Value& b) {
+  const Value result = dispatch(free_op("logical_or"), {a, b});
+  return both_cpp(a, b) ? scalar_cast_to(result, kBool) : result;
+}
+Value operator&&(const Value& a, const Value& b) { return logical_and(a, b); }
+Value operator||(const Value& a, const Value& b) { return logical_or(a, b); }
+
+}  // namespace vmap::batched

@@ -1,0 +1,367 @@
+// vb::Value, vb::Level and the dispatcher that turns a call on Values into one rule call.
+//
+// Note [Levels to one batch dim]
+// Rules see one batch dim; Values carry one dim per level. Pointwise ops need no rule
+// call at all: their operands broadcast across the level dims once logical ranks are
+// padded, so nothing is materialised. Other ops merge the level dims into one batch dim:
+// with one batched operand, its own level sizes (1 where it does not vary) are merged,
+// which is a view; with several, each is expanded to the common level sizes first. The
+// result's batch dim is split back into the level dims.
+#include "batched_internal.hpp"
+
+#include <vmap/detail/promotion.hpp>
+#include <vmap/rules/rules.hpp>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+namespace vmap::batched {
+namespace {
+
+using rules::ArgKind;
+using rules::kOpTable;
+using rules::OpForm;
+using rules::RuleId;
+using rules::TensorArg;
+
+struct LevelState {
+  int64_t start;
+  int64_t size;
+};
+thread_local std::vector<LevelState> level_stack;
+
+int64_t logical_rank(const Value& v) { return v.physical().dim() - v.levels(); }
+
+std::vector<int64_t> level_sizes_of(const Tensor& aligned, int64_t levels) {
+  std::vector<int64_t> sizes;
+  for (int64_t k = 0; k < levels; ++k) sizes.push_back(aligned.size(k));
+  return sizes;
+}
+
+std::vector<int64_t> tail_sizes(const Tensor& t, int64_t from) {
+  std::vector<int64_t> sizes;
+  for (int64_t d = from; d < t.dim(); ++d) sizes.push_back(t.size(d));
+  return sizes;
+}
+
+int64_t product(const std::vector<int64_t>& sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
+}
+
+// `aligned` (n level dims) with its level dims merged into one batch dim, or unbatched
+// when it does not vary along any level.
+TensorArg merge_levels(const Tensor& aligned, int64_t levels,
+                       const std::vector<int64_t>& merged_sizes, bool cpp_scalar) {
+  const std::vector<int64_t> own = level_sizes_of(aligned, levels);
+  std::vector<int64_t> logical = tail_sizes(aligned, levels);
+  if (std::ranges::all_of(own, [](int64_t size) { return size == 1; })) {
+    Tensor unbatched = aligned;
+    for (int64_t k = 0; k < levels; ++k) unbatched = unbatched.squeeze(0);
+    return {unbatched, std::nullopt, cpp_scalar};
+  }
+  Tensor full = own == merged_sizes ? aligned : aligned.expand([&] {
+    std::vector<int64_t> sizes = merged_sizes;
+    sizes.insert(sizes.end(), logical.begin(), logical.end());
+    return sizes;
+  }());
+  logical.insert(logical.begin(), product(merged_sizes));
+  return {full.reshape(logical), 0, cpp_scalar};
+}
+
+// Positions whose dtypes ATen promotes together, per pointwise rule.
+std::vector<std::size_t> promoted_positions(RuleId rule, std::size_t count) {
+  switch (rule) {
+    case RuleId::binary_pointwise: return {0, 1};
+    case RuleId::ternary_where: return {1, 2};
+    case RuleId::clamp: {
+      std::vector<std::size_t> all(count);
+      std::iota(all.begin(), all.end(), 0);
+      return all;
+    }
+    default: return {};
+  }
+}
+
+bool is_pointwise(RuleId rule) {
+  return rule == RuleId::unary_pointwise || rule == RuleId::binary_pointwise ||
+         rule == RuleId::ternary_where || rule == RuleId::clamp;
+}
+
+// Pointwise op over Values with `levels` level dims: broadcasting does the batching.
+Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels) {
+  int64_t max_rank = 0;
+  for (const Input& input : inputs)
+    if (const auto* v = std::get_if<Value>(&input.value); v && v->defined() && !v->is_cpp_scalar())
+      max_rank = std::max(max_rank, logical_rank(*v));
+  std::vector<rules::Arg> args;
+  std::vector<vmap::detail::Operand> tagged;
+  const std::vector<std::size_t> promoted = promoted_positions(kOpTable[op].rule, inputs.size());
+  for (const Input& input : inputs) {
+    const auto* v = std::get_if<Value>(&input.value);
+    if (!v || !v->defined()) {
+      args.push_back(v ? rules::Arg() : std::get<rules::Arg>(input.value));
+      continue;
+    }
+    Tensor physical = v->aligned(levels);
+    for (int64_t r = v->is_cpp_scalar() ? 0 : logical_rank(*v); r < max_rank; ++r)
+      physical = physical.unsqueeze(levels);
+    args.push_back(rules::plain(physical));
+  }
+  // Only C++ scalars among the promoted operands (C++ arithmetic, already of one type):
+  // ATen would make them float32 as wrapped numbers, C++ keeps their type.
+  bool only_cpp = true;
+  for (std::size_t position : promoted) {
+    const auto* v = position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
+    if (v && v->defined() && !v->is_cpp_scalar()) only_cpp = false;
+  }
+  for (std::size_t position : promoted) {
+    const auto* v = position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
+    if (!v || !v->defined()) continue;
+    tagged.push_back(v->is_cpp_scalar() && !only_cpp
+                         ? vmap::detail::number_operand(v->dtype())
+                         : vmap::detail::tensor_operand(v->dtype(), logical_rank(*v)));
+  }
+  if (!tagged.empty()) {
+    const Dtype dtype = vmap::detail::result_type(tagged);
+    for (std::size_t position : promoted) {
+      if (position >= args.size()) continue;
+      auto* tensor = std::get_if<TensorArg>(&args[position]);
+      if (tensor && tensor->value.dtype() != dtype) tensor->value = tensor->value.to(dtype);
+    }
+  }
+  return Access::make(rules::call_reference(op, args), levels, false);
+}
+
+}  // namespace
+
+// --- levels -------------------------------------------------------------------------
+
+Level::Level(int64_t start, int64_t end)
+    : depth_(static_cast<int64_t>(level_stack.size())) {
+  level_stack.push_back({start, std::max<int64_t>(0, end - start)});
+}
+
+Level::~Level() { level_stack.pop_back(); }
+
+int64_t Level::size() const { return level_stack.at(static_cast<std::size_t>(depth_)).size; }
+
+Value Level::index() const {
+  const LevelState& state = level_stack.at(static_cast<std::size_t>(depth_));
+  std::vector<int64_t> shape(static_cast<std::size_t>(depth_), 1);
+  shape.push_back(state.size);
+  Value index = Access::make(
+      vmap::arange(state.start, state.start + state.size, kInt64).reshape(shape), depth_ + 1, true);
+  Access::set_induction_level(index, depth_);
+  return index;
+}
+
+int64_t active_levels() { return static_cast<int64_t>(level_stack.size()); }
+int64_t level_size(int64_t level) { return level_stack.at(static_cast<std::size_t>(level)).size; }
+bool any_level_empty() {
+  return std::ranges::any_of(level_stack, [](const LevelState& s) { return s.size == 0; });
+}
+
+// --- Value ---------------------------------------------------------------------------
+
+Value::Value() = default;
+Value::~Value() = default;
+Value::Value(const Tensor& unbatched) : physical_(unbatched) {}
+Value::Value(Tensor physical, int64_t levels, bool cpp_scalar)
+    : physical_(std::move(physical)), levels_(levels), cpp_scalar_(cpp_scalar) {}
+
+Tensor Value::scalar_tensor(vmap::detail::Scalar value, Dtype dtype) {
+  Tensor tensor = vmap::full({}, value, dtype);
+  return tensor;
+}
+
+Tensor Value::aligned(int64_t levels) const {
+  if (levels < levels_)
+    throw Error("vmap: a value of " + std::to_string(levels_) +
+                " levels used where only " + std::to_string(levels) + " are active");
+  Tensor result = physical_;
+  for (int64_t k = levels_; k < levels; ++k) result = result.unsqueeze(levels_);
+  return result;
+}
+
+Value& Value::operator=(const Value& other) & {
+  const Value* mask = current_mask();
+  if (!mask || !defined()) {
+    physical_ = other.physical_;
+    levels_ = other.levels_;
+    cpp_scalar_ = other.cpp_scalar_;
+    induction_level_ = other.induction_level_;
+    place_ = other.place_;
+    return *this;
+  }
+  // Examples outside the mask keep the old value; a C++ scalar keeps its C++ type.
+  const Value incoming = cpp_scalar_ ? scalar_cast_to(other, dtype()) : other;
+  const Value kept = cpp_scalar_ ? *this : to(incoming.dtype());
+  Value merged = where(*mask, incoming, kept);
+  merged.cpp_scalar_ = cpp_scalar_ && other.cpp_scalar_;
+  physical_ = merged.physical_;
+  levels_ = merged.levels_;
+  cpp_scalar_ = cpp_scalar_ || merged.cpp_scalar_;
+  induction_level_ = -1;
+  place_.reset();
+  return *this;
+}
+
+Value& Value::operator=(const Value& other) && {
+  store(*this, other);
+  return *this;
+}
+
+int64_t Value::dim() const { return cpp_scalar_ ? 0 : logical_rank(*this); }
+int64_t Value::size(int64_t dim) const {
+  return physical_.size(rules::wrap_logical_dim("size", dim, this->dim()) + levels_);
+}
+std::vector<int64_t> Value::sizes() const { return tail_sizes(physical_, levels_); }
+int64_t Value::numel() const { return product(sizes()); }
+Dtype Value::dtype() const { return physical_.dtype(); }
+Device Value::device() const { return physical_.device(); }
+bool Value::is_contiguous() const {
+  // Each example's elements are contiguous when the logical dims have contiguous strides.
+  int64_t expected = 1;
+  for (int64_t d = physical_.dim() - 1; d >= levels_; --d) {
+    if (physical_.size(d) != 1 && physical_.stride(d) != expected) return false;
+    expected *= physical_.size(d);
+  }
+  return true;
+}
+
+Value Value::item_as(Dtype dtype) const {
+  if (numel() != 1)
+    throw Error("item: a tensor with " + std::to_string(numel()) +
+                " elements cannot be converted to a scalar");
+  Tensor scalars = physical_.reshape(level_sizes_of(physical_, levels_));
+  return Access::make(scalars.to(dtype), levels_, true);
+}
+
+Value scalar_cast_to(const Value& value, Dtype dtype) {
+  const Tensor& physical = value.physical();
+  return Access::make(physical.dtype() == dtype ? physical : physical.to(dtype), value.levels(),
+                      true);
+}
+
+// --- dispatch ------------------------------------------------------------------------
+
+Value dispatch(std::size_t op, std::vector<Input> inputs) {
+  int64_t levels = 0;
+  auto visit_values = [&](auto&& visitor) {
+    for (Input& input : inputs) {
+      if (auto* v = std::get_if<Value>(&input.value)) visitor(*v);
+      if (auto* list = std::get_if<std::vector<Value>>(&input.value))
+        for (Value& item : *list) visitor(item);
+    }
+  };
+  visit_values([&](const Value& v) { levels = std::max(levels, v.levels()); });
+  const RuleId rule = kOpTable[op].rule;
+  if (is_pointwise(rule)) return pointwise(op, inputs, levels);
+
+  // Note [Levels to one batch dim]
+  std::vector<int64_t> common(static_cast<std::size_t>(levels), 1);
+  int64_t batched_count = 0;
+  visit_values([&](const Value& v) {
+    if (!v.defined()) return;
+    const Tensor aligned = v.aligned(levels);
+    bool varies = false;
+    for (int64_t k = 0; k < levels; ++k) {
+      const int64_t size = aligned.size(k);
+      if (size != 1) varies = true;
+      auto& slot = common[static_cast<std::size_t>(k)];
+      if (size != 1 && slot != 1 && size != slot)
+        throw Error("vmap: values disagree on the size of level " + std::to_string(k));
+      if (size != 1) slot = size;
+    }
+    batched_count += varies ? 1 : 0;
+  });
+  std::vector<int64_t> merged_sizes = common;
+  if (batched_count == 1)  // merge the one batched operand's own sizes: a view
+    visit_values([&](const Value& v) {
+      if (!v.defined()) return;
+      const Tensor aligned = v.aligned(levels);
+      const std::vector<int64_t> own = level_sizes_of(aligned, levels);
+      if (std::ranges::any_of(own, [](int64_t s) { return s != 1; })) merged_sizes = own;
+    });
+
+  std::vector<rules::Arg> args;
+  for (const Input& input : inputs) {
+    if (const auto* v = std::get_if<Value>(&input.value)) {
+      if (!v->defined()) { args.emplace_back(); continue; }
+      args.emplace_back(merge_levels(v->aligned(levels), levels, merged_sizes, v->is_cpp_scalar()));
+    } else if (const auto* list = std::get_if<std::vector<Value>>(&input.value)) {
+      std::vector<TensorArg> tensors;
+      for (const Value& item : *list)
+        tensors.push_back(merge_levels(item.aligned(levels), levels, merged_sizes, false));
+      args.emplace_back(std::move(tensors));
+    } else {
+      args.push_back(std::get<rules::Arg>(input.value));
+    }
+  }
+  auto [result, bdim] = rules::call_rule(op, args);
+  const bool cpp_scalar = kOpTable[op].rule == RuleId::item;
+  if (!bdim) return Access::make(result, 0, cpp_scalar);
+  const Tensor front = rules::move_bdim_to_front(result, bdim);
+  std::vector<int64_t> sizes = merged_sizes;
+  const std::vector<int64_t> rest = tail_sizes(front, 1);
+  sizes.insert(sizes.end(), rest.begin(), rest.end());
+  return Access::make(front.reshape(sizes), levels, cpp_scalar);
+}
+
+// --- reads through an index (Note [Places]) ------------------------------------------
+
+namespace {
+
+// Under a vb::Where, masked-out examples read position 0 (always valid when the dim is
+// not empty), so no branch raises an error its examples would not.
+Value masked_index(const Value& index) {
+  const Value* mask = current_mask();
+  if (!mask) return index;
+  return where(*mask, index, Value(int64_t{0}).to(index.dtype()));
+}
+
+// x.select(dim, i) for the induction variable i of `level` when x does not vary along
+// that level: narrow the dim to the level's range and make it the level dim (a view).
+std::optional<Value> select_by_induction(const Value& x, int64_t dim, const Value& index) {
+  const int64_t level = Access::induction_level(index);
+  if (level < 0) return std::nullopt;
+  const int64_t levels = std::max(x.levels(), level + 1);
+  Tensor physical = x.aligned(levels);
+  if (physical.size(level) != 1) return std::nullopt;  // x[i] with x varying along i: a gather
+  const int64_t logical_dim =
+      rules::wrap_logical_dim("select", dim, physical.dim() - levels) + levels;
+  const LevelState& state = level_stack.at(static_cast<std::size_t>(level));
+  physical = physical.narrow(logical_dim, state.start, state.size)
+                 .squeeze(level)
+                 .movedim(logical_dim - 1, level);
+  return Access::make(physical, levels, false);
+}
+
+}  // namespace
+
+Value select(const Value& x, int64_t dim, const Value& index) {
+  if (index.levels() == 0 && !index.physical().dim())
+    return dispatch(op_index("select", OpForm::member),
+                    {x, dim, index.physical().item<int64_t>()});
+  if (auto view = select_by_induction(x, dim, index)) return *view;
+  const Value position = masked_index(index);
+  Value result = dispatch(op_index("select", OpForm::member), {x, dim, position});
+  Access::set_place(result, {x, dim, position});
+  return result;
+}
+
+Value select(const Tensor& x, int64_t dim, const Value& index) { return select(Value(x), dim, index); }
+Value at(const Tensor& x, const Value& index) { return select(Value(x), 0, index); }
+Value at(const Value& x, const Value& index) { return select(x, 0, index); }
+Value Value::operator[](const Value& index) const { return batched::select(*this, 0, index); }
+Value Value::select(int64_t dim, const Value& index) const { return batched::select(*this, dim, index); }
+
+Value Value::narrow(int64_t dim, const Value& start, int64_t length) const {
+  if (start.levels() == 0)
+    return dispatch(op_index("narrow", OpForm::member),
+                    {*this, dim, start.physical().item<int64_t>(), length});
+  return dispatch(op_index("narrow", OpForm::member), {*this, dim, masked_index(start), length});
+}
+
+}  // namespace vmap::batched
