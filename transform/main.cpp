@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "diagnostics.h"
+#include "emit.h"
 #include "find.h"
 #include "pipeline.h"
 #include "rewrite.h"
@@ -99,13 +100,18 @@ class AllDependencies : public DependencyCollector {
   bool needSystemDependencies() override { return true; }
 };
 
-// Placeholder until analyse/batch/emit land: every loop is refused.
-LoopOutcome runLoopPasses(ASTContext &, llvm::ArrayRef<VmapLoop> Loops,
-                          unsigned Top, Diagnostics &) {
-  LoopOutcome Outcome;
-  Outcome.Loop = &Loops[Top];
-  Outcome.WhyNot = "analyse, batch and emit are not implemented yet";
-  return Outcome;
+/// analyse -> batch -> emit; the passes report their own refusals.
+LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
+                          unsigned Top, Diagnostics &Diags) {
+  LoopOutcome Refused;
+  Refused.Loop = &Loops[Top];
+  std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
+  if (!Analysis)
+    return Refused;
+  std::optional<BatchPlan> Plan = batch(std::move(*Analysis), Diags);
+  if (!Plan)
+    return Refused;
+  return emit(*Plan);
 }
 
 class VmapConsumer : public ASTConsumer {
@@ -262,6 +268,13 @@ toolCommandLine(const tooling::CompileCommand &Command,
   return Adjust(Command.CommandLine, Command.Filename);
 }
 
+std::string absolutePath(llvm::StringRef Path) {
+  llvm::SmallString<256> Absolute(Path);
+  llvm::sys::fs::make_absolute(Absolute);
+  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
+  return std::string(Absolute);
+}
+
 /// Parses the job's file with its compile command; fills Job.Result when the
 /// file was rewritten (possibly to itself). False when it was not.
 bool runJob(Job &Job, const tooling::CompileCommand &Command,
@@ -278,10 +291,10 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
   if (!Invocation.run() || !Job.Result)
     return false;
   // Dependencies relative to the command's directory become absolute.
+  std::string Directory = absolutePath(Command.Directory);
   for (std::string &Dependency : Job.Result->Dependencies) {
     llvm::SmallString<256> Path(Dependency);
-    if (!llvm::sys::path::is_absolute(Path))
-      llvm::sys::fs::make_absolute(Command.Directory, Path);
+    llvm::sys::fs::make_absolute(Directory, Path);
     llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
     Dependency = std::string(Path);
   }
@@ -291,13 +304,6 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
 int usageError(const llvm::Twine &Message) {
   llvm::errs() << "clang-vmap: error: " << Message << "\n";
   return BadUsage;
-}
-
-std::string absolutePath(llvm::StringRef Path) {
-  llvm::SmallString<256> Absolute(Path);
-  llvm::sys::fs::make_absolute(Absolute);
-  llvm::sys::path::remove_dots(Absolute, /*remove_dot_dot=*/true);
-  return std::string(Absolute);
 }
 
 /// Prints \p Err, if any; true when there was none.

@@ -1,0 +1,540 @@
+//===- analyse.cpp - Which values of a vmap loop vary per example ---------===//
+//
+// Three steps over the loop nest:
+//  1. walk: check the statement forms, record locals, every read and write of
+//     a variable or tensor slot, reductions, plain loops and `if`s;
+//  2. classify: a fixpoint over the locals (a local assigned a batched value,
+//     or assigned under a per-example `if`, is batched);
+//  3. check: canonical bounds, stores into the example's own slot,
+//     loop-carried dependences, accumulators, per-example values in places
+//     that must be the same for every example, possible aliasing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "analyse.h"
+#include "analyse_detail.h"
+#include "ast_util.h"
+#include "diagnostics.h"
+#include "clang/AST/StmtCXX.h"
+
+using namespace clang;
+
+namespace clang_vmap {
+
+LevelSet LoopAnalysis::levelsOf(const Expr *E) const {
+  auto It = ExprLevels.find(E);
+  return It == ExprLevels.end() ? 0 : It->second;
+}
+
+const VmapLevel *LoopAnalysis::levelOf(const ForStmt *For) const {
+  for (const VmapLevel &Level : Levels)
+    if (Level.For == For)
+      return &Level;
+  return nullptr;
+}
+
+namespace detail {
+
+bool Analyser::refuseAt(diag::Kind Kind, SourceRange Range, diag::Kind Note,
+                        llvm::ArrayRef<std::string> Args) {
+  if (Refused)
+    return false;
+  Refused = true;
+  {
+    DiagnosticBuilder Builder = Diags.report(Kind, Range.getBegin());
+    Builder << Range;
+    for (const std::string &Arg : Args)
+      Builder << Arg;
+  }
+  Diags.report(Note, Range.getBegin());
+  return false;
+}
+
+std::string Analyser::text(const Expr *E) const {
+  return sourceText(Context, E->getSourceRange()).str();
+}
+
+//===-- 1. walk -----------------------------------------------------------===//
+
+bool Analyser::canonicalLoop(const ForStmt *For, unsigned Depth) {
+  VmapLevel Level;
+  Level.For = For;
+  Level.Depth = Depth;
+  const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+  const VarDecl *Var =
+      Init && Init->isSingleDecl() ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                                   : nullptr;
+  if (!Var || !Var->getInit() || !Var->getType()->isIntegerType() ||
+      Var->getType()->isBooleanType() ||
+      Var->getType()->isAnyCharacterType() || For->getConditionVariable())
+    return refuseAt(diag::refuse_loop_init,
+                    For->getInit() ? For->getInit()->getSourceRange()
+                                   : SourceRange(For->getForLoc()),
+                    diag::note_loop_form);
+  Level.Induction = Var;
+  Level.Start = Var->getInit();
+
+  std::string Name = Var->getNameAsString();
+  const auto *Cond = dyn_cast_or_null<BinaryOperator>(
+      For->getCond() ? For->getCond()->IgnoreParens() : nullptr);
+  auto RefusedCond = [&] {
+    SourceRange Range = For->getCond() ? For->getCond()->getSourceRange()
+                                       : SourceRange(For->getForLoc());
+    return refuseAt(diag::refuse_loop_cond, Range, diag::note_loop_form,
+                    {"'" + Name + "'"});
+  };
+  if (!Cond)
+    return RefusedCond();
+  BinaryOperatorKind Op = Cond->getOpcode();
+  if (referencedVar(Cond->getLHS()) == Var &&
+      (Op == BO_LT || Op == BO_LE || Op == BO_NE)) {
+    Level.Bound = Cond->getRHS();
+    Level.Inclusive = Op == BO_LE;
+  } else if (referencedVar(Cond->getRHS()) == Var &&
+             (Op == BO_GT || Op == BO_GE || Op == BO_NE)) {
+    Level.Bound = Cond->getLHS();
+    Level.Inclusive = Op == BO_GE;
+  } else {
+    return RefusedCond();
+  }
+
+  const Expr *Inc = For->getInc() ? For->getInc()->IgnoreParens() : nullptr;
+  bool StepsByOne = false;
+  if (const auto *Unary = dyn_cast_or_null<UnaryOperator>(Inc))
+    StepsByOne = Unary->isIncrementOp() &&
+                 referencedVar(Unary->getSubExpr()) == Var;
+  if (const auto *Compound = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
+    Expr::EvalResult Step;
+    StepsByOne = Compound->getOpcode() == BO_AddAssign &&
+                 referencedVar(Compound->getLHS()) == Var &&
+                 Compound->getRHS()->EvaluateAsInt(Step, Context) &&
+                 Step.Val.getInt() == 1;
+  }
+  if (!StepsByOne)
+    return refuseAt(diag::refuse_loop_inc,
+                    Inc ? Inc->getSourceRange() : SourceRange(For->getForLoc()),
+                    diag::note_loop_form, {"'" + Name + "'"});
+
+  unsigned Index = Result.Levels.size();
+  Result.Levels.push_back(Level);
+  InductionLevel[Var] = Index;
+  Locals[Var] = LocalInfo{Depth + 1, {}, true};
+  Result.BatchedVars[Var] = LevelSet(1) << Index;
+  return true;
+}
+
+bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
+  if (Refused || !S)
+    return !Refused;
+  switch (S->getStmtClass()) {
+  case Stmt::CompoundStmtClass:
+    for (const Stmt *Child : cast<CompoundStmt>(S)->body())
+      if (!walkStmt(Child, Where))
+        return false;
+    return true;
+  case Stmt::NullStmtClass:
+    return true;
+  case Stmt::DeclStmtClass:
+    return walkDecl(cast<DeclStmt>(S), Where);
+  case Stmt::IfStmtClass:
+    return walkIf(cast<IfStmt>(S), Where);
+  case Stmt::ForStmtClass:
+    return walkFor(cast<ForStmt>(S), Where);
+  case Stmt::BreakStmtClass:
+    return refuseAt(diag::refuse_jump, S->getSourceRange(),
+                    diag::note_no_jumps, {"break"});
+  case Stmt::ContinueStmtClass:
+    return refuseAt(diag::refuse_jump, S->getSourceRange(),
+                    diag::note_no_jumps, {"continue"});
+  case Stmt::ReturnStmtClass:
+    return refuseAt(diag::refuse_jump, S->getSourceRange(),
+                    diag::note_no_jumps, {"return"});
+  case Stmt::GotoStmtClass:
+  case Stmt::IndirectGotoStmtClass:
+    return refuseAt(diag::refuse_jump, S->getSourceRange(),
+                    diag::note_no_jumps, {"goto"});
+  case Stmt::CoreturnStmtClass:
+    return refuseAt(diag::refuse_jump, S->getSourceRange(),
+                    diag::note_no_jumps, {"co_return"});
+  default:
+    break;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (isa<CXXThrowExpr>(stripImplicit(E)))
+      return refuseAt(diag::refuse_jump, S->getSourceRange(),
+                      diag::note_no_jumps, {"throw"});
+    Statements.push_back({E, Where});
+    if (recordReduction(E, Where))
+      return !Refused;
+    return walkExpr(E, Where);
+  }
+  return refuseAt(diag::refuse_unsupported, S->getSourceRange(),
+                  diag::note_unsupported,
+                  {std::string("'") + S->getStmtClassName() + "'"});
+}
+
+bool Analyser::walkDecl(const DeclStmt *S, Scope &Where) {
+  Decls.push_back({S, Where});
+  for (const Decl *D : S->decls()) {
+    const auto *Var = dyn_cast<VarDecl>(D);
+    if (!Var || !Var->isLocalVarDecl() || Var->isStaticLocal())
+      return refuseAt(diag::refuse_unsupported, D->getSourceRange(),
+                      diag::note_unsupported,
+                      {Var ? "a static local" : "this declaration"});
+    Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()),
+                            Where.Ifs, false};
+    if (const Expr *Init = Var->getInit()) {
+      if (isTensorType(Var->getType()))
+        if (std::optional<Access> Alias = accessOf(Init))
+          Aliases[Var] = *Alias;
+      if (!walkExpr(Init, Where))
+        return false;
+    }
+  }
+  return true;
+}
+
+bool Analyser::walkIf(const IfStmt *If, Scope &Where) {
+  if (If->getInit() || If->getConditionVariable() || If->isConsteval())
+    return refuseAt(diag::refuse_unsupported, If->getSourceRange(),
+                    diag::note_unsupported,
+                    {"an 'if' with an initialiser or declaration"});
+  Ifs.push_back({If, Where});
+  if (!walkExpr(If->getCond(), Where))
+    return false;
+  Scope Inner = Where;
+  Inner.Ifs.push_back(If);
+  return walkStmt(If->getThen(), Inner) && walkStmt(If->getElse(), Inner);
+}
+
+bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
+  auto Nested = LoopIndex.find(For);
+  Scope Inner = Where;
+  if (Nested != LoopIndex.end()) {
+    if (!canonicalLoop(For, Where.Levels.size()))
+      return false;
+    unsigned Level = Result.Levels.size() - 1;
+    Bounds.push_back({Level, Where});
+    if (!walkExpr(Result.Levels[Level].Start, Where) ||
+        !walkExpr(Result.Levels[Level].Bound, Where))
+      return false;
+    Inner.Levels.push_back(Level);
+    return walkStmt(For->getBody(), Inner);
+  }
+  if (For->getConditionVariable())
+    return refuseAt(diag::refuse_unsupported, For->getSourceRange(),
+                    diag::note_unsupported,
+                    {"a declaration in a loop condition"});
+  PlainLoops.push_back({For, Where});
+  if (!walkStmt(For->getInit(), Inner))
+    return false;
+  if (For->getInit())
+    if (const auto *Init = dyn_cast<DeclStmt>(For->getInit()))
+      for (const Decl *D : Init->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Locals[Var].PlainInduction = true;
+  if (For->getCond() && !walkExpr(For->getCond(), Inner))
+    return false;
+  if (For->getInc() && !walkExpr(For->getInc(), Inner))
+    return false;
+  return walkStmt(For->getBody(), Inner);
+}
+
+std::optional<Access> Analyser::accessOf(const Expr *E) const {
+  E = stripImplicit(E);
+  if (const VarDecl *Var = referencedVar(E)) {
+    Access Result;
+    Result.Base = Var;
+    Result.Site = E;
+    return Result;
+  }
+  if (const auto *Subscript = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Subscript->getOperator() != OO_Subscript ||
+        Subscript->getNumArgs() != 2 || !isTensorType(Subscript->getArg(0)->getType()))
+      return std::nullopt;
+    std::optional<Access> Result = accessOf(Subscript->getArg(0));
+    if (Result) {
+      Result->Steps.push_back({"[]", Subscript->getArg(1)});
+      Result->Site = E;
+    }
+    return Result;
+  }
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+  if (!Call || !Call->getMethodDecl() ||
+      !isTensorType(Call->getImplicitObjectArgument()->getType()))
+    return std::nullopt;
+  std::string Name = Call->getMethodDecl()->getNameAsString();
+  if (!isViewMember(Name))
+    return std::nullopt;
+  std::optional<Access> Result = accessOf(Call->getImplicitObjectArgument());
+  if (!Result)
+    return std::nullopt;
+  Step Next;
+  Next.Key = Name + "(";
+  for (unsigned Arg = 0; Arg < Call->getNumArgs(); ++Arg) {
+    // select(d, i) and narrow(d, start, n): the position is the index.
+    bool IsIndex = Arg == 1 && (Name == "select" || Name == "narrow");
+    if (IsIndex)
+      Next.Index = Call->getArg(Arg);
+    else if (!isa<CXXDefaultArgExpr>(Call->getArg(Arg)))
+      Next.Key += text(Call->getArg(Arg));
+    Next.Key += ",";
+  }
+  Next.Key += ")";
+  Result->Steps.push_back(Next);
+  Result->Site = E;
+  return Result;
+}
+
+Access Analyser::resolve(Access A) const {
+  // Follow local views (`Tensor row = out[i]; row[0] = v;`) to what they view.
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    auto It = Aliases.find(A.Base);
+    if (It == Aliases.end())
+      return A;
+    Access Outer = It->second;
+    Outer.Steps.append(A.Steps.begin(), A.Steps.end());
+    Outer.Site = A.Site;
+    A = Outer;
+  }
+  return A;
+}
+
+bool Analyser::walkAccessIndices(const Access &A, Scope &Where) {
+  for (const Step &S : A.Steps)
+    if (S.Index && !walkExpr(S.Index, Where))
+      return false;
+  return true;
+}
+
+bool Analyser::recordWrite(const Expr *Site, const Expr *Target,
+                           const Expr *Value, Scope &Where) {
+  std::optional<Access> A = accessOf(Target);
+  if (!A)
+    return refuseAt(diag::refuse_unsupported, Target->getSourceRange(),
+                    diag::note_unsupported,
+                    {"a write to this expression"});
+  Writes.push_back({Site, Value, *A, resolve(*A), Where});
+  return walkAccessIndices(*A, Where);
+}
+
+bool Analyser::walkExpr(const Expr *E, Scope &Where) {
+  if (Refused || !E)
+    return !Refused;
+  E = E->IgnoreParens();
+
+  // Writes: assignments, increments, in-place members.
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->isAssignmentOp())
+      return recordWrite(E, Binary->getLHS(), Binary->getRHS(), Where) &&
+             walkExpr(Binary->getRHS(), Where);
+    if (Binary->getOpcode() == BO_Comma)
+      return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                      diag::note_unsupported, {"the comma operator"});
+  }
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (Unary->isIncrementDecrementOp())
+      return recordWrite(E, Unary->getSubExpr(), nullptr, Where);
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E))
+    if (Operator->isAssignmentOp() && Operator->getNumArgs() == 2)
+      return recordWrite(E, Operator->getArg(0), Operator->getArg(1), Where) &&
+             walkExpr(Operator->getArg(1), Where);
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Member->getMethodDecl();
+    if (Method && isTensorType(Member->getImplicitObjectArgument()->getType()) &&
+        isInPlaceMember(Method->getNameAsString())) {
+      if (!recordWrite(E, Member->getImplicitObjectArgument(), nullptr, Where))
+        return false;
+      for (const Expr *Arg : Member->arguments())
+        if (!walkExpr(Arg, Where))
+          return false;
+      return true;
+    }
+    if (isMetadataCall(E)) {
+      // `out.size(0)` reads no element of `out`.
+      std::optional<Access> Object = accessOf(Member->getImplicitObjectArgument());
+      if (Object) {
+        if (!walkAccessIndices(*Object, Where))
+          return false;
+        for (const Expr *Arg : Member->arguments())
+          if (!walkExpr(Arg, Where))
+            return false;
+        return true;
+      }
+    }
+  }
+
+  // Reads through a variable.
+  if (std::optional<Access> A = accessOf(E)) {
+    Reads.push_back({*A, resolve(*A), Where});
+    return walkAccessIndices(*A, Where);
+  }
+
+  if (isa<LambdaExpr>(E) || isa<CXXNewExpr>(E) || isa<CXXDeleteExpr>(E) ||
+      isa<StmtExpr>(E) || isa<BlockExpr>(E) || isa<CXXThrowExpr>(E) ||
+      isa<CoroutineSuspendExpr>(E) || E->isTypeDependent() ||
+      E->isValueDependent())
+    return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                    diag::note_unsupported,
+                    {isa<CXXThrowExpr>(E) ? "'throw'"
+                                          : std::string("'") +
+                                                E->getStmtClassName() + "'"});
+  if (!isa<DeclRefExpr>(E) && !isAllowedExpr(E))
+    return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                    diag::note_unsupported,
+                    {std::string("'") + E->getStmtClassName() + "'"});
+  if (isa<CallExpr>(E))
+    Calls.push_back({cast<CallExpr>(E), Where});
+  if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E))
+    (void)Default; // a default argument is loop-invariant by construction
+  for (const Stmt *Child : E->children())
+    if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
+      if (!walkExpr(ChildExpr, Where))
+        return false;
+  return true;
+}
+
+bool isAllowedExpr(const Expr *E) {
+  switch (E->getStmtClass()) {
+  case Stmt::DeclRefExprClass:
+  case Stmt::IntegerLiteralClass:
+  case Stmt::FloatingLiteralClass:
+  case Stmt::CXXBoolLiteralExprClass:
+  case Stmt::CharacterLiteralClass:
+  case Stmt::StringLiteralClass:
+  case Stmt::CXXNullPtrLiteralExprClass:
+  case Stmt::ParenExprClass:
+  case Stmt::ImplicitCastExprClass:
+  case Stmt::CStyleCastExprClass:
+  case Stmt::CXXFunctionalCastExprClass:
+  case Stmt::CXXStaticCastExprClass:
+  case Stmt::ExprWithCleanupsClass:
+  case Stmt::MaterializeTemporaryExprClass:
+  case Stmt::CXXBindTemporaryExprClass:
+  case Stmt::CXXConstructExprClass:
+  case Stmt::CXXTemporaryObjectExprClass:
+  case Stmt::CXXDefaultArgExprClass:
+  case Stmt::CXXDefaultInitExprClass:
+  case Stmt::InitListExprClass:
+  case Stmt::CXXStdInitializerListExprClass:
+  case Stmt::UnaryOperatorClass:
+  case Stmt::BinaryOperatorClass:
+  case Stmt::CompoundAssignOperatorClass:
+  case Stmt::ConditionalOperatorClass:
+  case Stmt::CallExprClass:
+  case Stmt::CXXMemberCallExprClass:
+  case Stmt::CXXOperatorCallExprClass:
+  case Stmt::MemberExprClass:
+  case Stmt::ArraySubscriptExprClass:
+  case Stmt::UnaryExprOrTypeTraitExprClass:
+  case Stmt::CXXThisExprClass:
+  case Stmt::SubstNonTypeTemplateParmExprClass:
+  case Stmt::ConstantExprClass:
+  case Stmt::CXXScalarValueInitExprClass:
+  case Stmt::ImplicitValueInitExprClass:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool Analyser::recordReduction(const Expr *E, Scope &Where) {
+  // Candidate forms: `acc op= e` and `acc = maximum(acc, e)`.
+  const Expr *Stripped = stripImplicit(E);
+  const Expr *Target = nullptr;
+  const Expr *Value = nullptr;
+  ReduceOp Op = ReduceOp::Add;
+  auto CompoundKind = [](OverloadedOperatorKind Kind,
+                         ReduceOp &Op) -> bool {
+    switch (Kind) {
+    case OO_PlusEqual: Op = ReduceOp::Add; return true;
+    case OO_MinusEqual: Op = ReduceOp::Sub; return true;
+    case OO_StarEqual: Op = ReduceOp::Mul; return true;
+    default: return false;
+    }
+  };
+  const Expr *AssignedValue = nullptr;
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Stripped)) {
+    if (Operator->getNumArgs() != 2)
+      return false;
+    if (CompoundKind(Operator->getOperator(), Op)) {
+      Target = Operator->getArg(0);
+      Value = Operator->getArg(1);
+    } else if (Operator->getOperator() == OO_Equal) {
+      Target = Operator->getArg(0);
+      AssignedValue = Operator->getArg(1);
+    }
+  } else if (const auto *Binary = dyn_cast<BinaryOperator>(Stripped)) {
+    switch (Binary->getOpcode()) {
+    case BO_AddAssign: Op = ReduceOp::Add; break;
+    case BO_SubAssign: Op = ReduceOp::Sub; break;
+    case BO_MulAssign: Op = ReduceOp::Mul; break;
+    case BO_Assign: AssignedValue = Binary->getRHS(); break;
+    default: return false;
+    }
+    Target = Binary->getLHS();
+    if (!AssignedValue)
+      Value = Binary->getRHS();
+  }
+  const VarDecl *Acc = referencedVar(Target);
+  if (!Acc || !isInvariantAt(Acc, Where))
+    return false;
+  if (AssignedValue) {
+    const auto *Call = dyn_cast<CallExpr>(stripImplicit(AssignedValue));
+    if (!Call || Call->getNumArgs() != 2 || isa<CXXMemberCallExpr>(Call))
+      return false;
+    std::string Name = calleeName(Call);
+    if (Name == "maximum" || Name == "max" || Name == "fmax")
+      Op = ReduceOp::Max;
+    else if (Name == "minimum" || Name == "min" || Name == "fmin")
+      Op = ReduceOp::Min;
+    else
+      return false;
+    if (referencedVar(Call->getArg(0)) == Acc)
+      Value = Call->getArg(1);
+    else if (referencedVar(Call->getArg(1)) == Acc)
+      Value = Call->getArg(0);
+    else
+      return false;
+  }
+  if (!Value || !(isTensorType(Acc->getType()) || isScalarType(Acc->getType())))
+    return false;
+  Result.Reductions[E] = Reduction{Target, Value, Op};
+  ReductionSites.push_back({E, Acc, Op, Where});
+  AccumulatorRefs.insert(stripImplicit(Target));
+  return walkExpr(Value, Where);
+}
+
+bool Analyser::isInvariantAt(const VarDecl *Var, const Scope &Where) const {
+  auto It = Locals.find(Var);
+  unsigned Depth = It == Locals.end() ? 0 : It->second.Depth;
+  return Depth < Where.Levels.size();
+}
+
+unsigned Analyser::depthOf(const VarDecl *Var) const {
+  auto It = Locals.find(Var);
+  return It == Locals.end() ? 0 : It->second.Depth;
+}
+
+bool isViewMember(llvm::StringRef Name) {
+  return Name == "select" || Name == "narrow" || Name == "operator[]" ||
+         Name == "unsqueeze" || Name == "squeeze" || Name == "expand" ||
+         Name == "view" || Name == "reshape" || Name == "transpose" ||
+         Name == "t" || Name == "permute" || Name == "flatten";
+}
+
+bool isInPlaceMember(llvm::StringRef Name) {
+  return Name.ends_with("_") || Name == "operator+=" || Name == "operator-=" ||
+         Name == "operator*=" || Name == "operator/=";
+}
+
+} // namespace detail
+
+std::optional<LoopAnalysis> analyse(ASTContext &Context,
+                                    llvm::ArrayRef<VmapLoop> Loops,
+                                    unsigned Top, Diagnostics &Diags) {
+  detail::Analyser A(Context, Loops, Top, Diags);
+  return A.run();
+}
+
+} // namespace clang_vmap

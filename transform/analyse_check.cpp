@@ -1,0 +1,503 @@
+//===- analyse_check.cpp - Classify values and check SPEC section 2 -------===//
+
+#include "analyse_detail.h"
+#include "ast_util.h"
+#include "clang/AST/Decl.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include <algorithm>
+
+using namespace clang;
+
+namespace clang_vmap {
+namespace detail {
+namespace {
+
+void forEachVarRef(const Stmt *S,
+                   llvm::function_ref<void(const DeclRefExpr *)> Visit) {
+  if (!S)
+    return;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (isa<VarDecl>(Ref->getDecl()))
+      Visit(Ref);
+  for (const Stmt *Child : S->children())
+    forEachVarRef(Child, Visit);
+}
+
+std::string quoted(const NamedDecl *D) {
+  return "'" + D->getNameAsString() + "'";
+}
+
+/// Levels enclosing both scopes, from \p FromDepth on.
+llvm::SmallVector<unsigned, 4> commonLevels(const Scope &A, const Scope &B,
+                                            unsigned FromDepth) {
+  llvm::SmallVector<unsigned, 4> Common;
+  for (unsigned Depth = 0;
+       Depth < A.Levels.size() && Depth < B.Levels.size() &&
+       A.Levels[Depth] == B.Levels[Depth];
+       ++Depth)
+    if (Depth >= FromDepth)
+      Common.push_back(A.Levels[Depth]);
+  return Common;
+}
+
+/// A tensor made by a factory in its declaration: it shares storage with
+/// nothing else.
+bool isFreshTensor(const VarDecl *Var) {
+  if (isa<ParmVarDecl>(Var) || Var->getType()->isReferenceType() ||
+      !Var->getInit())
+    return false;
+  const auto *Call = dyn_cast<CallExpr>(stripImplicit(Var->getInit()));
+  if (!Call)
+    return false;
+  std::string Name = calleeName(Call);
+  if (isa<CXXMemberCallExpr>(Call))
+    return Name == "clone";
+  static const char *const Factories[] = {
+      "zeros", "ones", "full", "empty", "arange", "tensor", "zeros_like",
+      "ones_like", "full_like", "empty_like", "rand", "randn", "randint"};
+  return llvm::is_contained(Factories, Name);
+}
+
+/// The runtime's argument types (`detail::Scalar`): the op taking them decides.
+bool isRuntimeType(QualType T) {
+  const CXXRecordDecl *Record =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  return Record && isInVmapNamespace(Record);
+}
+
+bool isAssignedIn(const Stmt *S, const VarDecl *Var) {
+  if (!S)
+    return false;
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(S))
+    if (Operator->isAssignmentOp() && Operator->getNumArgs() > 0 &&
+        referencedVar(Operator->getArg(0)) == Var)
+      return true;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+    if (Binary->isAssignmentOp() && referencedVar(Binary->getLHS()) == Var)
+      return true;
+  for (const Stmt *Child : S->children())
+    if (isAssignedIn(Child, Var))
+      return true;
+  return false;
+}
+
+} // namespace
+
+//===-- 2. classify -------------------------------------------------------===//
+
+LevelSet Analyser::levels(const Expr *E) {
+  if (!E)
+    return 0;
+  auto It = Memo.find(E);
+  if (It != Memo.end())
+    return It->second;
+  LevelSet Levels = 0;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
+      auto Batched = Result.BatchedVars.find(Var);
+      if (Batched != Result.BatchedVars.end())
+        Levels = Batched->second;
+    }
+  } else {
+    for (const Stmt *Child : E->children())
+      if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
+        Levels |= levels(ChildExpr);
+    // Shapes and dtypes are the same for every example.
+    if (isa<CXXMemberCallExpr>(E) && isMetadataCall(E))
+      Levels = 0;
+  }
+  Memo[E] = Levels;
+  return Levels;
+}
+
+LevelSet Analyser::maskLevels(const Scope &Where, const VarDecl *Local) {
+  LevelSet Levels = 0;
+  auto Info = Locals.find(Local);
+  for (const IfStmt *If : Where.Ifs)
+    if (Info == Locals.end() || !llvm::is_contained(Info->second.Ifs, If))
+      Levels |= levels(If->getCond());
+  return Levels;
+}
+
+void Analyser::classify() {
+  bool Changed = true;
+  auto Add = [&](const VarDecl *Var, LevelSet Levels) {
+    if (!Levels)
+      return;
+    LevelSet &Slot = Result.BatchedVars[Var];
+    if ((Slot | Levels) != Slot) {
+      Slot |= Levels;
+      Changed = true;
+    }
+  };
+  // Each round can only add levels to a finite set: this terminates.
+  while (Changed) {
+    Changed = false;
+    Memo.clear();
+    for (const auto &[S, Where] : Decls) {
+      LevelSet Levels = 0;
+      for (const Decl *D : S->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Levels |= levels(Var->getInit());
+      for (const Decl *D : S->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Add(Var, Levels);
+    }
+    for (const WriteEvent &W : Writes) {
+      for (const VarDecl *Var : {W.Written.Base, W.Resolved.Base}) {
+        auto Info = Locals.find(Var);
+        if (Info == Locals.end() || Info->second.Depth != W.Where.Levels.size())
+          continue;
+        Add(Var, levels(W.Site) | maskLevels(W.Where, Var));
+      }
+    }
+    for (const ReductionSite &R : ReductionSites)
+      if (Locals.count(R.Accumulator))
+        Add(R.Accumulator, levels(Result.Reductions[R.Site].Value));
+  }
+  Memo.clear();
+}
+
+//===-- 3. check ----------------------------------------------------------===//
+
+int Analyser::inductionLevel(const Expr *Index) const {
+  if (!Index)
+    return -1;
+  auto It = InductionLevel.find(referencedVar(Index));
+  return It == InductionLevel.end() ? -1 : static_cast<int>(It->second);
+}
+
+std::string Analyser::stepKey(const Step &S) {
+  if (!S.Index)
+    return S.Key;
+  int Level = inductionLevel(S.Index);
+  if (Level >= 0)
+    return S.Key + "@" + std::to_string(Level);
+  Expr::EvalResult Value;
+  if (S.Index->EvaluateAsInt(Value, Context))
+    return S.Key + "#" + llvm::toString(Value.Val.getInt(), 10);
+  return S.Key + "?" + text(S.Index);
+}
+
+bool Analyser::sameStep(const Step &A, const Step &B) {
+  return stepKey(A) == stepKey(B);
+}
+
+bool Analyser::checkBounds() {
+  for (const auto &[Index, Where] : Bounds) {
+    const VmapLevel &Level = Result.Levels[Index];
+    for (const Expr *E : {Level.Start, Level.Bound}) {
+      std::string Part = E == Level.Start ? "start" : "bound";
+      if (LevelSet Varying = levels(E)) {
+        std::string Culprit = text(E);
+        forEachVarRef(E, [&](const DeclRefExpr *Ref) {
+          if (levels(Ref))
+            Culprit = "'" + Ref->getDecl()->getNameAsString() + "'";
+        });
+        (void)Varying;
+        return refuseAt(diag::refuse_nested_bound, E->getSourceRange(),
+                        diag::note_hoist_bound, {Part, Culprit});
+      }
+      std::string Changing;
+      forEachVarRef(E, [&](const DeclRefExpr *Ref) {
+        const auto *Var = cast<VarDecl>(Ref->getDecl());
+        if (Var == Level.Induction)
+          Changing = quoted(Var);
+        for (const WriteEvent &W : Writes)
+          if (W.Written.Base == Var && W.Written.Steps.empty() &&
+              llvm::is_contained(W.Where.Levels, Index))
+            Changing = quoted(Var);
+      });
+      if (!Changing.empty())
+        return refuseAt(diag::refuse_loop_not_invariant, E->getSourceRange(),
+                        diag::note_hoist_bound, {Part, Changing});
+    }
+    for (const IfStmt *If : Where.Ifs)
+      if (levels(If->getCond()))
+        return refuseAt(diag::refuse_unsupported,
+                        Level.For->getSourceRange(), diag::note_unsupported,
+                        {"a vmap loop inside a per-example 'if'"});
+  }
+  return true;
+}
+
+bool Analyser::checkWrites() {
+  for (const WriteEvent &W : Writes) {
+    const VarDecl *Var = W.Written.Base;
+    unsigned Depth = W.Where.Levels.size();
+    if (InductionLevel.count(Var))
+      return refuseAt(diag::refuse_induction_written, W.Site->getSourceRange(),
+                      diag::note_loop_form, {quoted(Var)});
+    if (W.Written.Steps.empty()) {
+      if (depthOf(Var) < Depth)
+        return refuseAt(diag::refuse_invariant_write,
+                        W.Site->getSourceRange(), diag::note_reduction,
+                        {quoted(Var)});
+      continue;
+    }
+    const Access &Slot = W.Resolved;
+    unsigned BaseDepth = depthOf(Slot.Base);
+    if (BaseDepth >= Depth)
+      continue;
+    unsigned LastOwn = 0;
+    for (unsigned D = BaseDepth; D < Depth; ++D) {
+      unsigned Level = W.Where.Levels[D];
+      auto Own = llvm::find_if(Slot.Steps, [&](const Step &S) {
+        return inductionLevel(S.Index) == static_cast<int>(Level);
+      });
+      if (Own == Slot.Steps.end())
+        return refuseAt(diag::refuse_store_not_own_slot,
+                        W.Site->getSourceRange(), diag::note_store_own_slot,
+                        {quoted(Slot.Base),
+                         quoted(Result.Levels[Level].Induction)});
+      LastOwn = std::max<unsigned>(LastOwn, Own - Slot.Steps.begin());
+    }
+    for (unsigned P = 0; P < LastOwn; ++P) {
+      const Step &S = Slot.Steps[P];
+      if (S.Index && inductionLevel(S.Index) < 0 && levels(S.Index))
+        return refuseAt(diag::refuse_store_not_own_slot,
+                        S.Index->getSourceRange(), diag::note_store_own_slot,
+                        {quoted(Slot.Base),
+                         quoted(Result.Levels[W.Where.Levels[BaseDepth]]
+                                    .Induction)});
+    }
+  }
+  return true;
+}
+
+bool Analyser::checkReads() {
+  for (const ReadEvent &R : Reads) {
+    const VarDecl *Base = R.Resolved.Base;
+    for (const WriteEvent &W : Writes) {
+      if (W.Resolved.Base != Base || W.Written.Steps.empty())
+        continue;
+      llvm::SmallVector<unsigned, 4> Common =
+          commonLevels(R.Where, W.Where, depthOf(Base));
+      if (Common.empty())
+        continue;
+      unsigned Last = 0;
+      bool Same = true;
+      for (unsigned Level : Common) {
+        auto IsOwn = [&](const Step &S) {
+          return inductionLevel(S.Index) == static_cast<int>(Level);
+        };
+        auto InWrite = llvm::find_if(W.Resolved.Steps, IsOwn);
+        unsigned Position = InWrite - W.Resolved.Steps.begin();
+        Last = std::max(Last, Position);
+        Same = Same && Position < R.Resolved.Steps.size() &&
+               IsOwn(R.Resolved.Steps[Position]);
+      }
+      for (unsigned P = 0; Same && P <= Last; ++P)
+        Same = P < R.Resolved.Steps.size() && P < W.Resolved.Steps.size() &&
+               sameStep(R.Resolved.Steps[P], W.Resolved.Steps[P]);
+      if (!Same)
+        return refuseAt(diag::refuse_loop_carried,
+                        R.Read.Site->getSourceRange(), diag::note_own_slot,
+                        {quoted(Base)});
+    }
+  }
+  return true;
+}
+
+bool Analyser::checkReductions() {
+  for (const ReductionSite &Site : ReductionSites) {
+    const Reduction &R = Result.Reductions[Site.Site];
+    const VarDecl *Acc = Site.Accumulator;
+    bool ReadsItself = false;
+    forEachVarRef(R.Value, [&](const DeclRefExpr *Ref) {
+      ReadsItself |= Ref->getDecl() == Acc;
+    });
+    if (ReadsItself)
+      return refuseAt(diag::refuse_accumulator_read,
+                      R.Value->getSourceRange(), diag::note_accumulator,
+                      {quoted(Acc)});
+    auto Family = [](ReduceOp Op) {
+      return Op == ReduceOp::Sub ? ReduceOp::Add : Op;
+    };
+    for (const ReductionSite &Other : ReductionSites)
+      if (Other.Accumulator == Acc && Family(Other.Op) != Family(Site.Op))
+        return refuseAt(diag::refuse_mixed_reduction,
+                        Other.Site->getSourceRange(), diag::note_accumulator,
+                        {quoted(Acc)});
+    unsigned Depth = depthOf(Acc);
+    for (const ReadEvent &Read : Reads)
+      if ((Read.Read.Base == Acc || Read.Resolved.Base == Acc) &&
+          Read.Where.Levels.size() > Depth &&
+          Read.Where.Levels[Depth] == Site.Where.Levels[Depth])
+        return refuseAt(diag::refuse_accumulator_read,
+                        Read.Read.Site->getSourceRange(),
+                        diag::note_accumulator, {quoted(Acc)});
+  }
+  return true;
+}
+
+bool Analyser::checkContexts() {
+  for (const auto &[For, Where] : PlainLoops) {
+    LevelSet Varying = levels(For->getCond()) | levels(For->getInc());
+    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+      for (const Decl *D : Init->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Varying |= Result.BatchedVars.lookup(Var);
+    if (Varying)
+      return refuseAt(diag::refuse_batched_context,
+                      For->getCond() ? For->getCond()->getSourceRange()
+                                     : For->getSourceRange(),
+                      diag::note_batched_context,
+                      {"the bound of a plain loop"});
+  }
+  for (const auto &[Var, Levels] : Result.BatchedVars)
+    if (Levels && !InductionLevel.count(Var) &&
+        !isTensorType(Var->getType()) && !isScalarType(Var->getType()))
+      return refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
+                      diag::note_batched_context,
+                      {quoted(Var), "'" + Var->getType().getAsString() + "'"});
+
+  // Batched expressions in positions that are not batched: sort by position
+  // so the first one in the source is reported.
+  std::vector<const Expr *> Batched;
+  for (const auto &[E, Levels] : Memo)
+    if (Levels)
+      Batched.push_back(E);
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  for (const Expr *E : Batched) {
+    if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
+      return refuseAt(diag::refuse_macro, E->getSourceRange(),
+                      diag::note_unsupported);
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+      return refuseAt(diag::refuse_batched_context,
+                      Subscript->getSourceRange(), diag::note_batched_context,
+                      {"a C++ array or pointer index"});
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+      switch (Binary->getOpcode()) {
+      case BO_Add: case BO_Sub: case BO_Mul: case BO_Div:
+      case BO_LT: case BO_GT: case BO_LE: case BO_GE: case BO_EQ: case BO_NE:
+      case BO_LAnd: case BO_LOr: case BO_Assign: case BO_AddAssign:
+      case BO_SubAssign: case BO_MulAssign: case BO_DivAssign:
+        break;
+      default:
+        return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                        diag::note_unsupported,
+                        {"operator '" + Binary->getOpcodeStr().str() +
+                         "' on a per-example scalar"});
+      }
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      UnaryOperatorKind Op = Unary->getOpcode();
+      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot)
+        return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                        diag::note_unsupported,
+                        {"operator '" +
+                         UnaryOperator::getOpcodeStr(Op).str() +
+                         "' on a per-example scalar"});
+    }
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+      if (!isScalarType(Cast->getType()) && !isTensorType(Cast->getType()))
+        return refuseAt(diag::refuse_batched_context, E->getSourceRange(),
+                        diag::note_batched_context,
+                        {"a cast to '" + Cast->getType().getAsString() + "'"});
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+      if (!isTensorType(Construct->getType()) &&
+          !isScalarType(Construct->getType()) &&
+          !isRuntimeType(Construct->getType()))
+        return refuseAt(diag::refuse_batched_context, E->getSourceRange(),
+                        diag::note_batched_context,
+                        {"an element of '" +
+                         Construct->getType().getAsString() + "'"});
+    if (isa<MemberExpr>(E) && !isa<CXXMethodDecl>(cast<MemberExpr>(E)->getMemberDecl()))
+      return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                      diag::note_unsupported,
+                      {"a data member of a per-example value"});
+  }
+  return true;
+}
+
+bool Analyser::checkAliasing() {
+  const FunctionDecl *Function = Loops[Top].Function;
+  const Stmt *Body = Function ? Function->getBody() : nullptr;
+  auto Fresh = [&](const VarDecl *Var) {
+    return isFreshTensor(Var) && !isAssignedIn(Body, Var);
+  };
+  auto ViewOf = [&](const VarDecl *View, const VarDecl *Of) {
+    if (isa<ParmVarDecl>(View) || !View->getInit())
+      return false;
+    std::optional<Access> A = accessOf(View->getInit());
+    return A && A->Base == Of;
+  };
+  llvm::SmallVector<const VarDecl *, 4> WrittenTensors;
+  for (const WriteEvent &W : Writes)
+    if (!W.Written.Steps.empty() && !Locals.count(W.Resolved.Base) &&
+        isTensorType(W.Resolved.Base->getType()) &&
+        !llvm::is_contained(WrittenTensors, W.Resolved.Base))
+      WrittenTensors.push_back(W.Resolved.Base);
+  for (const VarDecl *Written : WrittenTensors) {
+    for (const ReadEvent &R : Reads) {
+      const VarDecl *Read = R.Resolved.Base;
+      if (Read == Written || Locals.count(Read) ||
+          !isTensorType(Read->getType()))
+        continue;
+      if (ViewOf(Written, Read) || ViewOf(Read, Written))
+        return refuseAt(diag::refuse_alias_shifted,
+                        R.Read.Site->getSourceRange(), diag::note_alias,
+                        {quoted(Written), quoted(Read)});
+      if (Fresh(Written) || Fresh(Read))
+        continue;
+      bool Known = llvm::any_of(Result.OverlapChecks, [&](const OverlapCheck &C) {
+        return C.Written == Written && C.Read == Read;
+      });
+      if (!Known)
+        Result.OverlapChecks.push_back({Written, Read});
+    }
+  }
+  return true;
+}
+
+std::optional<LoopAnalysis> Analyser::run() {
+  for (unsigned I = Top; I < Loops.size(); ++I) {
+    int Parent = Loops[I].Parent;
+    while (Parent > static_cast<int>(Top))
+      Parent = Loops[Parent].Parent;
+    if (I == Top || Parent == static_cast<int>(Top))
+      LoopIndex[Loops[I].For] = I;
+  }
+  Result.Loop = &Loops[Top];
+  Result.Context = &Context;
+  Scope Outside;
+  if (!walkFor(Loops[Top].For, Outside))
+    return std::nullopt;
+  classify();
+  // Visit every expression once so Memo covers the whole loop.
+  for (const auto &[E, Where] : Statements)
+    levels(E);
+  for (const auto &[S, Where] : Decls)
+    for (const Decl *D : S->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        levels(Var->getInit());
+  for (const auto &[If, Where] : Ifs)
+    levels(If->getCond());
+  for (const auto &[For, Where] : PlainLoops) {
+    levels(For->getCond());
+    levels(For->getInc());
+  }
+  for (const VmapLevel &Level : Result.Levels) {
+    levels(Level.Start);
+    levels(Level.Bound);
+  }
+  if (!checkBounds() || !checkContexts() || !checkWrites() ||
+      !checkReductions() || !checkReads() || !checkAliasing())
+    return std::nullopt;
+  for (const auto &[E, Levels] : Memo)
+    if (Levels)
+      Result.ExprLevels[E] = Levels;
+  for (const auto &[If, Where] : Ifs)
+    if (levels(If->getCond()))
+      Result.MaskedIfs.insert(If);
+  return std::move(Result);
+}
+
+} // namespace detail
+} // namespace clang_vmap

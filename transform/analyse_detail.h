@@ -1,0 +1,133 @@
+//===- analyse_detail.h - The analyser's state (analyse*.cpp only) --------===//
+#ifndef CLANG_VMAP_ANALYSE_DETAIL_H
+#define CLANG_VMAP_ANALYSE_DETAIL_H
+
+#include "analyse.h"
+#include "diagnostics.h"
+#include "llvm/ADT/SmallVector.h"
+#include <string>
+
+namespace clang_vmap {
+namespace detail {
+
+/// Where a statement sits: its enclosing vmap levels (outermost first) and
+/// enclosing `if`s inside the loop.
+struct Scope {
+  llvm::SmallVector<unsigned, 4> Levels;
+  llvm::SmallVector<const clang::IfStmt *, 4> Ifs;
+};
+
+/// One indexing step of a slot: `[i]`, `.select(1, i)`, `.t()`.
+struct Step {
+  std::string Key;                    ///< the op and its fixed arguments
+  const clang::Expr *Index = nullptr; ///< the position, if it has one
+};
+
+/// A variable and the path of view ops into it.
+struct Access {
+  const clang::VarDecl *Base = nullptr;
+  llvm::SmallVector<Step, 4> Steps;
+  const clang::Expr *Site = nullptr;
+};
+
+struct LocalInfo {
+  unsigned Depth = 0; ///< vmap levels enclosing the declaration
+  llvm::SmallVector<const clang::IfStmt *, 4> Ifs;
+  bool PlainInduction = false;
+};
+
+struct WriteEvent {
+  const clang::Expr *Site;
+  const clang::Expr *Value; ///< null for `++x` and in-place members
+  Access Written;           ///< as spelled
+  Access Resolved;          ///< through local views
+  Scope Where;
+};
+
+struct ReadEvent {
+  Access Read;
+  Access Resolved;
+  Scope Where;
+};
+
+struct ReductionSite {
+  const clang::Expr *Site;
+  const clang::VarDecl *Accumulator;
+  ReduceOp Op;
+  Scope Where;
+};
+
+bool isAllowedExpr(const clang::Expr *E);
+bool isViewMember(llvm::StringRef Name);
+bool isInPlaceMember(llvm::StringRef Name);
+
+class Analyser {
+public:
+  Analyser(clang::ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
+           unsigned Top, Diagnostics &Diags)
+      : Context(Context), Loops(Loops), Top(Top), Diags(Diags) {}
+
+  std::optional<LoopAnalysis> run();
+
+  // walk (analyse.cpp)
+  bool canonicalLoop(const clang::ForStmt *For, unsigned Depth);
+  bool walkStmt(const clang::Stmt *S, Scope &Where);
+  bool walkDecl(const clang::DeclStmt *S, Scope &Where);
+  bool walkIf(const clang::IfStmt *If, Scope &Where);
+  bool walkFor(const clang::ForStmt *For, Scope &Where);
+  bool walkExpr(const clang::Expr *E, Scope &Where);
+  bool walkAccessIndices(const Access &A, Scope &Where);
+  bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
+                   const clang::Expr *Value, Scope &Where);
+  bool recordReduction(const clang::Expr *E, Scope &Where);
+  std::optional<Access> accessOf(const clang::Expr *E) const;
+  Access resolve(Access A) const;
+  bool isInvariantAt(const clang::VarDecl *Var, const Scope &Where) const;
+  unsigned depthOf(const clang::VarDecl *Var) const;
+
+  // classify and check (analyse_check.cpp)
+  void classify();
+  LevelSet levels(const clang::Expr *E);
+  LevelSet maskLevels(const Scope &Where, const clang::VarDecl *Local);
+  bool checkBounds();
+  bool checkWrites();
+  bool checkReads();
+  bool checkReductions();
+  bool checkContexts();
+  bool checkAliasing();
+  std::string stepKey(const Step &S);
+  bool sameStep(const Step &A, const Step &B);
+  int inductionLevel(const clang::Expr *Index) const;
+
+  bool refuseAt(diag::Kind Kind, clang::SourceRange Range, diag::Kind Note,
+                llvm::ArrayRef<std::string> Args = {});
+  std::string text(const clang::Expr *E) const;
+
+  clang::ASTContext &Context;
+  llvm::ArrayRef<VmapLoop> Loops;
+  unsigned Top;
+  Diagnostics &Diags;
+  bool Refused = false;
+
+  LoopAnalysis Result;
+  llvm::DenseMap<const clang::ForStmt *, unsigned> LoopIndex;
+  llvm::DenseMap<const clang::VarDecl *, unsigned> InductionLevel;
+  llvm::DenseMap<const clang::VarDecl *, LocalInfo> Locals;
+  llvm::DenseMap<const clang::VarDecl *, Access> Aliases;
+  std::vector<std::pair<const clang::Expr *, Scope>> Statements;
+  std::vector<std::pair<const clang::DeclStmt *, Scope>> Decls;
+  std::vector<std::pair<const clang::IfStmt *, Scope>> Ifs;
+  std::vector<std::pair<const clang::ForStmt *, Scope>> PlainLoops;
+  std::vector<std::pair<unsigned, Scope>> Bounds; ///< level, scope outside it
+  std::vector<std::pair<const clang::CallExpr *, Scope>> Calls;
+  std::vector<WriteEvent> Writes;
+  std::vector<ReadEvent> Reads;
+  std::vector<ReductionSite> ReductionSites;
+  llvm::DenseSet<const clang::Expr *> AccumulatorRefs;
+  llvm::DenseMap<const clang::Expr *, LevelSet> Memo;
+};
+
+} // namespace detail
+} // namespace clang_vmap
+
+#endif

@@ -1,0 +1,85 @@
+//===- ast_util.cpp - Small AST queries shared by the passes --------------===//
+
+#include "ast_util.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include <vmap/rules/op_table.hpp>
+
+using namespace clang;
+
+namespace clang_vmap {
+
+const Expr *stripImplicit(const Expr *E) {
+  while (E) {
+    const Expr *Next = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
+    if (Next == E)
+      return E;
+    E = Next;
+  }
+  return E;
+}
+
+const VarDecl *referencedVar(const Expr *E) {
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(stripImplicit(E)))
+    return dyn_cast<VarDecl>(Ref->getDecl());
+  return nullptr;
+}
+
+bool isInVmapNamespace(const Decl *D) {
+  for (const DeclContext *Context = D->getDeclContext(); Context;
+       Context = Context->getParent()) {
+    const auto *Namespace = dyn_cast<NamespaceDecl>(Context);
+    if (Namespace && Namespace->getName() == "vmap" &&
+        Namespace->getParent()->getRedeclContext()->isTranslationUnit())
+      return true;
+  }
+  return false;
+}
+
+bool isTensorType(QualType T) {
+  const CXXRecordDecl *Record =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  return Record && Record->getName() == "Tensor" && isInVmapNamespace(Record);
+}
+
+bool isScalarType(QualType T) {
+  QualType Canonical = T.getNonReferenceType().getCanonicalType();
+  return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType();
+}
+
+std::string calleeName(const CallExpr *Call) {
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call))
+    return std::string("operator") +
+           getOperatorSpelling(Operator->getOperator());
+  if (const FunctionDecl *Callee = Call->getDirectCallee())
+    return Callee->getNameAsString();
+  return "";
+}
+
+StringRef sourceText(const ASTContext &Context, SourceRange Range) {
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange Chars = CharSourceRange::getTokenRange(Range);
+  if (Range.getBegin().isMacroID() || Range.getEnd().isMacroID())
+    Chars = SM.getExpansionRange(Range);
+  return Lexer::getSourceText(Chars, SM, Context.getLangOpts());
+}
+
+unsigned lineOf(const ASTContext &Context, SourceLocation Loc) {
+  const SourceManager &SM = Context.getSourceManager();
+  return SM.getExpansionLineNumber(Loc);
+}
+
+bool isMetadataCall(const Expr *E) {
+  const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(stripImplicit(E));
+  if (!Call || !Call->getMethodDecl() ||
+      !isInVmapNamespace(Call->getMethodDecl()))
+    return false;
+  std::string Name = Call->getMethodDecl()->getNameAsString();
+  for (const vmap::rules::OpEntry &Entry : vmap::rules::kOpTable)
+    if (Entry.family == vmap::rules::Family::metadata && Entry.name == Name)
+      return true;
+  return false;
+}
+
+} // namespace clang_vmap

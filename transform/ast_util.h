@@ -1,0 +1,46 @@
+//===- ast_util.h - Small AST queries shared by analyse, batch and emit ---===//
+#ifndef CLANG_VMAP_AST_UTIL_H
+#define CLANG_VMAP_AST_UTIL_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+
+namespace clang_vmap {
+
+/// \p E without the nodes that are not spelled in the source (implicit
+/// casts, temporaries, implicit constructors) and without parentheses.
+const clang::Expr *stripImplicit(const clang::Expr *E);
+
+/// The variable \p E names (after stripImplicit), or null.
+const clang::VarDecl *referencedVar(const clang::Expr *E);
+
+/// True for declarations inside `namespace vmap` (any nesting below it).
+bool isInVmapNamespace(const clang::Decl *D);
+
+/// True for vmap::Tensor (through references and cv-qualifiers).
+bool isTensorType(clang::QualType T);
+
+/// Arithmetic scalar types a batched value may have besides Tensor.
+bool isScalarType(clang::QualType T);
+
+/// The name a call is spelled with: "sum", "operator+", "select".
+std::string calleeName(const clang::CallExpr *Call);
+
+/// The source text of \p Range (a token range), following macro expansions
+/// to where they are spelled in the file.
+llvm::StringRef sourceText(const clang::ASTContext &Context,
+                           clang::SourceRange Range);
+
+/// 1-based line of \p Loc in the file (expansion location).
+unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
+
+/// True if a metadata member of Tensor (`size`, `dim`, ... : the same for
+/// every example, so the result is never batched).
+bool isMetadataCall(const clang::Expr *E);
+
+} // namespace clang_vmap
+
+#endif

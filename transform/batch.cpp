@@ -1,0 +1,331 @@
+//===- batch.cpp - Lower each call of a vmap loop to a batched call -------===//
+
+#include "batch.h"
+#include "ast_util.h"
+#include "diagnostics.h"
+#include "clang/AST/DeclCXX.h"
+#include "llvm/ADT/STLExtras.h"
+#include <vmap/rules/op_table.hpp>
+
+using namespace clang;
+namespace rules = vmap::rules;
+
+namespace clang_vmap {
+namespace {
+
+bool isRandomFactory(StringRef Name) {
+  return Name == "rand" || Name == "randn" || Name == "randint" ||
+         Name == "manual_seed";
+}
+
+bool isIoFunction(StringRef Name) {
+  static const char *const Io[] = {
+      "printf",  "fprintf", "sprintf", "snprintf", "puts",   "fputs",
+      "putchar", "fputc",   "fwrite",  "fread",    "scanf",  "fscanf",
+      "getchar", "fopen",   "fclose",  "fflush",   "perror", "write",
+      "read",    "print",   "println", "system",   "exit",   "abort"};
+  return llvm::is_contained(Io, Name);
+}
+
+bool isStreamType(QualType T) {
+  const CXXRecordDecl *Record =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  if (!Record)
+    return false;
+  StringRef Name = Record->getName();
+  return Name.contains("ostream") || Name.contains("istream") ||
+         Name.contains("basic_ios") || Name.contains("stream");
+}
+
+bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
+  const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
+  if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())
+    return false;
+  std::string Name = Callee->getNameAsString();
+  return llvm::any_of(rules::kCmathFunctions,
+                      [&](const rules::CmathFunction &F) {
+                        return F.name == Name && F.arity == NumArgs;
+                      });
+}
+
+/// Argument kinds that must be the same for every example.
+bool mustBeInvariant(rules::ArgKind Kind) {
+  switch (Kind) {
+  case rules::ArgKind::dim:
+  case rules::ArgKind::dim_list:
+  case rules::ArgKind::shape:
+  case rules::ArgKind::integer:
+  case rules::ArgKind::keepdim:
+  case rules::ArgKind::conversion:
+  case rules::ArgKind::options:
+  case rules::ArgKind::pointer:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A function whose result depends only on its arguments, as far as this
+/// translation unit shows: no writes outside its locals, no I/O, and only
+/// calls of functions like it.
+bool isPure(const FunctionDecl *Function, unsigned Depth = 0);
+
+bool isPureStmt(const Stmt *S, const FunctionDecl *Function, unsigned Depth) {
+  if (!S)
+    return true;
+  auto IsLocal = [&](const Expr *Target) {
+    const Expr *Base = stripImplicit(Target);
+    while (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Base)) {
+      if (Operator->getOperator() != OO_Subscript)
+        break;
+      Base = stripImplicit(Operator->getArg(0));
+    }
+    const VarDecl *Var = referencedVar(Base);
+    return Var && Var->isLocalVarDecl() && !Var->isStaticLocal() &&
+           Var->getDeclContext() == Function;
+  };
+  if (isa<CXXThrowExpr>(S) || isa<CXXNewExpr>(S) || isa<CXXDeleteExpr>(S) ||
+      isa<GotoStmt>(S) || isa<LambdaExpr>(S))
+    return false;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+    if (Binary->isAssignmentOp() && !IsLocal(Binary->getLHS()))
+      return false;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(S))
+    if (Unary->isIncrementDecrementOp() && !IsLocal(Unary->getSubExpr()))
+      return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return false;
+    std::string Name = Callee->getNameAsString();
+    if (isRandomFactory(Name) || isIoFunction(Name))
+      return false;
+    const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+    if (Operator && Operator->isAssignmentOp() &&
+        !IsLocal(Operator->getArg(0)))
+      return false;
+    if (Operator && Operator->getNumArgs() > 0 &&
+        isStreamType(Operator->getArg(0)->getType()))
+      return false;
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+      if (Name.ends_with("_") &&
+          !IsLocal(Member->getImplicitObjectArgument()))
+        return false;
+    bool Known = isInVmapNamespace(Callee) ||
+                 isCmath(Callee, Call->getNumArgs()) ||
+                 (Callee != Function && isPure(Callee, Depth + 1));
+    if (!Known && !Callee->isInStdNamespace())
+      return false;
+  }
+  for (const Stmt *Child : S->children())
+    if (!isPureStmt(Child, Function, Depth))
+      return false;
+  return true;
+}
+
+bool isPure(const FunctionDecl *Function, unsigned Depth) {
+  const FunctionDecl *Definition = nullptr;
+  if (Depth > 8 || !Function->hasBody(Definition) || !Definition)
+    return false;
+  return isPureStmt(Definition->getBody(), Definition, Depth);
+}
+
+class Batcher {
+public:
+  Batcher(BatchPlan &Plan, Diagnostics &Diags)
+      : Plan(Plan), Context(*Plan.Analysis.Context), Diags(Diags) {}
+
+  bool visit(const Stmt *S) {
+    if (!S)
+      return true;
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (!lower(Call))
+        return false;
+    for (const Stmt *Child : S->children())
+      if (!visit(Child))
+        return false;
+    return true;
+  }
+
+private:
+  bool refuse(diag::Kind Kind, const Expr *At, diag::Kind Note,
+              std::string Arg = "") {
+    {
+      DiagnosticBuilder Builder = Diags.report(Kind, At->getBeginLoc());
+      Builder << At->getSourceRange();
+      if (!Arg.empty())
+        Builder << Arg;
+    }
+    Diags.report(Note, At->getBeginLoc());
+    return false;
+  }
+
+  bool batched(const Expr *E) const { return Plan.Analysis.isBatched(E); }
+
+  bool set(const CallExpr *Call, Lowering How) {
+    if (How != Lowering::AsWritten)
+      Plan.Calls[Call] = How;
+    ++Plan.NumOps;
+    return true;
+  }
+
+  /// Positions of \p Args that the op table says must be loop-invariant.
+  bool checkArgKinds(const CallExpr *Call, StringRef Name, rules::OpForm Form,
+                     llvm::ArrayRef<const Expr *> Args) {
+    for (unsigned Position = 0; Position < Args.size(); ++Position) {
+      if (!batched(Args[Position]))
+        continue;
+      bool Allowed = false, Known = false;
+      for (const rules::OpEntry &Entry : rules::kOpTable) {
+        if (Entry.name != std::string_view(Name) || Entry.form != Form ||
+            Args.size() < Entry.required || Args.size() > Entry.arity)
+          continue;
+        Known = true;
+        Allowed |= !mustBeInvariant(Entry.param(Position));
+      }
+      if (Known && !Allowed)
+        return refuse(diag::refuse_batched_context, Args[Position],
+                      diag::note_batched_context,
+                      "argument " + std::to_string(Position + 1) + " of '" +
+                          Name.str() + "'");
+    }
+    return true;
+  }
+
+  bool lowerFallback(const CallExpr *Call, const FunctionDecl *Callee) {
+    bool TensorSignature = isTensorType(Callee->getReturnType());
+    for (const ParmVarDecl *Param : Callee->parameters()) {
+      QualType T = Param->getType();
+      bool ByValueOrConst = !T->isReferenceType() ||
+                            T.getNonReferenceType().isConstQualified();
+      TensorSignature &= ByValueOrConst;
+    }
+    for (const Expr *Arg : Call->arguments())
+      if (batched(Arg) && !isTensorType(Arg->getType()))
+        TensorSignature = false;
+    if (!TensorSignature || Callee->isVariadic())
+      return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                    "'" + Callee->getNameAsString() + "'");
+    Plan.FallbackOps.push_back(Callee->getNameAsString());
+    Diags.report(diag::warn_per_example_fallback, Call->getBeginLoc(),
+                 {Call->getSourceRange()},
+                 "'" + Callee->getNameAsString() + "'");
+    return set(Call, Lowering::PerExample);
+  }
+
+  bool lower(const CallExpr *Call) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                    "this function");
+    std::string Name = calleeName(Call);
+    bool InVmap = isInVmapNamespace(Callee);
+    if (InVmap && isRandomFactory(Name))
+      return refuse(diag::refuse_random, Call, diag::note_random,
+                    "'" + Name + "'");
+    if (isIoFunction(Name) && !InVmap)
+      return refuse(diag::refuse_io, Call, diag::note_side_effects,
+                    "'" + Name + "'");
+
+    llvm::SmallVector<const Expr *, 4> Args;
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+    if (Member)
+      Args.push_back(Member->getImplicitObjectArgument());
+    for (const Expr *Arg : Call->arguments())
+      Args.push_back(Arg);
+    bool AnyBatched = llvm::any_of(Args, [&](const Expr *A) { return batched(A); });
+
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call)) {
+      if (Operator->getNumArgs() > 0 &&
+          isStreamType(Operator->getArg(0)->getType()))
+        return refuse(diag::refuse_io, Call, diag::note_side_effects,
+                      "'" + Name + "'");
+      if (!AnyBatched)
+        return true;
+      if (!InVmap)
+        return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                      "'" + Name + "'");
+      if (Operator->getOperator() == OO_Subscript && Args.size() == 2)
+        return set(Call, batched(Args[1]) ? Lowering::At : Lowering::AsWritten);
+      return set(Call, Lowering::AsWritten);
+    }
+
+    if (Member) {
+      const CXXMethodDecl *Method = Member->getMethodDecl();
+      if (!InVmap) {
+        if (AnyBatched)
+          return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                        "'" + Name + "'");
+        if (Method && Method->isConst())
+          return true;
+        return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                      "'" + Name + "'");
+      }
+      std::size_t Entry = rules::find_op(Name, rules::OpForm::member);
+      if (Entry == rules::kNoOp)
+        Entry = rules::find_op(Name, rules::OpForm::inplace_member);
+      if (Entry != rules::kNoOp &&
+          rules::kOpTable[Entry].family == rules::Family::refused)
+        return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                      "'" + Name + "'");
+      if (!AnyBatched)
+        return true;
+      if (Entry == rules::kNoOp)
+        return lowerFallback(Call, Callee);
+      if (!checkArgKinds(Call, Name, rules::kOpTable[Entry].form, Args))
+        return false;
+      if (isMetadataCall(Call))
+        return true;
+      return set(Call, batched(Args[0]) ? Lowering::AsWritten
+                                        : Lowering::MemberAsFree);
+    }
+
+    if (InVmap) {
+      std::size_t Entry = rules::find_op(Name, rules::OpForm::free_function);
+      if (Entry != rules::kNoOp &&
+          rules::kOpTable[Entry].family == rules::Family::refused)
+        return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                      "'" + Name + "'");
+      if (!AnyBatched)
+        return true;
+      if (Entry == rules::kNoOp)
+        return lowerFallback(Call, Callee);
+      if (rules::kOpTable[Entry].rule == rules::RuleId::loop_invariant)
+        return refuse(diag::refuse_batched_context, Call,
+                      diag::note_batched_context,
+                      "an argument of the factory '" + Name + "'");
+      if (!checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
+        return false;
+      return set(Call, Lowering::Qualified);
+    }
+    if (isCmath(Callee, Call->getNumArgs()))
+      return AnyBatched ? set(Call, Lowering::Qualified) : true;
+    if (isPure(Callee)) {
+      if (!AnyBatched)
+        return true;
+      return lowerFallback(Call, Callee);
+    }
+    if (!AnyBatched && Callee->isInStdNamespace())
+      return true;
+    return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                  "'" + Name + "'");
+  }
+
+  BatchPlan &Plan;
+  ASTContext &Context;
+  Diagnostics &Diags;
+};
+
+} // namespace
+
+std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
+  BatchPlan Plan;
+  Plan.Analysis = std::move(Analysis);
+  Batcher B(Plan, Diags);
+  if (!B.visit(Plan.Analysis.Loop->For->getBody()))
+    return std::nullopt;
+  // Only batched calls count as ops.
+  return Plan;
+}
+
+} // namespace clang_vmap

@@ -1,0 +1,508 @@
+//===- emit.cpp - Print the batched C++ of a vmap loop --------------------===//
+//
+// Note [Printing by splicing]
+// An expression is printed as its own source text with the text of each
+// child replaced by the child's printed text; only the forms that change
+// (vb::at, vb:: calls, casts of per-example scalars, masks) are printed from
+// scratch. So loop-invariant code, comments inside expressions and the
+// user's spelling survive unchanged.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emit.h"
+#include "ast_util.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+#include <vmap/rules/op_table.hpp>
+
+using namespace clang;
+
+namespace clang_vmap {
+namespace {
+
+struct Edit {
+  unsigned Begin, End;
+  std::string Text;
+};
+
+const char *reduceName(ReduceOp Op) {
+  switch (Op) {
+  case ReduceOp::Add: return "vb::Reduce::add";
+  case ReduceOp::Sub: return "vb::Reduce::sub";
+  case ReduceOp::Mul: return "vb::Reduce::mul";
+  case ReduceOp::Max: return "vb::Reduce::max";
+  case ReduceOp::Min: return "vb::Reduce::min";
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+bool hasFreeForm(StringRef Name) {
+  return vmap::rules::find_op(Name, vmap::rules::OpForm::free_function) !=
+         vmap::rules::kNoOp;
+}
+
+class Printer {
+public:
+  explicit Printer(const BatchPlan &Plan)
+      : Plan(Plan), A(Plan.Analysis), Context(*A.Context),
+        SM(Context.getSourceManager()) {}
+
+  LoopOutcome run();
+
+private:
+  // Expressions.
+  std::string expr(const Expr *E);
+  std::string call(const CallExpr *Call, Lowering How);
+  std::string perExample(const CallExpr *Call);
+  std::string args(llvm::ArrayRef<const Expr *> Args);
+  std::string splice(SourceRange Range, std::vector<Edit> Edits);
+  std::string spliceChildren(const Expr *E);
+  bool offsets(SourceRange Range, unsigned &Begin, unsigned &End);
+  bool batched(const Expr *E) const { return A.isBatched(E); }
+
+  // Statements.
+  void stmt(const Stmt *S, unsigned Indent);
+  void block(const Stmt *S, unsigned Indent);
+  void level(const ForStmt *For, unsigned Indent, bool TopLevel);
+  void line(unsigned Indent, const std::string &Text, const Stmt *Origin);
+  std::string decl(const DeclStmt *S);
+  std::string forHeader(const ForStmt *For);
+
+  std::string fail(const Twine &Why) {
+    if (Error.empty())
+      Error = Why.str();
+    return "";
+  }
+
+  const BatchPlan &Plan;
+  const LoopAnalysis &A;
+  ASTContext &Context;
+  SourceManager &SM;
+  std::string Out;
+  std::string Error;
+  unsigned NumWheres = 0;
+};
+
+//===-- expressions -------------------------------------------------------===//
+
+bool Printer::offsets(SourceRange Range, unsigned &Begin, unsigned &End) {
+  if (Range.isInvalid() || Range.getBegin().isMacroID() ||
+      Range.getEnd().isMacroID())
+    return false;
+  SourceLocation EndLoc = Lexer::getLocForEndOfToken(
+      Range.getEnd(), 0, SM, Context.getLangOpts());
+  if (EndLoc.isInvalid() || SM.getFileID(Range.getBegin()) != SM.getFileID(EndLoc))
+    return false;
+  Begin = SM.getFileOffset(Range.getBegin());
+  End = SM.getFileOffset(EndLoc);
+  return Begin <= End;
+}
+
+std::string Printer::splice(SourceRange Range, std::vector<Edit> Edits) {
+  unsigned Begin, End;
+  if (!offsets(Range, Begin, End))
+    return sourceText(Context, Range).str();
+  StringRef Buffer = SM.getBufferData(SM.getFileID(Range.getBegin()));
+  llvm::sort(Edits, [](const Edit &L, const Edit &R) { return L.Begin < R.Begin; });
+  std::string Text;
+  unsigned Position = Begin;
+  for (const Edit &E : Edits) {
+    if (E.Begin < Position || E.End > End)
+      continue; // nested in an edit already made, or outside
+    Text += Buffer.slice(Position, E.Begin).str();
+    Text += E.Text;
+    Position = E.End;
+  }
+  Text += Buffer.slice(Position, End).str();
+  return Text;
+}
+
+std::string Printer::spliceChildren(const Expr *E) {
+  std::vector<Edit> Edits;
+  const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+  for (const Stmt *Child : E->children()) {
+    const auto *ChildExpr = dyn_cast_or_null<Expr>(Child);
+    if (!ChildExpr || isa<CXXDefaultArgExpr>(ChildExpr))
+      continue;
+    if (Operator && ChildExpr == Operator->getCallee())
+      continue; // the operator token; never rewritten
+    unsigned Begin, End;
+    if (!offsets(ChildExpr->getSourceRange(), Begin, End))
+      continue;
+    std::string Text = expr(ChildExpr);
+    if (Text != sourceText(Context, ChildExpr->getSourceRange()))
+      Edits.push_back({Begin, End, std::move(Text)});
+  }
+  return splice(E->getSourceRange(), std::move(Edits));
+}
+
+std::string Printer::args(llvm::ArrayRef<const Expr *> Args) {
+  std::string Text;
+  for (const Expr *Arg : Args) {
+    if (isa<CXXDefaultArgExpr>(Arg))
+      continue;
+    if (!Text.empty())
+      Text += ", ";
+    Text += expr(Arg);
+  }
+  return Text;
+}
+
+std::string Printer::perExample(const CallExpr *Call) {
+  // vb::per_example("f", [&](std::vector<vmap::Tensor> _b_args) {
+  //   return f(_b_args[0], invariant); }, {batched...})
+  llvm::SmallVector<const Expr *, 4> Operands;
+  std::string Callee;
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  if (Member)
+    Operands.push_back(Member->getImplicitObjectArgument());
+  for (const Expr *Arg : Call->arguments())
+    Operands.push_back(Arg);
+  std::string Batched, Inner;
+  unsigned NumBatched = 0;
+  auto Operand = [&](const Expr *E) {
+    if (!batched(E))
+      return expr(E);
+    if (!Batched.empty())
+      Batched += ", ";
+    Batched += expr(E);
+    return "_b_args[" + std::to_string(NumBatched++) + "]";
+  };
+  std::string Name = calleeName(Call);
+  if (Member) {
+    Inner = Operand(Operands[0]) + "." + Name + "(";
+  } else {
+    Inner = sourceText(Context, Call->getCallee()->getSourceRange()).str() + "(";
+  }
+  bool First = true;
+  for (unsigned I = Member ? 1 : 0; I < Operands.size(); ++I) {
+    if (isa<CXXDefaultArgExpr>(Operands[I]))
+      continue;
+    if (!First)
+      Inner += ", ";
+    First = false;
+    Inner += Operand(Operands[I]);
+  }
+  Inner += ")";
+  return "vb::per_example(\"" + Name +
+         "\", [&](std::vector<vmap::Tensor> _b_args) { return " + Inner +
+         "; }, {" + Batched + "})";
+}
+
+std::string Printer::call(const CallExpr *Call, Lowering How) {
+  std::string Name = calleeName(Call);
+  switch (How) {
+  case Lowering::AsWritten:
+    return spliceChildren(Call);
+  case Lowering::At: {
+    const auto *Operator = cast<CXXOperatorCallExpr>(Call);
+    return "vb::at(" + expr(Operator->getArg(0)) + ", " +
+           expr(Operator->getArg(1)) + ")";
+  }
+  case Lowering::Qualified: {
+    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    return "vb::" + Name + "(" + args(Args) + ")";
+  }
+  case Lowering::MemberAsFree: {
+    const auto *Member = cast<CXXMemberCallExpr>(Call);
+    llvm::SmallVector<const Expr *, 4> Args(Member->arguments());
+    std::string Object = expr(Member->getImplicitObjectArgument());
+    if (hasFreeForm(Name)) {
+      std::string Rest = args(Args);
+      return "vb::" + Name + "(" + Object + (Rest.empty() ? "" : ", ") + Rest +
+             ")";
+    }
+    return "vb::Value(" + Object + ")." + Name + "(" + args(Args) + ")";
+  }
+  case Lowering::PerExample:
+    return perExample(Call);
+  }
+  llvm_unreachable("unknown lowering");
+}
+
+bool isArithmeticConversion(const ImplicitCastExpr *Cast,
+                            const ASTContext &Context) {
+  switch (Cast->getCastKind()) {
+  case CK_IntegralToFloating:
+  case CK_FloatingToIntegral:
+  case CK_FloatingCast:
+  case CK_IntegralToBoolean:
+  case CK_FloatingToBoolean:
+  case CK_BooleanToSignedIntegral:
+    return true;
+  case CK_IntegralCast:
+    // Widening an integer keeps its value; only narrowing is spelled out.
+    return Context.getTypeSize(Cast->getType()) <
+               Context.getTypeSize(Cast->getSubExpr()->getType()) ||
+           Cast->getType()->isBooleanType();
+  default:
+    return false;
+  }
+}
+
+std::string Printer::expr(const Expr *E) {
+  if (!E)
+    return "";
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    auto It = Plan.Calls.find(Call);
+    if (It != Plan.Calls.end())
+      return call(Call, It->second);
+    return spliceChildren(E);
+  }
+  if (!batched(E))
+    return spliceChildren(E);
+  if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
+    if (isArithmeticConversion(Cast, Context))
+      return "vb::scalar_cast<" +
+             Cast->getType().getCanonicalType().getAsString() + ">(" +
+             expr(Cast->getSubExpr()) + ")";
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
+    if (isScalarType(Cast->getType()))
+      return "vb::scalar_cast<" +
+             Cast->getTypeAsWritten().getAsString(Context.getPrintingPolicy()) +
+             ">(" + expr(Cast->getSubExprAsWritten()) + ")";
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (Unary->getOpcode() == UO_LNot)
+      return "vb::logical_not(" + expr(Unary->getSubExpr()) + ")";
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (Binary->getOpcode() == BO_LAnd)
+      return "vb::logical_and(" + expr(Binary->getLHS()) + ", " +
+             expr(Binary->getRHS()) + ")";
+    if (Binary->getOpcode() == BO_LOr)
+      return "vb::logical_or(" + expr(Binary->getLHS()) + ", " +
+             expr(Binary->getRHS()) + ")";
+  }
+  if (const auto *Conditional = dyn_cast<ConditionalOperator>(E)) {
+    if (batched(Conditional->getCond()))
+      return "vb::where(" + expr(Conditional->getCond()) + ", " +
+             expr(Conditional->getTrueExpr()) + ", " +
+             expr(Conditional->getFalseExpr()) + ")";
+    return "(" + expr(Conditional->getCond()) + " ? vb::Value(" +
+           expr(Conditional->getTrueExpr()) + ") : vb::Value(" +
+           expr(Conditional->getFalseExpr()) + "))";
+  }
+  return spliceChildren(E);
+}
+
+//===-- statements --------------------------------------------------------===//
+
+void Printer::line(unsigned Indent, const std::string &Text,
+                   const Stmt *Origin) {
+  Out += std::string(Indent, ' ') + Text;
+  if (Origin)
+    Out += "  // line " + std::to_string(lineOf(Context, Origin->getBeginLoc()));
+  Out += "\n";
+}
+
+std::string Printer::decl(const DeclStmt *S) {
+  std::vector<Edit> Edits;
+  for (const Decl *D : S->decls()) {
+    const auto *Var = dyn_cast<VarDecl>(D);
+    if (!Var)
+      continue;
+    auto Levels = A.BatchedVars.find(Var);
+    if (Levels != A.BatchedVars.end() && Levels->second &&
+        Var->getTypeSourceInfo()) {
+      TypeLoc Type = Var->getTypeSourceInfo()->getTypeLoc();
+      while (auto Reference = Type.getAs<ReferenceTypeLoc>())
+        Type = Reference.getPointeeLoc();
+      Type = Type.getUnqualifiedLoc();
+      unsigned Begin, End;
+      if (offsets(Type.getSourceRange(), Begin, End) &&
+          llvm::none_of(Edits, [&](const Edit &E) { return E.Begin == Begin; }))
+        Edits.push_back({Begin, End, "vb::Value"});
+      else if (!offsets(Type.getSourceRange(), Begin, End))
+        fail("the type of '" + Var->getNameAsString() + "' is in a macro");
+    }
+    if (const Expr *Init = Var->getInit()) {
+      unsigned Begin, End;
+      if (offsets(Init->getSourceRange(), Begin, End)) {
+        std::string Text = expr(Init);
+        if (Text != sourceText(Context, Init->getSourceRange()))
+          Edits.push_back({Begin, End, std::move(Text)});
+      }
+    }
+  }
+  return splice(S->getSourceRange(), std::move(Edits));
+}
+
+std::string Printer::forHeader(const ForStmt *For) {
+  std::vector<Edit> Edits;
+  unsigned Begin, End;
+  if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit())) {
+    if (offsets(Init->getSourceRange(), Begin, End))
+      Edits.push_back({Begin, End, decl(Init)});
+  } else if (const auto *Init = dyn_cast_or_null<Expr>(For->getInit())) {
+    if (offsets(Init->getSourceRange(), Begin, End))
+      Edits.push_back({Begin, End, expr(Init)});
+  }
+  for (const Expr *Part : {For->getCond(), For->getInc()})
+    if (Part && offsets(Part->getSourceRange(), Begin, End))
+      Edits.push_back({Begin, End, expr(Part)});
+  return splice(SourceRange(For->getForLoc(), For->getRParenLoc()),
+                std::move(Edits));
+}
+
+void Printer::block(const Stmt *S, unsigned Indent) {
+  // The children of a compound statement, or one statement, one level in.
+  if (const auto *Compound = dyn_cast_or_null<CompoundStmt>(S)) {
+    for (const Stmt *Child : Compound->body())
+      stmt(Child, Indent);
+    return;
+  }
+  stmt(S, Indent);
+}
+
+void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
+  const VmapLevel *Level = A.levelOf(For);
+  std::string Pad(Indent, ' ');
+  std::string Name = "_b_level" + std::to_string(Level->Depth);
+  if (TopLevel) {
+    Out += Pad + "{ // clang-vmap: batched from line " +
+           std::to_string(lineOf(Context, For->getBeginLoc())) + "\n";
+    Out += Pad + "  namespace vb = vmap::batched;\n";
+  } else {
+    Out += Pad + "{\n";
+  }
+  std::string Bound = expr(Level->Bound);
+  if (Level->Inclusive)
+    Bound = "(" + Bound + ") + 1";
+  line(Indent + 2,
+       "vb::Level " + Name + "(" + expr(Level->Start) + ", " + Bound + ");",
+       For);
+  Out += Pad + "  const vb::Value " + Level->Induction->getNameAsString() +
+         " = " + Name + ".index();\n";
+  block(For->getBody(), Indent + 2);
+  Out += Pad + "}\n";
+}
+
+void Printer::stmt(const Stmt *S, unsigned Indent) {
+  if (!S || isa<NullStmt>(S))
+    return;
+  std::string Pad(Indent, ' ');
+  if (const auto *Compound = dyn_cast<CompoundStmt>(S)) {
+    Out += Pad + "{\n";
+    block(Compound, Indent + 2);
+    Out += Pad + "}\n";
+    return;
+  }
+  if (const auto *Declaration = dyn_cast<DeclStmt>(S))
+    return line(Indent, decl(Declaration), S);
+  if (const auto *For = dyn_cast<ForStmt>(S)) {
+    if (A.levelOf(For))
+      return level(For, Indent, false);
+    line(Indent, forHeader(For) + " {", S);
+    block(For->getBody(), Indent + 2);
+    Out += Pad + "}\n";
+    return;
+  }
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    if (!A.MaskedIfs.count(If)) {
+      line(Indent, "if (" + expr(If->getCond()) + ") {", S);
+      block(If->getThen(), Indent + 2);
+      if (If->getElse()) {
+        Out += Pad + "} else {\n";
+        block(If->getElse(), Indent + 2);
+      }
+      Out += Pad + "}\n";
+      return;
+    }
+    std::string Where = "_b_where" + std::to_string(NumWheres++);
+    line(Indent, "{ vb::Where " + Where + "(" + expr(If->getCond()) + ");", S);
+    stmt(If->getThen(), Indent + 2);
+    if (If->getElse()) {
+      Out += Pad + "  " + Where + ".flip();\n";
+      stmt(If->getElse(), Indent + 2);
+    }
+    Out += Pad + "}\n";
+    return;
+  }
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    auto Reduction = A.Reductions.find(E);
+    if (Reduction != A.Reductions.end()) {
+      const clang_vmap::Reduction &R = Reduction->second;
+      return line(Indent,
+                  "vb::accumulate(" + expr(R.Accumulator) + ", " +
+                      expr(R.Value) + ", " + reduceName(R.Op) + ");",
+                  S);
+    }
+    return line(Indent, expr(E) + ";", S);
+  }
+  fail(Twine("cannot print '") + S->getStmtClassName() + "'");
+}
+
+LoopOutcome Printer::run() {
+  LoopOutcome Outcome;
+  Outcome.Loop = A.Loop;
+  const ForStmt *For = A.Loop->For;
+
+  // Replace from the start of the pragma's line when only blanks precede it,
+  // so the block takes the loop's indentation.
+  SourceLocation Begin = SM.getExpansionLoc(A.Loop->PragmaLoc);
+  SourceLocation ForBegin = SM.getExpansionLoc(For->getBeginLoc());
+  unsigned Indent = SM.getExpansionColumnNumber(ForBegin) - 1;
+  std::pair<FileID, unsigned> Decomposed = SM.getDecomposedLoc(Begin);
+  StringRef Buffer = SM.getBufferData(Decomposed.first);
+  unsigned LineStart = Decomposed.second;
+  while (LineStart > 0 && (Buffer[LineStart - 1] == ' ' || Buffer[LineStart - 1] == '\t'))
+    --LineStart;
+  bool AtLineStart = LineStart == 0 || Buffer[LineStart - 1] == '\n';
+  if (AtLineStart)
+    Begin = Begin.getLocWithOffset(static_cast<int>(LineStart) -
+                                   static_cast<int>(Decomposed.second));
+  SourceLocation End = Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(For->getEndLoc()), 0, SM, Context.getLangOpts());
+  // A body that is not a block ends before its `;`, which goes too.
+  std::optional<Token> Next =
+      Lexer::findNextToken(End.getLocWithOffset(-1), SM, Context.getLangOpts());
+  if (Next && Next->is(tok::semi))
+    End = Next->getEndLoc();
+  Outcome.Range = CharSourceRange::getCharRange(Begin, End);
+  std::string Original =
+      Lexer::getSourceText(CharSourceRange::getCharRange(
+                               SM.getExpansionLoc(For->getBeginLoc()), End),
+                           SM, Context.getLangOpts())
+          .str();
+
+  if (!A.OverlapChecks.empty()) {
+    std::string Condition;
+    for (const OverlapCheck &Check : A.OverlapChecks) {
+      if (!Condition.empty())
+        Condition += " ||\n" + std::string(Indent + 4, ' ');
+      Condition += "vmap::batched::unsafe_overlap(" +
+                   Check.Written->getNameAsString() + ", " +
+                   Check.Read->getNameAsString() + ")";
+    }
+    Out += std::string(Indent, ' ') + "if (" + Condition +
+           ") { // clang-vmap: inputs may overlap outputs, run as written\n";
+    Out += std::string(Indent + 2, ' ') + Original + "\n";
+    Out += std::string(Indent, ' ') + "} else\n";
+  }
+  level(For, Indent, true);
+  if (!Error.empty()) {
+    Outcome.WhyNot = Error;
+    return Outcome;
+  }
+  // The replaced range ends after the loop's last token: no trailing newline,
+  // and the first line's indentation is already in the file if we start at
+  // the pragma itself.
+  if (!Out.empty() && Out.back() == '\n')
+    Out.pop_back();
+  if (!AtLineStart)
+    Out = Out.substr(Indent);
+  Outcome.Text = std::move(Out);
+  Outcome.Batched = true;
+  Outcome.NumOps = Plan.NumOps;
+  Outcome.FallbackOps = Plan.FallbackOps;
+  return Outcome;
+}
+
+} // namespace
+
+LoopOutcome emit(const BatchPlan &Plan) { return Printer(Plan).run(); }
+
+} // namespace clang_vmap
