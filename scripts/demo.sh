@@ -22,8 +22,8 @@ fi
 
 echo
 echo "=== Per-example loop vs. its clang-vmap rewrite (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all cores}) ==="
-printf '| %-44s | %22s | %10s | %9s | %9s |\n' workload per-example batched speedup "max error"
-printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..24})" \
+printf '| %-44s | %28s | %10s | %9s | %9s |\n' workload per-example batched speedup "max error"
+printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..30})" \
   "$(printf -- '-%.0s' {1..12})" "$(printf -- '-%.0s' {1..11})" "$(printf -- '-%.0s' {1..11})"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -32,7 +32,7 @@ for sample in "${samples[@]}"; do
   per_example=$samples_dir/${sample}_per_example
   batched=$samples_dir/${sample}_batched
   if [[ ! -x $per_example ]]; then
-    printf '| %-44s | %22s |\n' "$sample" "not built"
+    printf '| %-44s | %28s |\n' "$sample" "not built"
     continue
   fi
   "$per_example" --save "$work/$sample" >"$work/$sample.log" || { status=1; continue; }

@@ -127,7 +127,7 @@ void print_row(const std::string& name, const Measurement& reference,
     std::snprintf(text, sizeof text, "%.1e", error);
     error_text = text;
   }
-  std::printf("| %-44s | %22s | %10s | %9s | %9s |\n", name.c_str(), per_example.c_str(),
+  std::printf("| %-44s | %28s | %10s | %9s | %9s |\n", name.c_str(), per_example.c_str(),
               batched.c_str(), speedup.c_str(), error_text.c_str());
   std::fflush(stdout);
 }
