@@ -40,7 +40,7 @@ BatchedResult matmul_batch_rule(const Tensor& x, BatchDim x_bdim, const Tensor& 
   Tensor x_front = move_bdim_to_front(x, x_bdim);
   Tensor y_front = move_bdim_to_front(y, y_bdim);
   // A batch of vectors against an unbatched vector or matrix: one GEMM/GEMV over all rows.
-  if (x_bdim && !y_bdim && x_rank == 1) return {x_front.matmul(y_front), 0};
+  if (x_bdim && !y_bdim && x_rank == 1 && y_rank <= 2) return {x_front.matmul(y_front), 0};
   if (!x_bdim && y_bdim && y_rank == 1 && x_rank <= 2)
     return {y_front.matmul(x_rank == 2 ? x_front.t() : x_front), 0};
   const bool x_is_vector = x_rank == 1;

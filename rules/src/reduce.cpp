@@ -63,27 +63,30 @@ BatchedResult reduce_dims_rule(std::size_t op, const CallArgs& args) {
 }
 
 // equal(a, b) / allclose(a, b, rtol, atol) for each example: elementwise test, then all()
-// over the example.
+// over the example. Tolerances may differ per example too.
 BatchedResult compare_all_rule(std::size_t op, const CallArgs& args) {
-  const std::array operands{args.tensor_arg(0), args.tensor_arg(1)};
-  if (!operands[0].bdim && !operands[1].bdim) return {call_with(op, args, {}), std::nullopt};
-  const int64_t batch = operands[0].bdim ? operands[0].value.size(*operands[0].bdim)
-                                         : operands[1].value.size(*operands[1].bdim);
+  std::vector<TensorArg> operands{args.tensor_arg(0), args.tensor_arg(1)};
   const bool is_equal = kOpTable[op].name == "equal";
+  if (!is_equal) {
+    operands.push_back(args.given(2) ? args.operand(2) : TensorArg{vmap::tensor(1e-05), {}, true});
+    operands.push_back(args.given(3) ? args.operand(3) : TensorArg{vmap::tensor(1e-08), {}, true});
+  }
+  std::vector<BatchedResult> batched;
+  for (const TensorArg& operand : operands) batched.emplace_back(operand.value, operand.bdim);
+  const std::optional<int64_t> batch = batch_size_of(batched);
+  if (!batch) return {call_with(op, args, {}), std::nullopt};
   if (is_equal && logical_sizes(operands[0].value, operands[0].bdim) !=
                       logical_sizes(operands[1].value, operands[1].bdim))
-    return {vmap::zeros({batch}, kBool), 0};
+    return {vmap::zeros({*batch}, kBool), 0};
   constexpr std::array<std::size_t, 2> promoted{0, 1};
   const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
   Tensor close = aligned[0] == aligned[1];
-  if (!is_equal) {
-    const double rtol = args.given(2) ? args.scalar(2).to_double() : 1e-05;
-    const double atol = args.given(3) ? args.scalar(3).to_double() : 1e-08;
-    close = close | ((aligned[0] - aligned[1]).abs() <= aligned[1].abs() * rtol + atol);
-  }
-  // Batched operands have the batch dim in front, so the broadcast result has it too.
-  if (batch == 0) return {vmap::zeros({0}, kBool), 0};
-  return {close.reshape({batch, close.numel() / batch}).all(1), 0};
+  if (!is_equal)
+    close = close | ((aligned[0] - aligned[1]).abs() <= aligned[1].abs() * aligned[2] + aligned[3]);
+  // A batched operand has the batch dim in front, so the broadcast result has it too.
+  close = close.expand(prepend(*batch, logical_sizes(close, 0)));
+  if (*batch == 0) return {vmap::zeros({0}, kBool), 0};
+  return {close.reshape({*batch, close.numel() / *batch}).all(1), 0};
 }
 
 }  // namespace vmap::rules

@@ -22,6 +22,23 @@ std::optional<Tensor> optional_tensor(A a, std::size_t i) {
   return a.given(i) ? std::optional<Tensor>(a.tensor(i)) : std::nullopt;
 }
 Tensor refuse(A) { throw Error("vmap: this op has no batched meaning"); }
+// clamp(x, lo, hi): Scalar bounds use the Scalar overload; tensor bounds (what the rule
+// passes after promotion) the tensor one.
+Tensor clamp_reference(A a) {
+  const bool tensor_bounds = (a.given(1) && std::holds_alternative<TensorArg>(a.raw(1))) ||
+                             (a.given(2) && std::holds_alternative<TensorArg>(a.raw(2)));
+  if (tensor_bounds) {
+    auto bound = [&](std::size_t i) -> std::optional<Tensor> {
+      if (!a.given(i)) return std::nullopt;
+      return a.operand(i).value;
+    };
+    return vmap::clamp(a.tensor(0), bound(1), bound(2));
+  }
+  auto bound = [&](std::size_t i) -> std::optional<detail::Scalar> {
+    return a.given(i) ? std::optional<detail::Scalar>(a.scalar(i)) : std::nullopt;
+  };
+  return vmap::clamp(a.tensor(0), bound(1), bound(2));
+}
 
 // clang-format off
 constexpr std::array kBindings{
@@ -97,8 +114,8 @@ constexpr std::array kBindings{
   Binding{"logical_or", free_function, [](A a) { return vmap::logical_or(a.tensor(0), a.tensor(1)); }},
   Binding{"pow", member, [](A a) { return a.tensor(0).pow(a.tensor(1)); }},
   Binding{"where", free_function, [](A a) { return vmap::where(a.tensor(0), a.tensor(1), a.tensor(2)); }},
-  Binding{"clamp", member, [](A a) { return a.tensor(0).clamp(optional_tensor(a, 1), optional_tensor(a, 2)); }},
-  Binding{"clamp", free_function, [](A a) { return vmap::clamp(a.tensor(0), optional_tensor(a, 1), optional_tensor(a, 2)); }},
+  Binding{"clamp", member, clamp_reference},
+  Binding{"clamp", free_function, clamp_reference},
   Binding{"sum", member, [](A a) { return a.tensor(0).sum(); }},
   Binding{"sum", member, [](A a) { return a.tensor(0).sum(a.integers(1), a.flag(2)); }},
   Binding{"sum", member, [](A a) { return a.tensor(0).sum(a.integers(1), a.flag(2)); }},

@@ -1,0 +1,96 @@
+// The op table covers SPEC section 4, and is usable without the runtime (this file links
+// only the header-only vmap::op_table target).
+#include <vmap/rules/op_table.hpp>
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using vmap::rules::kOpTable;
+using vmap::rules::OpForm;
+
+// Every op name of SPEC section 4 (Tensor members, operators, free functions, factories,
+// checks), as the user spells it.
+constexpr std::string_view kSpecMembers[] = {
+    "dim", "size", "sizes", "numel", "dtype", "device", "is_contiguous", "contiguous", "clone",
+    "to", "item", "data_ptr", "operator[]", "select", "index_select", "gather", "unsqueeze",
+    "squeeze", "expand", "reshape", "view", "transpose", "t", "permute", "flatten", "sum",
+    "mean", "amax", "amin", "argmax", "matmul", "sqrt", "exp", "log", "abs", "neg", "relu",
+    "sigmoid", "tanh", "pow", "clamp", "copy_", "fill_", "zero_", "operator+=", "operator-=",
+    "operator*=", "operator/=", "narrow", "any", "all", "sign"};
+constexpr std::string_view kSpecBinaryOperators[] = {
+    "operator+", "operator-", "operator*", "operator/", "operator<", "operator<=", "operator>",
+    "operator>=", "operator==", "operator!=", "operator&", "operator|"};
+constexpr std::string_view kSpecUnaryOperators[] = {"operator-", "operator!"};
+constexpr std::string_view kSpecFreeFunctions[] = {
+    "add", "sub", "mul", "div", "neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tanh",
+    "sigmoid", "relu", "pow", "maximum", "minimum", "where", "clamp", "eq", "ne", "lt", "le",
+    "gt", "ge", "logical_and", "logical_or", "logical_not", "sum", "mean", "amax", "amin",
+    "argmax", "argmin", "matmul", "mm", "mv", "bmm", "dot", "linear", "gather", "index_select",
+    "softmax", "log_softmax", "cat", "stack", "unsqueeze", "squeeze", "expand", "reshape",
+    "transpose", "permute", "movedim", "flatten", "triu", "tril", "zeros_like", "ones_like",
+    "full_like", "narrow", "empty_like", "any", "all", "sign",
+    // factories
+    "zeros", "ones", "full", "empty", "arange", "rand", "randn", "randint", "tensor",
+    "from_blob", "manual_seed",
+    // checks
+    "allclose", "equal"};
+
+bool has(std::string_view name, OpForm form) {
+  return vmap::rules::find_op(name, form) != vmap::rules::kNoOp;
+}
+
+TEST(OpTable, EverySpecMemberHasAnEntry) {
+  for (std::string_view name : kSpecMembers)
+    EXPECT_TRUE(has(name, OpForm::member) || has(name, OpForm::inplace_member) ||
+                has(name, OpForm::compound_assign))
+        << "SPEC member " << name << " has no op-table entry";
+}
+
+TEST(OpTable, EverySpecOperatorHasAnEntry) {
+  for (std::string_view name : kSpecBinaryOperators)
+    EXPECT_TRUE(has(name, OpForm::binary_operator)) << name;
+  for (std::string_view name : kSpecUnaryOperators)
+    EXPECT_TRUE(has(name, OpForm::unary_operator)) << name;
+  EXPECT_TRUE(has("operator<<", OpForm::binary_operator));
+}
+
+TEST(OpTable, EverySpecFreeFunctionHasAnEntry) {
+  for (std::string_view name : kSpecFreeFunctions)
+    EXPECT_TRUE(has(name, OpForm::free_function)) << "SPEC function " << name << " has no entry";
+}
+
+TEST(OpTable, EntriesAreUniqueAndWellFormed) {
+  std::set<std::string> seen;
+  for (const auto& entry : kOpTable) {
+    std::string key = std::string(entry.name) + "/" + std::to_string(int(entry.form)) + "/";
+    for (std::size_t i = 0; i < entry.arity; ++i) key += std::to_string(int(entry.params[i]));
+    EXPECT_TRUE(seen.insert(key).second) << "duplicate entry " << key;
+    EXPECT_LE(entry.required, entry.arity) << entry.name;
+    if (entry.is_member_like()) {
+      EXPECT_GE(entry.arity, 1) << entry.name;
+    }
+  }
+}
+
+TEST(OpTable, LookupDistinguishesOverloads) {
+  using vmap::rules::ArgKind;
+  using vmap::rules::RuleId;
+  const auto sum_dim = vmap::rules::find_op("sum", OpForm::member,
+                                            {ArgKind::tensor, ArgKind::dim, ArgKind::keepdim});
+  const auto sum_dims = vmap::rules::find_op(
+      "sum", OpForm::member, {ArgKind::tensor, ArgKind::dim_list, ArgKind::keepdim});
+  ASSERT_NE(sum_dim, vmap::rules::kNoOp);
+  ASSERT_NE(sum_dims, vmap::rules::kNoOp);
+  EXPECT_EQ(kOpTable[sum_dim].rule, RuleId::reduce_dim);
+  EXPECT_EQ(kOpTable[sum_dims].rule, RuleId::reduce_dims);
+  EXPECT_EQ(kOpTable[vmap::rules::find_op("sum", OpForm::member, 1)].rule, RuleId::reduce_all);
+  EXPECT_EQ(vmap::rules::find_op("no_such_op", OpForm::free_function), vmap::rules::kNoOp);
+  static_assert(vmap::rules::find_op("index_select", OpForm::member) != vmap::rules::kNoOp);
+}
+
+}  // namespace
