@@ -259,6 +259,7 @@ Tensor movedim(const Tensor& self, IntList source, IntList destination) {
          ") and destination (", shape_str(destination), ") must have the same number of elements");
   const Dims from = wrap_dims("movedim", source, rank);
   const Dims to = wrap_dims("movedim", destination, rank);
+  if (rank == 0) return self;  // a 0-d tensor's only "dim" (0 or -1) moves onto itself
   // order[d] = which input dim lands at output position d.
   std::vector<int64_t> order(static_cast<size_t>(rank), -1);
   std::vector<bool> moved(static_cast<size_t>(rank), false);
