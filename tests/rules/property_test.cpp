@@ -287,6 +287,20 @@ struct Generator {
   }
 };
 
+std::vector<std::vector<Arg>> draw_examples(const OpEntry& entry, Generator::Plan& plan,
+                                            int64_t batch) {
+  std::vector<std::vector<Arg>> examples(static_cast<std::size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b)
+    for (auto& make : plan.positions) examples[static_cast<std::size_t>(b)].push_back(make(b));
+  if (entry.rule == RuleId::compare_all)  // b equal to a for some examples, not others
+    for (int64_t b = 0; b < batch; ++b) {
+      auto& args = examples[static_cast<std::size_t>(b)];
+      const Tensor& a = std::get<TensorArg>(args[0]).value;
+      args[1] = plain(b % 2 == 0 ? a.clone() : a + 0.5);
+    }
+  return examples;
+}
+
 // How a position is passed to the rule.
 enum class Mode { unbatched, front, back };
 
@@ -373,15 +387,7 @@ void check_entry(std::size_t op, Rng& rng) {
     const int64_t batch = rng.chance(0.2) ? 1 : 3;
     Generator generator{rng, entry, op};
     Generator::Plan plan = generator.plan();
-    std::vector<std::vector<Arg>> examples(static_cast<std::size_t>(batch));
-    for (int64_t b = 0; b < batch; ++b)
-      for (auto& make : plan.positions) examples[static_cast<std::size_t>(b)].push_back(make(b));
-    if (entry.rule == RuleId::compare_all)  // b equal to a for some examples, not others
-      for (int64_t b = 0; b < batch; ++b) {
-        auto& args = examples[static_cast<std::size_t>(b)];
-        const Tensor& a = std::get<TensorArg>(args[0]).value;
-        args[1] = plain(b % 2 == 0 ? a.clone() : a + 0.5);
-      }
+    std::vector<std::vector<Arg>> examples = draw_examples(entry, plan, batch);
 
     std::vector<std::size_t> varying;
     for (std::size_t i = 0; i < entry.arity; ++i)
@@ -454,11 +460,52 @@ void check_entry(std::size_t op, Rng& rng) {
   EXPECT_GT(compared, 0) << "no generated case ran: the generator needs this rule's constraints";
 }
 
+// Runtime ops (tensors made plus in-place ops) of one batched call with every varying
+// argument batched in front, or nullopt when the examples raise.
+std::optional<int64_t> batched_cost(std::size_t op, const std::vector<std::vector<Arg>>& examples) {
+  const OpEntry& entry = kOpTable[op];
+  std::vector<Arg> batched_args;
+  for (std::size_t i = 0; i < examples[0].size(); ++i) {
+    std::vector<Arg> column;
+    for (const auto& args : examples) column.push_back(cloned(args)[i]);
+    batched_args.push_back(is_batchable(column[0]) && varies_per_example(entry, i)
+                               ? batch_position(column, Mode::front)
+                               : column[0]);
+  }
+  const int64_t before = detail::op_count();
+  try {
+    call_rule(op, batched_args);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return detail::op_count() - before;
+}
+
 class EveryOp : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(EveryOp, BatchedEqualsStackOfExamples) {
   Rng rng(1234 + GetParam());
   check_entry(GetParam(), rng);
+}
+
+// No hidden per-example loops: a batched call costs the same number of runtime ops for 2
+// examples as for 64.
+TEST_P(EveryOp, CostIndependentOfBatchSize) {
+  const OpEntry& entry = kOpTable[GetParam()];
+  if (entry.rule == RuleId::refused || entry.rule == RuleId::loop_invariant) GTEST_SKIP();
+  Rng rng(99 + GetParam());
+  int measured = 0;
+  for (int trial = 0; trial < kTrials && measured < 3; ++trial) {
+    Generator generator{rng, entry, GetParam()};
+    Generator::Plan plan = generator.plan();
+    const auto small = batched_cost(GetParam(), draw_examples(entry, plan, 2));
+    const auto large = batched_cost(GetParam(), draw_examples(entry, plan, 64));
+    if (!small || !large) continue;
+    EXPECT_EQ(*small, *large) << "trial " << trial;
+    EXPECT_GT(*small, 0) << "the runtime op counter did not move";
+    ++measured;
+  }
+  EXPECT_GT(measured, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(OpTable, EveryOp, ::testing::Range<std::size_t>(0, kOpTable.size()),
