@@ -89,7 +89,7 @@ class Dims {
   operator IntList() const { return {values_.data(), size_}; }
 
  private:
-  std::array<int64_t, max_dims> values_{};
+  std::array<int64_t, max_dims> values_;  // only the first size_ are meaningful
   uint8_t size_ = 0;
 };
 
@@ -169,6 +169,9 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b);
 void check_cpu(const char* op, const Tensor& tensor);
 // Rejects writes into tensors where several elements share memory (expanded views).
 void check_writable(const char* op, const Tensor& tensor);
+// The device of an op's inputs: kCUDA when any input is, the others then being on it or CPU
+// 0-d tensors (LibTorch's rule); mixed devices are an error. runtime/cuda/device_ops.cpp.
+Device common_device(const char* op, std::span<const Tensor> inputs);
 
 // The promotion operand of a tensor / of a number (Note [Promotion tiers]).
 inline Operand operand_of(const Tensor& tensor) {
@@ -236,7 +239,23 @@ void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner
 bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
                  const void* b, int64_t b_step, int64_t count);
 
+// Runs the engine's op `op` over the loop on the output's device: the op is found by name and
+// arity (Note [Device ops] in runtime/cuda/backend.hpp), a nullary op's value is computed here.
+void run_loop_on_device(const char* op, const StridedLoop& loop, Dtype out_dtype,
+                        std::span<const Dtype> in_dtypes, std::span<const Tensor> inputs,
+                        const void* fill_value, bool stateful_functor);
+
 namespace engine_internal {
+
+template <class Out, class... In, class F>
+void run_on_device(const char* op, const Tensor& out,
+                   const std::array<Tensor, sizeof...(In)>& inputs, const F& f) {
+  constexpr Dtype in_dtypes[] = {dtype_of<In>..., kBool};  // the extra entry keeps it non-empty
+  Out fill_value{};
+  if constexpr (sizeof...(In) == 0) fill_value = f();
+  run_loop_on_device(op, plan_loop(op, out, inputs), dtype_of<Out>, {in_dtypes, sizeof...(In)},
+                     inputs, &fill_value, !std::is_empty_v<F>);
+}
 
 template <class F>
 constexpr SimdOp simd_op_of() {
@@ -250,7 +269,7 @@ void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_
   Out* out = reinterpret_cast<Out*>(pointers[0]);
   if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 2) {
     using A = std::tuple_element_t<0, std::tuple<In...>>;
-    if (strides[0] == sizeof(Out) && (strides[1] == 0 || strides[1] == sizeof(A)) &&
+    if (count >= 16 && strides[0] == sizeof(Out) && (strides[1] == 0 || strides[1] == sizeof(A)) &&
         (strides[2] == 0 || strides[2] == sizeof(A)) &&
         simd_binary(F::simd_op, dtype_of<Out>, out, pointers[1], strides[1] ? 1 : 0,
                     pointers[2], strides[2] ? 1 : 0, count))
@@ -275,6 +294,33 @@ template <class Out, class... In, class F>
 void elementwise_into(const char* op, const Tensor& out,
                       const std::array<Tensor, sizeof...(In)>& inputs, F f,
                       int64_t cost_per_element = 1) {
+  // Fast path (most calls): a contiguous output, each input contiguous of the same shape or
+  // a single broadcast element. One flat run, no loop plan.
+  const TensorImpl& out_impl = impl_of(out, op);
+  if (out_impl.device() != kCPU) return engine_internal::run_on_device<Out, In...>(op, out, inputs, f);
+  for (const Tensor& input : inputs) check_cpu(op, input);
+  bool flat = out_impl.contiguous;
+  std::array<char*, max_operands> pointers{out_impl.data()};
+  std::array<int64_t, max_operands> strides{static_cast<int64_t>(sizeof(Out))};
+  for (size_t j = 0; j < sizeof...(In) && flat; ++j) {
+    const TensorImpl& in = impl_of(inputs[j], op);
+    pointers[j + 1] = in.data();
+    if (in.numel == 1 && in.sizes.size() <= out_impl.sizes.size()) {
+      strides[j + 1] = 0;
+    } else {
+      flat = in.contiguous && IntList(in.sizes) == IntList(out_impl.sizes);
+      strides[j + 1] = element_size(in.dtype);
+    }
+  }
+  if (flat) {
+    parallel_for(out_impl.numel, cost_per_element, [&](int64_t begin, int64_t end) {
+      std::array<char*, max_operands> at = pointers;
+      for (size_t j = 0; j <= sizeof...(In); ++j) at[j] += begin * strides[j];
+      engine_internal::inner_run<Out, In...>(f, at.data(), strides.data(), end - begin,
+                                             std::index_sequence_for<In...>{});
+    });
+    return;
+  }
   const StridedLoop loop = plan_loop(op, out, inputs);
   run_loop(loop, cost_per_element,
            [&](char* const* pointers, const int64_t* strides, int64_t count) {
@@ -289,18 +335,23 @@ template <class Out, class... In, class F>
 Tensor elementwise(const char* op, const std::array<Tensor, sizeof...(In)>& inputs, F f,
                    int64_t cost_per_element = 1) {
   constexpr Dtype in_dtypes[] = {dtype_of<In>...};
-  std::array<Tensor, sizeof...(In)> converted;
+  const Device device = common_device(op, inputs);
+  bool convert = false;
+  for (size_t j = 0; j < sizeof...(In); ++j) convert = convert || inputs[j].dtype() != in_dtypes[j];
+  if (convert) {
+    std::array<Tensor, sizeof...(In)> converted;
+    for (size_t j = 0; j < sizeof...(In); ++j)
+      converted[j] = inputs[j].dtype() == in_dtypes[j] ? inputs[j] : inputs[j].to(in_dtypes[j]);
+    return elementwise<Out, In...>(op, converted, std::move(f), cost_per_element);
+  }
   Dims shape;
-  Device device = kCPU;
   for (size_t j = 0; j < sizeof...(In); ++j) {
-    const Tensor& input = inputs[j];
-    check_cpu(op, input);
-    converted[j] = input.dtype() == in_dtypes[j] ? input : input.to(in_dtypes[j]);
-    shape = j == 0 ? Dims(input.sizes()) : broadcast_shapes(op, shape, input.sizes());
-    device = input.device();
+    const IntList sizes = inputs[j].sizes();
+    if (j == 0) shape.assign(sizes);
+    else if (!(sizes == IntList(shape))) shape = broadcast_shapes(op, shape, sizes);
   }
   Tensor out = empty_tensor(shape, dtype_of<Out>, device);
-  elementwise_into<Out, In...>(op, out, converted, std::move(f), cost_per_element);
+  elementwise_into<Out, In...>(op, out, inputs, std::move(f), cost_per_element);
   return out;
 }
 

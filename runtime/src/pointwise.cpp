@@ -1,6 +1,7 @@
 // Every pointwise op: a scalar functor run by the elementwise engine after ATen's dtype
 // promotion (Note [Promotion tiers]). Integer arithmetic wraps like torch's (no UB).
 #include "internal.hpp"
+#include "../cuda/device_ops.hpp"
 
 #include <cmath>
 #include <limits>
@@ -106,15 +107,16 @@ To convert(From value) {
   }
 }
 
-// An operand: a tensor, or a C++ number (an ATen "wrapped number").
+// An operand: a tensor (borrowed for the call, not copied: refcounts are the bulk of a small
+// op's cost), or a C++ number (an ATen "wrapped number").
 struct Arg {
-  Arg(const Tensor& tensor) : tensor(tensor), operand(detail::operand_of(tensor)) {}
+  Arg(const Tensor& tensor) : tensor(&tensor), operand(detail::operand_of(tensor)) {}
   Arg(Scalar number) : number(number), operand(detail::operand_of(number)) {}
   Tensor as(Dtype dtype) const {
     if (number) return detail::scalar_tensor(*number, dtype);
-    return tensor.dtype() == dtype ? tensor : tensor.to(dtype);
+    return tensor->dtype() == dtype ? *tensor : tensor->to(dtype);
   }
-  Tensor tensor;
+  const Tensor* tensor = nullptr;
   std::optional<Scalar> number;
   Operand operand;
 };
@@ -150,7 +152,6 @@ template <class Op>
 const Tensor& binary_in_place(const char* name, const Tensor& self, const Arg& other, Op op,
                               bool true_division = false) {
   detail::check_writable(name, self);
-  detail::check_cpu(name, self);
   detail::note_op();
   Dtype dtype = detail::result_type({detail::operand_of(self), other.operand});
   if (true_division) dtype = floating_or_default(dtype);
@@ -443,8 +444,7 @@ Tensor& Tensor::operator/=(Scalar other) const {
 
 Tensor& Tensor::copy_(const Tensor& src) const {
   detail::check_writable("copy_", *this);
-  detail::check_cpu("copy_", *this);
-  detail::check_cpu("copy_", src);
+  if (detail::impl_of(src, "copy_").device() != device()) return copy_(src.to(device()));
   detail::note_op();
   if (!detail::broadcastable_to(src.sizes(), sizes()))
     fail("copy_", "the source of shape ", detail::shape_str(src.sizes()),
@@ -453,7 +453,7 @@ Tensor& Tensor::copy_(const Tensor& src) const {
   if (dtype() == source.dtype() && is_contiguous() && source.is_contiguous() &&
       sizes() == source.sizes()) {
     if (raw_data() != source.raw_data())
-      std::memcpy(raw_data(), source.raw_data(), static_cast<size_t>(numel() * element_size()));
+      detail::copy_bytes(*this, source, static_cast<size_t>(numel() * element_size()));
     return self();
   }
   detail::visit_dtype(dtype(), [&]<class To>(std::type_identity<To>) {
@@ -466,7 +466,6 @@ Tensor& Tensor::copy_(const Tensor& src) const {
 
 Tensor& Tensor::fill_(Scalar value) const {
   detail::check_writable("fill_", *this);
-  detail::check_cpu("fill_", *this);
   detail::note_op();
   detail::visit_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
     const T filler = value.is_floating() ? convert<T>(value.to_double()) : value.to<T>();
@@ -494,6 +493,8 @@ Tensor Tensor::to(Dtype dtype) const {
 
 // --- checks
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  if (self.device() != kCPU || other.device() != kCPU)
+    return allclose(self.to(kCPU), other.to(kCPU), rtol, atol, equal_nan);
   Tensor close = elementwise<bool, double, double>(
       "allclose", {self, other}, [=](double a, double b) {
         if (a != a || b != b) return equal_nan && a != a && b != b;
@@ -508,6 +509,7 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
 
 bool equal(const Tensor& self, const Tensor& other) {
   if (!(self.sizes() == other.sizes())) return false;
+  if (self.device() != kCPU || other.device() != kCPU) return equal(self.to(kCPU), other.to(kCPU));
   const Tensor same = eq(self, other);
   const bool* flags = same.data_ptr<bool>();
   for (int64_t k = 0; k < same.numel(); ++k)

@@ -1,7 +1,9 @@
 // The caching allocator: freed blocks go to a free list of their size class and are handed
 // out again, so a loop of small ops does not call malloc every time.
 #include "internal.hpp"
+#include "../cuda/backend.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <mutex>
 #include <unordered_map>
@@ -30,10 +32,10 @@ class CachingAllocator {
 #ifndef VMAP_NO_ALLOCATOR_CACHE
     {
       std::lock_guard lock(mutex_);
-      auto found = free_blocks_.find(size);
-      if (found != free_blocks_.end() && !found->second.empty()) {
-        void* block = found->second.back();
-        found->second.pop_back();
+      std::vector<void*>& blocks = free_list(size);
+      if (!blocks.empty()) {
+        void* block = blocks.back();
+        blocks.pop_back();
         cached_bytes_ -= size;
         ++stats_.cache_hits;
         return block;
@@ -55,7 +57,7 @@ class CachingAllocator {
     const size_t size = size_class(nbytes);
     std::lock_guard lock(mutex_);
     if (cached_bytes_ + size <= max_cached_bytes) {
-      free_blocks_[size].push_back(block);
+      free_list(size).push_back(block);
       cached_bytes_ += size;
       return;
     }
@@ -67,9 +69,12 @@ class CachingAllocator {
 
   void release_cache() {
     std::lock_guard lock(mutex_);
-    for (auto& [size, blocks] : free_blocks_)
+    auto release = [](std::vector<void*>& blocks) {
       for (void* block : blocks) std::free(block);
-    free_blocks_.clear();
+      blocks.clear();
+    };
+    for (auto& blocks : small_blocks_) release(blocks);
+    for (auto& [size, blocks] : free_blocks_) release(blocks);
     cached_bytes_ = 0;
   }
 
@@ -84,7 +89,14 @@ class CachingAllocator {
   }
 
  private:
+  // Small classes (multiples of 64 up to 4 KiB) in an array, the rest in a map.
+  std::vector<void*>& free_list(size_t size) {
+    if (size <= 4096) return small_blocks_[size / alignment];
+    return free_blocks_[size];
+  }
+
   std::mutex mutex_;
+  std::array<std::vector<void*>, 4096 / alignment + 1> small_blocks_;
   std::unordered_map<size_t, std::vector<void*>> free_blocks_;
   size_t cached_bytes_ = 0;
   AllocatorStats stats_;
@@ -99,14 +111,17 @@ CachingAllocator& allocator() {
 }  // namespace
 
 Storage::~Storage() {
-  if (owned && data != nullptr) allocator().release(data, nbytes);
+  if (!owned || data == nullptr) return;
+  if (device != kCPU) device_backend("free").release(data, nbytes);
+  else allocator().release(data, nbytes);
 }
 
 std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device) {
-  if (device != kCPU) fail("allocate", "CUDA backend not built");
   auto storage = std::make_shared<Storage>();
-  storage->data = allocator().allocate(nbytes);
+  storage->data = device == kCPU ? allocator().allocate(nbytes)
+                                 : device_backend("allocate").allocate(nbytes);
   storage->nbytes = nbytes;
+  storage->device = device;
   return storage;
 }
 
