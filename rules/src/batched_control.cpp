@@ -229,17 +229,17 @@ void accumulate(Tensor& acc, const Value& e, Reduce op) {
 
 void accumulate(Value& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
-  const Tensor reduced = reduce_levels(e, acc.levels(), op);
-  const int64_t rank = acc.physical().dim() - acc.levels();
-  Tensor aligned_reduced = reduced;
-  for (int64_t r = reduced.dim() - acc.levels(); r < rank; ++r)
-    aligned_reduced = aligned_reduced.unsqueeze(acc.levels());
-  Tensor updated = combine(acc.physical(), aligned_reduced, op).to(acc.dtype());
-  if (!acc.is_cpp_scalar() && updated.sizes() == acc.physical().sizes()) {
-    acc.physical().copy_(updated);  // in place, like the Tensor it stands for
+  const int64_t keep = std::max(acc.levels(), acc.home_levels());
+  const Tensor current = acc.aligned(keep);
+  Tensor reduced = reduce_levels(e, keep, op);
+  for (int64_t r = reduced.dim() - keep; r < current.dim() - keep; ++r)
+    reduced = reduced.unsqueeze(keep);
+  const Tensor updated = combine(current, reduced, op).to(acc.dtype());
+  if (!acc.is_cpp_scalar() && keep == acc.levels() && updated.sizes() == current.sizes()) {
+    current.copy_(updated);  // in place, like the Tensor it stands for
     return;
   }
-  Access::rebind_physical(acc, updated, acc.levels());
+  Access::rebind_physical(acc, updated, keep);
 }
 
 namespace {

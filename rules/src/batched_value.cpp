@@ -164,11 +164,28 @@ bool any_level_empty() {
 
 // --- Value ---------------------------------------------------------------------------
 
-Value::Value() = default;
+Value::Value() : home_levels_(active_levels()) {}
 Value::~Value() = default;
-Value::Value(const Tensor& unbatched) : physical_(unbatched) {}
+Value::Value(const Tensor& unbatched) : physical_(unbatched), home_levels_(active_levels()) {}
 Value::Value(Tensor physical, int64_t levels, bool cpp_scalar)
-    : physical_(std::move(physical)), levels_(levels), cpp_scalar_(cpp_scalar) {}
+    : physical_(std::move(physical)),
+      levels_(levels),
+      cpp_scalar_(cpp_scalar),
+      home_levels_(active_levels()) {}
+Value::Value(const Value& other)
+    : physical_(other.physical_),
+      levels_(other.levels_),
+      cpp_scalar_(other.cpp_scalar_),
+      home_levels_(active_levels()),
+      induction_level_(other.induction_level_),
+      place_(other.place_) {}
+Value::Value(Value&& other) noexcept
+    : physical_(std::move(other.physical_)),
+      levels_(other.levels_),
+      cpp_scalar_(other.cpp_scalar_),
+      home_levels_(active_levels()),
+      induction_level_(other.induction_level_),
+      place_(std::move(other.place_)) {}
 
 Tensor Value::scalar_tensor(vmap::detail::Scalar value, Dtype dtype) {
   Tensor tensor = vmap::full({}, value, dtype);
@@ -332,7 +349,8 @@ std::optional<Value> select_by_induction(const Value& x, int64_t dim, const Valu
   const int64_t logical_dim =
       rules::wrap_logical_dim("select", dim, physical.dim() - levels) + levels;
   const LevelState& state = level_stack.at(static_cast<std::size_t>(level));
-  physical = physical.narrow(logical_dim, state.start, state.size)
+  const int64_t start = state.size == 0 ? 0 : state.start;  // zero trips read nothing
+  physical = physical.narrow(logical_dim, start, state.size)
                  .squeeze(level)
                  .movedim(logical_dim - 1, level);
   return Access::make(physical, levels, false);

@@ -82,12 +82,13 @@ class Value {
   Value(const Tensor& unbatched);  // loop-invariant tensor: broadcasts over all levels
   // Loop-invariant C++ scalars (wrapped numbers).
   template <vmap::detail::Arithmetic T>
-  Value(T v) : Value(scalar_tensor(v, detail::cpp_dtype<T>())) {}
+  Value(T v) : Value(scalar_tensor(v, detail::cpp_dtype<T>()), 0, true) {}
   // A physical tensor with `levels` leading level dims (Note [Batched values]).
   Value(Tensor physical, int64_t levels, bool cpp_scalar);
 
-  Value(const Value&) = default;
-  Value(Value&&) noexcept = default;
+  // A copy is a new variable of the innermost active level (see home_levels()).
+  Value(const Value& other);
+  Value(Value&& other) noexcept;
   ~Value();
   // Rebinds a named Value (masked by the innermost vb::Where; a C++ scalar keeps its type).
   Value& operator=(const Value& other) &;
@@ -191,6 +192,9 @@ class Value {
   // Escape hatches for the rules and the fallback.
   const Tensor& physical() const { return physical_; }
   int64_t levels() const { return levels_; }  // leading level dims in physical()
+  // Levels active where this variable was made: an accumulator declared in an outer loop
+  // body is per outer example even while its physical tensor does not vary yet.
+  int64_t home_levels() const { return home_levels_; }
   bool is_cpp_scalar() const { return cpp_scalar_; }
   // physical() with `levels` leading level dims (levels >= this->levels()); a view.
   Tensor aligned(int64_t levels) const;
@@ -202,6 +206,7 @@ class Value {
   Tensor physical_;
   int64_t levels_ = 0;
   bool cpp_scalar_ = false;
+  int64_t home_levels_ = 0;
   int64_t induction_level_ = -1;          // the Level::index() of this level
   std::shared_ptr<const detail::Place> place_;  // set when read through a data-dependent index
 };

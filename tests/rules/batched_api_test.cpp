@@ -1,0 +1,392 @@
+// The batched API (vmap/batched.hpp) as the rewritten code uses it: each test writes the
+// per-example loop and its batched form side by side and compares them.
+#include "rules_test_util.hpp"
+
+#include <vmap/batched.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace vmap {
+namespace {
+
+namespace vb = vmap::batched;
+using test::Rng;
+
+Tensor random(Rng& rng, std::vector<int64_t> sizes, Dtype dtype = kFloat32) {
+  return test::random_tensor(rng, sizes, dtype);
+}
+
+void expect_equal(const Tensor& actual, const Tensor& expected) {
+  test::expect_same(actual, expected, false);
+}
+
+TEST(BatchedApi, StoreThroughAtWritesEverySlot) {
+  Rng rng(1);
+  const Tensor input = random(rng, {5, 4});
+  Tensor expected = zeros({5, 4}), out = zeros({5, 4});
+  for (int64_t i = 0; i < input.size(0); ++i) expected[i] = input[i] * i + 1;
+  {
+    vb::Level level(0, input.size(0));
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::at(input, i) * i + 1;
+  }
+  expect_equal(out, expected);
+}
+
+TEST(BatchedApi, AtAnInductionVariableIsAView) {
+  const Tensor x = arange(12, kFloat32).reshape({4, 3});
+  vb::Level level(1, 3);
+  const vb::Value row = vb::at(x, level.index());
+  EXPECT_EQ(row.physical().raw_data(), x[1].raw_data());
+  EXPECT_EQ(row.sizes(), (std::vector<int64_t>{3}));
+  row.fill_(7.0);
+  EXPECT_EQ(x[1].sum().item<float>(), 21.0f);
+  EXPECT_EQ(x[0].sum().item<float>(), 3.0f);
+}
+
+TEST(BatchedApi, DataDependentReadsGatherAndWritesScatter) {
+  Rng rng(2);
+  const Tensor table = random(rng, {6, 3});
+  const Tensor index = tensor({4, 0, 5, 4});
+  Tensor expected = zeros({4, 3}), out = zeros({4, 3});
+  Tensor expected_marks = zeros({4, 6}), marks = zeros({4, 6});
+  for (int64_t i = 0; i < 4; ++i) {
+    expected[i] = table[index[i].item<int64_t>()];
+    expected_marks[i][index[i].item<int64_t>()] = 1.0 + i;
+  }
+  {
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::at(table, vb::at(index, i).item<int64_t>());
+    vb::at(vb::at(marks, i), vb::at(index, i).item<int64_t>()) = 1.0 + i;
+  }
+  expect_equal(out, expected);
+  expect_equal(marks, expected_marks);
+}
+
+TEST(BatchedApi, WhereMasksStoresAndRebinding) {
+  Rng rng(3);
+  const Tensor x = random(rng, {6, 3});
+  Tensor expected = zeros({6, 3}), out = zeros({6, 3});
+  Tensor expected_scale = zeros({6}), scale_out = zeros({6});
+  for (int64_t i = 0; i < 6; ++i) {
+    float scale = 1.0f;
+    if (x[i].sum().item<float>() > 0) {
+      expected[i] = x[i];
+      scale = 2.0f;
+    } else {
+      expected[i] = -x[i];
+    }
+    expected_scale[i] = scale;
+  }
+  {
+    vb::Level level(0, 6);
+    const vb::Value i = level.index();
+    vb::Value scale = 1.0f;
+    {
+      vb::Where branch(vb::at(x, i).sum().item<float>() > 0);
+      vb::at(out, i) = vb::at(x, i);
+      scale = 2.0f;
+      branch.flip();
+      vb::at(out, i) = -vb::at(x, i);
+    }
+    vb::at(scale_out, i) = scale;
+  }
+  expect_equal(out, expected);
+  expect_equal(scale_out, expected_scale);
+}
+
+TEST(BatchedApi, MaskedOutExamplesDoNotRaiseOnTheirIndices) {
+  const Tensor table = arange(5, kFloat32);
+  const Tensor index = tensor({1, 99, 3});  // 99 is only read where the guard fails
+  Tensor out = zeros({3});
+  {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    const vb::Value position = vb::at(index, i).item<int64_t>();
+    vb::Where guard(position < 5);
+    EXPECT_NO_THROW(vb::at(out, i) = vb::at(table, position));
+  }
+  expect_equal(out, tensor({1.0f, 0.0f, 3.0f}));
+}
+
+// out[i] = x[i][j] inside an inner vmap level: every j writes the same slot.
+TEST(BatchedApi, WritingInnerExamplesIntoAnOuterSlotIsRefused) {
+  const Tensor x = ones({3, 2});
+  Tensor out = zeros({3});
+  vb::Level outer(0, 3);
+  const vb::Value i = outer.index();
+  vb::Level inner(0, 2);
+  const vb::Value j = inner.index();
+  EXPECT_THROW(vb::at(out, i) = vb::at(vb::at(x, i), j) * j, Error);
+}
+
+TEST(BatchedApi, AccumulateIntoTensorsAndScalars) {
+  Rng rng(4);
+  const Tensor x = random(rng, {7, 3});
+  Tensor sum_expected = zeros({3}), max_expected = full({3}, -100.0);
+  Tensor product_expected = ones({3});
+  float total_expected = 0.5f;
+  int count_expected = 0;
+  for (int64_t i = 0; i < 7; ++i) {
+    sum_expected += x[i];
+    max_expected = maximum(max_expected, x[i]);
+    product_expected *= x[i];
+    total_expected += x[i][0].item<float>();
+    count_expected += x[i][1].item<float>();  // int += float truncates every time
+  }
+  Tensor sum = zeros({3}), max = full({3}, -100.0), product = ones({3});
+  float total = 0.5f;
+  int count = 0;
+  {
+    vb::Level level(0, 7);
+    const vb::Value i = level.index();
+    vb::accumulate(sum, vb::at(x, i), vb::Reduce::add);
+    vb::accumulate(max, vb::at(x, i), vb::Reduce::max);
+    vb::accumulate(product, vb::at(x, i), vb::Reduce::mul);
+    vb::accumulate(total, vb::at(x, i)[0].item<float>(), vb::Reduce::add);
+    vb::accumulate(count, vb::at(x, i)[1].item<float>(), vb::Reduce::add);
+  }
+  expect_equal(sum, sum_expected);
+  expect_equal(max, max_expected);
+  expect_equal(product, product_expected);
+  EXPECT_EQ(total, total_expected);  // folded in loop order: bit-identical
+  EXPECT_EQ(count, count_expected);
+}
+
+TEST(BatchedApi, AccumulateUnderAMaskSkipsMaskedExamples) {
+  const Tensor x = tensor({1.0f, -2.0f, 3.0f, -4.0f});
+  Tensor positive = zeros({});
+  {
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::Where branch(vb::at(x, i) > 0);
+    vb::accumulate(positive, vb::at(x, i), vb::Reduce::add);
+  }
+  EXPECT_EQ(positive.item<float>(), 4.0f);
+}
+
+TEST(BatchedApi, ZeroTripLoopsLeaveEverythingAsItWas) {
+  Tensor out = full({2}, 5.0);
+  Tensor acc = full({}, 1.0);
+  double scalar = 2.0;
+  {
+    vb::Level level(3, 3);
+    const vb::Value i = level.index();
+    vb::at(out, i) = 0.0;
+    vb::accumulate(acc, vb::Value(out) * i, vb::Reduce::add);
+    vb::accumulate(scalar, i, vb::Reduce::mul);
+  }
+  expect_equal(out, full({2}, 5.0));
+  EXPECT_EQ(acc.item<float>(), 1.0f);
+  EXPECT_EQ(scalar, 2.0);
+}
+
+TEST(BatchedApi, CppScalarsFollowCppArithmetic) {
+  vb::Level level(-3, 4);
+  const vb::Value i = level.index();  // int64 C++ scalar
+  const vb::Value two = int32_t{2};
+  const vb::Value half = i / two;     // truncates toward zero: -3 / 2 == -1
+  const vb::Value rest = i % two;
+  const vb::Value ratio = vb::scalar_cast<float>(i) / 2.0;  // float / double -> double
+  const vb::Value root = vb::sqrt(vb::scalar_cast<int>(i * i));  // std::sqrt(int) -> double
+  const vb::Value less = i < 1;
+  EXPECT_TRUE(half.is_cpp_scalar());
+  EXPECT_EQ(half.dtype(), kInt64);
+  EXPECT_EQ(ratio.dtype(), kFloat64);
+  EXPECT_EQ(root.dtype(), kFloat64);
+  EXPECT_EQ(less.dtype(), kBool);
+  for (int64_t k = 0; k < 7; ++k) {
+    const int64_t value = k - 3;
+    EXPECT_EQ(half.physical()[k].item<int64_t>(), value / 2);
+    EXPECT_EQ(rest.physical()[k].item<int64_t>(), value % 2);
+    EXPECT_EQ(ratio.physical()[k].item<double>(), static_cast<float>(value) / 2.0);
+    EXPECT_EQ(root.physical()[k].item<double>(), std::sqrt(static_cast<int>(value * value)));
+    EXPECT_EQ(less.physical()[k].item<bool>(), value < 1);
+  }
+  EXPECT_EQ(vb::sqrt(vb::scalar_cast<float>(i * i)).dtype(), kFloat32);  // float stays float
+  EXPECT_EQ(vb::floor(vb::scalar_cast<double>(i) / 2.0).physical()[0].item<double>(), -2.0);
+}
+
+TEST(BatchedApi, PromotionUsesPerExampleRanks) {
+  Rng rng(5);
+  const Tensor x = random(rng, {4, 3});                  // float32 rows
+  const Tensor w = random(rng, {4}, kFloat64);           // a float64 0-d per example
+  const Tensor n = random(rng, {4, 3}, kInt32);
+  const Tensor m = random(rng, {4}, kInt64);
+  Tensor expected = zeros({4, 3}), out = zeros({4, 3});
+  vb::Level level(0, 4);
+  const vb::Value i = level.index();
+  const vb::Value scaled = vb::at(x, i) * vb::at(w, i);   // float32 * float64-0d: float32
+  const vb::Value shifted = vb::at(n, i) + vb::at(m, i);  // int32 + int64-0d: int32
+  const vb::Value wrapped = vb::at(n, i) * 2.5;           // int32 * double: float32
+  EXPECT_EQ(scaled.dtype(), kFloat32);
+  EXPECT_EQ(shifted.dtype(), kInt32);
+  EXPECT_EQ(wrapped.dtype(), kFloat32);
+  for (int64_t k = 0; k < 4; ++k) {
+    EXPECT_EQ((x[k] * w[k]).dtype(), kFloat32);
+    expect_equal(scaled.physical()[k], x[k] * w[k]);
+    expect_equal(shifted.physical()[k], n[k] + m[k]);
+  }
+}
+
+TEST(BatchedApi, NestedLevelsNest) {
+  Rng rng(6);
+  const Tensor a = random(rng, {3, 2});
+  const Tensor b = random(rng, {4, 2});
+  Tensor expected = zeros({3, 4}), out = zeros({3, 4});
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j) expected[i][j] = (a[i] - b[j]).abs().sum();
+  {
+    vb::Level outer(0, 3);
+    const vb::Value i = outer.index();
+    vb::Level inner(0, 4);
+    const vb::Value j = inner.index();
+    vb::at(vb::at(out, i), j) = (vb::at(a, i) - vb::at(b, j)).abs().sum();
+  }
+  expect_equal(out, expected);
+}
+
+TEST(BatchedApi, InnerReductionIntoAnOuterValue) {
+  Rng rng(7);
+  const Tensor x = random(rng, {3, 5});
+  Tensor expected = zeros({3}), out = zeros({3});
+  for (int64_t i = 0; i < 3; ++i) {
+    Tensor row_max = full({}, -10.0);
+    for (int64_t j = 0; j < 5; ++j) row_max = maximum(row_max, x[i][j]);
+    expected[i] = row_max;
+  }
+  {
+    vb::Level outer(0, 3);
+    const vb::Value i = outer.index();
+    vb::Value row_max = full({}, -10.0);
+    {
+      vb::Level inner(0, 5);
+      const vb::Value j = inner.index();
+      vb::accumulate(row_max, vb::at(vb::at(x, i), j), vb::Reduce::max);
+    }
+    vb::at(out, i) = row_max;
+  }
+  expect_equal(out, expected);
+}
+
+TEST(BatchedApi, InPlaceOpsOnPlacesWriteThrough) {
+  Rng rng(8);
+  const Tensor x = random(rng, {4, 3});
+  Tensor expected = ones({4, 3}), out = ones({4, 3});
+  for (int64_t i = 0; i < 4; ++i) {
+    expected[i] += x[i];
+    expected[i][0] = 0.0;
+  }
+  {
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::at(out, i) += vb::at(x, i);
+    vb::at(out, i)[0] = 0.0;
+  }
+  expect_equal(out, expected);
+}
+
+TEST(BatchedApi, BodyLocalTensorsGetARowPerExample) {
+  Rng rng(9);
+  const Tensor x = random(rng, {4, 3});
+  Tensor expected = zeros({4, 3}), out = zeros({4, 3});
+  for (int64_t i = 0; i < 4; ++i) {
+    Tensor local = zeros({3});
+    local += x[i];
+    local *= 2;
+    expected[i] = local;
+  }
+  {
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::Value local = zeros({3});
+    local += vb::at(x, i);
+    local *= 2;
+    vb::at(out, i) = local;
+  }
+  expect_equal(out, expected);
+}
+
+TEST(BatchedApi, LinearPerVectorIsOneGemmForAnyBatch) {
+  Rng rng(10);
+  const Tensor weight = random(rng, {8, 5});
+  const Tensor bias = random(rng, {8});
+  auto batched_cost = [&](int64_t batch) {
+    const Tensor x = random(rng, {batch, 5});
+    Tensor out = zeros({batch, 8});
+    const int64_t before = detail::op_count();
+    {
+      vb::Level level(0, batch);
+      const vb::Value i = level.index();
+      vb::at(out, i) = vb::linear(vb::at(x, i), weight, bias);
+    }
+    const int64_t cost = detail::op_count() - before;
+    for (int64_t k = 0; k < batch; ++k) expect_equal(out[k], linear(x[k], weight, bias));
+    return cost;
+  };
+  EXPECT_EQ(batched_cost(2), batched_cost(64));
+}
+
+TEST(BatchedApi, BatchGatherCostsTheSameForAnyBatch) {
+  Rng rng(11);
+  auto batched_cost = [&](int64_t batch) {
+    const Tensor input = random(rng, {batch, 16});
+    const Tensor index = test::random_index(rng, {batch, 4}, 16);
+    Tensor out = zeros({batch, 4});
+    const int64_t before = detail::op_count();
+    {
+      vb::Level level(0, batch);
+      const vb::Value i = level.index();
+      vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));
+    }
+    const int64_t cost = detail::op_count() - before;
+    for (int64_t k = 0; k < batch; ++k) expect_equal(out[k], input[k].index_select(0, index[k]));
+    return cost;
+  };
+  EXPECT_EQ(batched_cost(2), batched_cost(64));
+}
+
+TEST(BatchedApi, PerExampleFallbackWarnsOnceAndStacks) {
+  Rng rng(12);
+  const Tensor x = random(rng, {3, 4});
+  Tensor out = zeros({3});
+  auto norm = [](std::vector<Tensor> args) { return args[0].pow(2).sum().sqrt(); };
+  ::testing::internal::CaptureStderr();
+  {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::per_example("my_norm", norm, {vb::at(x, i)});
+    vb::at(out, i) = vb::per_example("my_norm", norm, {vb::at(x, i)});
+  }
+  const std::string warnings = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warnings.find("'my_norm'"), std::string::npos);
+  EXPECT_EQ(warnings.find("my_norm"), warnings.rfind("my_norm"));  // once
+  for (int64_t k = 0; k < 3; ++k) expect_equal(out[k], norm({x[k]}));
+}
+
+TEST(BatchedApi, UnsafeOverlapDetectsPartialAliasing) {
+  const Tensor buffer = zeros({4, 4});
+  EXPECT_FALSE(vb::unsafe_overlap(buffer, buffer));               // the same view: safe
+  EXPECT_FALSE(vb::unsafe_overlap(buffer.narrow(0, 0, 2), buffer.narrow(0, 2, 2)));
+  EXPECT_TRUE(vb::unsafe_overlap(buffer.narrow(0, 0, 3), buffer.narrow(0, 1, 3)));
+  EXPECT_TRUE(vb::unsafe_overlap(buffer, buffer.t()));
+  EXPECT_FALSE(vb::unsafe_overlap(buffer, zeros({4, 4})));
+}
+
+TEST(BatchedApi, MetadataIsPerExample) {
+  const Tensor x = zeros({5, 2, 3});
+  vb::Level level(0, 5);
+  const vb::Value row = vb::at(x, level.index());
+  EXPECT_EQ(row.dim(), 2);
+  EXPECT_EQ(row.size(-1), 3);
+  EXPECT_EQ(row.numel(), 6);
+  EXPECT_TRUE(row.is_contiguous());
+  EXPECT_FALSE(row.t().is_contiguous());
+  EXPECT_EQ(level.index().dim(), 0);
+}
+
+}  // namespace
+}  // namespace vmap
