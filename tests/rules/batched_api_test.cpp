@@ -98,6 +98,21 @@ TEST(BatchedApi, WhereMasksStoresAndRebinding) {
   expect_equal(scale_out, expected_scale);
 }
 
+TEST(BatchedApi, SubscriptWithATensorIndexesDimZero) {
+  Rng rng(13);
+  const Tensor x = random(rng, {4, 5, 2});
+  const Tensor index = test::random_index(rng, {4, 2, 3}, 5);
+  const Tensor position = test::random_index(rng, {4}, 5);
+  vb::Level level(0, 4);
+  const vb::Value i = level.index();
+  const vb::Value picked = vb::at(x, i)[vb::at(index, i)];
+  const vb::Value one = vb::at(x, i)[vb::at(position, i)];
+  for (int64_t k = 0; k < 4; ++k) {
+    expect_equal(picked.physical()[k], x[k][index[k]]);
+    expect_equal(one.physical()[k], x[k][position[k]]);
+  }
+}
+
 TEST(BatchedApi, MaskedOutExamplesDoNotRaiseOnTheirIndices) {
   const Tensor table = arange(5, kFloat32);
   const Tensor index = tensor({1, 99, 3});  // 99 is only read where the guard fails
