@@ -1,7 +1,8 @@
 // Memory-bound ops against a STREAM-triad loop measured in the same process, and the fixed
 // cost of an op on 1-element tensors. Counters: bytes_per_second, and vs_triad = the op's
 // bandwidth / the triad's at the same size (the target is >= 0.8 on large tensors).
-// Thread count: OMP_NUM_THREADS applies to the runtime and the triad alike.
+// Thread count: OMP_NUM_THREADS applies to the runtime and the triad alike; run once with 1
+// and once with 2 (PERFORMANCE.md). Sizes: 4096 (L1/L2), 2^20 (L3), 2^24 floats (DRAM).
 #include <vmap/vmap.hpp>
 
 #include <benchmark/benchmark.h>
@@ -9,88 +10,93 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <vector>
 
 using namespace vmap;
 
 namespace {
 
-// Best-of-N bandwidth (bytes/s) of a[i] = b[i] + s * c[i] over n floats.
-double triad_bandwidth(int64_t n) {
-  static std::map<int64_t, double> cache;
-  if (auto found = cache.find(n); found != cache.end()) return found->second;
-  std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
-  const float s = 3.0f;
-  double best = 1e30;
-  for (int round = 0; round < 20; ++round) {
-    const auto start = std::chrono::steady_clock::now();
+using Clock = std::chrono::steady_clock;
+
+void triad(float* a, const float* b, const float* c, int64_t n) {
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) a[i] = b[i] + s * c[i];
-    const auto stop = std::chrono::steady_clock::now();
-    benchmark::DoNotOptimize(a.data());
-    best = std::min(best, std::chrono::duration<double>(stop - start).count());
-  }
-  return cache[n] = 3.0 * sizeof(float) * static_cast<double>(n) / best;
+  for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
 }
 
-void report(benchmark::State& state, int64_t n, int arrays) {
+// Fastest of `rounds` triads over n floats, in seconds, measured now (so under the same load
+// as the op it is compared with).
+double triad_seconds(int64_t n, int rounds) {
+  std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
+  double best = 1e30;
+  for (int round = 0; round < rounds; ++round) {
+    const auto start = Clock::now();
+    triad(a.data(), b.data(), c.data(), n);
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+    benchmark::DoNotOptimize(a.data());
+  }
+  return best;
+}
+
+// Runs body once per iteration and reports bytes/s plus vs_triad: the op's bandwidth in its
+// fastest iteration over the triad's in its fastest run (fastest-of filters out the
+// preemptions of a shared machine, for both alike).
+template <class Body>
+void measure(benchmark::State& state, int64_t n, int arrays, Body body) {
+  double best = 1e30;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    body();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
   const double bytes = static_cast<double>(arrays) * sizeof(float) * static_cast<double>(n);
   state.SetBytesProcessed(static_cast<int64_t>(bytes) * state.iterations());
-  // (seconds the triad's bandwidth needs for these bytes) x iterations / elapsed seconds.
-  state.counters["vs_triad"] =
-      benchmark::Counter(bytes / triad_bandwidth(n), benchmark::Counter::kIsIterationInvariantRate);
+  const double triad_bytes = 3.0 * sizeof(float) * static_cast<double>(n);
+  const int rounds = static_cast<int>(std::clamp<int64_t>(state.iterations(), 5, 200));
+  state.counters["vs_triad"] = (bytes / best) / (triad_bytes / triad_seconds(n, rounds));
 }
 
 void BM_TriadReference(benchmark::State& state) {
   const int64_t n = state.range(0);
   std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
-  for (auto _ : state) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+  measure(state, n, 3, [&] {
+    triad(a.data(), b.data(), c.data(), n);
     benchmark::DoNotOptimize(a.data());
-  }
-  report(state, n, 3);
+  });
 }
 
 void BM_Add(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor a = ones({n}), b = ones({n});
-  for (auto _ : state) benchmark::DoNotOptimize(a + b);
-  report(state, n, 3);
+  measure(state, n, 3, [&] { benchmark::DoNotOptimize(a + b); });
 }
 
 void BM_AddInPlace(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor a = ones({n}), b = ones({n});
-  for (auto _ : state) a += b;
-  report(state, n, 3);
+  measure(state, n, 3, [&] { a += b; });
 }
 
 // x = x * x five times: five passes over the data.
 void BM_MulChain(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor start = full({n}, 1.0001);
-  for (auto _ : state) {
+  measure(state, n, 15, [&] {
     Tensor x = start;
     for (int k = 0; k < 5; ++k) x = x * x;
     benchmark::DoNotOptimize(x);
-  }
-  report(state, n, 15);
+  });
 }
 
 void BM_Copy(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor a = ones({n}), b = zeros({n});
-  for (auto _ : state) b.copy_(a);
-  report(state, n, 2);
+  measure(state, n, 2, [&] { b.copy_(a); });
 }
 
 void BM_CopyTransposed(benchmark::State& state) {
   const int64_t side = state.range(0);
   Tensor a = ones({side, side}), b = zeros({side, side});
-  for (auto _ : state) b.copy_(a.t());
-  report(state, side * side, 2);
+  measure(state, side * side, 2, [&] { b.copy_(a.t()); });
 }
 
 // Fixed per-op costs (LibTorch 1.13 here: add 646 ns, x[i] 313 ns, out[i] = t 840 ns,

@@ -452,8 +452,17 @@ Tensor& Tensor::copy_(const Tensor& src) const {
   const Tensor source = detail::overlaps(*this, src) && !same_geometry(*this, src) ? src.clone() : src;
   if (dtype() == source.dtype() && is_contiguous() && source.is_contiguous() &&
       sizes() == source.sizes()) {
-    if (raw_data() != source.raw_data())
+    if (raw_data() == source.raw_data()) return self();
+    if (device() != kCPU) {
       detail::copy_bytes(*this, source, static_cast<size_t>(numel() * element_size()));
+      return self();
+    }
+    char* to = static_cast<char*>(raw_data());
+    const char* from = static_cast<const char*>(source.raw_data());
+    const int64_t width = element_size();
+    detail::parallel_for(numel(), 1, [&](int64_t begin, int64_t end) {
+      std::memcpy(to + begin * width, from + begin * width, static_cast<size_t>((end - begin) * width));
+    });
     return self();
   }
   detail::visit_dtype(dtype(), [&]<class To>(std::type_identity<To>) {
