@@ -155,6 +155,7 @@ constexpr std::array kBindings{
     return flag_tensor(vmap::allclose(a.tensor(0), a.tensor(1), rtol, atol));
   }},
   Binding{"softmax", free_function, [](A a) { return vmap::softmax(a.tensor(0), a.integer(1)); }},
+  Binding{"softmax", member, [](A a) { return a.tensor(0).softmax(a.integer(1)); }},
   Binding{"log_softmax", free_function, [](A a) { return vmap::log_softmax(a.tensor(0), a.integer(1)); }},
   Binding{"triu", free_function, [](A a) { return vmap::triu(a.tensor(0), a.integer(1)); }},
   Binding{"tril", free_function, [](A a) { return vmap::tril(a.tensor(0), a.integer(1)); }},
