@@ -22,6 +22,7 @@ install(TARGETS ${exported_libraries} EXPORT ClangVmapTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT ClangVmapTargets NAMESPACE vmap:: DESTINATION ${package_dir})
 
+get_property(VMAP_HAVE_CUDA GLOBAL PROPERTY VMAP_HAVE_CUDA)  # runtime/cuda sets it
 configure_package_config_file(
   ${CMAKE_CURRENT_LIST_DIR}/ClangVmapConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ClangVmapConfig.cmake

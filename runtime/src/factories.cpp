@@ -35,17 +35,18 @@ Tensor filled(IntList sizes, Scalar value, Dtype dtype, Device device) {
   return result;
 }
 
-// Fills a new contiguous tensor element by element from draw(word_source).
+// Fills a new contiguous tensor element by element from draw(word_source), on the CPU and then
+// copied to `device` (as for arange and tensor: host code never writes device memory).
 template <class F>
 Tensor random_tensor(IntList sizes, Dtype dtype, Device device, F draw) {
-  Tensor result = detail::empty_tensor(sizes, dtype, device);
+  Tensor result = detail::empty_tensor(sizes, dtype);
   auto& state = generator();
   std::lock_guard lock(state.mutex);
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T* data = result.data_ptr<T>();
     for (int64_t k = 0; k < result.numel(); ++k) data[k] = static_cast<T>(draw(state.engine));
   });
-  return result;
+  return result.to(device);
 }
 
 double uniform_double(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1p-53; }
@@ -91,7 +92,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
          ", end ", end, ", step ", step, ")");
   const double count = std::ceil((last - first) / increment);
   if (count > double(int64_t{1} << 48)) fail("arange", "range too large: ", count, " elements");
-  Tensor result = detail::empty_tensor({static_cast<int64_t>(count)}, dtype, options.device_or(kCPU));
+  Tensor result = detail::empty_tensor({static_cast<int64_t>(count)}, dtype);
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T* data = result.data_ptr<T>();
     const bool integral = !any_floating;
@@ -100,7 +101,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
       else data[k] = static_cast<T>(first + static_cast<double>(k) * increment);
     }
   });
-  return result;
+  return result.to(options.device_or(kCPU));
 }
 Tensor arange(Scalar start, Scalar end, TensorOptions options) {
   return arange(start, end, 1, options);
@@ -172,12 +173,12 @@ TensorData::TensorData(std::initializer_list<TensorData> nested) {
 
 Tensor tensor(detail::TensorData data, TensorOptions options) {
   const Dtype dtype = options.dtype_or(data.dtype());
-  Tensor result = detail::empty_tensor(data.sizes(), dtype, options.device_or(kCPU));
+  Tensor result = detail::empty_tensor(data.sizes(), dtype);
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T* out = result.data_ptr<T>();
     for (size_t k = 0; k < data.values().size(); ++k) out[k] = data.values()[k].to<T>();
   });
-  return result;
+  return result.to(options.device_or(kCPU));
 }
 
 }  // namespace vmap

@@ -3,6 +3,7 @@
 // where gather's index has the output's shape and index_select's index varies along `dim`
 // only (stride 0 elsewhere). Indices are bounds-checked; nothing is read out of range.
 #include "internal.hpp"
+#include "../cuda/device_ops.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -88,9 +89,13 @@ Tensor indexed_copy(const IndexedCopy& copy, const Tensor& self, const Tensor& i
   visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     visit_dtype(index.dtype(), [&]<class Index>(std::type_identity<Index>) {
       if constexpr (std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>) {
-        if (!run_indexed_copy(copy, impl_of(self).data_as<T>(), impl_of(index).data_as<Index>(),
-                              impl_of(out).data_as<T>()))
-          fail_out_of_range<Index>(copy, index);
+        const bool in_range =
+            self.device() == kCPU
+                ? run_indexed_copy(copy, impl_of(self).data_as<T>(),
+                                   impl_of(index).data_as<Index>(), impl_of(out).data_as<T>())
+                : device_indexed_copy(copy.op, copy.dim, copy.dim_size, copy.self_strides,
+                                      copy.index_strides, self, index, out);
+        if (!in_range) fail_out_of_range<Index>(copy, index.to(kCPU));
       }
     });
   });
@@ -114,8 +119,7 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   constexpr const char* op = "gather";
   detail::impl_of(self, op);
   detail::impl_of(index, op);
-  detail::check_cpu(op, self);
-  detail::check_cpu(op, index);
+  detail::check_same_device(op, self, index);
   if (index.dtype() != kInt64) fail(op, "Expected dtype int64 for index, but got ", index.dtype());
   const int64_t wrapped = detail::wrap_dim(op, dim, self.dim());
   const int64_t rank = std::max<int64_t>(self.dim(), 1);
@@ -138,8 +142,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   constexpr const char* op = "index_select";
   detail::impl_of(self, op);
   detail::impl_of(index, op);
-  detail::check_cpu(op, self);
-  detail::check_cpu(op, index);
+  detail::check_same_device(op, self, index);
   if (index.dtype() != kInt64 && index.dtype() != kInt32)
     fail(op, "Expected dtype int32 or int64 for index, but got ", index.dtype());
   if (index.dim() > 1) fail(op, "Index is supposed to be a vector, but got ", index.sizes());

@@ -3,6 +3,7 @@
 // per batch matrix (or one call for all when the batch folds into the rows); integers and
 // tiny matrices use a plain loop, threaded over the batch.
 #include "internal.hpp"
+#include "../cuda/device_ops.hpp"
 
 #include <cblas.h>
 
@@ -218,8 +219,7 @@ Tensor batched_product(const char* op, Tensor a, Tensor b) {
 void check_operands(const char* op, const Tensor& a, const Tensor& b) {
   impl_of(a, op);
   impl_of(b, op);
-  check_cpu(op, a);
-  check_cpu(op, b);
+  check_same_device(op, a, b);
   if (a.dtype() != b.dtype())
     fail(op, "expected both operands to have the same dtype, but got ", a.dtype(), " and ",
          b.dtype());
@@ -235,6 +235,7 @@ void check_inner(const char* op, const Tensor& a, const Tensor& b, int64_t a_col
 
 // The product of a [batch..., M, K] and b [batch..., K, N] after checks; batches equal.
 Tensor product(const char* op, const Tensor& a, const Tensor& b) {
+  if (a.device() != kCPU) return device_product(op, a, b);
   return visit_dtype(a.dtype(), [&]<class T>(std::type_identity<T>) -> Tensor {
     if constexpr (std::is_same_v<T, bool>) __builtin_unreachable();
     else return batched_product<T>(op, a, b);

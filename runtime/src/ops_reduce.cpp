@@ -87,6 +87,7 @@ HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
 #include "internal.hpp"
+#include "../cuda/device_ops.hpp"
 
 #include <vector>
 
@@ -421,12 +422,16 @@ struct LogicalReducer {
 // The ops
 
 const TensorImpl& checked_input(const char* op, const Tensor& self) {
+  const TensorImpl& impl = impl_of(self, op);
   check_cpu(op, self);
-  return impl_of(self, op);
+  return impl;
 }
 
 Tensor sum_impl(const Tensor& self, IntList dims, bool keepdim) {
-  const ReducePlan plan = plan_reduction("sum", checked_input("sum", self), dims, keepdim);
+  const ReducePlan plan = plan_reduction("sum", impl_of(self, "sum"), dims, keepdim);
+  if (self.device() != kCPU)
+    return device_reduce("sum", ReduceOp::sum, self, plan.is_reduced, plan.out_sizes,
+                         is_floating(self.dtype()) ? self.dtype() : kInt64);
   return visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     if constexpr (std::is_floating_point_v<T>)
       return reduce<T, T>(self, plan, SumReducer<T, T>{});
@@ -436,10 +441,14 @@ Tensor sum_impl(const Tensor& self, IntList dims, bool keepdim) {
 }
 
 Tensor mean_impl(const Tensor& self, IntList dims, bool keepdim) {
-  const ReducePlan plan = plan_reduction("mean", checked_input("mean", self), dims, keepdim);
+  const ReducePlan plan = plan_reduction("mean", impl_of(self, "mean"), dims, keepdim);
   if (!is_floating(self.dtype()))
     fail("mean", "could not infer output dtype. Input dtype must be either a floating point "
                  "or complex dtype. Got: ", self.dtype());
+  if (self.device() != kCPU)
+    return div(device_reduce("mean", ReduceOp::sum, self, plan.is_reduced, plan.out_sizes,
+                             self.dtype()),
+               static_cast<double>(plan.reduce_count));
   return visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) -> Tensor {
     if constexpr (std::is_floating_point_v<T>) {
       SumReducer<T, T> reducer;
@@ -464,8 +473,11 @@ void check_nonempty_reduction(const char* op, const Tensor& self, const ReducePl
 
 template <bool is_max>
 Tensor extreme(const char* op, const Tensor& self, IntList dims, bool keepdim) {
-  const ReducePlan plan = plan_reduction(op, checked_input(op, self), dims, keepdim);
+  const ReducePlan plan = plan_reduction(op, impl_of(self, op), dims, keepdim);
   check_nonempty_reduction(op, self, plan, !dims.empty());
+  if (self.device() != kCPU)
+    return device_reduce(op, is_max ? ReduceOp::max : ReduceOp::min, self, plan.is_reduced,
+                         plan.out_sizes, self.dtype());
   return visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     return reduce<T, T>(self, plan, ExtremeReducer<T, is_max>{});
   });

@@ -164,7 +164,7 @@ std::ostream& operator<<(std::ostream& out, const Tensor& tensor) {
         name << tensor.dtype();
         return name.str();
       }() + "Type";
-  const Tensor values = tensor.to(kFloat64).contiguous();
+  const Tensor values = tensor.to(kCPU).to(kFloat64).contiguous();
   const double* data = values.data_ptr<double>();
   if (values.dim() == 0) {
     default_float(out);

@@ -1,6 +1,7 @@
 // Tensor internals: geometry, allocation, validation helpers, and the Tensor members that
 // are properties rather than ops.
 #include "internal.hpp"
+#include "../cuda/device_ops.hpp"
 
 #include <algorithm>
 
@@ -230,14 +231,14 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::to(Device device) const {
   if (impl_of(*this, "to").device() == device) return *this;
-  detail::fail("to", "CUDA backend not built");
+  return detail::to_device(*this, device);
 }
 
 detail::Scalar Tensor::item() const {
   const auto& impl = impl_of(*this, "item");
   if (impl.numel != 1)
     detail::fail("item", "a Tensor with ", impl.numel, " elements cannot be converted to Scalar");
-  detail::check_cpu("item", *this);
+  if (impl.device() != kCPU) return to(kCPU).item();
   return detail::visit_dtype(impl.dtype, [&]<class T>(std::type_identity<T>) {
     return detail::Scalar(*impl.data_as<T>());
   });

@@ -1,0 +1,316 @@
+// One scalar functor per DeviceOp (Note [Device ops] in backend.hpp), compiled for the host and
+// for the device, and the dispatch from (op, dtypes) to a functor and its element types.
+// Semantics are the CPU engine's (runtime/src/pointwise.cpp): tests/cuda checks every entry
+// against the CPU op on the host, and the CUDA tests again on the device.
+#pragma once
+
+#include "backend.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define VMAP_HOST_DEVICE __host__ __device__
+#else
+#define VMAP_HOST_DEVICE
+#endif
+
+namespace vmap::detail::scalar_functors {
+
+template <class T>
+inline constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <class T>
+inline constexpr bool is_bool = std::is_same_v<T, bool>;
+
+template <class T>
+struct Type {
+  using type = T;
+};
+
+template <class T>
+VMAP_HOST_DEVICE T wrapping(T a, T b, char op) {
+  using U = std::make_unsigned_t<T>;
+  const U x = static_cast<U>(a), y = static_cast<U>(b);
+  return static_cast<T>(op == '+' ? U(x + y) : op == '-' ? U(x - y) : U(x * y));
+}
+
+// The math library of whichever side compiles the call: CUDA's overloads on the device.
+#ifdef __CUDA_ARCH__
+#define VMAP_MATH(function) ::function
+#else
+#define VMAP_MATH(function) std::function
+#endif
+
+struct Add {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return a || b;
+    else if constexpr (is_int<T>) return wrapping(a, b, '+');
+    else return a + b;
+  }
+};
+struct Sub {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return a != b;
+    else if constexpr (is_int<T>) return wrapping(a, b, '-');
+    else return a - b;
+  }
+};
+struct Mul {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return a && b;
+    else if constexpr (is_int<T>) return wrapping(a, b, '*');
+    else return a * b;
+  }
+};
+struct Div {  // true division: the CPU promotes to a floating type first
+  template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
+};
+struct Maximum {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    return a != a ? a : b != b ? b : a > b ? a : b;
+  }
+};
+struct Minimum {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    return a != a ? a : b != b ? b : a < b ? a : b;
+  }
+};
+struct Pow {
+  template <class T> VMAP_HOST_DEVICE T operator()(T base, T exponent) const {
+    if constexpr (is_bool<T>) {
+      return base || !exponent;
+    } else if constexpr (is_int<T>) {  // by squaring; negative exponents as torch
+      if (exponent < 0) return base == 1 ? T(1) : base == -1 ? T(exponent % 2 == 0 ? 1 : -1) : T(0);
+      T result = 1;
+      while (exponent > 0) {
+        if (exponent & 1) result = wrapping(result, base, '*');
+        base = wrapping(base, base, '*');
+        exponent >>= 1;
+      }
+      return result;
+    } else {
+      return VMAP_MATH(pow)(base, exponent);
+    }
+  }
+};
+struct BitwiseAnd {
+  template <class T> static constexpr bool accepts = !std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return a && b;
+    else return static_cast<T>(a & b);
+  }
+};
+struct BitwiseOr {
+  template <class T> static constexpr bool accepts = !std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_bool<T>) return a || b;
+    else return static_cast<T>(a | b);
+  }
+};
+
+#define VMAP_COMPARE_FUNCTOR(NAME, OP) \
+  struct NAME {                        \
+    template <class T> VMAP_HOST_DEVICE bool operator()(T a, T b) const { return a OP b; } \
+  };
+VMAP_COMPARE_FUNCTOR(Eq, ==)
+VMAP_COMPARE_FUNCTOR(Ne, !=)
+VMAP_COMPARE_FUNCTOR(Lt, <)
+VMAP_COMPARE_FUNCTOR(Le, <=)
+VMAP_COMPARE_FUNCTOR(Gt, >)
+VMAP_COMPARE_FUNCTOR(Ge, >=)
+#undef VMAP_COMPARE_FUNCTOR
+
+struct LogicalAnd {
+  VMAP_HOST_DEVICE bool operator()(bool a, bool b) const { return a && b; }
+};
+struct LogicalOr {
+  VMAP_HOST_DEVICE bool operator()(bool a, bool b) const { return a || b; }
+};
+struct LogicalNot {
+  VMAP_HOST_DEVICE bool operator()(bool a) const { return !a; }
+};
+
+struct Neg {
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_int<T>) return wrapping(T(0), x, '-');
+    else return -x;
+  }
+};
+struct Abs {
+  template <class T> VMAP_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_bool<T>) return x;
+    else if constexpr (is_int<T>) return x < 0 ? wrapping(T(0), x, '-') : x;
+    else return VMAP_MATH(fabs)(x);
+  }
+};
+struct Relu {
+  template <class T> VMAP_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : T(0); }
+};
+struct Sign {
+  template <class T> VMAP_HOST_DEVICE T operator()(T x) const {
+    if constexpr (is_bool<T>) return x;
+    else return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+};
+
+// Float math: the CPU computes integer and bool inputs in float32, so only float types come.
+#define VMAP_FLOAT_FUNCTOR(NAME, EXPRESSION)                                        \
+  struct NAME {                                                                     \
+    template <class T> static constexpr bool accepts = std::is_floating_point_v<T>; \
+    template <class T> VMAP_HOST_DEVICE T operator()(T x) const { return EXPRESSION; } \
+  };
+VMAP_FLOAT_FUNCTOR(Sqrt, VMAP_MATH(sqrt)(x))
+VMAP_FLOAT_FUNCTOR(Exp, VMAP_MATH(exp)(x))
+VMAP_FLOAT_FUNCTOR(Log, VMAP_MATH(log)(x))
+VMAP_FLOAT_FUNCTOR(Sin, VMAP_MATH(sin)(x))
+VMAP_FLOAT_FUNCTOR(Cos, VMAP_MATH(cos)(x))
+VMAP_FLOAT_FUNCTOR(Tanh, VMAP_MATH(tanh)(x))
+VMAP_FLOAT_FUNCTOR(Sigmoid, T(1) / (T(1) + VMAP_MATH(exp)(-x)))
+#undef VMAP_FLOAT_FUNCTOR
+
+struct Where {
+  template <class T> VMAP_HOST_DEVICE T operator()(bool condition, T a, T b) const {
+    return condition ? a : b;
+  }
+};
+struct Clamp {
+  template <class T> VMAP_HOST_DEVICE T operator()(T x, T low, T high) const {
+    if (x != x) return x;
+    const T raised = x < low ? low : x;
+    return raised > high ? high : raised;
+  }
+};
+
+// A constant rather than a call: device code may not call host-only constexpr functions.
+template <class T>
+inline constexpr T lowest_value = std::numeric_limits<T>::lowest();
+
+// Float to integer without UB: NaN and out-of-range values give the minimum (x86, LibTorch).
+template <class To>
+struct Convert {
+  template <class From> VMAP_HOST_DEVICE To operator()(From value) const {
+    if constexpr (is_bool<To>) {
+      return value != From(0);
+    } else if constexpr (std::is_floating_point_v<From> && is_int<To>) {
+      constexpr From lower = static_cast<From>(lowest_value<To>);
+      if (!(value >= lower && value < -lower)) return lowest_value<To>;
+      return static_cast<To>(value);
+    } else {
+      return static_cast<To>(value);
+    }
+  }
+};
+
+#undef VMAP_MATH
+
+// Whether F is defined for T (functors say so with `accepts<T>`; the rest take every type).
+template <class F, class T>
+constexpr bool accepts_type() {
+  if constexpr (requires { F::template accepts<T>; }) return F::template accepts<T>;
+  return true;
+}
+
+// Calls f(Type<T>{}) with T the element type of `dtype`.
+template <class F>
+bool visit_type(Dtype dtype, F&& f) {
+  switch (dtype) {
+    case Dtype::Float32: return f(Type<float>{});
+    case Dtype::Float64: return f(Type<double>{});
+    case Dtype::Int32: return f(Type<int32_t>{});
+    case Dtype::Int64: return f(Type<int64_t>{});
+    case Dtype::Bool: return f(Type<bool>{});
+  }
+  return false;
+}
+
+// Calls visit(functor, Type<Out>{}, Type<In>{}...) for the functor of `op` when the dtypes are
+// the ones the CPU engine runs it with; returns false (visiting nothing) otherwise.
+template <class Visitor>
+bool visit_device_op(DeviceOp op, Dtype out, const Dtype* in, int inputs, Visitor&& visit) {
+  // out = f(T, ..., T), out's type `Result` (T itself when Result is void).
+  auto uniform = [&]<int arity, class F, class Result = void>(
+                     F functor, std::integral_constant<int, arity>, Type<Result> = {}) {
+    if (inputs != arity) return false;
+    for (int j = 1; j < arity; ++j)
+      if (in[j] != in[0]) return false;
+    return visit_type(in[0], [&]<class T>(Type<T>) {
+      using Out = std::conditional_t<std::is_void_v<Result>, T, Result>;
+      if constexpr (!accepts_type<F, T>()) {
+        return false;
+      } else {
+        if (out != DtypeOf<Out>::value) return false;
+        if constexpr (arity == 1) visit(functor, Type<Out>{}, Type<T>{});
+        else if constexpr (arity == 2) visit(functor, Type<Out>{}, Type<T>{}, Type<T>{});
+        else visit(functor, Type<Out>{}, Type<T>{}, Type<T>{}, Type<T>{});
+        return true;
+      }
+    });
+  };
+  constexpr std::integral_constant<int, 1> one;
+  constexpr std::integral_constant<int, 2> two;
+  constexpr std::integral_constant<int, 3> three;
+  auto all_bool = [&](int arity) {
+    if (inputs != arity || out != kBool) return false;
+    for (int j = 0; j < inputs; ++j)
+      if (in[j] != kBool) return false;
+    return true;
+  };
+  switch (op) {
+    case DeviceOp::fill: return false;  // sent as convert from a constant (device_ops.cpp)
+    case DeviceOp::convert:
+      if (inputs != 1) return false;
+      return visit_type(out, [&]<class To>(Type<To>) {
+        return visit_type(in[0], [&]<class From>(Type<From>) {
+          return visit(Convert<To>{}, Type<To>{}, Type<From>{}), true;
+        });
+      });
+    case DeviceOp::add: return uniform(Add{}, two);
+    case DeviceOp::sub: return uniform(Sub{}, two);
+    case DeviceOp::mul: return uniform(Mul{}, two);
+    case DeviceOp::div: return uniform(Div{}, two);
+    case DeviceOp::maximum: return uniform(Maximum{}, two);
+    case DeviceOp::minimum: return uniform(Minimum{}, two);
+    case DeviceOp::pow: return uniform(Pow{}, two);
+    case DeviceOp::bitwise_and: return uniform(BitwiseAnd{}, two);
+    case DeviceOp::bitwise_or: return uniform(BitwiseOr{}, two);
+    case DeviceOp::eq: return uniform(Eq{}, two, Type<bool>{});
+    case DeviceOp::ne: return uniform(Ne{}, two, Type<bool>{});
+    case DeviceOp::lt: return uniform(Lt{}, two, Type<bool>{});
+    case DeviceOp::le: return uniform(Le{}, two, Type<bool>{});
+    case DeviceOp::gt: return uniform(Gt{}, two, Type<bool>{});
+    case DeviceOp::ge: return uniform(Ge{}, two, Type<bool>{});
+    case DeviceOp::logical_and:
+      if (!all_bool(2)) return false;
+      return visit(LogicalAnd{}, Type<bool>{}, Type<bool>{}, Type<bool>{}), true;
+    case DeviceOp::logical_or:
+      if (!all_bool(2)) return false;
+      return visit(LogicalOr{}, Type<bool>{}, Type<bool>{}, Type<bool>{}), true;
+    case DeviceOp::logical_not:
+      if (!all_bool(1)) return false;
+      return visit(LogicalNot{}, Type<bool>{}, Type<bool>{}), true;
+    case DeviceOp::neg: return uniform(Neg{}, one);
+    case DeviceOp::abs: return uniform(Abs{}, one);
+    case DeviceOp::relu: return uniform(Relu{}, one);
+    case DeviceOp::sign: return uniform(Sign{}, one);
+    case DeviceOp::sqrt: return uniform(Sqrt{}, one);
+    case DeviceOp::exp: return uniform(Exp{}, one);
+    case DeviceOp::log: return uniform(Log{}, one);
+    case DeviceOp::sin: return uniform(Sin{}, one);
+    case DeviceOp::cos: return uniform(Cos{}, one);
+    case DeviceOp::tanh: return uniform(Tanh{}, one);
+    case DeviceOp::sigmoid: return uniform(Sigmoid{}, one);
+    case DeviceOp::where:
+      if (inputs != 3 || in[0] != kBool || in[1] != in[2] || out != in[1]) return false;
+      return visit_type(out, [&]<class T>(Type<T>) {
+        return visit(Where{}, Type<T>{}, Type<bool>{}, Type<T>{}, Type<T>{}), true;
+      });
+    case DeviceOp::clamp: return uniform(Clamp{}, three);
+  }
+  return false;
+}
+
+}  // namespace vmap::detail::scalar_functors
