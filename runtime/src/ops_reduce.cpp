@@ -59,11 +59,11 @@ T extreme_run(const T* data, int64_t count) {
     return best;
   }
   auto best = hn::LoadU(d, data);
-  auto nan = hn::Ne(best, best);
+  auto nan = hn::IsNaN(best);
   // The last vector overlaps the previous one; max and min do not mind.
   for (int64_t i = lanes;; i += lanes) {
     const auto v = hn::LoadU(d, data + std::min(i, count - lanes));
-    nan = hn::Or(nan, hn::Ne(v, v));
+    nan = hn::Or(nan, hn::IsNaN(v));
     best = is_max ? hn::Max(best, v) : hn::Min(best, v);
     if (i >= count - lanes) break;
   }

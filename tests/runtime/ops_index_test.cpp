@@ -1,0 +1,170 @@
+// gather and index_select against naive loops: every dtype, every dim, int32/int64 indices,
+// non-contiguous operands, 0-d and empty cases, and the bounds-check messages.
+#include "ops_reference.hpp"
+
+#include <random>
+
+using namespace vmap;
+using namespace vmap_test;
+using V = std::vector<int64_t>;
+
+namespace {
+
+Tensor random_indices(std::vector<int64_t> sizes, int64_t high, Dtype dtype = kInt64,
+                      unsigned seed = 11) {
+  std::mt19937 engine(seed);
+  std::uniform_int_distribution<int64_t> pick(0, high - 1);
+  Tensor t = empty(sizes, dtype);
+  for (int64_t k = 0; k < t.numel(); ++k) {
+    if (dtype == kInt64) t.data_ptr<int64_t>()[k] = pick(engine);
+    else t.data_ptr<int32_t>()[k] = static_cast<int32_t>(pick(engine));
+  }
+  return t;
+}
+
+// Row-major multi-index of flat position k.
+std::vector<int64_t> unravel(int64_t k, const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> index(sizes.size());
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    index[d] = k % sizes[d];
+    k /= sizes[d];
+  }
+  return index;
+}
+
+int64_t ravel(const std::vector<int64_t>& index, const std::vector<int64_t>& sizes) {
+  int64_t k = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) k = k * sizes[d] + index[d];
+  return k;
+}
+
+std::vector<double> naive_gather(const Tensor& self, int64_t dim, const Tensor& index) {
+  const auto self_values = values(self), index_values = values(index);
+  const auto self_sizes = shape(self), index_sizes = shape(index);
+  std::vector<double> result;
+  for (size_t k = 0; k < index_values.size(); ++k) {
+    auto position = unravel(static_cast<int64_t>(k), index_sizes);
+    position[dim] = static_cast<int64_t>(index_values[k]);
+    result.push_back(self_values[ravel(position, self_sizes)]);
+  }
+  return result;
+}
+
+std::vector<double> naive_index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const auto self_values = values(self), index_values = values(index);
+  auto out_sizes = shape(self);
+  out_sizes[dim] = static_cast<int64_t>(index_values.size());
+  int64_t numel = 1;
+  for (int64_t s : out_sizes) numel *= s;
+  std::vector<double> result;
+  for (int64_t k = 0; k < numel; ++k) {
+    auto position = unravel(k, out_sizes);
+    position[dim] = static_cast<int64_t>(index_values[position[dim]]);
+    result.push_back(self_values[ravel(position, shape(self))]);
+  }
+  return result;
+}
+
+TEST(OpsIndex, GatherEveryDtypeAndDim) {
+  for (Dtype dtype : all_dtypes) {
+    const Tensor self = random_tensor({4, 5, 6}, dtype);
+    for (int64_t dim : {0, 1, 2}) {
+      SCOPED_TRACE(::testing::Message() << dtype << " dim " << dim);
+      // Index smaller than self in the other dims, larger along dim (repeats allowed).
+      V index_sizes = {3, 4, 5};
+      index_sizes[dim] = 9;
+      const Tensor index = random_indices(index_sizes, self.size(dim));
+      const Tensor result = gather(self, dim, index);
+      EXPECT_EQ(result.dtype(), dtype);
+      EXPECT_EQ(shape(result), index_sizes);
+      EXPECT_EQ(values(result), naive_gather(self, dim, index));
+      EXPECT_EQ(values(self.gather(dim - 3, index)), naive_gather(self, dim, index));
+      EXPECT_EQ(values(gather(non_contiguous(self), dim, non_contiguous(index))),
+                naive_gather(self, dim, index));
+    }
+  }
+}
+
+TEST(OpsIndex, IndexSelectEveryDtypeDimAndIndexType) {
+  for (Dtype dtype : all_dtypes) {
+    const Tensor self = random_tensor({4, 5, 6}, dtype);
+    for (int64_t dim : {0, 1, 2}) {
+      for (Dtype index_dtype : {kInt64, kInt32}) {
+        SCOPED_TRACE(::testing::Message() << dtype << " dim " << dim << " " << index_dtype);
+        const Tensor index = random_indices({7}, self.size(dim), index_dtype);
+        const Tensor result = index_select(self, dim, index);
+        V expected_shape = shape(self);
+        expected_shape[dim] = 7;
+        EXPECT_EQ(shape(result), expected_shape);
+        EXPECT_EQ(result.dtype(), dtype);
+        EXPECT_EQ(values(result), naive_index_select(self, dim, index));
+        EXPECT_EQ(values(self.index_select(dim - 3, non_contiguous(index))),
+                  naive_index_select(self, dim, index));
+        EXPECT_EQ(values(index_select(non_contiguous(self), dim, index)),
+                  naive_index_select(self, dim, index));
+      }
+    }
+  }
+  // A 0-d index selects one slice but keeps the dim (as LibTorch).
+  const Tensor self = random_tensor({3, 4}, kFloat32);
+  EXPECT_EQ(shape(index_select(self, 1, tensor(int64_t{2}))), V({3, 1}));
+  EXPECT_EQ(values(index_select(self, 1, tensor(int64_t{2}))), values(self.select(1, 2)));
+}
+
+TEST(OpsIndex, TensorSubscriptUsesIndexSelect) {
+  const Tensor self = random_tensor({5, 3}, kInt64);
+  const Tensor index = tensor({{4, 0}, {2, 2}});
+  const Tensor picked = self[index];
+  EXPECT_EQ(shape(picked), V({2, 2, 3}));
+  EXPECT_EQ(values(picked), naive_index_select(self, 0, index.reshape({4})));
+}
+
+TEST(OpsIndex, ZeroDimAndEmpty) {
+  const Tensor scalar = tensor(3.5);
+  EXPECT_EQ(shape(index_select(scalar, 0, tensor({int64_t{0}}))), V{});
+  EXPECT_EQ(index_select(scalar, -1, tensor({int64_t{0}})).item<double>(), 3.5);
+  EXPECT_EQ(gather(scalar, 0, tensor(int64_t{0})).item<double>(), 3.5);
+  const Tensor self = random_tensor({3, 4}, kFloat32);
+  EXPECT_EQ(shape(index_select(self, 0, empty({0}, kInt64))), V({0, 4}));
+  EXPECT_EQ(shape(gather(self, 1, empty({3, 0}, kInt64))), V({3, 0}));
+  EXPECT_EQ(shape(gather(empty({0, 4}), 1, empty({0, 2}, kInt64))), V({0, 2}));
+}
+
+TEST(OpsIndex, BoundsAndArgumentErrors) {
+  const Tensor self = random_tensor({3, 4}, kFloat32);
+  EXPECT_EQ(error_of([&] { gather(self, 1, tensor({{0, 7}, {1, 2}})); }),
+            "gather: index 7 out of range for dim 1 of size 4");
+  EXPECT_EQ(error_of([&] { gather(self, 0, tensor({{0, 1}, {-1, 2}})); }),
+            "gather: index -1 out of range for dim 0 of size 3");
+  EXPECT_EQ(error_of([&] { index_select(self, 0, tensor({0, 3})); }),
+            "index_select: index 3 out of range for dim 0 of size 3");
+  EXPECT_EQ(error_of([&] { index_select(self, 1, tensor({1, -2}).to(kInt32)); }),
+            "index_select: index -2 out of range for dim 1 of size 4");
+  EXPECT_EQ(error_of([&] { self[tensor({5})]; }),
+            "index_select: index 5 out of range for dim 0 of size 3");
+  // Large index tensors are checked inside the threaded kernel; the first bad one is named.
+  Tensor big_index = random_indices({2000, 4}, 4);
+  big_index[1500][1] = int64_t{9};
+  big_index[1700][2] = int64_t{-3};
+  EXPECT_EQ(error_of([&] { gather(random_tensor({2000, 4}, kFloat32), 1, big_index); }),
+            "gather: index 9 out of range for dim 1 of size 4");
+
+  EXPECT_EQ(error_of([&] { gather(self, 1, tensor({{0, 1}}).to(kInt32)); }),
+            "gather: Expected dtype int64 for index, but got Int");
+  EXPECT_EQ(error_of([&] { gather(self, 1, tensor({0, 1})); }),
+            "gather: Index tensor must have the same number of dimensions as input tensor, but "
+            "got [2] and [3, 4]");
+  EXPECT_EQ(error_of([&] { gather(self, 1, empty({4, 1}, kInt64)); }),
+            "gather: Size does not match at dimension 0 expected index [4, 1] to be smaller than "
+            "self [3, 4] apart from dimension 1");
+  EXPECT_EQ(error_of([&] { index_select(self, 0, tensor({1.0f})); }),
+            "index_select: Expected dtype int32 or int64 for index, but got Float");
+  EXPECT_EQ(error_of([&] { index_select(self, 0, tensor({{0}})); }),
+            "index_select: Index is supposed to be a vector, but got [1, 1]");
+  EXPECT_EQ(error_of([&] { index_select(tensor(1.0f), 0, tensor({0, 0})); }),
+            "index_select: Index to scalar can have only 1 value, got 2 value(s)");
+  EXPECT_NE(error_of([&] { index_select(self, 2, tensor({0})); }).find("index_select: dimension"),
+            std::string::npos);
+}
+
+}  // namespace
