@@ -58,15 +58,25 @@ bool run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index
         }
         continue;
       }
-      const int64_t step = last == copy.dim ? 0 : self_step;
+      // Check the row's indices first (a branch-free loop), then copy without checks.
+      const Index* row_index = index + index_offset;
+      bool row_in_range = true;
       for (int64_t j = 0; j < row; ++j) {
-        const int64_t i = index[index_offset + j * index_step];
-        if (i < 0 || i >= copy.dim_size) {
-          in_range.store(false, std::memory_order_relaxed);
-          break;
-        }
-        out_row[j] = self[self_offset + j * step + i * dim_stride];
+        const int64_t i = row_index[j * index_step];
+        row_in_range &= i >= 0 && i < copy.dim_size;
       }
+      if (!row_in_range) {
+        in_range.store(false, std::memory_order_relaxed);
+        continue;
+      }
+      const T* source = self + self_offset;
+      if (last == copy.dim && index_step == 1 && dim_stride == 1) {
+        for (int64_t j = 0; j < row; ++j) out_row[j] = source[row_index[j]];
+        continue;
+      }
+      const int64_t step = last == copy.dim ? 0 : self_step;
+      for (int64_t j = 0; j < row; ++j)
+        out_row[j] = source[j * step + row_index[j * index_step] * dim_stride];
     }
   });
   return in_range.load();
