@@ -74,7 +74,16 @@ function(clang_vmap_sources target)
                  "$<LINK_ONLY:vmap::rules>")
   endif()
 
-  set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  # Like the compiler's command line, without the compiler's own include directories: an
+  # explicit -I/usr/include reorders the search and breaks libstdc++'s #include_next.
+  set(implicit_dirs "")
+  foreach(dir IN LISTS CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
+    string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" escaped "${dir}")
+    list(APPEND implicit_dirs "${escaped}")
+  endforeach()
+  list(JOIN implicit_dirs "|" implicit_regex)
+  set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>>")
+  set(includes "$<FILTER:${includes},EXCLUDE,^(${implicit_regex})$>")
   set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(compiler_flags
       "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up, Release build of everything, then every CTest test
-# (runtime, rules, tool goldens and refusals, samples, the installed package).
+# The whole test suite: set-up, build of everything, then every CTest test (runtime,
+# rules, tool goldens and refusals, samples, the installed package).
+#   scripts/test.sh              the Release build (what CI runs)
+#   scripts/test.sh asan-ubsan   the same suite under AddressSanitizer + UBSan
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir=${VMAP_BUILD_DIR:-$root/build/release}
+preset=${1:-release}
+build_dir=${VMAP_BUILD_DIR:-$root/build/$preset}
 
-VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh"
+VMAP_PRESET=$preset VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh"
 ctest --test-dir "$build_dir" --output-on-failure -j "${VMAP_JOBS:-2}"
