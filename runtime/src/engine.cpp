@@ -5,12 +5,15 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace vmap::detail {
 namespace {
 
 // Below this much work (elements x cost) threads cost more than they save.
 constexpr int64_t parallel_threshold = int64_t{1} << 16;
+// Side of the square tiles for transposed walks: 32 x 32 elements stay in L1 and the TLB.
+constexpr int64_t tile_size = 32;
 
 int threads_for(int64_t work) {
   if (work < parallel_threshold || omp_in_parallel()) return 1;
@@ -45,6 +48,52 @@ void run_range(const StridedLoop& loop, int64_t begin, int64_t end, InnerLoop in
       ++index[d - 1];
     }
   }
+}
+
+// Whether some operand walks its inner dim with a large stride but its next-outer dim with a
+// smaller one (a transposed input or output): row-by-row runs would then touch a new cache
+// line (and page) per element, so the last two dims are walked in square tiles instead.
+bool wants_tiles(const StridedLoop& loop) {
+  if (loop.rank < 2 || loop.sizes[loop.rank - 1] < 2 * tile_size) return false;
+  for (int op = 0; op < loop.operands; ++op) {
+    const int64_t inner = std::abs(loop.strides[op][loop.rank - 1]);
+    const int64_t outer = std::abs(loop.strides[op][loop.rank - 2]);
+    if (inner > 64 && outer < inner) return true;
+  }
+  return false;
+}
+
+// The tiled walk: tasks are (index of the dims outside the last two, band of tile_size rows).
+void run_tiles(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner) {
+  const int rank = loop.rank;
+  const int64_t rows = loop.sizes[rank - 2], columns = loop.sizes[rank - 1];
+  const int64_t bands = (rows + tile_size - 1) / tile_size;
+  const int64_t outer = loop.numel / (rows * columns);
+  std::array<int64_t, max_operands> inner_strides{};
+  for (int op = 0; op < loop.operands; ++op) inner_strides[op] = loop.strides[op][rank - 1];
+  parallel_for(outer * bands, cost_per_element * tile_size * columns, [&](int64_t begin, int64_t end) {
+    std::array<char*, max_operands> base{};
+    std::array<char*, max_operands> pointers{};
+    for (int64_t task = begin; task < end; ++task) {
+      int64_t rest = task / bands;
+      const int64_t band = task % bands;
+      for (int op = 0; op < loop.operands; ++op) base[op] = loop.base[op];
+      for (int d = rank - 3; d >= 0; --d) {
+        const int64_t index = rest % loop.sizes[d];
+        rest /= loop.sizes[d];
+        for (int op = 0; op < loop.operands; ++op) base[op] += index * loop.strides[op][d];
+      }
+      const int64_t row_end = std::min(rows, (band + 1) * tile_size);
+      for (int64_t column = 0; column < columns; column += tile_size) {
+        const int64_t count = std::min(tile_size, columns - column);
+        for (int64_t row = band * tile_size; row < row_end; ++row) {
+          for (int op = 0; op < loop.operands; ++op)
+            pointers[op] = base[op] + row * loop.strides[op][rank - 2] + column * inner_strides[op];
+          inner(pointers.data(), inner_strides.data(), count);
+        }
+      }
+    }
+  });
 }
 
 }  // namespace
@@ -107,6 +156,10 @@ StridedLoop plan_loop(const char* op, const Tensor& out, std::span<const Tensor>
 
 void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner) {
   if (loop.numel == 0) return;
+  if (wants_tiles(loop)) {
+    run_tiles(loop, cost_per_element, inner);
+    return;
+  }
   const int threads = threads_for(loop.numel * cost_per_element);
   if (threads == 1) {
     run_range(loop, 0, loop.numel, inner);
