@@ -60,13 +60,14 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     detail::impl_of(t, op);
-    detail::check_cpu(op, t);
+    detail::check_same_device(op, t, tensors.front());
     if (t.dim() == 0)
       fail(op, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
     dtype = detail::promote_types(dtype, t.dtype());
     if (!reference && !detail::skipped_by_cat(t)) reference = &t;
   }
-  if (!reference) return detail::empty_tensor(detail::IntList{0}, dtype);
+  const Device device = tensors.front().device();
+  if (!reference) return detail::empty_tensor(detail::IntList{0}, dtype, device);
   const int64_t rank = reference->dim();
   const int64_t wrapped = detail::wrap_dim(op, dim, rank);
   std::vector<int64_t> shape = reference->sizes().vec();
@@ -83,7 +84,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
              " in the list.");
     shape[wrapped] += t.size(wrapped);
   }
-  Tensor out = detail::empty_tensor(shape, dtype);
+  // The copies go through copy_, so CUDA tensors concatenate on their device.
+  Tensor out = detail::empty_tensor(shape, dtype, device);
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     if (detail::skipped_by_cat(t)) continue;
