@@ -126,6 +126,20 @@ void BM_Softmax(benchmark::State& state) {
   set_bytes(state, 2.0 * 4 * 1024 * 1024);
 }
 
+// The fixed cost of a reduction and of a tiny product (compare with BM_OverheadAdd1).
+void BM_OverheadSum1(benchmark::State& state) {
+  const Tensor x = ones({1});
+  for (auto _ : state) benchmark::DoNotOptimize(x.sum());
+}
+void BM_OverheadMatmul2x2(benchmark::State& state) {
+  const Tensor a = ones({2, 2});
+  for (auto _ : state) benchmark::DoNotOptimize(matmul(a, a));
+}
+void BM_OverheadIndexSelect1(benchmark::State& state) {
+  const Tensor x = ones({4}), index = zeros({1}, kInt64);
+  for (auto _ : state) benchmark::DoNotOptimize(x.index_select(0, index));
+}
+
 constexpr int64_t small = 4096, l3 = 1 << 20, dram = 1 << 24;
 
 }  // namespace
@@ -140,3 +154,6 @@ BENCHMARK(BM_SgemmDirect)->Arg(64)->Arg(1024)->UseRealTime();
 BENCHMARK(BM_MatmulVsSgemm)->Arg(64)->Arg(1024)->UseRealTime();
 BENCHMARK(BM_Linear)->UseRealTime();
 BENCHMARK(BM_Softmax)->UseRealTime();
+BENCHMARK(BM_OverheadSum1);
+BENCHMARK(BM_OverheadMatmul2x2);
+BENCHMARK(BM_OverheadIndexSelect1);
