@@ -220,7 +220,8 @@ private:
                     "this function");
     std::string Name = calleeName(Call);
     bool InVmap = isInVmapNamespace(Callee);
-    if (InVmap && isRandomFactory(Name))
+    if ((InVmap && isRandomFactory(Name)) || Name == "rand" ||
+        Name == "srand" || Name == "random")
       return refuse(diag::refuse_random, Call, diag::note_random,
                     "'" + Name + "'");
     if (isIoFunction(Name) && !InVmap)
@@ -246,7 +247,7 @@ private:
         return refuse(diag::refuse_call, Call, diag::note_side_effects,
                       "'" + Name + "'");
       if (Operator->getOperator() == OO_Subscript && Args.size() == 2)
-        return set(Call, batched(Args[1]) ? Lowering::At : Lowering::AsWritten);
+        return set(Call, batched(Args[0]) ? Lowering::AsWritten : Lowering::At);
       return set(Call, Lowering::AsWritten);
     }
 
@@ -324,7 +325,6 @@ std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
   Batcher B(Plan, Diags);
   if (!B.visit(Plan.Analysis.Loop->For->getBody()))
     return std::nullopt;
-  // Only batched calls count as ops.
   return Plan;
 }
 

@@ -200,6 +200,9 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     return spliceChildren(Call);
   case Lowering::At: {
     const auto *Operator = cast<CXXOperatorCallExpr>(Call);
+    if (isTensorType(Operator->getArg(1)->getType()))
+      return "vb::Value(" + expr(Operator->getArg(0)) + ")[" +
+             expr(Operator->getArg(1)) + "]";
     return "vb::at(" + expr(Operator->getArg(0)) + ", " +
            expr(Operator->getArg(1)) + ")";
   }
@@ -211,7 +214,7 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     const auto *Member = cast<CXXMemberCallExpr>(Call);
     llvm::SmallVector<const Expr *, 4> Args(Member->arguments());
     std::string Object = expr(Member->getImplicitObjectArgument());
-    if (hasFreeForm(Name)) {
+    if (hasFreeForm(Name) || Name == "select") { // vb::select is a place
       std::string Rest = args(Args);
       return "vb::" + Name + "(" + Object + (Rest.empty() ? "" : ", ") + Rest +
              ")";
@@ -479,10 +482,19 @@ LoopOutcome Printer::run() {
     }
     Out += std::string(Indent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";
-    Out += std::string(Indent + 2, ' ') + Original + "\n";
-    Out += std::string(Indent, ' ') + "} else\n";
+    std::string Indented; // the original loop, one level in
+    for (char C : Original) {
+      Indented += C;
+      if (C == '\n')
+        Indented += "  ";
+    }
+    Out += std::string(Indent + 2, ' ') + Indented + "\n";
+    Out += std::string(Indent, ' ') + "} else ";
   }
+  std::size_t BlockStart = Out.size();
   level(For, Indent, true);
+  if (!A.OverlapChecks.empty())
+    Out.erase(BlockStart, Indent); // `} else {` on one line
   if (!Error.empty()) {
     Outcome.WhyNot = Error;
     return Outcome;

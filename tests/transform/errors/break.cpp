@@ -1,0 +1,13 @@
+#include <vmap/vmap.hpp>
+using namespace vmap;
+
+void stop_early(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (x[i].sum().item<float>() > 3)
+      break;
+// CHECK: {{.*}}break.cpp:[[@LINE-1]]:7: error: 'break' in the body of a vmap loop
+// CHECK: note: every example must run the whole body
+    out[i] = x[i];
+  }
+}

@@ -1,0 +1,11 @@
+#include <vmap/vmap.hpp>
+using namespace vmap;
+
+void early_return(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out[i] = x[i];
+    return;
+// CHECK: {{.*}}return.cpp:[[@LINE-1]]:5: error: 'return' in the body of a vmap loop
+  }
+}

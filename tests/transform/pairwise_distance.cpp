@@ -1,0 +1,26 @@
+// Seed workload: squared distances between every row of a and every row of b.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+void pairwise_distance(const Tensor& a, const Tensor& b, Tensor& squares) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i) {
+#pragma vmap
+    for (int64_t j = 0; j < b.size(0); ++j) {
+      squares[i][j] = sum((a[i] - b[j]).pow(2));
+    }
+  }
+}
+
+int main() {
+  Tensor a = arange(12).reshape({4, 3}).to(kFloat);
+  Tensor b = arange(6).reshape({2, 3}).to(kFloat) * 1.5;
+  Tensor squares = zeros({4, 2});
+  pairwise_distance(a, b, squares);
+  std::cout << squares << "\n";
+}
+
+// CHECK: vb::Level _b_level1(0, b.size(0));  // line 10
+// CHECK-NEXT: const vb::Value j = _b_level1.index();
+// CHECK-NEXT: vb::at(squares, i)[j] = vb::sum((vb::at(a, i) - vb::at(b, j)).pow(2));  // line 11
