@@ -108,7 +108,52 @@ CachingAllocator& allocator() {
   return *instance;
 }
 
+// Free lists of small blocks by size in 16-byte steps, one set per thread. Blocks freed on
+// another thread than the one that allocated them simply move to that thread's lists.
+constexpr size_t pool_step = 16;
+constexpr size_t pool_max_bytes = 512;
+constexpr size_t pool_max_blocks = 4096;  // per size, per thread
+
+struct ThreadPool {
+  std::array<std::vector<void*>, pool_max_bytes / pool_step + 1> free_blocks;
+  ~ThreadPool();
+};
+// Trivially destructible, so it can be read even while thread_local destructors run.
+thread_local bool pool_gone = false;
+thread_local ThreadPool thread_pool;
+
+ThreadPool::~ThreadPool() {
+  pool_gone = true;
+  for (auto& blocks : free_blocks)
+    for (void* block : blocks) ::operator delete(block);
+}
+
 }  // namespace
+
+#ifdef VMAP_NO_ALLOCATOR_CACHE
+void* pool_allocate(size_t bytes) { return ::operator new(bytes); }
+void pool_deallocate(void* block, size_t) { ::operator delete(block); }
+#else
+void* pool_allocate(size_t bytes) {
+  if (bytes > pool_max_bytes || pool_gone) return ::operator new(bytes);
+  auto& blocks = thread_pool.free_blocks[(bytes + pool_step - 1) / pool_step];
+  if (blocks.empty()) return ::operator new((bytes + pool_step - 1) / pool_step * pool_step);
+  void* block = blocks.back();
+  blocks.pop_back();
+  return block;
+}
+
+void pool_deallocate(void* block, size_t bytes) {
+  if (bytes <= pool_max_bytes && !pool_gone) {
+    auto& blocks = thread_pool.free_blocks[(bytes + pool_step - 1) / pool_step];
+    if (blocks.size() < pool_max_blocks) {
+      blocks.push_back(block);
+      return;
+    }
+  }
+  ::operator delete(block);
+}
+#endif
 
 Storage::~Storage() {
   if (!owned || data == nullptr) return;
@@ -117,7 +162,7 @@ Storage::~Storage() {
 }
 
 std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device) {
-  auto storage = std::make_shared<Storage>();
+  auto storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
   storage->data = device == kCPU ? allocator().allocate(nbytes)
                                  : device_backend("allocate").allocate(nbytes);
   storage->nbytes = nbytes;
@@ -126,7 +171,7 @@ std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device) {
 }
 
 std::shared_ptr<Storage> borrow_storage(void* data, size_t nbytes, Device device) {
-  auto storage = std::make_shared<Storage>();
+  auto storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
   storage->data = data;
   storage->nbytes = nbytes;
   storage->device = device;

@@ -72,9 +72,8 @@ int64_t checked_numel(const char* op, IntList sizes) {
   int64_t numel = 1;
   for (int64_t size : sizes) {
     if (size < 0) fail(op, "negative dimension ", size, " in shape ", shape_str(sizes));
-    if (size != 0 && numel > (int64_t{1} << 48) / size)
+    if (__builtin_mul_overflow(numel, size, &numel) || numel > (int64_t{1} << 48))
       fail(op, "shape ", shape_str(sizes), " is too large");
-    numel *= size;
   }
   return numel;
 }
@@ -82,7 +81,7 @@ int64_t checked_numel(const char* op, IntList sizes) {
 Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
                    int64_t offset, Dtype dtype) {
   note_op();
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   impl->storage = std::move(storage);
   impl->sizes.assign(sizes);
   impl->strides.assign(strides);
