@@ -14,6 +14,8 @@
 
 #include "clang/Basic/Diagnostic.h"
 #include "llvm/ADT/ArrayRef.h"
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace clang_vmap {
@@ -51,6 +53,8 @@ public:
   static bool isRefusal(diag::Kind Kind);
   /// Refusals reported so far (errors, or warnings under --keep-going).
   unsigned numRefusals() const { return NumRefusals; }
+  /// The message of the latest refusal, as printed (for --remarks).
+  const std::string &lastRefusal() const { return *LastRefusal; }
   bool keepGoing() const { return KeepGoing; }
   clang::DiagnosticsEngine &engine() { return Engine; }
 
@@ -59,6 +63,8 @@ private:
   bool KeepGoing;
   unsigned NumRefusals = 0;
   std::vector<unsigned> CustomIDs; ///< indexed by diag::Kind
+  /// Shared with the consumer that fills it, which the engine owns.
+  std::shared_ptr<std::string> LastRefusal;
 };
 
 } // namespace clang_vmap

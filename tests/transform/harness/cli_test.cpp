@@ -1,0 +1,379 @@
+// The command line of clang-vmap (SPEC section 3): output modes, exit statuses, bad
+// usage, depfiles, several inputs. Runs the built tool on files in a fresh directory.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct tool_run {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string quote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The flags the tool needs to find <vmap/vmap.hpp>, as after `--`.
+std::string include_flags() {
+  std::string flags;
+  std::stringstream dirs(VMAP_INCLUDE_DIRS);
+  for (std::string dir; std::getline(dirs, dir, ':');) flags += " " + quote("-I" + dir);
+  return flags;
+}
+
+const char* const kNoLoops = R"(#include <vmap/vmap.hpp>
+int twice(int x) { return 2 * x; }
+)";
+
+// One loop the tool batches: a per-example add.
+const char* const kAddOne = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void add_one(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + 1;
+}
+)";
+
+// The same, then a loop the tool refuses (`break`).
+const char* const kAddOneThenBreak = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void add_one(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + 1;
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (i == 2)
+      break;
+    out[i] = x[i];
+  }
+}
+)";
+
+const char* const kPragmaWithoutLoop = R"(#include <vmap/vmap.hpp>
+void f() {
+#pragma vmap
+  int k = 0;
+  (void)k;
+}
+)";
+
+const char* const kDoesNotCompile = R"(#include <vmap/vmap.hpp>
+void f() { undeclared_name(); }
+)";
+
+class CommandLine : public testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> counter{0};
+    dir_ = fs::temp_directory_path() /
+           ("clang-vmap-cli-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  fs::path file(const std::string& name, const std::string& text) {
+    fs::path path = dir_ / name;
+    write_file(path, text);
+    return path;
+  }
+
+  // Runs clang-vmap with `args` (already quoted), then `--` and the include flags
+  // unless `with_flags` is false.
+  tool_run run(const std::string& args, bool with_flags = true) {
+    fs::path out = dir_ / "stdout.txt";
+    fs::path err = dir_ / "stderr.txt";
+    std::string command = "cd " + quote(dir_.string()) + " && " + quote(CLANG_VMAP_TOOL) + " " +
+                          args + (with_flags ? " --" + include_flags() : std::string()) + " >" +
+                          quote(out.string()) + " 2>" + quote(err.string());
+    int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(CommandLine, NoInputIsBadUsage) {
+  EXPECT_EQ(run("", false).status, 2);
+}
+
+TEST_F(CommandLine, UnknownOptionIsBadUsage) {
+  file("a.cpp", kNoLoops);
+  EXPECT_EQ(run("--no-such-option a.cpp").status, 2);
+}
+
+TEST_F(CommandLine, OutputWithTwoInputsIsBadUsage) {
+  file("a.cpp", kNoLoops);
+  file("b.cpp", kNoLoops);
+  tool_run result = run("a.cpp b.cpp -o out.cpp");
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("-o needs exactly one input"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(CommandLine, OutputAndInPlaceTogetherIsBadUsage) {
+  file("a.cpp", kNoLoops);
+  EXPECT_EQ(run("a.cpp -o out.cpp -i").status, 2);
+}
+
+TEST_F(CommandLine, DepfileWithoutAFileNameIsBadUsage) {
+  file("a.cpp", kNoLoops);
+  EXPECT_EQ(run("a.cpp -MD").status, 2);
+}
+
+TEST_F(CommandLine, MissingInputFails) {
+  tool_run result = run("missing.cpp");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("missing.cpp"), std::string::npos);
+}
+
+TEST_F(CommandLine, FileWithoutLoopsIsPrintedUnchanged) {
+  file("a.cpp", kNoLoops);
+  tool_run result = run("a.cpp");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, kNoLoops);
+}
+
+TEST_F(CommandLine, FileWithoutLoopsNeedsNoFlags) {
+  // The tool finds <vmap/vmap.hpp> by itself and defaults to C++20.
+  file("a.cpp", kNoLoops);
+  tool_run result = run("a.cpp", false);
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, kNoLoops);
+}
+
+TEST_F(CommandLine, FlagsAfterDashesReachTheCompiler) {
+  file("a.cpp", "#ifndef NEEDED\n#error NEEDED is missing\n#endif\n");
+  EXPECT_EQ(run("a.cpp").status, 1);
+  EXPECT_EQ(run("a.cpp -- -DNEEDED", false).status, 0);
+  EXPECT_EQ(run("a.cpp --extra-arg=-DNEEDED").status, 0);
+}
+
+TEST_F(CommandLine, CompilationDatabaseFromBuildDir) {
+  fs::create_directories(dir_ / "build");
+  file("a.cpp", "#ifndef FROM_DB\n#error FROM_DB is missing\n#endif\n");
+  write_file(dir_ / "build" / "compile_commands.json",
+             "[{\"directory\": \"" + dir_.string() + "\", \"file\": \"" +
+                 (dir_ / "a.cpp").string() + "\", \"command\": \"c++ -DFROM_DB -c a.cpp\"}]");
+  tool_run result = run("-p build a.cpp", false);
+  EXPECT_EQ(result.status, 0) << result.err;
+}
+
+TEST_F(CommandLine, MissingCompilationDatabaseIsBadUsage) {
+  file("a.cpp", kNoLoops);
+  EXPECT_EQ(run("-p no-such-dir a.cpp", false).status, 2);
+}
+
+TEST_F(CommandLine, PragmaWithoutLoopIsAnErrorAtThePragma) {
+  fs::path input = file("a.cpp", kPragmaWithoutLoop);
+  tool_run result = run("a.cpp -i");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("a.cpp:3:1: error: '#pragma vmap' must be followed by a 'for' loop"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(read_file(input), kPragmaWithoutLoop);
+}
+
+TEST_F(CommandLine, SourceErrorsFailWithoutOutput) {
+  file("a.cpp", kDoesNotCompile);
+  tool_run result = run("a.cpp -o out.cpp");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("undeclared_name"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(CommandLine, DumpAfterFindListsTheLoops) {
+  file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp --dump-after=find");
+  EXPECT_NE(result.err.find("vmap loop 0: pragma at a.cpp:4:1, for at a.cpp:5:3, in 'add_one'"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(CommandLine, RewritesToStdout) {
+  file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out.find("#pragma vmap"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("vmap::batched"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("void add_one(const Tensor& x, Tensor& out) {"), std::string::npos);
+}
+
+TEST_F(CommandLine, OutputFileHoldsWhatStdoutWould) {
+  fs::path input = file("a.cpp", kAddOne);
+  tool_run to_stdout = run("a.cpp");
+  tool_run to_file = run("a.cpp -o out.cpp");
+  ASSERT_EQ(to_file.status, 0) << to_file.err;
+  EXPECT_EQ(to_file.out, "");
+  EXPECT_EQ(read_file(dir_ / "out.cpp"), to_stdout.out);
+  EXPECT_EQ(read_file(input), kAddOne);
+}
+
+TEST_F(CommandLine, InPlaceRewritesTheInputAndKeepsItsMode) {
+  fs::path input = file("a.cpp", kAddOne);
+  fs::permissions(input, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  tool_run to_stdout = run("a.cpp");
+  tool_run in_place = run("a.cpp -i");
+  ASSERT_EQ(in_place.status, 0) << in_place.err;
+  EXPECT_EQ(read_file(input), to_stdout.out);
+  EXPECT_EQ(fs::status(input).permissions(),
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+  // No temporary file is left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);
+}
+
+TEST_F(CommandLine, RefusedFileGetsNoOutput) {
+  fs::path input = file("a.cpp", kAddOneThenBreak);
+  tool_run to_file = run("a.cpp -o out.cpp");
+  EXPECT_EQ(to_file.status, 1);
+  EXPECT_NE(to_file.err.find("error:"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+  tool_run in_place = run("a.cpp -i");
+  EXPECT_EQ(in_place.status, 1);
+  EXPECT_EQ(read_file(input), kAddOneThenBreak);
+  tool_run to_stdout = run("a.cpp");
+  EXPECT_EQ(to_stdout.status, 1);
+  EXPECT_EQ(to_stdout.out, "");
+}
+
+TEST_F(CommandLine, KeepGoingLeavesRefusedLoopsAsWritten) {
+  file("a.cpp", kAddOneThenBreak);
+  tool_run result = run("a.cpp --keep-going");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:10:7: warning:"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("loop left as written"), std::string::npos) << result.err;
+  // The first loop is batched, the second kept with its pragma.
+  EXPECT_NE(result.out.find("vmap::batched"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("#pragma vmap\n  for (int64_t i = 0; i < x.size(0); ++i) {\n"
+                            "    if (i == 2)\n      break;"),
+            std::string::npos)
+      << result.out;
+}
+
+TEST_F(CommandLine, KeepGoingWithWerrorFails) {
+  file("a.cpp", kAddOneThenBreak);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Werror");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(CommandLine, DiffAppliesWithPatch) {
+  fs::path input = file("a.cpp", kAddOne);
+  tool_run rewritten = run("a.cpp");
+  tool_run diff = run("a.cpp --diff");
+  ASSERT_EQ(diff.status, 0) << diff.err;
+  EXPECT_EQ(diff.out.rfind("--- a.cpp\n+++ a.cpp\n@@ -", 0), 0u) << diff.out;
+  EXPECT_NE(diff.out.find("\n-#pragma vmap\n"), std::string::npos) << diff.out;
+  EXPECT_EQ(read_file(input), kAddOne);
+  write_file(dir_ / "a.diff", diff.out);
+  std::string patch = "cd " + quote(dir_.string()) + " && patch -s -p0 < a.diff";
+  ASSERT_EQ(std::system(patch.c_str()), 0);
+  EXPECT_EQ(read_file(input), rewritten.out);
+}
+
+TEST_F(CommandLine, DiffOfAnUnchangedFileIsEmpty) {
+  file("a.cpp", kNoLoops);
+  tool_run diff = run("a.cpp --diff");
+  EXPECT_EQ(diff.status, 0);
+  EXPECT_EQ(diff.out, "");
+}
+
+TEST_F(CommandLine, ExportedFixesApplyWithClangApplyReplacements) {
+  fs::path input = file("a.cpp", kAddOne);
+  tool_run rewritten = run("a.cpp");
+  fs::create_directories(dir_ / "fixes");
+  tool_run exported = run("a.cpp --export-fixes=fixes/a.yaml");
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  EXPECT_EQ(exported.out, "");
+  std::string yaml = read_file(dir_ / "fixes" / "a.yaml");
+  EXPECT_NE(yaml.find("MainSourceFile:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find(input.string()), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("ReplacementText:"), std::string::npos) << yaml;
+  EXPECT_EQ(read_file(input), kAddOne);
+  const char* apply = "/usr/lib/llvm-19/bin/clang-apply-replacements";
+  if (!fs::exists(apply)) GTEST_SKIP() << "no clang-apply-replacements to apply them";
+  std::string command = std::string(apply) + " " + quote((dir_ / "fixes").string());
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(read_file(input), rewritten.out);
+}
+
+TEST_F(CommandLine, RemarksSayWhatWasBatched) {
+  file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp --remarks -o out.cpp");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:4:1: remark: loop batched: "), std::string::npos)
+      << result.err;
+}
+
+TEST_F(CommandLine, RemarksSayWhyNot) {
+  file("a.cpp", kAddOneThenBreak);
+  tool_run result = run("a.cpp --remarks --keep-going -o out.cpp");
+  EXPECT_NE(result.err.find("a.cpp:7:1: remark: loop not batched: "), std::string::npos)
+      << result.err;
+}
+
+TEST_F(CommandLine, DepfileListsTheInputAndItsHeaders) {
+  file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp -o out.cpp -MD -MF out.d");
+  ASSERT_EQ(result.status, 0) << result.err;
+  std::string depfile = read_file(dir_ / "out.d");
+  EXPECT_EQ(depfile.rfind("out.cpp:", 0), 0u) << depfile;
+  EXPECT_NE(depfile.find((dir_ / "a.cpp").string()), std::string::npos) << depfile;
+  EXPECT_NE(depfile.find("vmap/vmap.hpp"), std::string::npos) << depfile;
+}
+
+TEST_F(CommandLine, DepfileDefaultsToTheOutputName) {
+  file("a.cpp", kNoLoops);
+  ASSERT_EQ(run("a.cpp -o out.cpp -MD").status, 0);
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp.d"));
+}
+
+TEST_F(CommandLine, SeveralInputsInPlace) {
+  fs::path first = file("a.cpp", kAddOne);
+  fs::path second = file("b.cpp", kNoLoops);
+  tool_run result = run("a.cpp b.cpp -i");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(read_file(first).find("vmap::batched"), std::string::npos);
+  EXPECT_EQ(read_file(second), kNoLoops);
+}
+
+TEST_F(CommandLine, OneRefusedInputFailsTheRunButNotTheOthers) {
+  fs::path good = file("a.cpp", kAddOne);
+  fs::path bad = file("b.cpp", kPragmaWithoutLoop);
+  tool_run result = run("a.cpp b.cpp -i");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(read_file(good).find("vmap::batched"), std::string::npos);
+  EXPECT_EQ(read_file(bad), kPragmaWithoutLoop);
+}
+
+}  // namespace

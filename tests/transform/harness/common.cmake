@@ -1,0 +1,31 @@
+# Shared by the harness scripts, run as `cmake -D... -P <script> -- <compiler flags>`.
+
+# The arguments after `--`: the compiler flags for clang-vmap.
+set(compiler_flags "")
+set(after_dashes FALSE)
+math(EXPR last_argument "${CMAKE_ARGC} - 1")
+foreach(index RANGE ${last_argument})
+  if(after_dashes)
+    list(APPEND compiler_flags "${CMAKE_ARGV${index}}")
+  elseif(CMAKE_ARGV${index} STREQUAL "--")
+    set(after_dashes TRUE)
+  endif()
+endforeach()
+
+# Drops the lines holding FileCheck directives: copied from the input into the tool's
+# output (or shown in a diagnostic's source snippet), they would match themselves.
+function(drop_check_lines text out_var)
+  string(REGEX REPLACE "[^\n]*//[ \t]*CHECK[-A-Z]*:[^\n]*\n?" "" text "${text}")
+  set(${out_var} "${text}" PARENT_SCOPE)
+endfunction()
+
+# FileCheck's INPUT's directives against TEXT (saved as FILE for the failure message).
+function(file_check text file)
+  drop_check_lines("${text}" checked)
+  file(WRITE "${file}" "${checked}")
+  execute_process(COMMAND "${FILECHECK}" "${INPUT}" --input-file "${file}"
+                  RESULT_VARIABLE status ERROR_VARIABLE mismatch)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "FileCheck of ${INPUT} against ${file} failed:\n${mismatch}")
+  endif()
+endfunction()
