@@ -62,6 +62,20 @@ TEST(OpsNn, NumericallyStable) {
   EXPECT_TRUE(std::isnan(softmax(tensor({1.0f, NAN}), 0)[0].item<float>()));
 }
 
+TEST(OpsNn, LongLinesTakeTheVectorPath) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    const Tensor x = random_tensor({4, 2053}, dtype, 5) * 10;  // 2053: chunks plus a tail
+    x[1][100] = -inf;
+    x[2][7] = NAN;
+    x[3] = -inf;
+    const double atol = dtype == kFloat32 ? 1e-4 : 1e-10;
+    expect_close(values(softmax(x, 1)), naive_softmax(x, 1, false), 1e-5, 1e-9);
+    expect_close(values(log_softmax(x, -1)), naive_softmax(x, 1, true), 1e-5, atol);
+  }
+}
+
 TEST(OpsNn, EdgeCasesAndErrors) {
   EXPECT_EQ(softmax(tensor(3.0f), 0).item<float>(), 1.0f);
   EXPECT_EQ(log_softmax(tensor(3.0), -1).item<double>(), 0.0);

@@ -84,13 +84,17 @@ inline std::vector<std::vector<double>> reduction_groups(const vmap::Tensor& x,
   return result;
 }
 
-// |a - b| <= atol + rtol * |b| elementwise, NaN matching NaN.
+// |a - b| <= atol + rtol * |b| elementwise, NaN matching NaN, infinities exactly.
 inline void expect_close(const std::vector<double>& actual, const std::vector<double>& expected,
                          double rtol = 1e-5, double atol = 1e-6) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t k = 0; k < actual.size(); ++k) {
     if (std::isnan(expected[k])) {
       EXPECT_TRUE(std::isnan(actual[k])) << "at " << k;
+      continue;
+    }
+    if (std::isinf(expected[k])) {
+      EXPECT_EQ(actual[k], expected[k]) << "at " << k;
       continue;
     }
     EXPECT_NEAR(actual[k], expected[k], atol + rtol * std::abs(expected[k])) << "at " << k;
