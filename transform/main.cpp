@@ -17,11 +17,13 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/Utils.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -100,6 +102,103 @@ class AllDependencies : public DependencyCollector {
   bool needSystemDependencies() override { return true; }
 };
 
+//===----------------------------------------------------------------------===//
+// --dump-after: the state after each pass, in source order
+//===----------------------------------------------------------------------===//
+
+std::string sourceText(const Stmt *S, const ASTContext &Context) {
+  return Lexer::getSourceText(
+             CharSourceRange::getTokenRange(S->getSourceRange()),
+             Context.getSourceManager(), Context.getLangOpts())
+      .str();
+}
+
+void printLoc(SourceLocation Loc, const ASTContext &Context,
+              llvm::raw_ostream &OS) {
+  const SourceManager &SM = Context.getSourceManager();
+  PresumedLoc Presumed = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  OS << Presumed.getLine() << ":" << Presumed.getColumn();
+}
+
+/// The keys of \p Map, sorted by where they start in the source.
+template <typename MapT> auto inSourceOrder(const MapT &Map) {
+  std::vector<typename MapT::key_type> Keys;
+  for (const auto &Entry : Map)
+    Keys.push_back(Entry.first);
+  llvm::sort(Keys, [](auto *A, auto *B) {
+    return A->getBeginLoc().getRawEncoding() <
+           B->getBeginLoc().getRawEncoding();
+  });
+  return Keys;
+}
+
+void dumpAnalysis(const LoopAnalysis &Analysis, llvm::raw_ostream &OS) {
+  const ASTContext &Context = *Analysis.Context;
+  OS << "analysis of the vmap loop at ";
+  printLoc(Analysis.Loop->PragmaLoc, Context, OS);
+  OS << "\n";
+  for (const VmapLevel &Level : Analysis.Levels)
+    OS << "  level " << Level.Depth << ": '"
+       << Level.Induction->getName() << "' from "
+       << sourceText(Level.Start, Context)
+       << (Level.Inclusive ? " through " : " to ")
+       << sourceText(Level.Bound, Context) << "\n";
+  for (const VarDecl *Var : inSourceOrder(Analysis.BatchedVars))
+    OS << "  batched variable '" << Var->getName() << "' levels 0x"
+       << llvm::utohexstr(Analysis.BatchedVars.lookup(Var)) << "\n";
+  for (const Expr *E : inSourceOrder(Analysis.ExprLevels)) {
+    OS << "  batched expression at ";
+    printLoc(E->getBeginLoc(), Context, OS);
+    OS << " levels 0x" << llvm::utohexstr(Analysis.ExprLevels.lookup(E))
+       << ": " << sourceText(E, Context) << "\n";
+  }
+  for (const Expr *E : inSourceOrder(Analysis.Reductions)) {
+    OS << "  reduction at ";
+    printLoc(E->getBeginLoc(), Context, OS);
+    OS << ": " << sourceText(E, Context) << "\n";
+  }
+  for (const IfStmt *If : Analysis.MaskedIfs) {
+    OS << "  masked if at ";
+    printLoc(If->getBeginLoc(), Context, OS);
+    OS << "\n";
+  }
+  for (const OverlapCheck &Check : Analysis.OverlapChecks)
+    OS << "  overlap check: '" << Check.Written->getName() << "' written, '"
+       << Check.Read->getName() << "' read\n";
+}
+
+llvm::StringRef loweringName(Lowering How) {
+  switch (How) {
+  case Lowering::AsWritten:
+    return "as written";
+  case Lowering::Qualified:
+    return "vb:: call";
+  case Lowering::MemberAsFree:
+    return "member as vb:: call";
+  case Lowering::At:
+    return "vb::at";
+  case Lowering::PerExample:
+    return "per example";
+  }
+  llvm_unreachable("unknown lowering");
+}
+
+void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {
+  const ASTContext &Context = *Plan.Analysis.Context;
+  OS << "batch plan of the vmap loop at ";
+  printLoc(Plan.Analysis.Loop->PragmaLoc, Context, OS);
+  OS << ": " << Plan.NumOps << " ops";
+  if (!Plan.FallbackOps.empty())
+    OS << ", per example: " << llvm::join(Plan.FallbackOps, ", ");
+  OS << "\n";
+  for (const Expr *Call : inSourceOrder(Plan.Calls)) {
+    OS << "  ";
+    printLoc(Call->getBeginLoc(), Context, OS);
+    OS << " " << loweringName(Plan.Calls.lookup(Call)) << ": "
+       << sourceText(Call, Context) << "\n";
+  }
+}
+
 /// analyse -> batch -> emit; the passes report their own refusals.
 LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           unsigned Top, Diagnostics &Diags) {
@@ -108,10 +207,20 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)
     return Refused;
+  if (DumpAfter == Pass::Analyse)
+    dumpAnalysis(*Analysis, llvm::errs());
   std::optional<BatchPlan> Plan = batch(std::move(*Analysis), Diags);
   if (!Plan)
     return Refused;
-  return emit(*Plan);
+  if (DumpAfter == Pass::Batch)
+    dumpPlan(*Plan, llvm::errs());
+  LoopOutcome Outcome = emit(*Plan);
+  if (DumpAfter == Pass::Emit) {
+    llvm::errs() << "emitted for the vmap loop at ";
+    printLoc(Loops[Top].PragmaLoc, Context, llvm::errs());
+    llvm::errs() << ":\n" << Outcome.Text << "\n";
+  }
+  return Outcome;
 }
 
 class VmapConsumer : public ASTConsumer {
@@ -171,6 +280,8 @@ private:
     LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags);
     SourceLocation PragmaLoc = Loops[Top].PragmaLoc;
     if (!Outcome.Batched) {
+      if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
+        Outcome.WhyNot = Diags.lastRefusal();
       if (Diags.numRefusals() == RefusalsBefore &&
           Engine.getNumErrors() == ErrorsBefore)
         Diags.report(clang_vmap::diag::refuse_loop, PragmaLoc)
@@ -333,6 +444,7 @@ bool writeOutputs(const RewrittenFile &File) {
 
 int main(int argc, const char **argv) {
   llvm::InitLLVM Init(argc, argv);
+  llvm::CrashRecoveryContext::Enable();
   cl::HideUnrelatedOptions(ToolCategory);
   // Flags after `--` are the compile command for every input.
   std::string ErrorMessage;
@@ -401,8 +513,15 @@ int main(int argc, const char **argv) {
       AllRewritten = false;
       continue;
     }
-    if (!runJob(Job, Commands.front(), FallbackIncludes) ||
-        !writeOutputs(*Job.Result))
+    // A crash in the tool fails this file (left as it was), not the run.
+    bool Rewritten = false;
+    llvm::CrashRecoveryContext Recovery;
+    if (!Recovery.RunSafely([&] {
+          Rewritten = runJob(Job, Commands.front(), FallbackIncludes);
+        }))
+      llvm::errs() << "clang-vmap: error: internal error while rewriting "
+                   << Job.Path << "; it is left as it was\n";
+    if (!Rewritten || !writeOutputs(*Job.Result))
       AllRewritten = false;
   }
   if (!AllRewritten)
