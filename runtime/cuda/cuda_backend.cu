@@ -97,8 +97,9 @@ class CudaBackend final : public DeviceBackend {
                                     ? (source_device == kCPU ? cudaMemcpyHostToHost : cudaMemcpyDeviceToHost)
                                     : (source_device == kCPU ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice);
     check(cudaMemcpyAsync(destination, source, nbytes, kind, stream_), "copy", "cudaMemcpyAsync");
-    // The host may read (or free) its side right after the call returns.
-    if (kind != cudaMemcpyDeviceToDevice)
+    // The host reads its side right after the call returns. (Copies from pageable host memory
+    // return once the source is staged, so the source may be freed then.)
+    if (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyHostToHost)
       check(cudaStreamSynchronize(stream_), "copy", "cudaStreamSynchronize");
   }
 

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace vmap::detail::cuda {
@@ -43,6 +44,27 @@ inline constexpr int block_threads = 256;
 inline unsigned grid_for(int64_t work, int64_t per_block) {
   const int64_t blocks = (work + per_block - 1) / per_block;
   return static_cast<unsigned>(blocks < (int64_t{1} << 30) ? (blocks > 0 ? blocks : 1) : (int64_t{1} << 30));
+}
+
+// Splits a linear position into coordinates over sizes[0, rank) (innermost last) and calls
+// visit(d, coordinate) for each dim. 64-bit division is slow on GPUs: positions that fit in
+// 32 bits (the usual case) use 32-bit arithmetic.
+template <class Visit>
+__device__ void for_each_coordinate(int64_t linear, int64_t numel, int rank,
+                                    const int64_t* sizes, Visit&& visit) {
+  if (numel <= int64_t{UINT32_MAX}) {
+    uint32_t rest = static_cast<uint32_t>(linear);
+    for (int d = rank - 1; d >= 0; --d) {
+      const uint32_t size = static_cast<uint32_t>(sizes[d]);
+      visit(d, int64_t{rest % size});
+      rest /= size;
+    }
+    return;
+  }
+  for (int d = rank - 1; d >= 0; --d) {
+    visit(d, linear % sizes[d]);
+    linear /= sizes[d];
+  }
 }
 
 // Kernel launchers (elementwise.cu, reduce_index.cu).

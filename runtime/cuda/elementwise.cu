@@ -26,7 +26,6 @@ struct Input {
 // The loop's geometry as the kernel reads it (the ElementwiseCall minus host-only fields).
 struct Geometry {
   int rank;
-  int operands;
   int64_t numel;
   int64_t sizes[device_max_dims];
   int64_t strides[device_max_operands][device_max_dims];
@@ -83,13 +82,11 @@ __global__ void elementwise_kernel(Geometry geometry, bool vectorised, F f, Inpu
   }
   for (int64_t linear = thread; linear < geometry.numel; linear += threads) {
     int64_t offsets[sizeof...(I) + 1] = {};
-    int64_t rest = linear;
-    for (int d = geometry.rank - 1; d >= 0; --d) {
-      const int64_t position = rest % geometry.sizes[d];
-      rest /= geometry.sizes[d];
-      for (int operand = 0; operand <= int(sizeof...(I)); ++operand)
-        offsets[operand] += position * geometry.strides[operand][d];
-    }
+    for_each_coordinate(linear, geometry.numel, geometry.rank, geometry.sizes,
+                        [&](int d, int64_t position) {
+                          for (int operand = 0; operand <= int(sizeof...(I)); ++operand)
+                            offsets[operand] += position * geometry.strides[operand][d];
+                        });
     *reinterpret_cast<Out*>(geometry.out + offsets[0]) =
         f(read(::cuda::std::get<I>(inputs), offsets[I + 1])...);
   }
@@ -101,7 +98,7 @@ bool aligned_for_vectors(const void* pointer, size_t element_size) {
 
 template <class Out, class... In, class F, size_t... I>
 void launch(const char* op, const ElementwiseCall& call, F f, ::cuda::std::index_sequence<I...> sequence) {
-  Geometry geometry{call.rank, call.inputs + 1, call.numel, {}, {}, call.base[0]};
+  Geometry geometry{call.rank, call.numel, {}, {}, call.base[0]};
   for (int d = 0; d < call.rank; ++d) {
     geometry.sizes[d] = call.sizes[d];
     for (int operand = 0; operand <= call.inputs; ++operand)

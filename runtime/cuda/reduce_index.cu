@@ -98,13 +98,11 @@ __global__ void indexed_copy_kernel(IndexedCopyCall call, int64_t numel, int* ou
   const int64_t threads = int64_t{gridDim.x} * blockDim.x;
   for (int64_t linear = int64_t{blockIdx.x} * blockDim.x + threadIdx.x; linear < numel;
        linear += threads) {
-    int64_t self_offset = 0, index_offset = 0, rest = linear;
-    for (int d = call.rank - 1; d >= 0; --d) {
-      const int64_t position = rest % call.out_sizes[d];
-      rest /= call.out_sizes[d];
+    int64_t self_offset = 0, index_offset = 0;
+    for_each_coordinate(linear, numel, call.rank, call.out_sizes, [&](int d, int64_t position) {
       index_offset += position * call.index_strides[d];
       if (d != call.dim) self_offset += position * call.self_strides[d];
-    }
+    });
     const int64_t i = index[index_offset];
     if (i < 0 || i >= call.dim_size) {
       *out_of_range = 1;
