@@ -86,7 +86,6 @@ class CudaBackend final : public DeviceBackend {
   }
 
   cudaStream_t stream() const { return stream_; }
-  CachingDeviceAllocator& allocator() { return allocator_; }
 
   void* allocate(size_t nbytes) override { return allocator_.allocate(nbytes); }
   void release(void* data, size_t nbytes) override { allocator_.release(data, nbytes); }
