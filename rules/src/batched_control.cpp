@@ -30,8 +30,9 @@ Tensor fit(const Value& v, int64_t levels, int64_t rank) {
   if (v.levels() > levels) {
     for (int64_t k = v.levels() - 1; k >= levels; --k) {
       if (t.size(k) != 1)
-        throw Error("vmap: a value that differs per example of an inner level is written "
-                    "into a place shared by those examples (the last write would win)");
+        throw Error(
+            "vmap: a value that differs per example of an inner level is written "
+            "into a place shared by those examples (the last write would win)");
       t = t.squeeze(k);
     }
   } else {
@@ -46,8 +47,9 @@ Tensor fit(const Value& v, int64_t levels, int64_t rank) {
 void check_not_shared(const Tensor& destination, const Tensor& value, int64_t levels) {
   for (int64_t k = 0; k < levels; ++k)
     if (destination.size(k) == 1 && value.size(k) != 1)
-      throw Error("vmap: writing a value that differs per example into a tensor shared by all "
-                  "examples; write into a per-example slot (out[i]) instead");
+      throw Error(
+          "vmap: writing a value that differs per example into a tensor shared by all "
+          "examples; write into a per-example slot (out[i]) instead");
 }
 
 void write_into(const Tensor& destination, int64_t levels, const Value& value) {
@@ -87,8 +89,10 @@ vmap::detail::Scalar identity_of(Reduce op, Dtype dtype) {
   const double infinity = std::numeric_limits<double>::infinity();
   switch (op) {
     case Reduce::add:
-    case Reduce::sub: return int64_t{0};
-    case Reduce::mul: return int64_t{1};
+    case Reduce::sub:
+      return int64_t{0};
+    case Reduce::mul:
+      return int64_t{1};
     case Reduce::max:
       if (dtype == kBool) return false;
       if (floating) return -infinity;
@@ -132,9 +136,12 @@ Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
   if (dims.empty()) return values;
   switch (op) {
     case Reduce::add:
-    case Reduce::sub: return values.sum(dims);
-    case Reduce::max: return values.amax(dims);
-    case Reduce::min: return values.amin(dims);
+    case Reduce::sub:
+      return values.sum(dims);
+    case Reduce::max:
+      return values.amax(dims);
+    case Reduce::min:
+      return values.amin(dims);
     case Reduce::mul: {
       std::vector<int64_t> merged = values.sizes().vec();
       merged.erase(merged.begin() + keep, merged.begin() + levels);
@@ -143,8 +150,8 @@ Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
         std::iota(to.begin(), to.end(), 0);
         return to;
       }());
-      const int64_t count = std::accumulate(full.begin() + keep, full.begin() + levels,
-                                            int64_t{1}, std::multiplies<>());
+      const int64_t count = std::accumulate(full.begin() + keep, full.begin() + levels, int64_t{1},
+                                            std::multiplies<>());
       front = front.reshape([&] {
         std::vector<int64_t> sizes{count};
         sizes.insert(sizes.end(), merged.begin(), merged.end());
@@ -158,11 +165,16 @@ Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
 
 Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op) {
   switch (op) {
-    case Reduce::add: return acc + reduced;
-    case Reduce::sub: return acc - reduced;
-    case Reduce::mul: return acc * reduced;
-    case Reduce::max: return vmap::maximum(acc, reduced.to(acc.dtype()));
-    case Reduce::min: return vmap::minimum(acc, reduced.to(acc.dtype()));
+    case Reduce::add:
+      return acc + reduced;
+    case Reduce::sub:
+      return acc - reduced;
+    case Reduce::mul:
+      return acc * reduced;
+    case Reduce::max:
+      return vmap::maximum(acc, reduced.to(acc.dtype()));
+    case Reduce::min:
+      return vmap::minimum(acc, reduced.to(acc.dtype()));
   }
   return acc;
 }
@@ -196,9 +208,7 @@ bool can_hold(const Value& place, const Value& value) {
 
 // --- masks -------------------------------------------------------------------------------
 
-const Value* current_mask() {
-  return mask_stack.empty() ? nullptr : &*mask_stack.back().effective;
-}
+const Value* current_mask() { return mask_stack.empty() ? nullptr : &*mask_stack.back().effective; }
 
 Where::Where(const Value& condition) {
   const Value* outer = current_mask();
@@ -221,10 +231,14 @@ void Where::flip() {
 void accumulate(Tensor& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
   const Tensor reduced = reduce_levels(e, 0, op);
-  if (op == Reduce::add) acc += reduced;
-  else if (op == Reduce::sub) acc -= reduced;
-  else if (op == Reduce::mul) acc *= reduced;
-  else acc.copy_(combine(acc, reduced, op));
+  if (op == Reduce::add)
+    acc += reduced;
+  else if (op == Reduce::sub)
+    acc -= reduced;
+  else if (op == Reduce::mul)
+    acc *= reduced;
+  else
+    acc.copy_(combine(acc, reduced, op));
 }
 
 void accumulate(Value& acc, const Value& e, Reduce op) {
@@ -255,7 +269,8 @@ std::pair<std::vector<T>, std::vector<bool>> examples_in_order(const Value& e) {
   Tensor values = e.aligned(levels);
   std::vector<int64_t> own;
   for (int64_t k = 0; k < levels; ++k) own.push_back(values.size(k));
-  values = values.reshape(own).expand(full).reshape({count}).to(vmap::detail::dtype_of<T>).contiguous();
+  values =
+      values.reshape(own).expand(full).reshape({count}).to(vmap::detail::dtype_of<T>).contiguous();
   std::vector<T> data(values.data_ptr<T>(), values.data_ptr<T>() + count);
   std::vector<bool> runs(static_cast<std::size_t>(count), true);
   if (const Value* mask = current_mask()) {
@@ -269,11 +284,16 @@ std::pair<std::vector<T>, std::vector<bool>> examples_in_order(const Value& e) {
 template <class T>
 T fold(T acc, T value, Reduce op) {
   switch (op) {
-    case Reduce::add: return acc + value;
-    case Reduce::sub: return acc - value;
-    case Reduce::mul: return acc * value;
-    case Reduce::max: return std::max(acc, value);
-    case Reduce::min: return std::min(acc, value);
+    case Reduce::add:
+      return acc + value;
+    case Reduce::sub:
+      return acc - value;
+    case Reduce::mul:
+      return acc * value;
+    case Reduce::max:
+      return std::max(acc, value);
+    case Reduce::min:
+      return std::min(acc, value);
   }
   return acc;
 }

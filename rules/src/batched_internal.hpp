@@ -59,7 +59,6 @@ struct Input {
   Input(Dtype v) : value(rules::Arg(v)) {}
   Input(Device v) : value(rules::Arg(v)) {}
   Input(vmap::detail::Scalar v) : value(rules::Arg(v)) {}
-  Input(std::monostate) : value(rules::Arg()) {}
 };
 Value dispatch(std::size_t op, std::vector<Input> inputs);
 

@@ -38,22 +38,46 @@ Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
   const bool integral = !vmap::detail::is_floating(dtype);
   Tensor result;
   switch (op) {
-    case CppOp::add: result = x + y; break;
-    case CppOp::sub: result = x - y; break;
-    case CppOp::mul: result = x * y; break;
-    case CppOp::div: result = integral ? vmap::detail::div_trunc(x, y) : x / y; break;
+    case CppOp::add:
+      result = x + y;
+      break;
+    case CppOp::sub:
+      result = x - y;
+      break;
+    case CppOp::mul:
+      result = x * y;
+      break;
+    case CppOp::div:
+      result = integral ? vmap::detail::div_trunc(x, y) : x / y;
+      break;
     case CppOp::rem:
       if (!integral) throw Error("operator%: needs integer operands");
       result = vmap::detail::remainder_trunc(x, y);
       break;
-    case CppOp::lt: result = x < y; break;
-    case CppOp::le: result = x <= y; break;
-    case CppOp::gt: result = x > y; break;
-    case CppOp::ge: result = x >= y; break;
-    case CppOp::eq: result = x == y; break;
-    case CppOp::ne: result = x != y; break;
-    case CppOp::bit_and: result = x & y; break;
-    case CppOp::bit_or: result = x | y; break;
+    case CppOp::lt:
+      result = x < y;
+      break;
+    case CppOp::le:
+      result = x <= y;
+      break;
+    case CppOp::gt:
+      result = x > y;
+      break;
+    case CppOp::ge:
+      result = x >= y;
+      break;
+    case CppOp::eq:
+      result = x == y;
+      break;
+    case CppOp::ne:
+      result = x != y;
+      break;
+    case CppOp::bit_and:
+      result = x & y;
+      break;
+    case CppOp::bit_or:
+      result = x | y;
+      break;
   }
   return Value(result, levels, true);
 }
@@ -82,7 +106,8 @@ void make_room(const Value& place, const Value& value) {
   Tensor aligned = place.aligned(std::max(levels, place.levels()));
   std::vector<int64_t> sizes = aligned.sizes().vec();
   for (int64_t k = 0; k < levels; ++k) sizes[static_cast<std::size_t>(k)] = level_size(k);
-  Access::rebind_physical(place, aligned.expand(sizes).contiguous(), std::max(levels, place.levels()));
+  Access::rebind_physical(place, aligned.expand(sizes).contiguous(),
+                          std::max(levels, place.levels()));
 }
 
 Value compound(Value& self, const Value& updated) {
@@ -95,9 +120,7 @@ Value compound(Value& self, const Value& updated) {
 }  // namespace
 
 Dtype cpp_common_dtype(Dtype a, Dtype b) {
-  auto rank = [](Dtype d) {
-    return d == kFloat64 ? 3 : d == kFloat32 ? 2 : d == kInt64 ? 1 : 0;
-  };
+  auto rank = [](Dtype d) { return d == kFloat64 ? 3 : d == kFloat32 ? 2 : d == kInt64 ? 1 : 0; };
   auto promoted = [](Dtype d) { return d == kBool ? kInt32 : d; };
   return rank(a) >= rank(b) ? promoted(a) : promoted(b);
 }
@@ -177,9 +200,13 @@ Value Value::all(int64_t dim, bool keepdim) const {
   return dispatch(dim_form("all", member), {*this, dim, keepdim});
 }
 Value Value::softmax(int64_t dim) const { return dispatch(free_op("softmax"), {*this, dim}); }
-Value Value::log_softmax(int64_t dim) const { return dispatch(free_op("log_softmax"), {*this, dim}); }
+Value Value::log_softmax(int64_t dim) const {
+  return dispatch(free_op("log_softmax"), {*this, dim});
+}
 
-Value Value::matmul(const Value& other) const { return dispatch(member_op("matmul"), {*this, other}); }
+Value Value::matmul(const Value& other) const {
+  return dispatch(member_op("matmul"), {*this, other});
+}
 Value Value::mm(const Value& other) const { return dispatch(free_op("mm"), {*this, other}); }
 Value Value::mv(const Value& other) const { return dispatch(free_op("mv"), {*this, other}); }
 Value Value::bmm(const Value& other) const { return dispatch(free_op("bmm"), {*this, other}); }
@@ -209,10 +236,22 @@ const Value& Value::copy_(const Value& src) const {
 }
 const Value& Value::fill_(const Value& value) const { return copy_(value); }
 const Value& Value::zero_() const { return copy_(Value(int64_t{0})); }
-Value& Value::operator+=(const Value& other) { compound(*this, *this + other); return *this; }
-Value& Value::operator-=(const Value& other) { compound(*this, *this - other); return *this; }
-Value& Value::operator*=(const Value& other) { compound(*this, *this * other); return *this; }
-Value& Value::operator/=(const Value& other) { compound(*this, *this / other); return *this; }
+Value& Value::operator+=(const Value& other) {
+  compound(*this, *this + other);
+  return *this;
+}
+Value& Value::operator-=(const Value& other) {
+  compound(*this, *this - other);
+  return *this;
+}
+Value& Value::operator*=(const Value& other) {
+  compound(*this, *this * other);
+  return *this;
+}
+Value& Value::operator/=(const Value& other) {
+  compound(*this, *this / other);
+  return *this;
+}
 
 // --- free functions ------------------------------------------------------------------------
 
@@ -231,8 +270,9 @@ Value ge(const Value& a, const Value& b) { return dispatch(free_op("ge"), {a, b}
 Value where(const Value& condition, const Value& a, const Value& b) {
   if (both_cpp(a, b) && condition.is_cpp_scalar()) {  // `c ? x : y` on C++ scalars
     const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
-    const Value picked = dispatch(free_op("where"), {scalar_cast_to(condition, kBool),
-                                                     scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)});
+    const Value picked = dispatch(
+        free_op("where"),
+        {scalar_cast_to(condition, kBool), scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)});
     return scalar_cast_to(picked, dtype);
   }
   return dispatch(free_op("where"), {condition, a, b});
@@ -363,7 +403,8 @@ Dtype dtype(const Value& x) { return x.dtype(); }
 // --- <cmath> -------------------------------------------------------------------------------
 
 Value abs(const Value& x) {
-  if (x.is_cpp_scalar() && x.dtype() == kBool) return dispatch(free_op("abs"), {scalar_cast_to(x, kInt32)});
+  if (x.is_cpp_scalar() && x.dtype() == kBool)
+    return dispatch(free_op("abs"), {scalar_cast_to(x, kInt32)});
   const Value result = dispatch(free_op("abs"), {x});
   return x.is_cpp_scalar() ? scalar_cast_to(result, result.dtype()) : result;
 }
@@ -374,7 +415,8 @@ namespace {
 Value rounded(const Value& x, bool up) {
   const Value value = floating(x);
   const Value truncated = scalar_cast_to(scalar_cast_to(value, kInt64), value.dtype());
-  const Value step = scalar_cast_to(up ? gt(value, truncated) : lt(value, truncated), value.dtype());
+  const Value step =
+      scalar_cast_to(up ? gt(value, truncated) : lt(value, truncated), value.dtype());
   const Value result = up ? add(truncated, step) : sub(truncated, step);
   return x.is_cpp_scalar() ? scalar_cast_to(result, value.dtype()) : result;
 }
@@ -402,11 +444,13 @@ Value fmin(const Value& a, const Value& b) {
   return minimum(a, b);
 }
 Value max(const Value& a, const Value& b) {
-  if (both_cpp(a, b)) return cpp_binary(free_op("maximum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
+  if (both_cpp(a, b))
+    return cpp_binary(free_op("maximum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
   return maximum(a, b);
 }
 Value min(const Value& a, const Value& b) {
-  if (both_cpp(a, b)) return cpp_binary(free_op("minimum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
+  if (both_cpp(a, b))
+    return cpp_binary(free_op("minimum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
   return minimum(a, b);
 }
 
@@ -414,22 +458,46 @@ Value min(const Value& a, const Value& b) {
 
 consteval std::size_t operator_op(std::string_view name) { return op_index(name, binary_operator); }
 
-Value operator+(const Value& a, const Value& b) { return binary(operator_op("operator+"), a, b, CppOp::add); }
-Value operator-(const Value& a, const Value& b) { return binary(operator_op("operator-"), a, b, CppOp::sub); }
-Value operator*(const Value& a, const Value& b) { return binary(operator_op("operator*"), a, b, CppOp::mul); }
-Value operator/(const Value& a, const Value& b) { return binary(operator_op("operator/"), a, b, CppOp::div); }
+Value operator+(const Value& a, const Value& b) {
+  return binary(operator_op("operator+"), a, b, CppOp::add);
+}
+Value operator-(const Value& a, const Value& b) {
+  return binary(operator_op("operator-"), a, b, CppOp::sub);
+}
+Value operator*(const Value& a, const Value& b) {
+  return binary(operator_op("operator*"), a, b, CppOp::mul);
+}
+Value operator/(const Value& a, const Value& b) {
+  return binary(operator_op("operator/"), a, b, CppOp::div);
+}
 Value operator%(const Value& a, const Value& b) {
   if (!both_cpp(a, b)) throw Error("operator%: only on C++ integers");
   return cpp_arithmetic(a, b, CppOp::rem);
 }
-Value operator<(const Value& a, const Value& b) { return binary(operator_op("operator<"), a, b, CppOp::lt); }
-Value operator<=(const Value& a, const Value& b) { return binary(operator_op("operator<="), a, b, CppOp::le); }
-Value operator>(const Value& a, const Value& b) { return binary(operator_op("operator>"), a, b, CppOp::gt); }
-Value operator>=(const Value& a, const Value& b) { return binary(operator_op("operator>="), a, b, CppOp::ge); }
-Value operator==(const Value& a, const Value& b) { return binary(operator_op("operator=="), a, b, CppOp::eq); }
-Value operator!=(const Value& a, const Value& b) { return binary(operator_op("operator!="), a, b, CppOp::ne); }
-Value operator&(const Value& a, const Value& b) { return binary(operator_op("operator&"), a, b, CppOp::bit_and); }
-Value operator|(const Value& a, const Value& b) { return binary(operator_op("operator|"), a, b, CppOp::bit_or); }
+Value operator<(const Value& a, const Value& b) {
+  return binary(operator_op("operator<"), a, b, CppOp::lt);
+}
+Value operator<=(const Value& a, const Value& b) {
+  return binary(operator_op("operator<="), a, b, CppOp::le);
+}
+Value operator>(const Value& a, const Value& b) {
+  return binary(operator_op("operator>"), a, b, CppOp::gt);
+}
+Value operator>=(const Value& a, const Value& b) {
+  return binary(operator_op("operator>="), a, b, CppOp::ge);
+}
+Value operator==(const Value& a, const Value& b) {
+  return binary(operator_op("operator=="), a, b, CppOp::eq);
+}
+Value operator!=(const Value& a, const Value& b) {
+  return binary(operator_op("operator!="), a, b, CppOp::ne);
+}
+Value operator&(const Value& a, const Value& b) {
+  return binary(operator_op("operator&"), a, b, CppOp::bit_and);
+}
+Value operator|(const Value& a, const Value& b) {
+  return binary(operator_op("operator|"), a, b, CppOp::bit_or);
+}
 
 Value operator-(const Value& x) {
   if (!x.is_cpp_scalar()) return dispatch(op_index("operator-", unary_operator), {x});

@@ -72,14 +72,17 @@ TensorArg merge_levels(const Tensor& aligned, int64_t levels,
 // Positions whose dtypes ATen promotes together, per pointwise rule.
 std::vector<std::size_t> promoted_positions(RuleId rule, std::size_t count) {
   switch (rule) {
-    case RuleId::binary_pointwise: return {0, 1};
-    case RuleId::ternary_where: return {1, 2};
+    case RuleId::binary_pointwise:
+      return {0, 1};
+    case RuleId::ternary_where:
+      return {1, 2};
     case RuleId::clamp: {
       std::vector<std::size_t> all(count);
       std::iota(all.begin(), all.end(), 0);
       return all;
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -112,11 +115,13 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
   // ATen would make them float32 as wrapped numbers, C++ keeps their type.
   bool only_cpp = true;
   for (std::size_t position : promoted) {
-    const auto* v = position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
+    const auto* v =
+        position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
     if (v && v->defined() && !v->is_cpp_scalar()) only_cpp = false;
   }
   for (std::size_t position : promoted) {
-    const auto* v = position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
+    const auto* v =
+        position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
     if (!v || !v->defined()) continue;
     tagged.push_back(v->is_cpp_scalar() && !only_cpp
                          ? vmap::detail::number_operand(v->dtype())
@@ -137,8 +142,7 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
 
 // --- levels -------------------------------------------------------------------------
 
-Level::Level(int64_t start, int64_t end)
-    : depth_(static_cast<int64_t>(level_stack.size())) {
+Level::Level(int64_t start, int64_t end) : depth_(static_cast<int64_t>(level_stack.size())) {
   level_stack.push_back({start, std::max<int64_t>(0, end - start)});
 }
 
@@ -188,14 +192,13 @@ Value::Value(Value&& other) noexcept
       place_(std::move(other.place_)) {}
 
 Tensor Value::scalar_tensor(vmap::detail::Scalar value, Dtype dtype) {
-  Tensor tensor = vmap::full({}, value, dtype);
-  return tensor;
+  return vmap::full({}, value, dtype);
 }
 
 Tensor Value::aligned(int64_t levels) const {
   if (levels < levels_)
-    throw Error("vmap: a value of " + std::to_string(levels_) +
-                " levels used where only " + std::to_string(levels) + " are active");
+    throw Error("vmap: a value of " + std::to_string(levels_) + " levels used where only " +
+                std::to_string(levels) + " are active");
   Tensor result = physical_;
   for (int64_t k = levels_; k < levels; ++k) result = result.unsqueeze(levels_);
   return result;
@@ -305,7 +308,10 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   std::vector<rules::Arg> args;
   for (const Input& input : inputs) {
     if (const auto* v = std::get_if<Value>(&input.value)) {
-      if (!v->defined()) { args.emplace_back(); continue; }
+      if (!v->defined()) {
+        args.emplace_back();
+        continue;
+      }
       args.emplace_back(merge_levels(v->aligned(levels), levels, merged_sizes, v->is_cpp_scalar()));
     } else if (const auto* list = std::get_if<std::vector<Value>>(&input.value)) {
       std::vector<TensorArg> tensors;
@@ -360,8 +366,7 @@ std::optional<Value> select_by_induction(const Value& x, int64_t dim, const Valu
 
 Value select(const Value& x, int64_t dim, const Value& index) {
   if (index.levels() == 0 && !index.physical().dim())
-    return dispatch(op_index("select", OpForm::member),
-                    {x, dim, index.physical().item<int64_t>()});
+    return dispatch(op_index("select", OpForm::member), {x, dim, index.physical().item<int64_t>()});
   if (auto view = select_by_induction(x, dim, index)) return *view;
   const Value position = masked_index(index);
   Value result = dispatch(op_index("select", OpForm::member), {x, dim, position});
@@ -369,7 +374,9 @@ Value select(const Value& x, int64_t dim, const Value& index) {
   return result;
 }
 
-Value select(const Tensor& x, int64_t dim, const Value& index) { return select(Value(x), dim, index); }
+Value select(const Tensor& x, int64_t dim, const Value& index) {
+  return select(Value(x), dim, index);
+}
 Value at(const Tensor& x, const Value& index) { return select(Value(x), 0, index); }
 Value at(const Value& x, const Value& index) { return select(x, 0, index); }
 // An integer or 0-d tensor selects; an integer tensor indexes dim 0 with each of its
@@ -381,7 +388,9 @@ Value Value::operator[](const Value& index) const {
   shape.insert(shape.end(), rest.begin() + 1, rest.end());
   return index_select(0, index.flatten()).reshape(shape);
 }
-Value Value::select(int64_t dim, const Value& index) const { return batched::select(*this, dim, index); }
+Value Value::select(int64_t dim, const Value& index) const {
+  return batched::select(*this, dim, index);
+}
 
 Value Value::narrow(int64_t dim, const Value& start, int64_t length) const {
   if (start.levels() == 0)

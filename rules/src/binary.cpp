@@ -21,7 +21,8 @@ int64_t logical_rank(const TensorArg& operand) {
 }
 
 bool any_batched(std::span<const TensorArg> operands) {
-  return std::ranges::any_of(operands, [](const TensorArg& operand) { return operand.bdim.has_value(); });
+  return std::ranges::any_of(operands,
+                             [](const TensorArg& operand) { return operand.bdim.has_value(); });
 }
 
 }  // namespace

@@ -19,8 +19,8 @@ BatchedResult full_like_rule(std::size_t op, const CallArgs& args) {
   const Tensor values = move_bdim_to_front(value->value, value->bdim);
   const int64_t batch = values.size(0);
   const std::vector<int64_t> sizes = prepend(batch, logical_sizes(x.value, x.bdim));
-  const Tensor column = pad_to_logical_rank(values.to(x.value.dtype()), 0,
-                                            static_cast<int64_t>(sizes.size()) - 1);
+  const Tensor column =
+      pad_to_logical_rank(values.to(x.value.dtype()), 0, static_cast<int64_t>(sizes.size()) - 1);
   return {column.expand(sizes).contiguous(), 0};
 }
 

@@ -17,7 +17,8 @@ Value enter_level(const Value& argument, std::optional<int64_t> in_dim, int64_t 
   const Tensor aligned = argument.aligned(outer_levels);
   const int64_t rank = aligned.dim() - outer_levels;
   const int64_t dim = rules::wrap_logical_dim("vmap", *in_dim, rank) + outer_levels;
-  return Access::make(aligned.movedim(dim, outer_levels), outer_levels + 1, argument.is_cpp_scalar());
+  return Access::make(aligned.movedim(dim, outer_levels), outer_levels + 1,
+                      argument.is_cpp_scalar());
 }
 
 int64_t batch_size(const std::vector<Value>& arguments,
@@ -30,8 +31,8 @@ int64_t batch_size(const std::vector<Value>& arguments,
     const int64_t this_size =
         aligned.size(rules::wrap_logical_dim("vmap", *in_dims[k], rank) + outer_levels);
     if (size && *size != this_size)
-      throw Error("vmap: arguments disagree on the batch size (" + std::to_string(*size) +
-                  " vs " + std::to_string(this_size) + ")");
+      throw Error("vmap: arguments disagree on the batch size (" + std::to_string(*size) + " vs " +
+                  std::to_string(this_size) + ")");
     size = this_size;
   }
   if (!size) throw Error("vmap: no argument is batched (every in_dim is nullopt)");

@@ -33,8 +33,8 @@ std::optional<int64_t> batch_size_of(std::span<const BatchedResult> args) {
     if (!bdim) continue;
     const int64_t this_size = tensor.size(*bdim);
     if (size && *size != this_size)
-      throw Error("vmap: batched arguments disagree on the batch size (" +
-                  std::to_string(*size) + " vs " + std::to_string(this_size) + ")");
+      throw Error("vmap: batched arguments disagree on the batch size (" + std::to_string(*size) +
+                  " vs " + std::to_string(this_size) + ")");
     size = this_size;
   }
   return size;

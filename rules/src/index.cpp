@@ -36,8 +36,8 @@ BatchedResult select_from_unbatched(const Tensor& x, int64_t dim, const Tensor& 
 
 }  // namespace
 
-BatchedResult select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
-                                const Tensor& index, BatchDim index_bdim) {
+BatchedResult select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& index,
+                                BatchDim index_bdim) {
   const int64_t rank = rank_without_bdim(x, x_bdim);
   if (rank == 0) throw Error("select: cannot be applied to a 0-dim tensor");
   const int64_t logical_dim = wrap_logical_dim("select", dim, rank);
@@ -56,8 +56,8 @@ BatchedResult select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
           0};
 }
 
-BatchedResult narrow_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
-                                const Tensor& start, BatchDim start_bdim, int64_t length) {
+BatchedResult narrow_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& start,
+                                BatchDim start_bdim, int64_t length) {
   const int64_t logical_dim = wrap_logical_dim("narrow", dim, rank_without_bdim(x, x_bdim));
   const Tensor front = move_bdim_to_front(x, x_bdim);
   const int64_t extent = front.size(logical_dim + (x_bdim ? 1 : 0));
@@ -72,8 +72,7 @@ BatchedResult narrow_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
 BatchedResult index_select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
                                       const Tensor& index, BatchDim index_bdim) {
   if (!x_bdim && !index_bdim) return {x.index_select(dim, index), std::nullopt};
-  const int64_t logical_dim =
-      wrap_logical_dim("index_select", dim, rank_without_bdim(x, x_bdim));
+  const int64_t logical_dim = wrap_logical_dim("index_select", dim, rank_without_bdim(x, x_bdim));
   const Tensor front = move_bdim_to_front(x, x_bdim);
   if (!index_bdim) return {front.index_select(logical_dim + 1, index), 0};
   const Tensor index_front = move_bdim_to_front(index, index_bdim);
@@ -87,8 +86,8 @@ BatchedResult index_select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t 
   return {front.gather(shifted, gather_index(positions, front, shifted)), 0};
 }
 
-BatchedResult gather_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
-                                const Tensor& index, BatchDim index_bdim) {
+BatchedResult gather_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& index,
+                                BatchDim index_bdim) {
   if (!x_bdim && !index_bdim) return {x.gather(dim, index), std::nullopt};
   const std::array<BatchedResult, 2> operands{BatchedResult{x, x_bdim}, {index, index_bdim}};
   const int64_t batch = *batch_size_of(operands);

@@ -9,18 +9,17 @@
 namespace vmap::rules {
 namespace {
 
-void check_ranks(const char* op, const Tensor& x, BatchDim x_bdim, int64_t x_rank,
-                 const Tensor& y, BatchDim y_bdim, int64_t y_rank) {
+void check_ranks(const char* op, const Tensor& x, BatchDim x_bdim, int64_t x_rank, const Tensor& y,
+                 BatchDim y_bdim, int64_t y_rank) {
   const int64_t actual_x = rank_without_bdim(x, x_bdim);
   const int64_t actual_y = rank_without_bdim(y, y_bdim);
   if (actual_x != x_rank || actual_y != y_rank)
     throw Error(std::string(op) + ": expected " + std::to_string(x_rank) + "-D and " +
-                std::to_string(y_rank) + "-D tensors, got " + std::to_string(actual_x) +
-                "-D and " + std::to_string(actual_y) + "-D");
+                std::to_string(y_rank) + "-D tensors, got " + std::to_string(actual_x) + "-D and " +
+                std::to_string(actual_y) + "-D");
 }
 
-BatchedResult checked_matmul(const char* op, const CallArgs& args, int64_t x_rank,
-                             int64_t y_rank) {
+BatchedResult checked_matmul(const char* op, const CallArgs& args, int64_t x_rank, int64_t y_rank) {
   const TensorArg& x = args.tensor_arg(0);
   const TensorArg& y = args.tensor_arg(1);
   check_ranks(op, x.value, x.bdim, x_rank, y.value, y.bdim, y_rank);
@@ -35,8 +34,8 @@ BatchedResult matmul_batch_rule(const Tensor& x, BatchDim x_bdim, const Tensor& 
   const int64_t x_rank = rank_without_bdim(x, x_bdim);
   const int64_t y_rank = rank_without_bdim(y, y_bdim);
   if (x_rank == 0 || y_rank == 0)
-    throw Error("matmul: both arguments need at least 1 dimension, got " +
-                std::to_string(x_rank) + "-D and " + std::to_string(y_rank) + "-D");
+    throw Error("matmul: both arguments need at least 1 dimension, got " + std::to_string(x_rank) +
+                "-D and " + std::to_string(y_rank) + "-D");
   Tensor x_front = move_bdim_to_front(x, x_bdim);
   Tensor y_front = move_bdim_to_front(y, y_bdim);
   // A batch of vectors against an unbatched vector or matrix: one GEMM/GEMV over all rows.
@@ -75,9 +74,15 @@ BatchedResult matmul_rule(std::size_t, const CallArgs& args) {
   const TensorArg& y = args.tensor_arg(1);
   return matmul_batch_rule(x.value, x.bdim, y.value, y.bdim);
 }
-BatchedResult mm_rule(std::size_t, const CallArgs& args) { return checked_matmul("mm", args, 2, 2); }
-BatchedResult mv_rule(std::size_t, const CallArgs& args) { return checked_matmul("mv", args, 2, 1); }
-BatchedResult bmm_rule(std::size_t, const CallArgs& args) { return checked_matmul("bmm", args, 3, 3); }
+BatchedResult mm_rule(std::size_t, const CallArgs& args) {
+  return checked_matmul("mm", args, 2, 2);
+}
+BatchedResult mv_rule(std::size_t, const CallArgs& args) {
+  return checked_matmul("mv", args, 2, 1);
+}
+BatchedResult bmm_rule(std::size_t, const CallArgs& args) {
+  return checked_matmul("bmm", args, 3, 3);
+}
 
 BatchedResult dot_rule(std::size_t, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);

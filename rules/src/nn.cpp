@@ -11,7 +11,8 @@ BatchedResult softmax_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim) return {call_with(op, args, {}), std::nullopt};
   const int64_t rank = rank_without_bdim(x.value, x.bdim);
-  const int64_t dim = wrap_logical_dim(std::string(kOpTable[op].name).c_str(), args.integer(1), rank);
+  const int64_t dim =
+      wrap_logical_dim(std::string(kOpTable[op].name).c_str(), args.integer(1), rank);
   const Tensor front = move_bdim_to_front(x.value, x.bdim);
   if (rank == 0)  // a 0-d example is its own (single-element) dim
     return {call_with(op, args, {{0, plain(front.unsqueeze(1))}, {1, int64_t{1}}}).squeeze(1), 0};
@@ -43,7 +44,8 @@ BatchedResult clamp_rule(std::size_t op, const CallArgs& args) {
   call[0] = plain(aligned[0]);
   for (std::size_t i = 1; i <= 2; ++i)
     if (args.given(i)) call[i] = plain(aligned[next++]);
-  const bool batched = std::ranges::any_of(operands, [](const TensorArg& t) { return t.bdim.has_value(); });
+  const bool batched =
+      std::ranges::any_of(operands, [](const TensorArg& t) { return t.bdim.has_value(); });
   return {call_reference(op, call), batched ? BatchDim(0) : std::nullopt};
 }
 

@@ -46,8 +46,8 @@ BatchedResult reduce_dim_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim) return {call_with(op, args, {}), std::nullopt};
   const std::string name(kOpTable[op].name);
-  auto [front, dims] = shift_reduced_dims(name.c_str(), move_bdim_to_front(x.value, x.bdim),
-                                          {args.integer(1)});
+  auto [front, dims] =
+      shift_reduced_dims(name.c_str(), move_bdim_to_front(x.value, x.bdim), {args.integer(1)});
   const bool keepdim = front.dim() != x.value.dim() ? false : args.flag(2);
   return {call_with(op, args, {{0, plain(front)}, {1, dims[0]}, {2, keepdim}}), 0};
 }
@@ -56,8 +56,8 @@ BatchedResult reduce_dims_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim) return {call_with(op, args, {}), std::nullopt};
   const std::string name(kOpTable[op].name);
-  auto [front, dims] = shift_reduced_dims(name.c_str(), move_bdim_to_front(x.value, x.bdim),
-                                          args.integers(1));
+  auto [front, dims] =
+      shift_reduced_dims(name.c_str(), move_bdim_to_front(x.value, x.bdim), args.integers(1));
   const bool keepdim = front.dim() != x.value.dim() ? false : args.flag(2);
   return {call_with(op, args, {{0, plain(front)}, {1, dims}, {2, keepdim}}), 0};
 }

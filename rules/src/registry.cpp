@@ -302,8 +302,7 @@ const TensorArg& CallArgs::tensor_arg(std::size_t i) const {
 }
 
 const Arg& CallArgs::at(std::size_t i) const {
-  if (i >= args_.size())
-    throw Error("vmap rules: argument " + std::to_string(i) + " missing");
+  if (i >= args_.size()) throw Error("vmap rules: argument " + std::to_string(i) + " missing");
   return args_[i];
 }
 
@@ -380,7 +379,8 @@ Tensor call_with(std::size_t op, const CallArgs& args,
 std::size_t sibling_op(std::size_t op, std::initializer_list<ArgKind> params) {
   const std::size_t sibling = find_op(kOpTable[op].name, kOpTable[op].form, params);
   if (sibling == kNoOp)
-    throw Error("vmap rules: no form of " + std::string(kOpTable[op].name) + " with those arguments");
+    throw Error("vmap rules: no form of " + std::string(kOpTable[op].name) +
+                " with those arguments");
   return sibling;
 }
 

@@ -84,8 +84,8 @@ BatchedResult t_batch_rule(const Tensor& x, BatchDim x_bdim) {
   if (!x_bdim) return {x.t(), std::nullopt};
   const int64_t rank = rank_without_bdim(x, x_bdim);
   if (rank > 2)
-    throw Error("t: expects a tensor with <= 2 dimensions, but self is " +
-                std::to_string(rank) + "D");
+    throw Error("t: expects a tensor with <= 2 dimensions, but self is " + std::to_string(rank) +
+                "D");
   const Tensor front = move_bdim_to_front(x, x_bdim);
   return {rank == 2 ? front.transpose(1, 2) : front, 0};
 }
@@ -139,7 +139,8 @@ BatchedResult select_rule(std::size_t op, const CallArgs& args) {
   const int64_t dim = is_subscript ? 0 : args.integer(1);
   const Arg& index = args.raw(index_position);
   const TensorArg& x = args.tensor_arg(0);
-  if (const auto* batched_index = std::get_if<TensorArg>(&index); batched_index && batched_index->bdim)
+  if (const auto* batched_index = std::get_if<TensorArg>(&index);
+      batched_index && batched_index->bdim)
     return select_batch_rule(x.value, x.bdim, dim, batched_index->value, batched_index->bdim);
   const int64_t position = args.integer(index_position);
   if (!x.bdim) return {x.value.select(dim, position), std::nullopt};
@@ -186,7 +187,8 @@ BatchedResult flatten_rule(std::size_t, const CallArgs& args) {
 namespace {
 std::vector<BatchedResult> batched_list(const CallArgs& args) {
   std::vector<BatchedResult> tensors;
-  for (const TensorArg& tensor : args.tensor_args(0)) tensors.emplace_back(tensor.value, tensor.bdim);
+  for (const TensorArg& tensor : args.tensor_args(0))
+    tensors.emplace_back(tensor.value, tensor.bdim);
   return tensors;
 }
 }  // namespace

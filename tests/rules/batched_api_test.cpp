@@ -203,9 +203,9 @@ TEST(BatchedApi, CppScalarsFollowCppArithmetic) {
   vb::Level level(-3, 4);
   const vb::Value i = level.index();  // int64 C++ scalar
   const vb::Value two = int32_t{2};
-  const vb::Value half = i / two;     // truncates toward zero: -3 / 2 == -1
+  const vb::Value half = i / two;  // truncates toward zero: -3 / 2 == -1
   const vb::Value rest = i % two;
-  const vb::Value ratio = vb::scalar_cast<float>(i) / 2.0;  // float / double -> double
+  const vb::Value ratio = vb::scalar_cast<float>(i) / 2.0;       // float / double -> double
   const vb::Value root = vb::sqrt(vb::scalar_cast<int>(i * i));  // std::sqrt(int) -> double
   const vb::Value less = i < 1;
   EXPECT_TRUE(half.is_cpp_scalar());
@@ -227,8 +227,8 @@ TEST(BatchedApi, CppScalarsFollowCppArithmetic) {
 
 TEST(BatchedApi, PromotionUsesPerExampleRanks) {
   Rng rng(5);
-  const Tensor x = random(rng, {4, 3});                  // float32 rows
-  const Tensor w = random(rng, {4}, kFloat64);           // a float64 0-d per example
+  const Tensor x = random(rng, {4, 3});         // float32 rows
+  const Tensor w = random(rng, {4}, kFloat64);  // a float64 0-d per example
   const Tensor n = random(rng, {4, 3}, kInt32);
   const Tensor m = random(rng, {4}, kInt64);
   Tensor expected = zeros({4, 3}), out = zeros({4, 3});
@@ -260,6 +260,25 @@ TEST(BatchedApi, NestedLevelsNest) {
     vb::Level inner(0, 4);
     const vb::Value j = inner.index();
     vb::at(vb::at(out, i), j) = (vb::at(a, i) - vb::at(b, j)).abs().sum();
+  }
+  expect_equal(out, expected);
+}
+
+// A non-pointwise op whose operands vary along different levels: merged into one batch dim.
+TEST(BatchedApi, OpsOnValuesOfDifferentLevels) {
+  Rng rng(14);
+  const Tensor a = random(rng, {3, 2, 4});
+  const Tensor b = random(rng, {5, 4});
+  Tensor expected = zeros({3, 5, 2}), out = zeros({3, 5, 2});
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 5; ++j) expected[i][j] = a[i].matmul(b[j]);
+  {
+    vb::Level outer(0, 3);
+    const vb::Value i = outer.index();
+    const vb::Value rows = vb::at(a, i);
+    vb::Level inner(0, 5);
+    const vb::Value j = inner.index();
+    vb::at(vb::at(out, i), j) = rows.matmul(vb::at(b, j));
   }
   expect_equal(out, expected);
 }
@@ -384,7 +403,7 @@ TEST(BatchedApi, PerExampleFallbackWarnsOnceAndStacks) {
 
 TEST(BatchedApi, UnsafeOverlapDetectsPartialAliasing) {
   const Tensor buffer = zeros({4, 4});
-  EXPECT_FALSE(vb::unsafe_overlap(buffer, buffer));               // the same view: safe
+  EXPECT_FALSE(vb::unsafe_overlap(buffer, buffer));  // the same view: safe
   EXPECT_FALSE(vb::unsafe_overlap(buffer.narrow(0, 0, 2), buffer.narrow(0, 2, 2)));
   EXPECT_TRUE(vb::unsafe_overlap(buffer.narrow(0, 0, 3), buffer.narrow(0, 1, 3)));
   EXPECT_TRUE(vb::unsafe_overlap(buffer, buffer.t()));

@@ -16,27 +16,30 @@ using vmap::rules::OpForm;
 // Every op name of SPEC section 4 (Tensor members, operators, free functions, factories,
 // checks), as the user spells it.
 constexpr std::string_view kSpecMembers[] = {
-    "dim", "size", "sizes", "numel", "dtype", "device", "is_contiguous", "contiguous", "clone",
-    "to", "item", "data_ptr", "operator[]", "select", "index_select", "gather", "unsqueeze",
-    "squeeze", "expand", "reshape", "view", "transpose", "t", "permute", "flatten", "sum",
-    "mean", "amax", "amin", "argmax", "matmul", "sqrt", "exp", "log", "abs", "neg", "relu",
-    "sigmoid", "tanh", "pow", "clamp", "copy_", "fill_", "zero_", "operator+=", "operator-=",
-    "operator*=", "operator/=", "narrow", "any", "all", "sign"};
+    "dim",           "size",       "sizes",        "numel",      "dtype",      "device",
+    "is_contiguous", "contiguous", "clone",        "to",         "item",       "data_ptr",
+    "operator[]",    "select",     "index_select", "gather",     "unsqueeze",  "squeeze",
+    "expand",        "reshape",    "view",         "transpose",  "t",          "permute",
+    "flatten",       "sum",        "mean",         "amax",       "amin",       "argmax",
+    "matmul",        "sqrt",       "exp",          "log",        "abs",        "neg",
+    "relu",          "sigmoid",    "tanh",         "pow",        "clamp",      "copy_",
+    "fill_",         "zero_",      "operator+=",   "operator-=", "operator*=", "operator/=",
+    "narrow",        "any",        "all",          "sign"};
 constexpr std::string_view kSpecBinaryOperators[] = {
-    "operator+", "operator-", "operator*", "operator/", "operator<", "operator<=", "operator>",
-    "operator>=", "operator==", "operator!=", "operator&", "operator|"};
+    "operator+", "operator-",  "operator*",  "operator/",  "operator<", "operator<=",
+    "operator>", "operator>=", "operator==", "operator!=", "operator&", "operator|"};
 constexpr std::string_view kSpecUnaryOperators[] = {"operator-", "operator!"};
 constexpr std::string_view kSpecFreeFunctions[] = {
-    "add", "sub", "mul", "div", "neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tanh",
-    "sigmoid", "relu", "pow", "maximum", "minimum", "where", "clamp", "eq", "ne", "lt", "le",
-    "gt", "ge", "logical_and", "logical_or", "logical_not", "sum", "mean", "amax", "amin",
-    "argmax", "argmin", "matmul", "mm", "mv", "bmm", "dot", "linear", "gather", "index_select",
-    "softmax", "log_softmax", "cat", "stack", "unsqueeze", "squeeze", "expand", "reshape",
-    "transpose", "permute", "movedim", "flatten", "triu", "tril", "zeros_like", "ones_like",
-    "full_like", "narrow", "empty_like", "any", "all", "sign",
+    "add", "sub", "mul", "div", "neg", "abs", "sqrt", "exp", "log", "sin", "cos", "tanh", "sigmoid",
+    "relu", "pow", "maximum", "minimum", "where", "clamp", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_and", "logical_or", "logical_not", "sum", "mean", "amax", "amin", "argmax", "argmin",
+    "matmul", "mm", "mv", "bmm", "dot", "linear", "gather", "index_select", "softmax",
+    "log_softmax", "cat", "stack", "unsqueeze", "squeeze", "expand", "reshape", "transpose",
+    "permute", "movedim", "flatten", "triu", "tril", "zeros_like", "ones_like", "full_like",
+    "narrow", "empty_like", "any", "all", "sign",
     // factories
-    "zeros", "ones", "full", "empty", "arange", "rand", "randn", "randint", "tensor",
-    "from_blob", "manual_seed",
+    "zeros", "ones", "full", "empty", "arange", "rand", "randn", "randint", "tensor", "from_blob",
+    "manual_seed",
     // checks
     "allclose", "equal"};
 

@@ -94,7 +94,8 @@ struct Generator {
         case ArgKind::tensor:
         case ArgKind::nested_list: {
           if (i == 0) {
-            plan.positions.push_back([=, this](int64_t) { return Arg(plain(tensor_of(main_shape, main_dtype))); });
+            plan.positions.push_back(
+                [=, this](int64_t) { return Arg(plain(tensor_of(main_shape, main_dtype))); });
           } else if (rule == RuleId::index_select) {
             const int64_t extent = main_shape[static_cast<std::size_t>(chosen_dim)];
             const int64_t count = rng.uniform(1, 4);
@@ -112,9 +113,11 @@ struct Generator {
           } else if (rule == RuleId::compare_all) {
             plan.positions.push_back([=, this](int64_t) { return Arg(); });  // filled in make()
           } else {
-            const auto other_shape = rule == RuleId::ternary_where && i == 0 ? main_shape : broadcastable();
+            const auto other_shape =
+                rule == RuleId::ternary_where && i == 0 ? main_shape : broadcastable();
             const Dtype other_dtype = test::random_dtype(rng);
-            plan.positions.push_back([=, this](int64_t) { return Arg(plain(tensor_of(other_shape, other_dtype))); });
+            plan.positions.push_back(
+                [=, this](int64_t) { return Arg(plain(tensor_of(other_shape, other_dtype))); });
           }
           break;
         }
@@ -122,7 +125,8 @@ struct Generator {
           const bool first = i == 0;
           const auto operand_shape = first ? main_shape : broadcastable();
           const Dtype operand_dtype = first ? main_dtype : test::random_dtype(rng);
-          plan.positions.push_back([=, this](int64_t) { return Arg(plain(tensor_of(operand_shape, operand_dtype))); });
+          plan.positions.push_back(
+              [=, this](int64_t) { return Arg(plain(tensor_of(operand_shape, operand_dtype))); });
           break;
         }
         case ArgKind::tensor_list: {
@@ -138,7 +142,8 @@ struct Generator {
           }
           plan.positions.push_back([=, this](int64_t) {
             std::vector<TensorArg> list;
-            for (const auto& item_shape : shapes) list.push_back({tensor_of(item_shape, main_dtype), std::nullopt});
+            for (const auto& item_shape : shapes)
+              list.push_back({tensor_of(item_shape, main_dtype), std::nullopt});
             return Arg(list);
           });
           chosen_dim = dim;
@@ -156,7 +161,8 @@ struct Generator {
           std::vector<int64_t> dims(shape.size());
           std::iota(dims.begin(), dims.end(), 0);
           rng.shuffle(dims);
-          if (rule != RuleId::permute) dims.resize(static_cast<std::size_t>(rng.uniform(0, rank())));
+          if (rule != RuleId::permute)
+            dims.resize(static_cast<std::size_t>(rng.uniform(0, rank())));
           for (int64_t& dim : dims)
             if (rng.chance(0.3)) dim -= rank();
           plan.positions.push_back([=](int64_t) { return Arg(dims); });
@@ -176,9 +182,11 @@ struct Generator {
           const int64_t extent = shape[static_cast<std::size_t>(dim_position)];
           if (rule == RuleId::narrow) {
             length = rng.uniform(1, extent);
-            plan.positions.push_back([=, this](int64_t) { return Arg(rng.uniform(0, extent - length)); });
+            plan.positions.push_back(
+                [=, this](int64_t) { return Arg(rng.uniform(0, extent - length)); });
           } else {
-            plan.positions.push_back([=, this](int64_t) { return Arg(rng.uniform(-extent, extent - 1)); });
+            plan.positions.push_back(
+                [=, this](int64_t) { return Arg(rng.uniform(-extent, extent - 1)); });
           }
           break;
         }
@@ -191,7 +199,8 @@ struct Generator {
           const bool upper = i == 2;
           plan.positions.push_back([=, this](int64_t) {
             if (rule == RuleId::compare_all) return Arg(detail::Scalar(1e-3));
-            if (rule == RuleId::loop_invariant) return Arg(detail::Scalar(int64_t{rng.uniform(1, 4)}));
+            if (rule == RuleId::loop_invariant)
+              return Arg(detail::Scalar(int64_t{rng.uniform(1, 4)}));
             const double value = upper ? rng.real(0.0, 1.0) : rng.real(-1.0, 0.0);
             return Arg(detail::Scalar(value));
           });
@@ -218,8 +227,10 @@ struct Generator {
     if (rule == RuleId::expand) {
       std::vector<int64_t> sizes = shape;
       for (int64_t& size : sizes)
-        if (size == 1 && rng.chance(0.5)) size = 2;
-        else if (rng.chance(0.3)) size = -1;
+        if (size == 1 && rng.chance(0.5))
+          size = 2;
+        else if (rng.chance(0.3))
+          size = -1;
       if (rng.chance(0.5)) sizes.insert(sizes.begin(), 2);
       return sizes;
     }
@@ -227,8 +238,10 @@ struct Generator {
     int64_t numel = 1;
     for (int64_t size : shape) numel *= size;
     switch (rng.uniform(0, 2)) {
-      case 0: return {-1};
-      case 1: return {numel, 1};
+      case 0:
+        return {-1};
+      case 1:
+        return {numel, 1};
       default: {
         std::vector<int64_t> reversed(shape.rbegin(), shape.rend());
         return reversed;
@@ -242,11 +255,27 @@ struct Generator {
     dtype = rng.chance(0.5) ? kFloat32 : kFloat64;
     std::vector<int64_t> x_shape, y_shape;
     switch (entry.rule) {
-      case RuleId::mm: x_shape = {n, k}; y_shape = {k, m}; break;
-      case RuleId::mv: x_shape = {n, k}; y_shape = {k}; break;
-      case RuleId::bmm: x_shape = {b, n, k}; y_shape = {b, k, m}; break;
-      case RuleId::dot: x_shape = {k}; y_shape = {k}; break;
-      case RuleId::linear: x_shape = random_shape(0, 2); x_shape.push_back(k); y_shape = {n, k}; break;
+      case RuleId::mm:
+        x_shape = {n, k};
+        y_shape = {k, m};
+        break;
+      case RuleId::mv:
+        x_shape = {n, k};
+        y_shape = {k};
+        break;
+      case RuleId::bmm:
+        x_shape = {b, n, k};
+        y_shape = {b, k, m};
+        break;
+      case RuleId::dot:
+        x_shape = {k};
+        y_shape = {k};
+        break;
+      case RuleId::linear:
+        x_shape = random_shape(0, 2);
+        x_shape.push_back(k);
+        y_shape = {n, k};
+        break;
       default: {  // matmul: every rank pairing from 1-D to 3-D
         x_shape = random_shape(0, 2);
         x_shape.push_back(k);
@@ -265,9 +294,8 @@ struct Generator {
     plan.positions.push_back([=, this](int64_t) { return Arg(plain(tensor_of(y_shape, type))); });
     if (entry.arity > 2) {
       const bool with_bias = rng.chance(0.7);
-      plan.positions.push_back([=, this](int64_t) {
-        return with_bias ? Arg(plain(tensor_of({n}, type))) : Arg();
-      });
+      plan.positions.push_back(
+          [=, this](int64_t) { return with_bias ? Arg(plain(tensor_of({n}, type))) : Arg(); });
     }
     return plan;
   }
@@ -277,11 +305,14 @@ struct Generator {
     const auto destination_shape = shape;
     dtype = rng.chance(0.5) ? kFloat32 : kFloat64;
     const Dtype destination_dtype = dtype;
-    plan.positions.push_back([=, this](int64_t) { return Arg(plain(tensor_of(destination_shape, destination_dtype))); });
+    plan.positions.push_back(
+        [=, this](int64_t) { return Arg(plain(tensor_of(destination_shape, destination_dtype))); });
     if (entry.arity > 1) {
-      const auto value_shape = entry.rule == RuleId::fill_into ? std::vector<int64_t>{} : broadcastable();
+      const auto value_shape =
+          entry.rule == RuleId::fill_into ? std::vector<int64_t>{} : broadcastable();
       const Dtype value_dtype = test::random_dtype(rng);
-      plan.positions.push_back([=, this](int64_t) { return Arg(plain(tensor_of(value_shape, value_dtype))); });
+      plan.positions.push_back(
+          [=, this](int64_t) { return Arg(plain(tensor_of(value_shape, value_dtype))); });
     }
     return plan;
   }
@@ -305,7 +336,8 @@ std::vector<std::vector<Arg>> draw_examples(const OpEntry& entry, Generator::Pla
 enum class Mode { unbatched, front, back };
 
 bool is_batchable(const Arg& arg) {
-  return std::holds_alternative<TensorArg>(arg) || std::holds_alternative<std::vector<TensorArg>>(arg) ||
+  return std::holds_alternative<TensorArg>(arg) ||
+         std::holds_alternative<std::vector<TensorArg>>(arg) ||
          std::holds_alternative<int64_t>(arg) || std::holds_alternative<detail::Scalar>(arg);
 }
 
@@ -330,7 +362,8 @@ Arg batch_position(const std::vector<Arg>& per_example, Mode mode) {
     std::vector<TensorArg> batched;
     for (std::size_t item = 0; item < list->size(); ++item) {
       std::vector<Tensor> slices;
-      for (const Arg& arg : per_example) slices.push_back(std::get<std::vector<TensorArg>>(arg)[item].value);
+      for (const Arg& arg : per_example)
+        slices.push_back(std::get<std::vector<TensorArg>>(arg)[item].value);
       const Tensor stacked = stack_at(slices, mode);
       batched.push_back({stacked, mode == Mode::back ? BatchDim(stacked.dim() - 1) : BatchDim(0)});
     }
@@ -339,8 +372,10 @@ Arg batch_position(const std::vector<Arg>& per_example, Mode mode) {
   std::vector<Tensor> slices;
   bool wrapped = false;
   for (const Arg& arg : per_example) {
-    if (const auto* tensor = std::get_if<TensorArg>(&arg)) slices.push_back(tensor->value);
-    else if (const auto* integer = std::get_if<int64_t>(&arg)) slices.push_back(vmap::tensor(*integer));
+    if (const auto* tensor = std::get_if<TensorArg>(&arg))
+      slices.push_back(tensor->value);
+    else if (const auto* integer = std::get_if<int64_t>(&arg))
+      slices.push_back(vmap::tensor(*integer));
     else {
       const auto value = std::get<detail::Scalar>(arg);
       slices.push_back(vmap::full({}, value, value.dtype()));
@@ -348,7 +383,8 @@ Arg batch_position(const std::vector<Arg>& per_example, Mode mode) {
     }
   }
   const Tensor stacked = stack_at(slices, mode);
-  return TensorArg{stacked, mode == Mode::back ? BatchDim(stacked.dim() - 1) : BatchDim(0), wrapped};
+  return TensorArg{stacked, mode == Mode::back ? BatchDim(stacked.dim() - 1) : BatchDim(0),
+                   wrapped};
 }
 
 struct Outcome {
@@ -406,9 +442,11 @@ void check_entry(std::size_t op, Rng& rng) {
       }
       // An index or scalar has no last dim apart from the batch dim.
       for (std::size_t position : varying)
-        if (modes[position] == Mode::back && (entry.param(position) == ArgKind::index || entry.param(position) == ArgKind::scalar))
+        if (modes[position] == Mode::back &&
+            (entry.param(position) == ArgKind::index || entry.param(position) == ArgKind::scalar))
           modes[position] = Mode::front;
-      SCOPED_TRACE("trial " + std::to_string(trial) + " combination " + std::to_string(combination));
+      SCOPED_TRACE("trial " + std::to_string(trial) + " combination " +
+                   std::to_string(combination));
 
       // Per-example arguments as this combination sees them: unbatched positions take
       // example 0's value for every example.
@@ -422,18 +460,21 @@ void check_entry(std::size_t op, Rng& rng) {
       for (std::size_t i = 0; i < examples[0].size(); ++i) {
         std::vector<Arg> column;
         for (const auto& args : seen) column.push_back(args[i]);
-        batched_args.push_back(i < modes.size() && is_batchable(column[0]) && varies_per_example(entry, i)
+        batched_args.push_back(i < modes.size() && is_batchable(column[0]) &&
+                                       varies_per_example(entry, i)
                                    ? batch_position(column, modes[i])
                                    : column[0]);
       }
       if (inplace && modes[0] == Mode::unbatched) {
-        const bool value_batched = std::ranges::any_of(varying, [&](std::size_t p) { return p > 0 && modes[p] != Mode::unbatched; });
+        const bool value_batched = std::ranges::any_of(
+            varying, [&](std::size_t p) { return p > 0 && modes[p] != Mode::unbatched; });
         if (value_batched) EXPECT_THROW(call_rule(op, batched_args), Error);
         continue;  // a shared destination written once per example has no batched analogue
       }
 
-      if (entry.rule == RuleId::loop_invariant &&
-          std::ranges::any_of(varying, [&](std::size_t p) { return modes[p] != Mode::unbatched; })) {
+      if (entry.rule == RuleId::loop_invariant && std::ranges::any_of(varying, [&](std::size_t p) {
+            return modes[p] != Mode::unbatched;
+          })) {
         EXPECT_THROW(call_rule(op, batched_args), Error);  // factories take shared arguments
         continue;
       }
@@ -447,7 +488,8 @@ void check_entry(std::size_t op, Rng& rng) {
       }
       if (expected.raised) {
         // The batched op may run on a different layout; only index errors must carry over.
-        if (entry.family == Family::index || entry.family == Family::views) ADD_FAILURE() << "an example raised but the rule did not";
+        if (entry.family == Family::index || entry.family == Family::views)
+          ADD_FAILURE() << "an example raised but the rule did not";
         continue;
       }
       Tensor actual = result->first;

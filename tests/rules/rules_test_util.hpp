@@ -19,10 +19,14 @@ class Rng {
   int64_t uniform(int64_t low, int64_t high) {  // inclusive
     return std::uniform_int_distribution<int64_t>(low, high)(engine_);
   }
-  double real(double low, double high) { return std::uniform_real_distribution<double>(low, high)(engine_); }
+  double real(double low, double high) {
+    return std::uniform_real_distribution<double>(low, high)(engine_);
+  }
   bool chance(double p) { return std::bernoulli_distribution(p)(engine_); }
   template <class T>
-  void shuffle(std::vector<T>& values) { std::shuffle(values.begin(), values.end(), engine_); }
+  void shuffle(std::vector<T>& values) {
+    std::shuffle(values.begin(), values.end(), engine_);
+  }
 
  private:
   std::mt19937 engine_;
@@ -39,8 +43,8 @@ inline Tensor random_tensor(Rng& rng, const std::vector<int64_t>& sizes, Dtype d
   for (int64_t size : sizes) numel *= size;
   std::vector<double> values;
   for (int64_t k = 0; k < numel; ++k) {
-    const double magnitude = detail::is_floating(dtype) ? rng.real(0.25, 2.0)
-                                                        : static_cast<double>(rng.uniform(1, 4));
+    const double magnitude =
+        detail::is_floating(dtype) ? rng.real(0.25, 2.0) : static_cast<double>(rng.uniform(1, 4));
     values.push_back(rng.chance(0.3) ? -magnitude : magnitude);
   }
   if (dtype == kBool)

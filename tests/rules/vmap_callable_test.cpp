@@ -23,7 +23,7 @@ TEST(VmapCallable, MapsOverDimZero) {
 TEST(VmapCallable, InDimsAndOutDim) {
   Rng rng(22);
   const Tensor columns = test::random_tensor(rng, {3, 4}, kFloat32);  // examples along dim 1
-  const Tensor shift = test::random_tensor(rng, {3}, kFloat32);        // shared
+  const Tensor shift = test::random_tensor(rng, {3}, kFloat32);       // shared
   auto add = vmap::vmap([](const Value& x, const Value& s) { return (x + s).unsqueeze(0); },
                         {1, std::nullopt}, 1);
   const Tensor result = add(columns, shift);

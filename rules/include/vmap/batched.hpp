@@ -68,9 +68,12 @@ struct Place;
 // The C++ type a scalar_cast<T> converts to, as a dtype (unsigned types as int64).
 template <class T>
 constexpr Dtype cpp_dtype() {
-  if constexpr (std::is_same_v<T, bool>) return kBool;
-  else if constexpr (std::is_floating_point_v<T>) return sizeof(T) <= 4 ? kFloat32 : kFloat64;
-  else return sizeof(T) <= 4 && std::is_signed_v<T> ? kInt32 : kInt64;
+  if constexpr (std::is_same_v<T, bool>)
+    return kBool;
+  else if constexpr (std::is_floating_point_v<T>)
+    return sizeof(T) <= 4 ? kFloat32 : kFloat64;
+  else
+    return sizeof(T) <= 4 && std::is_signed_v<T> ? kInt32 : kInt64;
 }
 }  // namespace detail
 
@@ -207,7 +210,7 @@ class Value {
   int64_t levels_ = 0;
   bool cpp_scalar_ = false;
   int64_t home_levels_ = 0;
-  int64_t induction_level_ = -1;          // the Level::index() of this level
+  int64_t induction_level_ = -1;                // the Level::index() of this level
   std::shared_ptr<const detail::Place> place_;  // set when read through a data-dependent index
 };
 

@@ -1,9 +1,9 @@
 // vmap::vmap: batching for callables at run time, on the same rules as the rewritten code
 // (an addition to SPEC section 4, which lists only the names the tool's users write).
 //
-//   auto batched_norm = vmap::vmap([](const vmap::batched::Value& x) { return x.pow(2).sum().sqrt(); });
-//   Tensor norms = batched_norm(rows);              // rows [B, n] -> norms [B]
-//   auto pairwise = vmap::vmap([&](const auto& a) {   // nested calls nest
+//   auto batched_norm = vmap::vmap([](const vmap::batched::Value& x) { return
+//   x.pow(2).sum().sqrt(); }); Tensor norms = batched_norm(rows);              // rows [B, n] ->
+//   norms [B] auto pairwise = vmap::vmap([&](const auto& a) {   // nested calls nest
 //     return vmap::vmap([&](const auto& b) { return (a - b).abs().sum(); })(points);
 //   });
 //

@@ -27,20 +27,20 @@ namespace vmap::rules {
 
 // What one argument position holds.
 enum class ArgKind : std::uint8_t {
-  tensor,        // a Tensor
-  operand,       // a Tensor or a C++ scalar
-  tensor_list,   // std::vector<Tensor> / braced list (cat, stack)
-  dim,           // int64 dimension of the per-example tensor (negative counts from the end)
-  dim_list,      // list of dims (permute, sum over several dims)
-  shape,         // per-example shape (expand, reshape, view)
-  index,         // int64 position that may vary per example (select, operator[], narrow start)
-  integer,       // other loop-invariant int64 (narrow length, triu diagonal, seed)
-  scalar,        // C++ number, may vary per example (fill_, clamp bounds, full value)
-  keepdim,       // bool flag
-  conversion,    // a dtype or a device (to)
-  options,       // TensorOptions (factories)
-  pointer,       // raw pointer (from_blob)
-  nested_list,   // braced literal (tensor({...}))
+  tensor,       // a Tensor
+  operand,      // a Tensor or a C++ scalar
+  tensor_list,  // std::vector<Tensor> / braced list (cat, stack)
+  dim,          // int64 dimension of the per-example tensor (negative counts from the end)
+  dim_list,     // list of dims (permute, sum over several dims)
+  shape,        // per-example shape (expand, reshape, view)
+  index,        // int64 position that may vary per example (select, operator[], narrow start)
+  integer,      // other loop-invariant int64 (narrow length, triu diagonal, seed)
+  scalar,       // C++ number, may vary per example (fill_, clamp bounds, full value)
+  keepdim,      // bool flag
+  conversion,   // a dtype or a device (to)
+  options,      // TensorOptions (factories)
+  pointer,      // raw pointer (from_blob)
+  nested_list,  // braced literal (tensor({...}))
 };
 
 // How the user spells a call of the op.
@@ -56,18 +56,18 @@ enum class OpForm : std::uint8_t {
 // The family decides which source file holds the rule and how the batched API aligns
 // batch levels before calling it (see batched.cpp).
 enum class Family : std::uint8_t {
-  metadata,    // dim(), sizes(): the same for every example
-  unary,       // pointwise, one tensor
-  binary,      // pointwise, broadcasting operands (with promotion)
-  reduce,      // reductions over dims
-  views,       // results alias the input
-  index,       // gather / index_select / select with per-example index
-  linalg,      // matmul family
-  nn,          // softmax, log_softmax, triu, tril, clamp-like with extra args
-  factory,     // *_like and factories
-  inplace,     // writes into its first argument
-  scalar,      // item<T>() and conversions to C++ scalars
-  refused,     // cannot be batched (I/O, raw pointers, shared random state)
+  metadata,  // dim(), sizes(): the same for every example
+  unary,     // pointwise, one tensor
+  binary,    // pointwise, broadcasting operands (with promotion)
+  reduce,    // reductions over dims
+  views,     // results alias the input
+  index,     // gather / index_select / select with per-example index
+  linalg,    // matmul family
+  nn,        // softmax, log_softmax, triu, tril, clamp-like with extra args
+  factory,   // *_like and factories
+  inplace,   // writes into its first argument
+  scalar,    // item<T>() and conversions to C++ scalars
+  refused,   // cannot be batched (I/O, raw pointers, shared random state)
 };
 
 // Which rule batches the op. registry.cpp maps every RuleId used in the table to a rule.
@@ -91,7 +91,7 @@ enum class RuleId : std::uint8_t {
   squeeze_all,
   squeeze_dim,
   expand,
-  reshape,           // reshape / view
+  reshape,  // reshape / view
   transpose,
   t,
   permute,
@@ -107,14 +107,14 @@ enum class RuleId : std::uint8_t {
   linear,
   cat,
   stack,
-  like_factory,      // zeros_like / ones_like / empty_like
+  like_factory,  // zeros_like / ones_like / empty_like
   full_like,
-  copy_into,         // copy_(src)
-  fill_into,         // fill_(v) / zero_()
-  compound_assign,   // += -= *= /=
-  item,              // item<T>()
-  loop_invariant,    // factories: every argument must be loop-invariant; result unbatched
-  refused,           // no batched meaning (see Family::refused)
+  copy_into,        // copy_(src)
+  fill_into,        // fill_(v) / zero_()
+  compound_assign,  // += -= *= /=
+  item,             // item<T>()
+  loop_invariant,   // factories: every argument must be loop-invariant; result unbatched
+  refused,          // no batched meaning (see Family::refused)
 };
 
 inline constexpr std::size_t kMaxParams = 5;
@@ -373,11 +373,11 @@ struct CmathFunction {
   std::uint8_t arity;
 };
 inline constexpr std::array kCmathFunctions{
-    CmathFunction{"sqrt", 1}, CmathFunction{"exp", 1},  CmathFunction{"log", 1},
-    CmathFunction{"pow", 2},  CmathFunction{"abs", 1},  CmathFunction{"fabs", 1},
-    CmathFunction{"sin", 1},  CmathFunction{"cos", 1},  CmathFunction{"tanh", 1},
+    CmathFunction{"sqrt", 1},  CmathFunction{"exp", 1},  CmathFunction{"log", 1},
+    CmathFunction{"pow", 2},   CmathFunction{"abs", 1},  CmathFunction{"fabs", 1},
+    CmathFunction{"sin", 1},   CmathFunction{"cos", 1},  CmathFunction{"tanh", 1},
     CmathFunction{"floor", 1}, CmathFunction{"ceil", 1}, CmathFunction{"fmax", 2},
-    CmathFunction{"fmin", 2}, CmathFunction{"min", 2},  CmathFunction{"max", 2},
+    CmathFunction{"fmin", 2},  CmathFunction{"min", 2},  CmathFunction{"max", 2},
 };
 
 }  // namespace vmap::rules

@@ -29,8 +29,7 @@ struct TensorArg {
 
 // One argument of a call; std::monostate leaves a defaulted position out.
 using Arg = std::variant<std::monostate, TensorArg, std::vector<TensorArg>, int64_t,
-                         std::vector<int64_t>, detail::Scalar, bool, Dtype, Device,
-                         TensorOptions>;
+                         std::vector<int64_t>, detail::Scalar, bool, Dtype, Device, TensorOptions>;
 using Args = std::span<const Arg>;
 
 // Typed access to the arguments of a call, with LibTorch's defaults for left-out ones.
@@ -49,7 +48,7 @@ class CallArgs {
   const std::vector<TensorArg>& tensor_args(std::size_t i) const;
   int64_t integer(std::size_t i, int64_t fallback = 0) const;
   std::vector<int64_t> integers(std::size_t i) const;  // an int64 or a list of them
-  detail::Scalar scalar(std::size_t i) const;  // a Scalar, or a 0-d unbatched tensor
+  detail::Scalar scalar(std::size_t i) const;          // a Scalar, or a 0-d unbatched tensor
   bool flag(std::size_t i, bool fallback = false) const;
   TensorOptions options(std::size_t i) const;
   const Arg& raw(std::size_t i) const { return args_[i]; }

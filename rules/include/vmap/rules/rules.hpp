@@ -10,7 +10,6 @@
 #include <vmap/rules/registry.hpp>
 
 #include <cstddef>
-#include <functional>
 #include <span>
 
 namespace vmap::rules {
@@ -74,20 +73,19 @@ BatchedResult stack_rule(std::size_t op, const CallArgs& args);
 
 // --- index.cpp
 // x.select(dim, index) with a per-example index (index: int64, logical 0-d).
-BatchedResult select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
-                                const Tensor& index, BatchDim index_bdim);
-BatchedResult narrow_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
-                                const Tensor& start, BatchDim start_bdim, int64_t length);
+BatchedResult select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& index,
+                                BatchDim index_bdim);
+BatchedResult narrow_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& start,
+                                BatchDim start_bdim, int64_t length);
 BatchedResult index_select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
                                       const Tensor& index, BatchDim index_bdim);
-BatchedResult gather_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim,
-                                const Tensor& index, BatchDim index_bdim);
+BatchedResult gather_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& index,
+                                BatchDim index_bdim);
 BatchedResult index_select_rule(std::size_t op, const CallArgs& args);
 BatchedResult gather_rule(std::size_t op, const CallArgs& args);
 
 // --- linalg.cpp: each a single (batched) GEMM call, never a loop over examples.
-BatchedResult matmul_batch_rule(const Tensor& x, BatchDim x_bdim, const Tensor& y,
-                                BatchDim y_bdim);
+BatchedResult matmul_batch_rule(const Tensor& x, BatchDim x_bdim, const Tensor& y, BatchDim y_bdim);
 BatchedResult linear_batch_rule(const Tensor& x, BatchDim x_bdim, const Tensor& weight,
                                 BatchDim weight_bdim, const TensorArg* bias);
 BatchedResult matmul_rule(std::size_t op, const CallArgs& args);
