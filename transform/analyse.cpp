@@ -147,6 +147,10 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
     return refuseAt(diag::refuse_jump, S->getSourceRange(),
                     diag::note_no_jumps, {"continue"});
   case Stmt::ReturnStmtClass:
+    if (S == FinalReturn) {
+      Statements.push_back({cast<ReturnStmt>(S)->getRetValue(), Where});
+      return walkExpr(cast<ReturnStmt>(S)->getRetValue(), Where);
+    }
     return refuseAt(diag::refuse_jump, S->getSourceRange(),
                     diag::note_no_jumps, {"return"});
   case Stmt::GotoStmtClass:
@@ -529,6 +533,14 @@ bool isInPlaceMember(llvm::StringRef Name) {
 }
 
 } // namespace detail
+
+std::optional<LoopAnalysis> analyseCallee(ASTContext &Context,
+                                          const FunctionDecl *Callee,
+                                          llvm::ArrayRef<bool> BatchedParams,
+                                          Diagnostics &Diags) {
+  detail::Analyser A(Context, {}, 0, Diags);
+  return A.runCallee(Callee, BatchedParams);
+}
 
 std::optional<LoopAnalysis> analyse(ASTContext &Context,
                                     llvm::ArrayRef<VmapLoop> Loops,

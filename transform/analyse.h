@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -50,7 +51,11 @@ struct OverlapCheck {
 };
 
 struct LoopAnalysis {
-  const VmapLoop *Loop = nullptr;
+  const VmapLoop *Loop = nullptr; ///< null for a callee (below)
+  /// For the body of a batched clone: the function, and which of its
+  /// parameters receive per-example values.
+  const clang::FunctionDecl *Callee = nullptr;
+  llvm::SmallVector<bool, 4> BatchedParams;
   clang::ASTContext *Context = nullptr;
   std::vector<VmapLevel> Levels; ///< indexed by depth order of appearance
   llvm::DenseMap<const clang::Expr *, LevelSet> ExprLevels; ///< batched only
@@ -73,6 +78,14 @@ struct LoopAnalysis {
 std::optional<LoopAnalysis> analyse(clang::ASTContext &Context,
                                     llvm::ArrayRef<VmapLoop> Loops,
                                     unsigned Top, Diagnostics &Diags);
+
+/// Analyses the body of \p Callee, a function defined in this file called with
+/// per-example values for the parameters marked in \p BatchedParams, as the
+/// body of its batched clone. std::nullopt if refused.
+std::optional<LoopAnalysis> analyseCallee(clang::ASTContext &Context,
+                                          const clang::FunctionDecl *Callee,
+                                          llvm::ArrayRef<bool> BatchedParams,
+                                          Diagnostics &Diags);
 
 } // namespace clang_vmap
 

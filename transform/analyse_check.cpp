@@ -230,6 +230,9 @@ bool Analyser::checkWrites() {
     if (InductionLevel.count(Var))
       return refuseAt(diag::refuse_induction_written, W.Site->getSourceRange(),
                       diag::note_loop_form, {quoted(Var)});
+    if (Result.Callee && !Locals.count(W.Resolved.Base))
+      return refuseAt(diag::refuse_invariant_write, W.Site->getSourceRange(),
+                      diag::note_reduction, {quoted(W.Resolved.Base)});
     if (W.Written.Steps.empty()) {
       if (depthOf(Var) < Depth)
         return refuseAt(diag::refuse_invariant_write,
@@ -417,6 +420,8 @@ bool Analyser::checkContexts() {
 }
 
 bool Analyser::checkAliasing() {
+  if (Result.Callee)
+    return true; // the caller's loop checks what it passes in
   const FunctionDecl *Function = Loops[Top].Function;
   const Stmt *Body = Function ? Function->getBody() : nullptr;
   auto Fresh = [&](const VarDecl *Var) {
@@ -469,6 +474,35 @@ std::optional<LoopAnalysis> Analyser::run() {
   Scope Outside;
   if (!walkFor(Loops[Top].For, Outside))
     return std::nullopt;
+  return finish();
+}
+
+std::optional<LoopAnalysis>
+Analyser::runCallee(const FunctionDecl *Callee,
+                    llvm::ArrayRef<bool> BatchedParams) {
+  Result.Context = &Context;
+  Result.Callee = Callee;
+  Result.BatchedParams.assign(BatchedParams.begin(), BatchedParams.end());
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Callee->getBody());
+  if (!Body || Callee->getNumParams() != BatchedParams.size())
+    return std::nullopt;
+  for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
+    const ParmVarDecl *Param = Callee->getParamDecl(I);
+    // By-value parameters are the clone's own; writes to them stay inside.
+    if (!Param->getType()->isReferenceType() && !isTensorType(Param->getType()))
+      Locals[Param] = LocalInfo{0, {}, false};
+    if (BatchedParams[I])
+      Result.BatchedVars[Param] = 1;
+  }
+  if (!Body->body_empty())
+    FinalReturn = dyn_cast<ReturnStmt>(Body->body_back());
+  Scope Outside;
+  if (!walkStmt(Body, Outside))
+    return std::nullopt;
+  return finish();
+}
+
+std::optional<LoopAnalysis> Analyser::finish() {
   classify();
   // Visit every expression once so Memo covers the whole loop.
   for (const auto &[E, Where] : Statements)

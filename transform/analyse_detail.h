@@ -68,6 +68,9 @@ public:
       : Context(Context), Loops(Loops), Top(Top), Diags(Diags) {}
 
   std::optional<LoopAnalysis> run();
+  std::optional<LoopAnalysis> runCallee(const clang::FunctionDecl *Callee,
+                                        llvm::ArrayRef<bool> BatchedParams);
+  std::optional<LoopAnalysis> finish();
 
   // walk (analyse.cpp)
   bool canonicalLoop(const clang::ForStmt *For, unsigned Depth);
@@ -108,6 +111,8 @@ public:
   unsigned Top;
   Diagnostics &Diags;
   bool Refused = false;
+  /// In a callee: its final `return`, the one jump it may have.
+  const clang::ReturnStmt *FinalReturn = nullptr;
 
   LoopAnalysis Result;
   llvm::DenseMap<const clang::ForStmt *, unsigned> LoopIndex;

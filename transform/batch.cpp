@@ -4,6 +4,7 @@
 #include "ast_util.h"
 #include "diagnostics.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include <vmap/rules/op_table.hpp>
 
@@ -213,6 +214,40 @@ private:
     return set(Call, Lowering::PerExample);
   }
 
+  /// A call of a function defined in this file: batch its body as a clone.
+  bool lowerClone(const CallExpr *Call, const FunctionDecl *Definition) {
+    static unsigned Depth = 0; // clones of clones; recursion is refused
+    llvm::SmallVector<bool, 4> BatchedParams;
+    for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
+      bool Batched = I < Call->getNumArgs() && batched(Call->getArg(I));
+      QualType T = Definition->getParamDecl(I)->getType();
+      if (Batched && T->isReferenceType() &&
+          !T.getNonReferenceType().isConstQualified())
+        return refuse(diag::refuse_batched_context, Call->getArg(I),
+                      diag::note_batched_context,
+                      "a non-const reference argument");
+      BatchedParams.push_back(Batched);
+    }
+    if (Depth > 8 || isa<CXXMethodDecl>(Definition) ||
+        Definition->isVariadic() || Definition->isTemplateInstantiation() ||
+        !Context.getSourceManager().isInMainFile(Definition->getLocation()) ||
+        !Context.getSourceManager().isBeforeInTranslationUnit(
+            Definition->getEndLoc(), Call->getBeginLoc()))
+      return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                    "'" + Definition->getNameAsString() + "'");
+    ++Depth;
+    std::optional<LoopAnalysis> Analysis =
+        analyseCallee(Context, Definition, BatchedParams, Diags);
+    std::optional<BatchPlan> Clone;
+    if (Analysis)
+      Clone = batch(std::move(*Analysis), Diags);
+    --Depth;
+    if (!Clone)
+      return false;
+    Plan.Clones.push_back(std::make_unique<BatchPlan>(std::move(*Clone)));
+    return set(Call, Lowering::Clone);
+  }
+
   bool lower(const CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
@@ -301,11 +336,11 @@ private:
     }
     if (isCmath(Callee, Call->getNumArgs()))
       return AnyBatched ? set(Call, Lowering::Qualified) : true;
-    if (isPure(Callee)) {
-      if (!AnyBatched)
-        return true;
-      return lowerFallback(Call, Callee);
-    }
+    const FunctionDecl *Definition = nullptr;
+    if (AnyBatched && Callee->hasBody(Definition) && Definition)
+      return lowerClone(Call, Definition);
+    if (isPure(Callee))
+      return AnyBatched ? lowerFallback(Call, Callee) : true;
     if (!AnyBatched && Callee->isInStdNamespace())
       return true;
     return refuse(diag::refuse_call, Call, diag::note_side_effects,
@@ -323,7 +358,9 @@ std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
   BatchPlan Plan;
   Plan.Analysis = std::move(Analysis);
   Batcher B(Plan, Diags);
-  if (!B.visit(Plan.Analysis.Loop->For->getBody()))
+  const Stmt *Body = Plan.Analysis.Loop ? Plan.Analysis.Loop->For->getBody()
+                                        : Plan.Analysis.Callee->getBody();
+  if (!B.visit(Body))
     return std::nullopt;
   return Plan;
 }

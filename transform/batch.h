@@ -11,6 +11,7 @@
 #define CLANG_VMAP_BATCH_H
 
 #include "analyse.h"
+#include <memory>
 #include <string>
 
 namespace clang_vmap {
@@ -21,6 +22,7 @@ enum class Lowering {
   MemberAsFree,  ///< `x.m(a)` with x invariant -> `vb::m(x, a')`
   At,            ///< `x[i]` with a batched index -> `vb::at(x', i')`
   PerExample,    ///< no rule: `vb::per_example("f", ...)`
+  Clone,         ///< a function of this file: `_b_f(a', b)`
 };
 
 struct BatchPlan {
@@ -30,6 +32,8 @@ struct BatchPlan {
   llvm::DenseMap<const clang::Expr *, Lowering> Calls;
   unsigned NumOps = 0; ///< batched op calls
   std::vector<std::string> FallbackOps;
+  /// The batched clones of the functions of this file the body calls.
+  std::vector<std::unique_ptr<BatchPlan>> Clones;
 };
 
 /// Looks up every call of \p Analysis in the op table. Reports refusals and

@@ -52,6 +52,9 @@ public:
         SM(Context.getSourceManager()) {}
 
   LoopOutcome run();
+  /// The batched clone of a function and where it goes: right after the
+  /// function, where everything its body names is declared.
+  std::pair<SourceLocation, std::string> clone();
 
 private:
   // Expressions.
@@ -223,6 +226,10 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
   }
   case Lowering::PerExample:
     return perExample(Call);
+  case Lowering::Clone: {
+    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    return "_b_" + Name + "(" + args(Args) + ")";
+  }
   }
   llvm_unreachable("unknown lowering");
 }
@@ -424,6 +431,8 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     Out += Pad + "}\n";
     return;
   }
+  if (const auto *Return = dyn_cast<ReturnStmt>(S))
+    return line(Indent, "return " + expr(Return->getRetValue()) + ";", S);
   if (const auto *E = dyn_cast<Expr>(S)) {
     auto Reduction = A.Reductions.find(E);
     if (Reduction != A.Reductions.end()) {
@@ -513,8 +522,55 @@ LoopOutcome Printer::run() {
   return Outcome;
 }
 
+std::pair<SourceLocation, std::string> Printer::clone() {
+  const FunctionDecl *F = A.Callee;
+  std::string Name = F->getNameAsString();
+  std::string Params;
+  for (unsigned I = 0; I < F->getNumParams(); ++I) {
+    const ParmVarDecl *Param = F->getParamDecl(I);
+    if (!Params.empty())
+      Params += ", ";
+    Params += A.BatchedParams[I]
+                  ? "const vmap::batched::Value& " + Param->getNameAsString()
+                  : sourceText(Context, Param->getSourceRange()).str();
+  }
+  std::string Result =
+      F->getReturnType()->isVoidType() ? "void" : "vmap::batched::Value";
+  Out += "\n\n// clang-vmap: batched clone of '" + Name + "' (line " +
+         std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
+  Out += "static " + Result + " _b_" + Name + "(" + Params + ") {\n";
+  Out += "  namespace vb = vmap::batched;\n";
+  block(F->getBody(), 2);
+  Out += "}";
+  SourceLocation After = Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());
+  if (!Error.empty())
+    return {SourceLocation(), ""};
+  return {After, std::move(Out)};
+}
+
+void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
+    addClones(*Clone, Outcome); // its own callees go first
+    std::pair<SourceLocation, std::string> Text = Printer(*Clone).clone();
+    if (Text.first.isInvalid()) {
+      Outcome.Batched = false;
+      Outcome.WhyNot = "cannot print the clone of '" +
+                       Clone->Analysis.Callee->getNameAsString() + "'";
+      return;
+    }
+    Outcome.Insertions.push_back(std::move(Text));
+    Outcome.NumOps += Clone->NumOps;
+  }
+}
+
 } // namespace
 
-LoopOutcome emit(const BatchPlan &Plan) { return Printer(Plan).run(); }
+LoopOutcome emit(const BatchPlan &Plan) {
+  LoopOutcome Outcome = Printer(Plan).run();
+  if (Outcome.Batched)
+    addClones(Plan, Outcome);
+  return Outcome;
+}
 
 } // namespace clang_vmap

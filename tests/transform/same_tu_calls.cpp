@@ -1,6 +1,7 @@
-// Calls of functions defined in this file: a pure function with a tensor signature
-// and no batching rule runs once per example (with a warning).
+// Calls of functions defined in this file are batched as clones `_b_<name>`, inserted
+// after the function; calls with loop-invariant arguments stay plain calls.
 #include <vmap/vmap.hpp>
+#include <cmath>
 #include <iostream>
 using namespace vmap;
 
@@ -9,10 +10,23 @@ Tensor soft_clip(const Tensor& v, double limit) {
   return scaled.tanh() * limit;
 }
 
+float squash(float v, float scale) {
+  float w = v * scale;
+  if (w > 1)
+    w = 1 + std::log(w);
+  return w;
+}
+
 void clip_rows(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = soft_clip(x[i], 3.0) + 1;
+}
+
+void squash_rows(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = squash(x[i].sum().item<float>(), 0.1f);
 }
 
 // Called with loop-invariant arguments only: stays a plain call.
@@ -27,12 +41,32 @@ int main() {
   Tensor out = zeros({4, 3});
   clip_rows(x, out);
   std::cout << out << "\n";
-  Tensor out2 = zeros({4, 3});
-  add_clipped_bias(x, tensor({0.5f, 2.0f, -3.0f}), out2);
+  Tensor out2 = zeros({4});
+  squash_rows(x * x, out2);
   std::cout << out2 << "\n";
+  Tensor out3 = zeros({4, 3});
+  add_clipped_bias(x, tensor({0.5f, 2.0f, -3.0f}), out3);
+  std::cout << out3 << "\n";
 }
 
+// CHECK-LABEL: Tensor soft_clip(
+// CHECK: // clang-vmap: batched clone of 'soft_clip' (line 8)
+// CHECK-NEXT: static vmap::batched::Value _b_soft_clip(const vmap::batched::Value& v, double limit) {
+// CHECK-NEXT: namespace vb = vmap::batched;
+// CHECK-NEXT: vb::Value scaled = v / limit;  // line 9
+// CHECK-NEXT: return scaled.tanh() * limit;  // line 10
+// CHECK-NEXT: }
+// CHECK-LABEL: float squash(
+// CHECK: static vmap::batched::Value _b_squash(const vmap::batched::Value& v, float scale) {
+// CHECK-NEXT: namespace vb = vmap::batched;
+// CHECK-NEXT: vb::Value w = v * scale;  // line 14
+// CHECK-NEXT: { vb::Where _b_where0(w > 1);  // line 15
+// CHECK-NEXT: w = 1 + vb::log(w);  // line 16
+// CHECK-NEXT: }
+// CHECK-NEXT: return w;  // line 17
 // CHECK-LABEL: void clip_rows(
-// CHECK: vb::at(out, i) = vb::per_example("soft_clip", [&](std::vector<vmap::Tensor> _b_args) { return soft_clip(_b_args[0], 3.0); }, {vb::at(x, i)}) + 1;  // line 15
+// CHECK: vb::at(out, i) = _b_soft_clip(vb::at(x, i), 3.0) + 1;  // line 23
+// CHECK-LABEL: void squash_rows(
+// CHECK: vb::at(out, i) = _b_squash(vb::at(x, i).sum().item<float>(), 0.1f);  // line 29
 // CHECK-LABEL: void add_clipped_bias(
-// CHECK: vb::at(out, i) = vb::at(x, i) + soft_clip(bias, 1.0);  // line 22
+// CHECK: vb::at(out, i) = vb::at(x, i) + soft_clip(bias, 1.0);  // line 36
