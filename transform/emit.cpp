@@ -73,6 +73,7 @@ private:
   void level(const ForStmt *For, unsigned Indent, bool TopLevel);
   void line(unsigned Indent, const std::string &Text, const Stmt *Origin);
   std::string decl(const DeclStmt *S);
+  std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For);
 
   std::string fail(const Twine &Why) {
@@ -308,6 +309,21 @@ void Printer::line(unsigned Indent, const std::string &Text,
   Out += "\n";
 }
 
+// A batched scalar local keeps its declared C++ type: `float acc = 0;` must
+// not become an integer Value because its initialiser is the literal 0.
+std::string Printer::scalarInit(const VarDecl *Var, const Expr *Init) {
+  const Expr *Written = Init->IgnoreImpCasts();
+  QualType Declared = Var->getType().getNonReferenceType().getUnqualifiedType();
+  auto Levels = A.BatchedVars.find(Var);
+  if (Levels == A.BatchedVars.end() || !Levels->second || batched(Init) ||
+      !isScalarType(Declared) ||
+      Context.hasSameUnqualifiedType(Written->getType(), Declared))
+    return expr(Init);
+  return "vb::scalar_cast<" +
+         Declared.getAsString(Context.getPrintingPolicy()) + ">(" +
+         expr(Written) + ")";
+}
+
 std::string Printer::decl(const DeclStmt *S) {
   std::vector<Edit> Edits;
   for (const Decl *D : S->decls()) {
@@ -331,7 +347,7 @@ std::string Printer::decl(const DeclStmt *S) {
     if (const Expr *Init = Var->getInit()) {
       unsigned Begin, End;
       if (offsets(Init->getSourceRange(), Begin, End)) {
-        std::string Text = expr(Init);
+        std::string Text = scalarInit(Var, Init);
         if (Text != sourceText(Context, Init->getSourceRange()))
           Edits.push_back({Begin, End, std::move(Text)});
       }

@@ -44,6 +44,31 @@ llvm::Error addInsertion(Replacements &Result, const Replacement &Insertion) {
   return llvm::Error::success();
 }
 
+/// Rewritten code calls vmap::batched; the user's file includes only
+/// <vmap/vmap.hpp>, so the rewrite adds the batched API's header.
+bool includesBatchedApi(const SourceManager &SM) {
+  llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
+  return Text.contains("vmap/batched.hpp");
+}
+
+/// Just after the line including <vmap/vmap.hpp> (where a reader looks for
+/// it), else at the top of the file.
+unsigned batchedIncludeOffset(const SourceManager &SM) {
+  llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
+  size_t LineStart = 0;
+  while (LineStart < Text.size()) {
+    size_t LineEnd = Text.find('\n', LineStart);
+    if (LineEnd == llvm::StringRef::npos)
+      break; // a last line without a newline: insert at the top instead
+    llvm::StringRef Line = Text.slice(LineStart, LineEnd).trim();
+    if (Line.starts_with("#") && Line.contains("include") &&
+        Line.contains("vmap/vmap.hpp"))
+      return LineEnd + 1;
+    LineStart = LineEnd + 1;
+  }
+  return 0;
+}
+
 } // namespace
 
 std::optional<Replacements> rewrite(ASTContext &Context,
@@ -82,6 +107,14 @@ std::optional<Replacements> rewrite(ASTContext &Context,
               Result, Replacement(MainFilePath, Offset, 0, Text)))
         return Fail(PragmaLoc, llvm::toString(std::move(Err)));
     }
+  }
+  if (!Result.empty() && !includesBatchedApi(SM)) {
+    unsigned Offset = batchedIncludeOffset(SM);
+    if (llvm::Error Err = addInsertion(
+            Result, Replacement(MainFilePath, Offset, 0,
+                                "#include <vmap/batched.hpp>\n")))
+      return Fail(SM.getLocForStartOfFile(SM.getMainFileID()),
+                  llvm::toString(std::move(Err)));
   }
   return Result;
 }

@@ -34,7 +34,7 @@ int main() {
 }
 
 // CHECK-LABEL: void running_dot(
-// CHECK: vb::Value acc = 0;  // line 10
+// CHECK: vb::Value acc = vb::scalar_cast<float>(0);  // line 10
 // CHECK-NEXT: for (int64_t k = 0; k < x.size(1); ++k) {  // line 11
 // CHECK-NEXT: acc += vb::at(x, i)[k].item<float>() * w[k].item<float>();  // line 12
 // CHECK-NEXT: }
