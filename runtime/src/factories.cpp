@@ -44,7 +44,8 @@ Tensor random_tensor(IntList sizes, Dtype dtype, Device device, F draw) {
   std::lock_guard lock(state.mutex);
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T* data = result.data_ptr<T>();
-    for (int64_t k = 0; k < result.numel(); ++k) data[k] = static_cast<T>(draw(state.engine));
+    const int64_t numel = result.numel();
+    for (int64_t k = 0; k < numel; ++k) data[k] = static_cast<T>(draw(state.engine));
   });
   return result.to(device);
 }
@@ -94,12 +95,15 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
   if (count > double(int64_t{1} << 48)) fail("arange", "range too large: ", count, " elements");
   Tensor result = detail::empty_tensor({static_cast<int64_t>(count)}, dtype);
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    // Hoisted: the accessors are out-of-line calls the compiler cannot lift from the loop.
     T* data = result.data_ptr<T>();
-    const bool integral = !any_floating;
-    for (int64_t k = 0; k < result.numel(); ++k) {
-      if (integral) data[k] = static_cast<T>(start.to_int64() + k * step.to_int64());
-      else data[k] = static_cast<T>(first + static_cast<double>(k) * increment);
+    const int64_t numel = result.numel();
+    if (!any_floating) {
+      const int64_t first_integer = start.to_int64(), step_integer = step.to_int64();
+      for (int64_t k = 0; k < numel; ++k) data[k] = static_cast<T>(first_integer + k * step_integer);
+      return;
     }
+    for (int64_t k = 0; k < numel; ++k) data[k] = static_cast<T>(first + static_cast<double>(k) * increment);
   });
   return result.to(options.device_or(kCPU));
 }
