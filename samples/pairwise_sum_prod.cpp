@@ -7,7 +7,9 @@
 using namespace vmap;
 
 Tensor pairwise_sum_prod(const Tensor& x, const Tensor& y) {
-  Tensor total = zeros({});
+  // A double accumulator: at N=4096 the loop adds 16M float products one by one, and a
+  // float32 running sum drifts by ~2e-4 relative, more than the 1e-4 both builds must meet.
+  Tensor total = zeros({}, kDouble);
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i)
 #pragma vmap
