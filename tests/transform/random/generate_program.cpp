@@ -95,6 +95,24 @@ class Generator {
     return one_of(leaves);
   }
 
+  // A per-example int32 [width] expression (ATen's promotion keeps int32 against int64 0-d
+  // tensors and C++ integers).
+  std::string integer_expression(int depth) {
+    static const std::vector<std::string> leaves = {"k[i]", "k.select(0, i)", "(k[i] * 2)",
+                                                    "k[i].index_select(0, idx[i])"};
+    if (depth <= 0 || chance(30)) return one_of(leaves);
+    const std::string a = integer_expression(depth - 1);
+    switch (pick(0, 6)) {
+      case 0: return "(" + a + " + n[i].sum())";
+      case 1: return "(" + a + " - i)";
+      case 2: return "(" + a + " * " + integer_expression(depth - 1) + ")";
+      case 3: return "maximum(" + a + ", " + integer_expression(depth - 1) + ")";
+      case 4: return "where(" + a + " > 2, " + a + ", -" + a + ")";
+      case 5: return a + ".abs()";
+      default: return "(" + a + " + " + integer_scalar() + ")";
+    }
+  }
+
   // An int64 scalar of example i whose comparisons are exact.
   std::string integer_scalar() {
     static const std::vector<std::string> integers = {
@@ -174,12 +192,18 @@ class Generator {
 
   std::string store() {
     const std::string value = tensor_expression(2);
-    switch (pick(0, 13)) {
+    switch (pick(0, 19)) {
       case 9: return "out[i][idx[i][2].item<int64_t>()] = " + value + ".amax(0)";
       case 10: return "out[i] *= " + value + ".sigmoid()";
       case 11: return "acc -= " + value;
       case 12: return "counts[i] = argmax(" + value + ")";
       case 13: return "out[i].fill_(" + value + ".sum().item<float>())";
+      case 14: return "ints[i] = " + integer_expression(2);
+      case 15: return "ints[i] += " + integer_expression(1) + ".sum()";
+      case 16: return "flags[i] = (" + integer_expression(1) + " > 1) & !(" + value + " > 0.5)";
+      case 17: return "out[i] = " + value + " * " + value + ".sum().to(kDouble)";
+      case 18: return "counts[i] = " + integer_scalar() + " / 2 * 3 - i";
+      case 19: return "ints[i][idx[i][3].item<int64_t>()] = " + integer_scalar();
       case 0: return "out[i] = " + value;
       case 1: return "out.select(0, i) = " + value;
       case 2: return "out[i].copy_(" + value + ")";
@@ -208,7 +232,8 @@ class Generator {
     scalars_.clear();
     std::string text = "void loop" + std::to_string(l) +
                        "(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& n,\n"
-                       "           const Tensor& idx, const Tensor& m, const Tensor& z, Tensor& out, Tensor& "
+                       "           const Tensor& idx, const Tensor& m, const Tensor& z, const Tensor& k,\n"
+                       "           Tensor& out, Tensor& ints, Tensor& "
                        "counts,\n           Tensor& flags, Tensor& pair, Tensor& acc, Tensor& "
                        "peak) {\n#pragma vmap\n  for (int64_t i = 0; i < x.size(0); ++i) {\n";
     const int statements = pick(2, 6);
@@ -240,15 +265,17 @@ class Generator {
            "  const Tensor n = indices(examples, width, 9) - 2;\n"
            "  const Tensor idx = indices(examples, width, width);\n"
            "  const Tensor z = (arange(examples * 15).reshape({examples, 3, width}).to(kFloat) * 0.17).cos();\n"
+           "  const Tensor k = (indices(examples, width, 7) - 3).to(kInt);\n"
            "  const Tensor m = (arange(pairs * width).reshape({pairs, width}).to(kFloat) * 0.29).cos();\n";
     for (int l = 0; l < loops; ++l) {
       const std::string suffix = std::to_string(l);
       out << "  {\n"
              "    Tensor out = ones({examples, width}), counts = zeros({examples}, kInt64);\n"
+             "    Tensor ints = full({examples, width}, 7, kInt);\n"
              "    Tensor flags = zeros({examples, width}, kBool), pair = zeros({examples, pairs});\n"
              "    Tensor acc = zeros({width}), peak = full({width}, -100.0);\n"
-          << "    loop" << suffix << "(x, y, w, n, idx, m, z, out, counts, flags, pair, acc, peak);\n";
-      for (const char* name : {"out", "counts", "flags", "pair", "acc", "peak"})
+          << "    loop" << suffix << "(x, y, w, n, idx, m, z, k, out, ints, counts, flags, pair, acc, peak);\n";
+      for (const char* name : {"out", "ints", "counts", "flags", "pair", "acc", "peak"})
         out << "    dump(\"loop" << suffix << "." << name << "\", " << name << ");\n";
       out << "  }\n";
     }
