@@ -1,19 +1,24 @@
-// vmap_generate_program <seed> <output.cpp>
+// vmap_generate_program <seed> <output.cpp> [--refused]
 // Writes a random program of `#pragma vmap` loops built only from what SPEC sections 1-2
 // allow (locals, per-example scalars and if/else, data-dependent reads, stores of every
 // form, reductions, nested vmaps, same-TU calls), with a main() that runs each loop on fixed
 // inputs and prints every value it wrote. The differential test builds it as written and
 // rewritten and compares the two outputs, so every program must be one the tool accepts.
+// With --refused, one loop also holds one construct SPEC section 2 refuses, at a random
+// statement, and the program ends with the FileCheck line the refusal test expects: an
+// error at that line.
 //
 // The values stay finite and away from ties: every division, sqrt and log guards its
 // argument, exp sees clamped input, and per-example conditions compare integers or values
 // that no reduction order can move across the threshold.
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -26,6 +31,16 @@ constexpr int64_t pairs = 4;  // rows of `m`, the inner level of nested loops
 class Generator {
  public:
   explicit Generator(uint32_t seed) : random_(seed) {}
+
+  std::string refused_program() {
+    refused_loop_ = 0;
+    std::string text = program();
+    const size_t marker = text.find(violation_marker);
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(marker), '\n');
+    text.erase(marker, std::string_view(violation_marker).size());
+    return text + "// CHECK: {{.*}}.cpp:" + std::to_string(line) + ":{{[0-9]+}}: error: " +
+           "\n// CHECK: note:\n";
+  }
 
   std::string program() {
     std::ostringstream out;
@@ -216,6 +231,16 @@ class Generator {
     }
   }
 
+  // One statement that SPEC section 2 refuses, marked for refused_program().
+  std::string violation(int indent) {
+    static const std::vector<std::string> violations = {
+        "break;", "continue;", "return;", "throw Error(\"stop\");",
+        "out[i + 1] = x[i];", "acc = x[i];", "std::printf(\"%d\\n\", 1);",
+        "out[i] = rand({5});", "out[0] = x[i];"};
+    return std::string(static_cast<size_t>(indent), ' ') + violation_marker + one_of(violations) +
+           "\n";
+  }
+
   std::string nested_loop(int indent) {
     const std::string pad(static_cast<size_t>(indent), ' ');
     static const std::vector<std::string> pair_values = {
@@ -237,7 +262,12 @@ class Generator {
                        "counts,\n           Tensor& flags, Tensor& pair, Tensor& acc, Tensor& "
                        "peak) {\n#pragma vmap\n  for (int64_t i = 0; i < x.size(0); ++i) {\n";
     const int statements = pick(2, 6);
-    for (int s = 0; s < statements; ++s) text += statement(4);
+    const int violation_at = l == refused_loop_ ? pick(0, statements) : -1;
+    for (int s = 0; s < statements; ++s) {
+      if (s == violation_at) text += violation(4);
+      text += statement(4);
+    }
+    if (violation_at == statements) text += violation(4);
     text += "    " + store() + ";\n";
     if (chance(30)) text += nested_loop(4);
     return text + "  }\n}\n\n";
@@ -283,7 +313,9 @@ class Generator {
     return out.str();
   }
 
+  static constexpr const char* violation_marker = "/*refused*/";
   std::mt19937 random_;
+  int refused_loop_ = -1;  // the loop that gets a refused construct, if any
   int helpers_ = 0;
   std::vector<std::string> locals_;   // Tensor locals in scope
   std::vector<std::string> scalars_;  // float locals in scope
@@ -292,12 +324,14 @@ class Generator {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: vmap_generate_program <seed> <output.cpp>\n";
+  const bool refused = argc == 4 && std::string_view(argv[3]) == "--refused";
+  if (argc != 3 && !refused) {
+    std::cerr << "usage: vmap_generate_program <seed> <output.cpp> [--refused]\n";
     return 2;
   }
   const auto seed = static_cast<uint32_t>(std::stoul(argv[1]));
+  Generator generator(seed);
   std::ofstream file(argv[2]);
-  file << Generator(seed).program();
+  file << (refused ? generator.refused_program() : generator.program());
   return file ? 0 : 1;
 }
