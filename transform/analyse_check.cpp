@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <vmap/rules/op_table.hpp>
 
 using namespace clang;
 
@@ -65,6 +66,30 @@ bool isRuntimeType(QualType T) {
   const CXXRecordDecl *Record =
       T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
   return Record && isInVmapNamespace(Record);
+}
+
+/// The std::vector<Tensor> built from a braced list passed where the op table
+/// says a tensor list goes (`stack({x[i], y}, 0)`): its elements may differ per
+/// example, since the rewrite passes a std::vector<vb::Value> to vb::stack.
+const CXXConstructExpr *tensorListArgument(const CallExpr *Call,
+                                           unsigned Position) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !isInVmapNamespace(Callee) || isa<CXXMemberCallExpr>(Call) ||
+      isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  namespace rules = vmap::rules;
+  std::size_t Entry = rules::find_op(calleeName(Call),
+                                     rules::OpForm::free_function,
+                                     static_cast<int>(Call->getNumArgs()));
+  if (Entry == rules::kNoOp ||
+      rules::kOpTable[Entry].param(Position) != rules::ArgKind::tensor_list)
+    return nullptr;
+  const auto *List =
+      dyn_cast<CXXConstructExpr>(Call->getArg(Position)->IgnoreImplicit());
+  if (!List || List->getNumArgs() == 0 ||
+      !isa<CXXStdInitializerListExpr>(List->getArg(0)->IgnoreImplicit()))
+    return nullptr;
+  return List;
 }
 
 bool isAssignedIn(const Stmt *S, const VarDecl *Var) {
@@ -363,6 +388,11 @@ bool Analyser::checkContexts() {
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Batched.push_back(E);
+  llvm::DenseSet<const Expr *> TensorLists;
+  for (const auto &[Call, Where] : Calls)
+    for (unsigned Position = 0; Position < Call->getNumArgs(); ++Position)
+      if (const CXXConstructExpr *List = tensorListArgument(Call, Position))
+        TensorLists.insert(List);
   const SourceManager &SM = Context.getSourceManager();
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
@@ -404,7 +434,8 @@ bool Analyser::checkContexts() {
                         diag::note_batched_context,
                         {"a cast to '" + Cast->getType().getAsString() + "'"});
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-      if (!isTensorType(Construct->getType()) &&
+      if (!TensorLists.contains(Construct) &&
+          !isTensorType(Construct->getType()) &&
           !isScalarType(Construct->getType()) &&
           !isRuntimeType(Construct->getType()))
         return refuseAt(diag::refuse_batched_context, E->getSourceRange(),

@@ -40,6 +40,26 @@ const char *reduceName(ReduceOp Op) {
   llvm_unreachable("unknown reduction");
 }
 
+/// The original loop as the overlap fallback runs it: one level in, without
+/// the `#pragma vmap` lines of its nested loops (they would be batched again
+/// by a second run of the tool, and the copy must stay a plain loop).
+std::string fallbackCopy(StringRef Original) {
+  llvm::SmallVector<StringRef, 16> Lines;
+  Original.split(Lines, '\n');
+  std::string Copy;
+  for (StringRef Line : Lines) {
+    StringRef Directive = Line.ltrim();
+    if (Directive.consume_front("#") &&
+        (Directive = Directive.ltrim()).consume_front("pragma") &&
+        Directive.ltrim().starts_with("vmap"))
+      continue;
+    if (!Copy.empty())
+      Copy += "\n  ";
+    Copy += Line.str();
+  }
+  return Copy;
+}
+
 bool hasFreeForm(StringRef Name) {
   return vmap::rules::find_op(Name, vmap::rules::OpForm::free_function) !=
          vmap::rules::kNoOp;
@@ -507,13 +527,7 @@ LoopOutcome Printer::run() {
     }
     Out += std::string(Indent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";
-    std::string Indented; // the original loop, one level in
-    for (char C : Original) {
-      Indented += C;
-      if (C == '\n')
-        Indented += "  ";
-    }
-    Out += std::string(Indent + 2, ' ') + Indented + "\n";
+    Out += std::string(Indent + 2, ' ') + fallbackCopy(Original) + "\n";
     Out += std::string(Indent, ' ') + "} else ";
   }
   std::size_t BlockStart = Out.size();
