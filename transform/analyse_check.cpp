@@ -173,9 +173,19 @@ void Analyser::classify() {
     for (const WriteEvent &W : Writes) {
       for (const VarDecl *Var : {W.Written.Base, W.Resolved.Base}) {
         auto Info = Locals.find(Var);
-        if (Info == Locals.end() || Info->second.Depth != W.Where.Levels.size())
+        if (Info == Locals.end() || Info->second.Depth > W.Where.Levels.size())
           continue;
-        Add(Var, levels(W.Site) | maskLevels(W.Where, Var));
+        LevelSet Written = levels(W.Site) | maskLevels(W.Where, Var);
+        // A slot written in a nested vmap loop (`row[j] = x[i][j];` with `row`
+        // declared in the i loop) varies along the levels enclosing `row`;
+        // the nested levels are its own slots.
+        if (Info->second.Depth < W.Where.Levels.size()) {
+          LevelSet Enclosing = 0;
+          for (unsigned D = 0; D < Info->second.Depth; ++D)
+            Enclosing |= LevelSet(1) << W.Where.Levels[D];
+          Written &= Enclosing;
+        }
+        Add(Var, Written);
       }
     }
     for (const ReductionSite &R : ReductionSites)
@@ -492,6 +502,30 @@ bool Analyser::checkAliasing() {
   return true;
 }
 
+void Analyser::findPromotedLocals() {
+  for (const WriteEvent &W : Writes) {
+    const VarDecl *Var = W.Resolved.Base;
+    auto Levels = Result.BatchedVars.find(Var);
+    if (Levels == Result.BatchedVars.end() || !Levels->second ||
+        !isTensorType(Var->getType()) || InductionLevel.count(Var) ||
+        !Var->getInit() || levels(Var->getInit()))
+      continue;
+    // `Tensor f;` holds no tensor yet to copy.
+    const auto *Init = dyn_cast<CXXConstructExpr>(stripImplicit(Var->getInit()));
+    if (Init && Init->getNumArgs() == 0)
+      continue;
+    // `f = e;` rebinds the name; `f += e;` and `f.copy_(e)` give the variable
+    // room for every example themselves (batched.hpp). Only writes into a
+    // part of it (`f[0] = e`, through a view) need the copies made first.
+    if (W.Written.Base == Var && W.Written.Steps.empty())
+      continue;
+    for (const auto &[S, Where] : Decls)
+      if (llvm::is_contained(S->decls(), Var))
+        for (unsigned Level : Where.Levels)
+          Result.PromotedLocals[Var] |= LevelSet(1) << Level;
+  }
+}
+
 std::optional<LoopAnalysis> Analyser::run() {
   for (unsigned I = Top; I < Loops.size(); ++I) {
     int Parent = Loops[I].Parent;
@@ -555,6 +589,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
   if (!checkBounds() || !checkContexts() || !checkWrites() ||
       !checkReductions() || !checkReads() || !checkAliasing())
     return std::nullopt;
+  findPromotedLocals();
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Result.ExprLevels[E] = Levels;

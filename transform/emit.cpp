@@ -95,6 +95,7 @@ private:
   std::string decl(const DeclStmt *S);
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For);
+  void promote(const clang::VarDecl *Var, unsigned Indent);
 
   std::string fail(const Twine &Why) {
     if (Error.empty())
@@ -376,6 +377,33 @@ std::string Printer::decl(const DeclStmt *S) {
   return splice(S->getSourceRange(), std::move(Edits));
 }
 
+// Note [Promoted locals]: `Tensor f = zeros({3});` in the body is one tensor
+// shared by every example until it is rebound; before the body writes into it
+// per example (`f[0] = x[i].sum();`) it becomes one copy per example. `where`
+// on a condition true for every example of the enclosing levels makes them.
+void Printer::promote(const VarDecl *Var, unsigned Indent) {
+  auto Levels = A.PromotedLocals.find(Var);
+  if (Levels == A.PromotedLocals.end())
+    return;
+  std::string Everyone;
+  for (const VmapLevel &Level : A.Levels) {
+    if (!(Levels->second & (LevelSet(1) << &Level - A.Levels.data())))
+      continue;
+    std::string Index = Level.Induction->getNameAsString();
+    Everyone += (Everyone.empty() ? "" : " && ") + Index + " == " + Index;
+  }
+  if (Everyone.empty()) {
+    fail("'" + Var->getNameAsString() +
+         "' is made in a called function and written per example");
+    return;
+  }
+  std::string Name = Var->getNameAsString();
+  line(Indent,
+       Name + " = vb::where(" + Everyone + ", " + Name + ", " + Name +
+           ");  // clang-vmap: one '" + Name + "' per example",
+       nullptr);
+}
+
 std::string Printer::forHeader(const ForStmt *For) {
   std::vector<Edit> Edits;
   unsigned Begin, End;
@@ -436,8 +464,13 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     Out += Pad + "}\n";
     return;
   }
-  if (const auto *Declaration = dyn_cast<DeclStmt>(S))
-    return line(Indent, decl(Declaration), S);
+  if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+    line(Indent, decl(Declaration), S);
+    for (const Decl *D : Declaration->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        promote(Var, Indent);
+    return;
+  }
   if (const auto *For = dyn_cast<ForStmt>(S)) {
     if (A.levelOf(For))
       return level(For, Indent, false);
