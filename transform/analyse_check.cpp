@@ -408,9 +408,6 @@ bool Analyser::checkContexts() {
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
   });
   for (const Expr *E : Batched) {
-    if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
-      return refuseAt(diag::refuse_macro, E->getSourceRange(),
-                      diag::note_unsupported);
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
       return refuseAt(diag::refuse_batched_context,
                       Subscript->getSourceRange(), diag::note_batched_context,
