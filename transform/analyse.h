@@ -66,6 +66,11 @@ struct LoopAnalysis {
   /// `if`s on a per-example condition (emitted as vb::Where).
   llvm::DenseSet<const clang::IfStmt *> MaskedIfs;
   std::vector<OverlapCheck> OverlapChecks;
+  /// Tensor locals made in the body the same for every example (`Tensor f =
+  /// zeros({3});`) and then written per example through a slot or in place
+  /// (`f[0] = x[i].sum();`): each example needs its own copy. Mapped to the
+  /// vmap levels enclosing the declaration.
+  llvm::DenseMap<const clang::VarDecl *, LevelSet> PromotedLocals;
 
   LevelSet levelsOf(const clang::Expr *E) const;
   bool isBatched(const clang::Expr *E) const { return levelsOf(E) != 0; }

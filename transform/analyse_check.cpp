@@ -7,6 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <vmap/rules/op_table.hpp>
 
 using namespace clang;
 
@@ -65,6 +66,30 @@ bool isRuntimeType(QualType T) {
   const CXXRecordDecl *Record =
       T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
   return Record && isInVmapNamespace(Record);
+}
+
+/// The std::vector<Tensor> built from a braced list passed where the op table
+/// says a tensor list goes (`stack({x[i], y}, 0)`): its elements may differ per
+/// example, since the rewrite passes a std::vector<vb::Value> to vb::stack.
+const CXXConstructExpr *tensorListArgument(const CallExpr *Call,
+                                           unsigned Position) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !isInVmapNamespace(Callee) || isa<CXXMemberCallExpr>(Call) ||
+      isa<CXXOperatorCallExpr>(Call))
+    return nullptr;
+  namespace rules = vmap::rules;
+  std::size_t Entry = rules::find_op(calleeName(Call),
+                                     rules::OpForm::free_function,
+                                     static_cast<int>(Call->getNumArgs()));
+  if (Entry == rules::kNoOp ||
+      rules::kOpTable[Entry].param(Position) != rules::ArgKind::tensor_list)
+    return nullptr;
+  const auto *List =
+      dyn_cast<CXXConstructExpr>(Call->getArg(Position)->IgnoreImplicit());
+  if (!List || List->getNumArgs() == 0 ||
+      !isa<CXXStdInitializerListExpr>(List->getArg(0)->IgnoreImplicit()))
+    return nullptr;
+  return List;
 }
 
 bool isAssignedIn(const Stmt *S, const VarDecl *Var) {
@@ -148,9 +173,19 @@ void Analyser::classify() {
     for (const WriteEvent &W : Writes) {
       for (const VarDecl *Var : {W.Written.Base, W.Resolved.Base}) {
         auto Info = Locals.find(Var);
-        if (Info == Locals.end() || Info->second.Depth != W.Where.Levels.size())
+        if (Info == Locals.end() || Info->second.Depth > W.Where.Levels.size())
           continue;
-        Add(Var, levels(W.Site) | maskLevels(W.Where, Var));
+        LevelSet Written = levels(W.Site) | maskLevels(W.Where, Var);
+        // A slot written in a nested vmap loop (`row[j] = x[i][j];` with `row`
+        // declared in the i loop) varies along the levels enclosing `row`;
+        // the nested levels are its own slots.
+        if (Info->second.Depth < W.Where.Levels.size()) {
+          LevelSet Enclosing = 0;
+          for (unsigned D = 0; D < Info->second.Depth; ++D)
+            Enclosing |= LevelSet(1) << W.Where.Levels[D];
+          Written &= Enclosing;
+        }
+        Add(Var, Written);
       }
     }
     for (const ReductionSite &R : ReductionSites)
@@ -363,14 +398,16 @@ bool Analyser::checkContexts() {
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Batched.push_back(E);
+  llvm::DenseSet<const Expr *> TensorLists;
+  for (const auto &[Call, Where] : Calls)
+    for (unsigned Position = 0; Position < Call->getNumArgs(); ++Position)
+      if (const CXXConstructExpr *List = tensorListArgument(Call, Position))
+        TensorLists.insert(List);
   const SourceManager &SM = Context.getSourceManager();
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
     return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
   });
   for (const Expr *E : Batched) {
-    if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
-      return refuseAt(diag::refuse_macro, E->getSourceRange(),
-                      diag::note_unsupported);
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
       return refuseAt(diag::refuse_batched_context,
                       Subscript->getSourceRange(), diag::note_batched_context,
@@ -404,7 +441,8 @@ bool Analyser::checkContexts() {
                         diag::note_batched_context,
                         {"a cast to '" + Cast->getType().getAsString() + "'"});
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-      if (!isTensorType(Construct->getType()) &&
+      if (!TensorLists.contains(Construct) &&
+          !isTensorType(Construct->getType()) &&
           !isScalarType(Construct->getType()) &&
           !isRuntimeType(Construct->getType()))
         return refuseAt(diag::refuse_batched_context, E->getSourceRange(),
@@ -459,6 +497,30 @@ bool Analyser::checkAliasing() {
     }
   }
   return true;
+}
+
+void Analyser::findPromotedLocals() {
+  for (const WriteEvent &W : Writes) {
+    const VarDecl *Var = W.Resolved.Base;
+    auto Levels = Result.BatchedVars.find(Var);
+    if (Levels == Result.BatchedVars.end() || !Levels->second ||
+        !isTensorType(Var->getType()) || InductionLevel.count(Var) ||
+        !Var->getInit() || levels(Var->getInit()))
+      continue;
+    // `Tensor f;` holds no tensor yet to copy.
+    const auto *Init = dyn_cast<CXXConstructExpr>(stripImplicit(Var->getInit()));
+    if (Init && Init->getNumArgs() == 0)
+      continue;
+    // `f = e;` rebinds the name; `f += e;` and `f.copy_(e)` give the variable
+    // room for every example themselves (batched.hpp). Only writes into a
+    // part of it (`f[0] = e`, through a view) need the copies made first.
+    if (W.Written.Base == Var && W.Written.Steps.empty())
+      continue;
+    for (const auto &[S, Where] : Decls)
+      if (llvm::is_contained(S->decls(), Var))
+        for (unsigned Level : Where.Levels)
+          Result.PromotedLocals[Var] |= LevelSet(1) << Level;
+  }
 }
 
 std::optional<LoopAnalysis> Analyser::run() {
@@ -524,6 +586,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
   if (!checkBounds() || !checkContexts() || !checkWrites() ||
       !checkReductions() || !checkReads() || !checkAliasing())
     return std::nullopt;
+  findPromotedLocals();
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Result.ExprLevels[E] = Levels;

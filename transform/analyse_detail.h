@@ -98,6 +98,7 @@ public:
   bool checkReductions();
   bool checkContexts();
   bool checkAliasing();
+  void findPromotedLocals();
   std::string stepKey(const Step &S);
   bool sameStep(const Step &A, const Step &B);
   int inductionLevel(const clang::Expr *Index) const;

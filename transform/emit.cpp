@@ -40,6 +40,26 @@ const char *reduceName(ReduceOp Op) {
   llvm_unreachable("unknown reduction");
 }
 
+/// The original loop as the overlap fallback runs it: one level in, without
+/// the `#pragma vmap` lines of its nested loops (they would be batched again
+/// by a second run of the tool, and the copy must stay a plain loop).
+std::string fallbackCopy(StringRef Original) {
+  llvm::SmallVector<StringRef, 16> Lines;
+  Original.split(Lines, '\n');
+  std::string Copy;
+  for (StringRef Line : Lines) {
+    StringRef Directive = Line.ltrim();
+    if (Directive.consume_front("#") &&
+        (Directive = Directive.ltrim()).consume_front("pragma") &&
+        Directive.ltrim().starts_with("vmap"))
+      continue;
+    if (!Copy.empty())
+      Copy += "\n  ";
+    Copy += Line.str();
+  }
+  return Copy;
+}
+
 bool hasFreeForm(StringRef Name) {
   return vmap::rules::find_op(Name, vmap::rules::OpForm::free_function) !=
          vmap::rules::kNoOp;
@@ -64,7 +84,11 @@ private:
   std::string args(llvm::ArrayRef<const Expr *> Args);
   std::string splice(SourceRange Range, std::vector<Edit> Edits);
   std::string spliceChildren(const Expr *E);
-  bool offsets(SourceRange Range, unsigned &Begin, unsigned &End);
+  bool offsets(SourceRange Range, unsigned &Begin, unsigned &End,
+               FileID *File = nullptr);
+  std::string original(const Expr *E);
+  void collectEdits(const Expr *E, std::vector<Edit> &Edits);
+  std::optional<std::string> fromScratch(const Expr *E);
   bool batched(const Expr *E) const { return A.isBatched(E); }
 
   // Statements.
@@ -75,10 +99,13 @@ private:
   std::string decl(const DeclStmt *S);
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For);
+  void promote(const clang::VarDecl *Var, unsigned Indent);
 
-  std::string fail(const Twine &Why) {
-    if (Error.empty())
+  std::string fail(const Twine &Why, SourceRange At = {}) {
+    if (Error.empty()) {
       Error = Why.str();
+      ErrorRange = At;
+    }
     return "";
   }
 
@@ -88,35 +115,88 @@ private:
   SourceManager &SM;
   std::string Out;
   std::string Error;
+  SourceRange ErrorRange;
   unsigned NumWheres = 0;
 };
 
 //===-- expressions -------------------------------------------------------===//
 
-bool Printer::offsets(SourceRange Range, unsigned &Begin, unsigned &End) {
-  if (Range.isInvalid() || Range.getBegin().isMacroID() ||
-      Range.getEnd().isMacroID())
+// Note [Macros]: an expression maps to file text when it is spelled in one
+// macro argument, or is a whole macro expansion (then the text is the
+// invocation); tokens from a macro body map to nothing. Changes go into the
+// text of the nearest node that maps; a node that does not map is printed as
+// it expanded (printPretty) when nothing below it changes, and the loop is
+// refused when something must change in a macro body.
+bool Printer::offsets(SourceRange Range, unsigned &Begin, unsigned &End,
+                      FileID *File) {
+  if (Range.isInvalid())
     return false;
-  SourceLocation EndLoc = Lexer::getLocForEndOfToken(
-      Range.getEnd(), 0, SM, Context.getLangOpts());
-  if (EndLoc.isInvalid() || SM.getFileID(Range.getBegin()) != SM.getFileID(EndLoc))
+  CharSourceRange Chars = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Range), SM, Context.getLangOpts());
+  if (Chars.isInvalid() ||
+      SM.getFileID(Chars.getBegin()) != SM.getFileID(Chars.getEnd()))
     return false;
-  Begin = SM.getFileOffset(Range.getBegin());
-  End = SM.getFileOffset(EndLoc);
+  Begin = SM.getFileOffset(Chars.getBegin());
+  End = SM.getFileOffset(Chars.getEnd());
+  if (File)
+    *File = SM.getFileID(Chars.getBegin());
   return Begin <= End;
+}
+
+std::string Printer::original(const Expr *E) {
+  unsigned Begin, End;
+  FileID File;
+  if (!offsets(E->getSourceRange(), Begin, End, &File)) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    E->printPretty(OS, nullptr, Context.getPrintingPolicy());
+    return Text;
+  }
+  return SM.getBufferData(File).slice(Begin, End).str();
+}
+
+void Printer::collectEdits(const Expr *E, std::vector<Edit> &Edits) {
+  if (isa<CXXDefaultArgExpr>(E))
+    return;
+  unsigned Begin, End;
+  if (offsets(E->getSourceRange(), Begin, End)) {
+    std::string Text = expr(E);
+    if (Text != original(E))
+      Edits.push_back({Begin, End, std::move(Text)});
+    return;
+  }
+  if (fromScratch(E)) {
+    fail("per-example code spelled inside a macro body must change here",
+         E->getSourceRange());
+    return;
+  }
+  const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+  for (const Stmt *Child : E->children())
+    if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
+      if (!Operator || ChildExpr != Operator->getCallee())
+        collectEdits(ChildExpr, Edits);
 }
 
 std::string Printer::splice(SourceRange Range, std::vector<Edit> Edits) {
   unsigned Begin, End;
-  if (!offsets(Range, Begin, End))
+  FileID File;
+  if (!offsets(Range, Begin, End, &File))
     return sourceText(Context, Range).str();
-  StringRef Buffer = SM.getBufferData(SM.getFileID(Range.getBegin()));
+  StringRef Buffer = SM.getBufferData(File);
   llvm::sort(Edits, [](const Edit &L, const Edit &R) { return L.Begin < R.Begin; });
   std::string Text;
   unsigned Position = Begin;
+  const Edit *Previous = nullptr;
   for (const Edit &E : Edits) {
-    if (E.Begin < Position || E.End > End)
-      continue; // nested in an edit already made, or outside
+    // One macro argument expanded twice gives the same edit twice.
+    if (Previous && E.Begin == Previous->Begin && E.End == Previous->End &&
+        E.Text == Previous->Text)
+      continue;
+    if (E.Begin < Position || E.End > End) {
+      fail("a macro argument would change in two different ways", Range);
+      continue;
+    }
+    Previous = &E;
     Text += Buffer.slice(Position, E.Begin).str();
     Text += E.Text;
     Position = E.End;
@@ -130,16 +210,16 @@ std::string Printer::spliceChildren(const Expr *E) {
   const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
   for (const Stmt *Child : E->children()) {
     const auto *ChildExpr = dyn_cast_or_null<Expr>(Child);
-    if (!ChildExpr || isa<CXXDefaultArgExpr>(ChildExpr))
-      continue;
-    if (Operator && ChildExpr == Operator->getCallee())
-      continue; // the operator token; never rewritten
-    unsigned Begin, End;
-    if (!offsets(ChildExpr->getSourceRange(), Begin, End))
-      continue;
-    std::string Text = expr(ChildExpr);
-    if (Text != sourceText(Context, ChildExpr->getSourceRange()))
-      Edits.push_back({Begin, End, std::move(Text)});
+    if (!ChildExpr || (Operator && ChildExpr == Operator->getCallee()))
+      continue; // the operator token is never rewritten
+    collectEdits(ChildExpr, Edits);
+  }
+  unsigned Begin, End;
+  if (!offsets(E->getSourceRange(), Begin, End)) {
+    if (!Edits.empty())
+      fail("per-example code inside a macro expansion cannot be rewritten",
+           E->getSourceRange());
+    return original(E);
   }
   return splice(E->getSourceRange(), std::move(Edits));
 }
@@ -258,14 +338,22 @@ bool isArithmeticConversion(const ImplicitCastExpr *Cast,
 std::string Printer::expr(const Expr *E) {
   if (!E)
     return "";
+  if (std::optional<std::string> Text = fromScratch(E))
+    return std::move(*Text);
+  return spliceChildren(E);
+}
+
+/// The forms printed anew rather than spliced from the source (Note [Printing
+/// by splicing]); std::nullopt for the others.
+std::optional<std::string> Printer::fromScratch(const Expr *E) {
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     auto It = Plan.Calls.find(Call);
-    if (It != Plan.Calls.end())
+    if (It != Plan.Calls.end() && It->second != Lowering::AsWritten)
       return call(Call, It->second);
-    return spliceChildren(E);
+    return std::nullopt;
   }
   if (!batched(E))
-    return spliceChildren(E);
+    return std::nullopt;
   if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
     if (isArithmeticConversion(Cast, Context))
       return "vb::scalar_cast<" +
@@ -296,7 +384,7 @@ std::string Printer::expr(const Expr *E) {
            expr(Conditional->getTrueExpr()) + ") : vb::Value(" +
            expr(Conditional->getFalseExpr()) + "))";
   }
-  return spliceChildren(E);
+  return std::nullopt;
 }
 
 //===-- statements --------------------------------------------------------===//
@@ -354,6 +442,33 @@ std::string Printer::decl(const DeclStmt *S) {
     }
   }
   return splice(S->getSourceRange(), std::move(Edits));
+}
+
+// Note [Promoted locals]: `Tensor f = zeros({3});` in the body is one tensor
+// shared by every example until it is rebound; before the body writes into it
+// per example (`f[0] = x[i].sum();`) it becomes one copy per example. `where`
+// on a condition true for every example of the enclosing levels makes them.
+void Printer::promote(const VarDecl *Var, unsigned Indent) {
+  auto Levels = A.PromotedLocals.find(Var);
+  if (Levels == A.PromotedLocals.end())
+    return;
+  std::string Everyone;
+  for (const VmapLevel &Level : A.Levels) {
+    if (!(Levels->second & (LevelSet(1) << &Level - A.Levels.data())))
+      continue;
+    std::string Index = Level.Induction->getNameAsString();
+    Everyone += (Everyone.empty() ? "" : " && ") + Index + " == " + Index;
+  }
+  if (Everyone.empty()) {
+    fail("'" + Var->getNameAsString() +
+         "' is made in a called function and written per example");
+    return;
+  }
+  std::string Name = Var->getNameAsString();
+  line(Indent,
+       Name + " = vb::where(" + Everyone + ", " + Name + ", " + Name +
+           ");  // clang-vmap: one '" + Name + "' per example",
+       nullptr);
 }
 
 std::string Printer::forHeader(const ForStmt *For) {
@@ -416,8 +531,13 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     Out += Pad + "}\n";
     return;
   }
-  if (const auto *Declaration = dyn_cast<DeclStmt>(S))
-    return line(Indent, decl(Declaration), S);
+  if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+    line(Indent, decl(Declaration), S);
+    for (const Decl *D : Declaration->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        promote(Var, Indent);
+    return;
+  }
   if (const auto *For = dyn_cast<ForStmt>(S)) {
     if (A.levelOf(For))
       return level(For, Indent, false);
@@ -507,13 +627,7 @@ LoopOutcome Printer::run() {
     }
     Out += std::string(Indent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";
-    std::string Indented; // the original loop, one level in
-    for (char C : Original) {
-      Indented += C;
-      if (C == '\n')
-        Indented += "  ";
-    }
-    Out += std::string(Indent + 2, ' ') + Indented + "\n";
+    Out += std::string(Indent + 2, ' ') + fallbackCopy(Original) + "\n";
     Out += std::string(Indent, ' ') + "} else ";
   }
   std::size_t BlockStart = Out.size();
@@ -522,6 +636,7 @@ LoopOutcome Printer::run() {
     Out.erase(BlockStart, Indent); // `} else {` on one line
   if (!Error.empty()) {
     Outcome.WhyNot = Error;
+    Outcome.WhyNotRange = ErrorRange;
     return Outcome;
   }
   // The replaced range ends after the loop's last token: no trailing newline,

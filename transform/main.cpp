@@ -284,14 +284,26 @@ private:
         Outcome.WhyNot = Diags.lastRefusal();
       if (Diags.numRefusals() == RefusalsBefore &&
           Engine.getNumErrors() == ErrorsBefore)
-        Diags.report(clang_vmap::diag::refuse_loop, PragmaLoc)
-            << (Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
+        reportEmitRefusal(Outcome, PragmaLoc);
       if (KeepGoing)
         Diags.report(clang_vmap::diag::note_loop_left_as_written, PragmaLoc);
     }
     if (Remarks)
       reportRemark(Outcome, PragmaLoc);
     return Outcome;
+  }
+
+  /// A loop the printer could not rewrite faithfully (Note [Macros] in
+  /// emit.cpp), at the code that stopped it when it knows.
+  void reportEmitRefusal(const LoopOutcome &Outcome, SourceLocation PragmaLoc) {
+    std::string Why = Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot;
+    if (Outcome.WhyNotRange.isInvalid()) {
+      Diags.report(clang_vmap::diag::refuse_loop, PragmaLoc) << Why;
+      return;
+    }
+    Diags.report(clang_vmap::diag::refuse_loop,
+                 Outcome.WhyNotRange.getBegin(), {Outcome.WhyNotRange}, Why);
+    Diags.report(clang_vmap::diag::note_macro, Outcome.WhyNotRange.getBegin());
   }
 
   void reportRemark(const LoopOutcome &Outcome, SourceLocation PragmaLoc) {

@@ -35,6 +35,7 @@ struct LoopOutcome {
   unsigned NumOps = 0;                   ///< batched op calls emitted
   std::vector<std::string> FallbackOps;  ///< ops run per example (no rule)
   std::string WhyNot;                    ///< when !Batched: the refusal, one line
+  clang::SourceRange WhyNotRange;        ///< where, if emit refused (macros)
   /// Replacement of the source range [Begin, End) (pragma through the loop's
   /// end) and insertions (e.g. batched clones of called functions), as text.
   clang::CharSourceRange Range;

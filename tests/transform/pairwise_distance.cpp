@@ -21,6 +21,13 @@ int main() {
   std::cout << squares << "\n";
 }
 
+// The overlap fallback runs the original loop without its pragmas.
+// CHECK: if (vmap::batched::unsafe_overlap(squares, a) ||
+// CHECK-NEXT: vmap::batched::unsafe_overlap(squares, b)) {
+// CHECK-NEXT: {{^    }}for (int64_t i = 0; i < a.size(0); ++i) {
+// CHECK-NEXT: {{^      }}for (int64_t j = 0; j < b.size(0); ++j) {
+// CHECK-NEXT: {{^        }}squares[i][j] = sum((a[i] - b[j]).pow(2));
+// CHECK: } else { // clang-vmap: batched from line 8
 // CHECK: vb::Level _b_level1(0, b.size(0));  // line 10
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
 // CHECK-NEXT: vb::at(squares, i)[j] = vb::sum((vb::at(a, i) - vb::at(b, j)).pow(2));  // line 11
