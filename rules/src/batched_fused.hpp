@@ -54,13 +54,12 @@ struct Pending {
   Dtype dtype;
   std::vector<PendingOperand> operands;
   PendingApply apply;
-  int64_t nodes = 1;       // distinct pending nodes in this DAG, this one included
-  mutable Tensor value;    // set once materialised
+  int64_t nodes = 1;     // distinct pending nodes in this DAG, this one included
+  mutable Tensor value;  // set once materialised
 };
 
 // A pending source (no operands) computed by `make` when first needed.
-PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype,
-                          std::function<Tensor()> make);
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make);
 // The node's value, computed (block by block) and cached on first use.
 const Tensor& materialise(const Pending& node);
 
@@ -71,8 +70,8 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
                       bool cpp_scalar);
 // `v` as an operand, with its physical sizes mapped by `reshape_sizes` (which only inserts
 // or removes size-1 dims): a child node when v is pending, else the reshaped tensor.
-PendingOperand operand_of(const Value& v,
-                          const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
+PendingOperand operand_of(
+    const Value& v, const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
 
 // Writes the pending `value` (fitted to the destination by `reshape_sizes`) into
 // `destination` block by block, masked by `keep` (destination coordinates) when defined.

@@ -146,8 +146,8 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
       sizes.insert(sizes.begin() + levels, static_cast<std::size_t>(std::max<int64_t>(pad, 0)), 1);
       return sizes;
     }));
-    const bool cast = dtype && std::ranges::find(promoted, position) != promoted.end() &&
-                      v->dtype() != *dtype;
+    const bool cast =
+        dtype && std::ranges::find(promoted, position) != promoted.end() && v->dtype() != *dtype;
     casts.push_back(cast ? dtype : std::nullopt);
     tensor_positions.push_back(arguments.size());
     arguments.emplace_back();
@@ -275,8 +275,8 @@ Value& Value::operator=(const Value& other) && {
 
 int64_t Value::dim() const { return cpp_scalar_ ? 0 : logical_rank(*this); }
 int64_t Value::size(int64_t dim) const {
-  return Access::physical_sizes(*this)[static_cast<std::size_t>(
-      rules::wrap_logical_dim("size", dim, this->dim()) + levels_)];
+  return Access::physical_sizes(
+      *this)[static_cast<std::size_t>(rules::wrap_logical_dim("size", dim, this->dim()) + levels_)];
 }
 std::vector<int64_t> Value::sizes() const {
   const std::vector<int64_t> all = Access::physical_sizes(*this);

@@ -15,10 +15,6 @@ namespace {
 namespace vb = vmap::batched;
 using test::Rng;
 
-Tensor random(Rng& rng, std::vector<int64_t> sizes, Dtype dtype = kFloat32) {
-  return test::random_tensor(rng, sizes, dtype);
-}
-
 bool is_pending(const vb::Value& v) {
   const auto& node = vb::Access::pending(v);
   return node && !node->value.defined();
@@ -59,7 +55,8 @@ TEST(Fusion, InductionIndexIsMadeOnlyWhenUsedAsANumber) {
 
 TEST(Fusion, StoredChainEqualsTheExamplesBitForBit) {
   Rng rng(1);
-  const Tensor a = random(rng, {kRows, kWidth}), b = random(rng, {kRows, kWidth});
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32),
+               b = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
   Tensor expected = zeros({kRows, kWidth}), out = zeros({kRows, kWidth});
   for (int64_t i = 0; i < kRows; ++i)
     expected[i] = ((a[i] + b[i]) * 2.5 - a[i]).abs().sqrt() * (a[i] > b[i]);
@@ -78,7 +75,7 @@ TEST(Fusion, StoredChainEqualsTheExamplesBitForBit) {
 
 TEST(Fusion, ChainsPromoteAsTheEagerOps) {
   Rng rng(2);
-  const Tensor n = random(rng, {kRows, kWidth}, kInt32);
+  const Tensor n = test::random_tensor(rng, {kRows, kWidth}, kInt32);
   Tensor scaled = zeros({kRows, kWidth}), shifted = zeros({kRows, kWidth}, kInt32);
   Tensor ordered = zeros({kRows, kWidth}, kBool), halves = zeros({kRows, kWidth}, kFloat64);
   Tensor e_scaled = zeros_like(scaled), e_shifted = zeros_like(shifted);
@@ -110,9 +107,33 @@ TEST(Fusion, ChainsPromoteAsTheEagerOps) {
   expect_identical(halves, e_halves);
 }
 
+TEST(Fusion, CppScalarArithmeticIsPendingToo) {
+  const int64_t n = 300;  // [n, n]: 90K elements
+  Tensor upper = zeros({n, n}, kBool), e_upper = zeros({n, n}, kBool);
+  Tensor quotient = zeros({n, n}, kInt64), e_quotient = zeros({n, n}, kInt64);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      e_upper[i][j] = j >= i;
+      e_quotient[i][j] = (j - 150) / (i + 1);  // truncates toward zero
+    }
+  {
+    vb::Level outer(0, n);
+    const vb::Value i = outer.index();
+    vb::Level inner(0, n);
+    const vb::Value j = inner.index();
+    const vb::Value above = j >= i;
+    EXPECT_TRUE(is_pending(above));
+    EXPECT_TRUE(above.is_cpp_scalar());
+    vb::at(vb::at(upper, i), j) = above;
+    vb::at(vb::at(quotient, i), j) = (j - 150) / (i + 1);
+  }
+  expect_identical(upper, e_upper);
+  expect_identical(quotient, e_quotient);
+}
+
 TEST(Fusion, StoresIntoStridedDestinations) {
   Rng rng(3);
-  const Tensor a = random(rng, {kRows, kWidth});
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
   Tensor storage = zeros({kWidth, kRows});
   const Tensor out = storage.t();  // rows of out are strided
   Tensor expected = zeros({kRows, kWidth});
@@ -127,8 +148,8 @@ TEST(Fusion, StoresIntoStridedDestinations) {
 
 TEST(Fusion, MaskedStoresKeepTheOtherExamples) {
   Rng rng(4);
-  const Tensor a = random(rng, {kRows, kWidth});
-  const Tensor flags = random(rng, {kRows}, kBool);
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
+  const Tensor flags = test::random_tensor(rng, {kRows}, kBool);
   Tensor out = full({kRows, kWidth}, -7.0), expected = full({kRows, kWidth}, -7.0);
   for (int64_t i = 0; i < kRows; ++i)
     if (flags[i].item<bool>())
@@ -149,7 +170,8 @@ TEST(Fusion, MaskedStoresKeepTheOtherExamples) {
 TEST(Fusion, PairwiseReductionsNeverMaterialiseTheBroadcast) {
   Rng rng(5);
   const int64_t n = 120, m = 90, width = 16;  // [n, m, width]: 172K elements
-  const Tensor x = random(rng, {n, width}), y = random(rng, {m, width});
+  const Tensor x = test::random_tensor(rng, {n, width}, kFloat32),
+               y = test::random_tensor(rng, {m, width}, kFloat32);
   Tensor sums = zeros({n, m}), kept = zeros({n, m, 1}), peaks = zeros({n, m});
   Tensor e_sums = zeros({n, m}), e_kept = zeros({n, m, 1}), e_peaks = zeros({n, m});
   for (int64_t i = 0; i < n; ++i)
@@ -180,7 +202,8 @@ TEST(Fusion, PairwiseReductionsNeverMaterialiseTheBroadcast) {
 TEST(Fusion, AccumulatorsReducePendingValuesBlockByBlock) {
   Rng rng(10);
   const int64_t n = 300, m = 250;  // 75K products
-  const Tensor x = random(rng, {n}), y = random(rng, {m});
+  const Tensor x = test::random_tensor(rng, {n}, kFloat32),
+               y = test::random_tensor(rng, {m}, kFloat32);
   Tensor total = zeros({}, kFloat64), biggest = full({}, -1e9);
   double e_total = 0;
   float e_biggest = -1e9f;
@@ -203,7 +226,7 @@ TEST(Fusion, AccumulatorsReducePendingValuesBlockByBlock) {
 
 TEST(Fusion, ChainsLongerThanTheNodeLimit) {
   Rng rng(6);
-  const Tensor a = random(rng, {kRows, kWidth});
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
   Tensor out = zeros({kRows, kWidth}), expected = zeros({kRows, kWidth});
   for (int64_t i = 0; i < kRows; ++i) {
     Tensor value = a[i];
@@ -222,7 +245,7 @@ TEST(Fusion, ChainsLongerThanTheNodeLimit) {
 
 TEST(Fusion, AValueConsumedTwice) {
   Rng rng(7);
-  const Tensor a = random(rng, {kRows, kWidth});
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
   Tensor first = zeros({kRows, kWidth}), second = zeros({kRows, kWidth}), total = zeros({kRows});
   Tensor e_first = zeros_like(first), e_second = zeros_like(second), e_total = zeros_like(total);
   for (int64_t i = 0; i < kRows; ++i) {
@@ -247,7 +270,7 @@ TEST(Fusion, AValueConsumedTwice) {
 
 TEST(Fusion, WritesSeeValuesComputedBeforeThem) {
   Rng rng(8);
-  Tensor x = random(rng, {kRows, kWidth});
+  Tensor x = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
   const Tensor original = x.clone();
   Tensor out = zeros({kRows, kWidth}), shifted = zeros({kRows, kWidth});
   {
@@ -265,7 +288,7 @@ TEST(Fusion, WritesSeeValuesComputedBeforeThem) {
 
 TEST(Fusion, ObservingAPendingValueComputesIt) {
   Rng rng(9);
-  const Tensor a = random(rng, {kRows, kWidth});
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
   vb::Level level(0, kRows);
   const vb::Value e = vb::at(a, level.index()) * 3 + 1;
   ASSERT_TRUE(is_pending(e));
