@@ -11,13 +11,17 @@
 //   - stored into a place (store): block by block straight into the destination view;
 //   - reduced per example (sum, mean, amax, ... over logical dims): block by block along the
 //     level dims, each block reduced by the same rule call, so [n, m, d] never exists;
+//   - reduced over the levels by vb::accumulate into a Tensor: each block reduced, then the
+//     block results (the only place the summation order differs from eager);
 //   - anything else (physical(), aligned(), a non-pointwise op): materialised once into a
 //     fresh tensor (block by block), cached in the node, shared by all copies of the Value.
 // A block is a slice of the result along its leading dims of about kBlockElements elements
 // (L2-sized), so the intermediate tensors of a block stay in cache. Every node of a block
 // runs the runtime's own op on the operands' block views, with the casts the eager op would
-// make, so results are bit-identical to eager evaluation (reductions keep each example's
-// own reduction; only accumulation orders across blocks could differ, and none do here).
+// make, so results are bit-identical to eager evaluation (a per-example reduction reduces
+// each example as before; only vb::accumulate adds block results in another order). Also
+// C++-scalar arithmetic (`j >= i`) may be pending. An error the op raises from values
+// alone (none of the pointwise ops here) would surface where the value is computed.
 // Blocks run on OpenMP threads; runtime ops inside a parallel region stay single-threaded.
 // Small results (below one block) are computed eagerly: fusion would not pay for itself.
 //
