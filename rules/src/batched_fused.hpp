@@ -19,9 +19,9 @@
 // (L2-sized), so the intermediate tensors of a block stay in cache. Every node of a block
 // runs the runtime's own op on the operands' block views, with the casts the eager op would
 // make, so results are bit-identical to eager evaluation (a per-example reduction reduces
-// each example as before; only vb::accumulate adds block results in another order). Also
-// C++-scalar arithmetic (`j >= i`) may be pending. An error the op raises from values
-// alone (none of the pointwise ops here) would surface where the value is computed.
+// each example as before; only vb::accumulate adds block results in another order).
+// C++-scalar arithmetic (`j >= i`) may be pending too, except integer division, which raises
+// on a zero divisor and so runs where the eager code would raise.
 // Blocks run on OpenMP threads; runtime ops inside a parallel region stay single-threaded.
 // Small results (below one block) are computed eagerly: fusion would not pay for itself.
 //

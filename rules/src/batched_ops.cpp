@@ -74,7 +74,11 @@ Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
     }
     return Tensor();
   };
-  return detail::pointwise_value({operand(a), operand(b)}, apply, levels, true);
+  std::vector<detail::PendingOperand> operands{operand(a), operand(b)};
+  if (integral && (op == CppOp::div || op == CppOp::rem))  // raises on zero: now, as eagerly
+    return Value(apply({std::get<Tensor>(operands[0]), std::get<Tensor>(operands[1])}), levels,
+                 true);
+  return detail::pointwise_value(std::move(operands), apply, levels, true);
 }
 
 Value binary(std::size_t op, const Value& a, const Value& b, CppOp cpp_op) {
