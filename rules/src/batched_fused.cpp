@@ -281,6 +281,10 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
   settle_before_write(destination);  // computes `value` too when it reads the destination
   if (!fusable(*node)) return false;
   const PendingPtr source = relayout(node, reshape_sizes);
+  const std::vector<int64_t> room = destination.sizes().vec();
+  if (source->sizes.size() != room.size()) return false;  // the eager copy_ reports it
+  for (std::size_t d = 0; d < room.size(); ++d)
+    if (source->sizes[d] != 1 && source->sizes[d] != room[d]) return false;
   const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
     Memo memo;

@@ -224,6 +224,15 @@ TEST(Fusion, AccumulatorsReducePendingValuesBlockByBlock) {
   EXPECT_EQ(biggest.item<float>(), e_biggest);
 }
 
+TEST(Fusion, AStoreOfTheWrongShapeStillFails) {
+  Rng rng(11);
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
+  Tensor narrow_out = zeros({kRows, 1});
+  vb::Level level(0, kRows);
+  const vb::Value i = level.index();
+  EXPECT_THROW(vb::at(narrow_out, i) = vb::at(a, i) * 2, Error);
+}
+
 TEST(Fusion, ChainsLongerThanTheNodeLimit) {
   Rng rng(6);
   const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
