@@ -82,7 +82,7 @@ void for_blocks(const std::vector<Block>& blocks, const std::function<void(const
   }
   std::exception_ptr failure;
   std::mutex failure_mutex;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1)  // a descheduled thread delays one block
   for (int64_t k = 1; k < count; ++k) {
     try {
       fn(blocks[static_cast<std::size_t>(k)]);
