@@ -253,7 +253,12 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
     for (const PendingOperand& operand : operands) tensors.push_back(operand_tensor(operand));
     return Access::make(apply(tensors), levels, cpp_scalar);
   };
-  if (!sizes || product(*sizes) < kBlockElements) return eager();
+  auto on_device = [](const PendingOperand& operand) {  // blocks allocate on the CPU
+    const auto* leaf = std::get_if<Tensor>(&operand);
+    return leaf && leaf->device() != kCPU;
+  };
+  if (!sizes || product(*sizes) < kBlockElements || std::ranges::any_of(operands, on_device))
+    return eager();
   std::vector<const Pending*> seen;
   for (const PendingOperand& operand : operands)
     if (const auto* child = std::get_if<PendingPtr>(&operand)) count_distinct(**child, seen);

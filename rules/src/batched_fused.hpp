@@ -23,7 +23,8 @@
 // C++-scalar arithmetic (`j >= i`) may be pending too, except integer division, which raises
 // on a zero divisor and so runs where the eager code would raise.
 // Blocks run on OpenMP threads; runtime ops inside a parallel region stay single-threaded.
-// Small results (below one block) are computed eagerly: fusion would not pay for itself.
+// Small results (below one block) are computed eagerly: fusion would not pay for itself;
+// so are ops with a device (CUDA) operand, whose blocks the runtime would not keep in cache.
 //
 // Leaves are views of tensors the loop body may write later (`t = x[i] * 2; x[i] = 0;
 // out[i] = t;`), so every write through the batched API first materialises the live
