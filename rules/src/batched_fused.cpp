@@ -70,20 +70,19 @@ Tensor narrow_block(Tensor t, const Block& block) {
   return t;
 }
 
-// Runs fn on every block: the first here, the rest on OpenMP threads when there are several.
-void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn) {
-  if (blocks.empty()) return;
-  fn(blocks.front());
+// Runs fn on blocks[first..], on OpenMP threads when there are several.
+void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn,
+                std::size_t first = 0) {
   const auto count = static_cast<int64_t>(blocks.size());
-  if (count == 1) return;
-  if (omp_get_max_threads() == 1 || omp_in_parallel()) {
-    for (int64_t k = 1; k < count; ++k) fn(blocks[static_cast<std::size_t>(k)]);
+  const auto begin = static_cast<int64_t>(first);
+  if (count - begin <= 1 || omp_get_max_threads() == 1 || omp_in_parallel()) {
+    for (int64_t k = begin; k < count; ++k) fn(blocks[static_cast<std::size_t>(k)]);
     return;
   }
   std::exception_ptr failure;
   std::mutex failure_mutex;
 #pragma omp parallel for schedule(dynamic, 1)  // a descheduled thread delays one block
-  for (int64_t k = 1; k < count; ++k) {
+  for (int64_t k = begin; k < count; ++k) {
     try {
       fn(blocks[static_cast<std::size_t>(k)]);
     } catch (...) {
@@ -317,20 +316,21 @@ std::optional<Value> reduce_pending(std::size_t op, const std::vector<Input>& in
   if (!node || !fusable(*node) || levels == 0) return std::nullopt;
   const std::vector<Block> blocks = plan_blocks(node->sizes, levels);
   if (blocks.size() == 1) return std::nullopt;
-  Tensor out;
-  for_blocks(blocks, [&](const Block& block) {
+  auto reduce_block = [&](const Block& block) {
     Memo memo;
     std::vector<Input> block_inputs = inputs;
     block_inputs[position].value =
         Access::make(evaluate_block(*node, block, memo), levels, x.is_cpp_scalar());
-    const Tensor result = dispatch(op, std::move(block_inputs)).aligned(levels);
-    if (!out.defined()) {  // the first block, before any other runs
-      std::vector<int64_t> sizes(node->sizes.begin(), node->sizes.begin() + levels);
-      for (int64_t d = levels; d < result.dim(); ++d) sizes.push_back(result.size(d));
-      out = vmap::empty(sizes, result.dtype());
-    }
-    narrow_block(out, block).copy_(result);
-  });
+    return dispatch(op, std::move(block_inputs)).aligned(levels);
+  };
+  // The first block gives the result's dtype and per-example sizes.
+  const Tensor first = reduce_block(blocks.front());
+  std::vector<int64_t> sizes(node->sizes.begin(), node->sizes.begin() + levels);
+  for (int64_t d = levels; d < first.dim(); ++d) sizes.push_back(first.size(d));
+  const Tensor out = vmap::empty(sizes, first.dtype());
+  narrow_block(out, blocks.front()).copy_(first);
+  for_blocks(
+      blocks, [&](const Block& block) { narrow_block(out, block).copy_(reduce_block(block)); }, 1);
   return Access::make(out, levels, false);
 }
 
