@@ -1,6 +1,6 @@
 // Writes into places, vb::Where masks, vb::accumulate, the per-example fallback and the
 // aliasing check.
-#include "batched_internal.hpp"
+#include "batched_fused.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -23,30 +23,39 @@ struct MaskFrame {
 };
 thread_local std::vector<MaskFrame> mask_stack;
 
-// v's physical with exactly `levels` level dims and `rank` logical dims (size-1 dims
-// added); throws when v differs along a level the destination does not have.
-Tensor fit(const Value& v, int64_t levels, int64_t rank) {
-  Tensor t = v.physical();
-  if (v.levels() > levels) {
-    for (int64_t k = v.levels() - 1; k >= levels; --k) {
-      if (t.size(k) != 1)
+// The physical sizes of a value with `from` level dims given exactly `levels` level dims and
+// `rank` logical dims (size-1 dims added); throws when it differs along a level the
+// destination does not have.
+std::vector<int64_t> fit_sizes(std::vector<int64_t> sizes, int64_t from, int64_t levels,
+                               int64_t rank) {
+  if (from > levels) {
+    for (int64_t k = from - 1; k >= levels; --k) {
+      if (sizes[static_cast<std::size_t>(k)] != 1)
         throw Error(
             "vmap: a value that differs per example of an inner level is written "
             "into a place shared by those examples (the last write would win)");
-      t = t.squeeze(k);
+      sizes.erase(sizes.begin() + k);
     }
   } else {
-    t = v.aligned(levels);
+    sizes.insert(sizes.begin() + from, static_cast<std::size_t>(levels - from), 1);
   }
-  for (int64_t r = t.dim() - levels; r < rank; ++r) t = t.unsqueeze(levels);
-  return t;
+  const int64_t missing = rank - (static_cast<int64_t>(sizes.size()) - levels);
+  sizes.insert(sizes.begin() + levels, static_cast<std::size_t>(std::max<int64_t>(missing, 0)), 1);
+  return sizes;
+}
+
+Tensor fit(const Value& v, int64_t levels, int64_t rank) {
+  const Tensor& t = v.physical();
+  const std::vector<int64_t> sizes = fit_sizes(t.sizes().vec(), v.levels(), levels, rank);
+  return sizes == t.sizes().vec() ? t : t.reshape(sizes);
 }
 
 // A destination dim of size 1 at a level where the value differs: one slot for many
 // examples (functorch refuses such writes too).
-void check_not_shared(const Tensor& destination, const Tensor& value, int64_t levels) {
+void check_not_shared(const Tensor& destination, const std::vector<int64_t>& value,
+                      int64_t levels) {
   for (int64_t k = 0; k < levels; ++k)
-    if (destination.size(k) == 1 && value.size(k) != 1)
+    if (destination.size(k) == 1 && value[static_cast<std::size_t>(k)] != 1)
       throw Error(
           "vmap: writing a value that differs per example into a tensor shared by all "
           "examples; write into a per-example slot (out[i]) instead");
@@ -54,20 +63,30 @@ void check_not_shared(const Tensor& destination, const Tensor& value, int64_t le
 
 void write_into(const Tensor& destination, int64_t levels, const Value& value) {
   const int64_t rank = destination.dim() - levels;
-  Tensor source = fit(value, levels, rank);
-  check_not_shared(destination, source, levels);
-  if (source.dtype() != destination.dtype()) source = source.to(destination.dtype());
+  const int64_t from = value.levels();
+  check_not_shared(destination, fit_sizes(Access::physical_sizes(value), from, levels, rank),
+                   levels);
+  Tensor keep;
   if (const Value* mask = current_mask()) {
-    const Tensor keep = fit(*mask, levels, rank);
-    check_not_shared(destination, keep, levels);
-    source = vmap::where(keep, source, destination);
+    keep = fit(*mask, levels, rank);
+    check_not_shared(destination, keep.sizes().vec(), levels);
   }
+  // A pending value goes straight into the destination (Note [Pending values]).
+  auto fitted = [=](std::vector<int64_t> sizes) {
+    return fit_sizes(std::move(sizes), from, levels, rank);
+  };
+  if (detail::store_pending(destination, value, fitted, keep)) return;
+  detail::settle_before_write(destination);
+  Tensor source = fit(value, levels, rank);
+  if (source.dtype() != destination.dtype()) source = source.to(destination.dtype());
+  if (keep.defined()) source = vmap::where(keep, source, destination);
   destination.copy_(source);
 }
 
 // base[..., index, ...] = value for each example: a one-hot mask over the indexed dim.
 void scatter_into(const detail::Place& origin, const Value& value) {
   const Tensor& destination = origin.base.physical();
+  detail::settle_before_write(destination);
   const int64_t levels = origin.base.levels();
   const int64_t rank = destination.dim() - levels;
   const int64_t dim = rules::wrap_logical_dim("store", origin.dim, rank) + levels;
@@ -76,8 +95,8 @@ void scatter_into(const detail::Place& origin, const Value& value) {
   shape[static_cast<std::size_t>(dim)] = destination.size(dim);
   Tensor hit = vmap::arange(destination.size(dim)).reshape(shape) == position;
   Tensor source = fit(value, levels, rank - 1).unsqueeze(dim);
-  check_not_shared(destination, hit, levels);
-  check_not_shared(destination, source, levels);
+  check_not_shared(destination, hit.sizes().vec(), levels);
+  check_not_shared(destination, source.sizes().vec(), levels);
   if (const Value* mask = current_mask()) hit = hit & fit(*mask, levels, rank);
   destination.copy_(vmap::where(hit, source.to(destination.dtype()), destination));
 }
@@ -118,10 +137,24 @@ Tensor product_over_front(Tensor values) {
   return values.size(0) == 1 ? result * values.select(0, 0) : result;
 }
 
+// A pending e (Note [Pending values]) reduced block by block over every level, when it
+// varies along all of them (nothing to expand) and no mask applies.
+std::optional<Tensor> reduce_pending_levels(const Value& e, int64_t keep, Reduce op) {
+  const int64_t levels = active_levels();
+  if (keep != 0 || op == Reduce::mul || current_mask() || e.levels() != levels) return std::nullopt;
+  const std::vector<int64_t> sizes = Access::physical_sizes(e);
+  for (int64_t k = 0; k < levels; ++k)
+    if (sizes[static_cast<std::size_t>(k)] != level_size(k)) return std::nullopt;
+  return detail::reduce_levels_pending(e, [op](const Tensor& t, std::vector<int64_t> dims) {
+    return op == Reduce::max ? t.amax(dims) : op == Reduce::min ? t.amin(dims) : t.sum(dims);
+  });
+}
+
 // e over every active level from `keep` on (expanded first: an example that does not vary
 // along a level still counts once per iteration), masked-out examples as the identity.
 Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
   const int64_t levels = active_levels();
+  if (auto reduced = reduce_pending_levels(e, keep, op)) return *reduced;
   const int64_t rank = e.is_cpp_scalar() ? 0 : e.physical().dim() - e.levels();
   Tensor values = e.aligned(levels);
   std::vector<int64_t> full = values.sizes().vec();
@@ -193,11 +226,11 @@ bool can_hold(const Value& place, const Value& value) {
   if (Access::place(place)) return true;
   const Tensor& destination = place.physical();
   const int64_t levels = place.levels();
-  auto varies_beyond = [&](const Value& v) {
-    const Tensor aligned = v.aligned(std::max(v.levels(), levels));
-    for (int64_t k = 0; k < aligned.dim() - (v.physical().dim() - v.levels()); ++k) {
+  auto varies_beyond = [&](const Value& v) {  // from the sizes: a pending v stays pending
+    const std::vector<int64_t> sizes = Access::physical_sizes(v);
+    for (int64_t k = 0; k < v.levels(); ++k) {
       const bool destination_has = k < levels && destination.size(k) != 1;
-      if (aligned.size(k) != 1 && !destination_has) return true;
+      if (sizes[static_cast<std::size_t>(k)] != 1 && !destination_has) return true;
     }
     return false;
   };
@@ -231,6 +264,7 @@ void Where::flip() {
 void accumulate(Tensor& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
   const Tensor reduced = reduce_levels(e, 0, op);
+  detail::settle_before_write(acc);
   if (op == Reduce::add)
     acc += reduced;
   else if (op == Reduce::sub)
@@ -250,6 +284,7 @@ void accumulate(Value& acc, const Value& e, Reduce op) {
     reduced = reduced.unsqueeze(keep);
   const Tensor updated = combine(current, reduced, op).to(acc.dtype());
   if (!acc.is_cpp_scalar() && keep == acc.levels() && updated.sizes() == current.sizes()) {
+    detail::settle_before_write(current);
     current.copy_(updated);  // in place, like the Tensor it stands for
     return;
   }

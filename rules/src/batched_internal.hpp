@@ -31,8 +31,25 @@ struct Access {
   static void set_place(Value& v, detail::Place place) {
     v.place_ = std::make_shared<const detail::Place>(std::move(place));
   }
+  // Pending values (Note [Pending values], batched_fused.hpp): the node while v is pending
+  // (its value may have been computed through another copy), else null.
+  static const std::shared_ptr<const detail::Pending>& pending(const Value& v) {
+    return v.pending_;
+  }
+  static Value make_pending(std::shared_ptr<const detail::Pending> node, int64_t levels,
+                            bool cpp_scalar) {
+    Value v;
+    v.pending_ = std::move(node);
+    v.levels_ = levels;
+    v.cpp_scalar_ = cpp_scalar;
+    return v;
+  }
+  // Physical sizes and dtype, known without computing a pending value.
+  static std::vector<int64_t> physical_sizes(const Value& v);
+  static Dtype physical_dtype(const Value& v);
   static void rebind_physical(const Value& v, Tensor physical, int64_t levels) {
     auto& mutable_value = const_cast<Value&>(v);
+    mutable_value.pending_.reset();
     mutable_value.physical_ = std::move(physical);
     mutable_value.levels_ = levels;
     mutable_value.place_.reset();

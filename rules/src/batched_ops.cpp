@@ -1,6 +1,6 @@
 // Members, free functions, operators and <cmath> functions of vb::Value: each is one
 // op-table lookup (resolved at compile time) and one dispatch.
-#include "batched_internal.hpp"
+#include "batched_fused.hpp"
 
 #include <string>
 
@@ -29,57 +29,56 @@ bool both_cpp(const Value& a, const Value& b) { return a.is_cpp_scalar() && b.is
 enum class CppOp { add, sub, mul, div, rem, lt, le, gt, ge, eq, ne, bit_and, bit_or };
 
 // C++ arithmetic between two per-example C++ scalars: the usual arithmetic conversions,
-// integer division truncating toward zero, comparisons giving bool.
+// integer division truncating toward zero, comparisons giving bool. Pointwise, so it may
+// stay pending (`mask[i][j] = j >= i` is computed block by block into mask).
 Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
   const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
   const int64_t levels = std::max(a.levels(), b.levels());
-  const Tensor x = scalar_cast_to(a, dtype).aligned(levels);
-  const Tensor y = scalar_cast_to(b, dtype).aligned(levels);
   const bool integral = !vmap::detail::is_floating(dtype);
-  Tensor result;
-  switch (op) {
-    case CppOp::add:
-      result = x + y;
-      break;
-    case CppOp::sub:
-      result = x - y;
-      break;
-    case CppOp::mul:
-      result = x * y;
-      break;
-    case CppOp::div:
-      result = integral ? vmap::detail::div_trunc(x, y) : x / y;
-      break;
-    case CppOp::rem:
-      if (!integral) throw Error("operator%: needs integer operands");
-      result = vmap::detail::remainder_trunc(x, y);
-      break;
-    case CppOp::lt:
-      result = x < y;
-      break;
-    case CppOp::le:
-      result = x <= y;
-      break;
-    case CppOp::gt:
-      result = x > y;
-      break;
-    case CppOp::ge:
-      result = x >= y;
-      break;
-    case CppOp::eq:
-      result = x == y;
-      break;
-    case CppOp::ne:
-      result = x != y;
-      break;
-    case CppOp::bit_and:
-      result = x & y;
-      break;
-    case CppOp::bit_or:
-      result = x | y;
-      break;
-  }
-  return Value(result, levels, true);
+  if (op == CppOp::rem && !integral) throw Error("operator%: needs integer operands");
+  auto operand = [&](const Value& v) {
+    return detail::operand_of(scalar_cast_to(v, dtype), [&](std::vector<int64_t> sizes) {
+      sizes.insert(sizes.begin() + v.levels(), static_cast<std::size_t>(levels - v.levels()), 1);
+      return sizes;
+    });
+  };
+  auto apply = [op, integral](const std::vector<Tensor>& operands) {
+    const Tensor &x = operands[0], &y = operands[1];
+    switch (op) {
+      case CppOp::add:
+        return x + y;
+      case CppOp::sub:
+        return x - y;
+      case CppOp::mul:
+        return x * y;
+      case CppOp::div:
+        return integral ? vmap::detail::div_trunc(x, y) : x / y;
+      case CppOp::rem:
+        return vmap::detail::remainder_trunc(x, y);
+      case CppOp::lt:
+        return x < y;
+      case CppOp::le:
+        return x <= y;
+      case CppOp::gt:
+        return x > y;
+      case CppOp::ge:
+        return x >= y;
+      case CppOp::eq:
+        return x == y;
+      case CppOp::ne:
+        return x != y;
+      case CppOp::bit_and:
+        return x & y;
+      case CppOp::bit_or:
+        return x | y;
+    }
+    return Tensor();
+  };
+  std::vector<detail::PendingOperand> operands{operand(a), operand(b)};
+  if (integral && (op == CppOp::div || op == CppOp::rem))  // raises on zero: now, as eagerly
+    return Value(apply({std::get<Tensor>(operands[0]), std::get<Tensor>(operands[1])}), levels,
+                 true);
+  return detail::pointwise_value(std::move(operands), apply, levels, true);
 }
 
 Value binary(std::size_t op, const Value& a, const Value& b, CppOp cpp_op) {

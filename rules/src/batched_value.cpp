@@ -7,7 +7,7 @@
 // with one batched operand, its own level sizes (1 where it does not vary) are merged,
 // which is a view; with several, each is expanded to the common level sizes first. The
 // result's batch dim is split back into the level dims.
-#include "batched_internal.hpp"
+#include "batched_fused.hpp"
 
 #include <vmap/detail/promotion.hpp>
 #include <vmap/rules/rules.hpp>
@@ -31,7 +31,9 @@ struct LevelState {
 };
 thread_local std::vector<LevelState> level_stack;
 
-int64_t logical_rank(const Value& v) { return v.physical().dim() - v.levels(); }
+int64_t logical_rank(const Value& v) {
+  return static_cast<int64_t>(Access::physical_sizes(v).size()) - v.levels();
+}
 
 std::vector<int64_t> level_sizes_of(const Tensor& aligned, int64_t levels) {
   std::vector<int64_t> sizes;
@@ -86,56 +88,77 @@ std::vector<std::size_t> promoted_positions(RuleId rule, std::size_t count) {
   }
 }
 
+// Per-example reductions: a pending operand is reduced block by block.
+bool is_reduction(RuleId rule) {
+  return rule == RuleId::reduce_all || rule == RuleId::reduce_dim || rule == RuleId::reduce_dims ||
+         rule == RuleId::arg_reduce_all;
+}
+
 bool is_pointwise(RuleId rule) {
   return rule == RuleId::unary_pointwise || rule == RuleId::binary_pointwise ||
          rule == RuleId::ternary_where || rule == RuleId::clamp;
 }
 
-// Pointwise op over Values with `levels` level dims: broadcasting does the batching.
+// Pointwise op over Values with `levels` level dims: broadcasting does the batching. The op
+// may stay pending (Note [Pending values]); the operands are brought to `levels` level dims
+// and a common logical rank, the promoted ones cast to the result type inside the node.
 Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels) {
   int64_t max_rank = 0;
   for (const Input& input : inputs)
     if (const auto* v = std::get_if<Value>(&input.value); v && v->defined() && !v->is_cpp_scalar())
       max_rank = std::max(max_rank, logical_rank(*v));
-  std::vector<rules::Arg> args;
-  std::vector<vmap::detail::Operand> tagged;
   const std::vector<std::size_t> promoted = promoted_positions(kOpTable[op].rule, inputs.size());
-  for (const Input& input : inputs) {
-    const auto* v = std::get_if<Value>(&input.value);
-    if (!v || !v->defined()) {
-      args.push_back(v ? rules::Arg() : std::get<rules::Arg>(input.value));
-      continue;
-    }
-    Tensor physical = v->aligned(levels);
-    for (int64_t r = v->is_cpp_scalar() ? 0 : logical_rank(*v); r < max_rank; ++r)
-      physical = physical.unsqueeze(levels);
-    args.push_back(rules::plain(physical));
-  }
+  auto value_at = [&](std::size_t position) -> const Value* {
+    const auto* v =
+        position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
+    return v && v->defined() ? v : nullptr;
+  };
   // Only C++ scalars among the promoted operands (C++ arithmetic, already of one type):
   // ATen would make them float32 as wrapped numbers, C++ keeps their type.
   bool only_cpp = true;
-  for (std::size_t position : promoted) {
-    const auto* v =
-        position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
-    if (v && v->defined() && !v->is_cpp_scalar()) only_cpp = false;
-  }
-  for (std::size_t position : promoted) {
-    const auto* v =
-        position < inputs.size() ? std::get_if<Value>(&inputs[position].value) : nullptr;
-    if (!v || !v->defined()) continue;
-    tagged.push_back(v->is_cpp_scalar() && !only_cpp
-                         ? vmap::detail::number_operand(v->dtype())
-                         : vmap::detail::tensor_operand(v->dtype(), logical_rank(*v)));
-  }
-  if (!tagged.empty()) {
-    const Dtype dtype = vmap::detail::result_type(tagged);
-    for (std::size_t position : promoted) {
-      if (position >= args.size()) continue;
-      auto* tensor = std::get_if<TensorArg>(&args[position]);
-      if (tensor && tensor->value.dtype() != dtype) tensor->value = tensor->value.to(dtype);
+  for (std::size_t position : promoted)
+    if (const Value* v = value_at(position); v && !v->is_cpp_scalar()) only_cpp = false;
+  std::vector<vmap::detail::Operand> tagged;
+  for (std::size_t position : promoted)
+    if (const Value* v = value_at(position))
+      tagged.push_back(v->is_cpp_scalar() && !only_cpp
+                           ? vmap::detail::number_operand(v->dtype())
+                           : vmap::detail::tensor_operand(v->dtype(), logical_rank(*v)));
+  const std::optional<Dtype> dtype =
+      tagged.empty() ? std::nullopt : std::optional(vmap::detail::result_type(tagged));
+
+  // The call's arguments with the tensor positions left to fill, and each operand's cast.
+  std::vector<rules::Arg> arguments;
+  std::vector<std::size_t> tensor_positions;
+  std::vector<std::optional<Dtype>> casts;
+  std::vector<detail::PendingOperand> operands;
+  for (std::size_t position = 0; position < inputs.size(); ++position) {
+    const Input& input = inputs[position];
+    const auto* v = std::get_if<Value>(&input.value);
+    if (!v || !v->defined()) {
+      arguments.push_back(v ? rules::Arg() : std::get<rules::Arg>(input.value));
+      continue;
     }
+    const int64_t pad = max_rank - (v->is_cpp_scalar() ? 0 : logical_rank(*v));
+    const int64_t own_levels = v->levels();
+    operands.push_back(detail::operand_of(*v, [=](std::vector<int64_t> sizes) {
+      sizes.insert(sizes.begin() + own_levels, static_cast<std::size_t>(levels - own_levels), 1);
+      sizes.insert(sizes.begin() + levels, static_cast<std::size_t>(std::max<int64_t>(pad, 0)), 1);
+      return sizes;
+    }));
+    const bool cast =
+        dtype && std::ranges::find(promoted, position) != promoted.end() && v->dtype() != *dtype;
+    casts.push_back(cast ? dtype : std::nullopt);
+    tensor_positions.push_back(arguments.size());
+    arguments.emplace_back();
   }
-  return Access::make(rules::call_reference(op, args), levels, false);
+  auto apply = [op, arguments, tensor_positions, casts](const std::vector<Tensor>& tensors) {
+    std::vector<rules::Arg> args = arguments;
+    for (std::size_t k = 0; k < tensors.size(); ++k)
+      args[tensor_positions[k]] = rules::plain(casts[k] ? tensors[k].to(*casts[k]) : tensors[k]);
+    return rules::call_reference(op, args);
+  };
+  return detail::pointwise_value(std::move(operands), std::move(apply), levels, false);
 }
 
 }  // namespace
@@ -154,8 +177,14 @@ Value Level::index() const {
   const LevelState& state = level_stack.at(static_cast<std::size_t>(depth_));
   std::vector<int64_t> shape(static_cast<std::size_t>(depth_), 1);
   shape.push_back(state.size);
-  Value index = Access::make(
-      vmap::arange(state.start, state.start + state.size, kInt64).reshape(shape), depth_ + 1, true);
+  // Lazy (Note [Pending values]): `x[i]` views x without it.
+  std::vector<int64_t> sizes = shape;
+  Value index = Access::make_pending(
+      detail::pending_source(std::move(sizes), kInt64,
+                             [start = state.start, end = state.start + state.size, shape] {
+                               return vmap::arange(start, end, kInt64).reshape(shape);
+                             }),
+      depth_ + 1, true);
   Access::set_induction_level(index, depth_);
   return index;
 }
@@ -178,6 +207,7 @@ Value::Value(Tensor physical, int64_t levels, bool cpp_scalar)
       home_levels_(active_levels()) {}
 Value::Value(const Value& other)
     : physical_(other.physical_),
+      pending_(other.pending_),
       levels_(other.levels_),
       cpp_scalar_(other.cpp_scalar_),
       home_levels_(active_levels()),
@@ -185,6 +215,7 @@ Value::Value(const Value& other)
       place_(other.place_) {}
 Value::Value(Value&& other) noexcept
     : physical_(std::move(other.physical_)),
+      pending_(std::move(other.pending_)),
       levels_(other.levels_),
       cpp_scalar_(other.cpp_scalar_),
       home_levels_(active_levels()),
@@ -195,11 +226,19 @@ Tensor Value::scalar_tensor(vmap::detail::Scalar value, Dtype dtype) {
   return vmap::full({}, value, dtype);
 }
 
+const Tensor& Value::physical() const {
+  if (pending_) {
+    physical_ = detail::materialise(*pending_);
+    pending_.reset();
+  }
+  return physical_;
+}
+
 Tensor Value::aligned(int64_t levels) const {
   if (levels < levels_)
     throw Error("vmap: a value of " + std::to_string(levels_) + " levels used where only " +
                 std::to_string(levels) + " are active");
-  Tensor result = physical_;
+  Tensor result = physical();
   for (int64_t k = levels_; k < levels; ++k) result = result.unsqueeze(levels_);
   return result;
 }
@@ -208,6 +247,7 @@ Value& Value::operator=(const Value& other) & {
   const Value* mask = current_mask();
   if (!mask || !defined()) {
     physical_ = other.physical_;
+    pending_ = other.pending_;
     levels_ = other.levels_;
     cpp_scalar_ = other.cpp_scalar_;
     induction_level_ = other.induction_level_;
@@ -220,6 +260,7 @@ Value& Value::operator=(const Value& other) & {
   Value merged = where(*mask, incoming, kept);
   merged.cpp_scalar_ = cpp_scalar_ && other.cpp_scalar_;
   physical_ = merged.physical_;
+  pending_ = merged.pending_;
   levels_ = merged.levels_;
   cpp_scalar_ = cpp_scalar_ || merged.cpp_scalar_;
   induction_level_ = -1;
@@ -234,18 +275,23 @@ Value& Value::operator=(const Value& other) && {
 
 int64_t Value::dim() const { return cpp_scalar_ ? 0 : logical_rank(*this); }
 int64_t Value::size(int64_t dim) const {
-  return physical_.size(rules::wrap_logical_dim("size", dim, this->dim()) + levels_);
+  return Access::physical_sizes(
+      *this)[static_cast<std::size_t>(rules::wrap_logical_dim("size", dim, this->dim()) + levels_)];
 }
-std::vector<int64_t> Value::sizes() const { return tail_sizes(physical_, levels_); }
+std::vector<int64_t> Value::sizes() const {
+  const std::vector<int64_t> all = Access::physical_sizes(*this);
+  return {all.begin() + levels_, all.end()};
+}
 int64_t Value::numel() const { return product(sizes()); }
-Dtype Value::dtype() const { return physical_.dtype(); }
-Device Value::device() const { return physical_.device(); }
+Dtype Value::dtype() const { return Access::physical_dtype(*this); }
+Device Value::device() const { return physical().device(); }
 bool Value::is_contiguous() const {
   // Each example's elements are contiguous when the logical dims have contiguous strides.
   int64_t expected = 1;
-  for (int64_t d = physical_.dim() - 1; d >= levels_; --d) {
-    if (physical_.size(d) != 1 && physical_.stride(d) != expected) return false;
-    expected *= physical_.size(d);
+  const Tensor& t = physical();
+  for (int64_t d = t.dim() - 1; d >= levels_; --d) {
+    if (t.size(d) != 1 && t.stride(d) != expected) return false;
+    expected *= t.size(d);
   }
   return true;
 }
@@ -254,7 +300,7 @@ Value Value::item_as(Dtype dtype) const {
   if (numel() != 1)
     throw Error("item: a tensor with " + std::to_string(numel()) +
                 " elements cannot be converted to a scalar");
-  Tensor scalars = physical_.reshape(level_sizes_of(physical_, levels_));
+  Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
   return Access::make(scalars.to(dtype), levels_, true);
 }
 
@@ -278,6 +324,8 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   visit_values([&](const Value& v) { levels = std::max(levels, v.levels()); });
   const RuleId rule = kOpTable[op].rule;
   if (is_pointwise(rule)) return pointwise(op, inputs, levels);
+  if (is_reduction(rule))
+    if (std::optional<Value> reduced = detail::reduce_pending(op, inputs)) return *reduced;
 
   // Note [Levels to one batch dim]
   std::vector<int64_t> common(static_cast<std::size_t>(levels), 1);

@@ -65,6 +65,7 @@ class Level {
 
 namespace detail {
 struct Place;
+struct Pending;
 // The C++ type a scalar_cast<T> converts to, as a dtype (unsigned types as int64).
 template <class T>
 constexpr Dtype cpp_dtype() {
@@ -99,7 +100,7 @@ class Value {
   Value& operator=(const Value& other) &&;
 
   // --- the same for every example
-  bool defined() const { return physical_.defined(); }
+  bool defined() const { return physical_.defined() || pending_ != nullptr; }
   int64_t dim() const;
   int64_t size(int64_t dim) const;
   std::vector<int64_t> sizes() const;
@@ -193,7 +194,8 @@ class Value {
   Value& operator/=(const Value& other);
 
   // Escape hatches for the rules and the fallback.
-  const Tensor& physical() const { return physical_; }
+  // Computes a pending value first (Note [Pending values] in src/batched_fused.hpp).
+  const Tensor& physical() const;
   int64_t levels() const { return levels_; }  // leading level dims in physical()
   // Levels active where this variable was made: an accumulator declared in an outer loop
   // body is per outer example even while its physical tensor does not vary yet.
@@ -206,7 +208,10 @@ class Value {
   friend struct Access;
   static Tensor scalar_tensor(vmap::detail::Scalar value, Dtype dtype);
 
-  Tensor physical_;
+  // Exactly one is set in a defined Value: a pending value (fused pointwise chain, lazy
+  // induction index) becomes physical_ when something observes its elements.
+  mutable Tensor physical_;
+  mutable std::shared_ptr<const detail::Pending> pending_;
   int64_t levels_ = 0;
   bool cpp_scalar_ = false;
   int64_t home_levels_ = 0;

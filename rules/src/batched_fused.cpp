@@ -1,0 +1,365 @@
+// Pending values: evaluation block by block (Note [Pending values] in batched_fused.hpp).
+#include "batched_fused.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+#include <mutex>
+#include <numeric>
+
+namespace vmap::batched {
+
+std::vector<int64_t> Access::physical_sizes(const Value& v) {
+  return v.pending_ ? v.pending_->sizes : v.physical_.sizes().vec();
+}
+Dtype Access::physical_dtype(const Value& v) {
+  return v.pending_ ? v.pending_->dtype : v.physical_.dtype();
+}
+
+namespace detail {
+namespace {
+
+int64_t product(const std::vector<int64_t>& sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
+}
+
+// A block: a range of one dim, single positions of the dims before it.
+struct Range {
+  int64_t dim;
+  int64_t start;
+  int64_t length;
+};
+using Block = std::vector<Range>;
+
+// Blocks of about kBlockElements elements tiling `sizes`, splitting only dims before
+// `splittable`: the outermost dim whose inner elements fit in a block is cut into chunks,
+// the dims before it are taken one position at a time. {{}} (one whole block) when it fits.
+std::vector<Block> plan_blocks(const std::vector<int64_t>& sizes, int64_t splittable) {
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  splittable = std::min(splittable, rank);
+  if (splittable == 0 || product(sizes) <= kBlockElements || product(sizes) == 0) return {{}};
+  int64_t dim = splittable - 1;
+  int64_t inner = product({sizes.begin() + dim + 1, sizes.end()});
+  while (dim > 0 && inner * sizes[static_cast<std::size_t>(dim)] <= kBlockElements)
+    inner *= sizes[static_cast<std::size_t>(dim--)];
+  const int64_t extent = sizes[static_cast<std::size_t>(dim)];
+  const int64_t chunk = std::max<int64_t>(1, kBlockElements / inner);
+  const int64_t outer = product({sizes.begin(), sizes.begin() + dim});
+  std::vector<Block> blocks;
+  for (int64_t position = 0; position < outer; ++position) {
+    Block prefix(static_cast<std::size_t>(dim));
+    for (int64_t d = dim - 1, rest = position; d >= 0; --d) {
+      const int64_t size = sizes[static_cast<std::size_t>(d)];
+      prefix[static_cast<std::size_t>(d)] = {d, rest % size, 1};
+      rest /= size;
+    }
+    for (int64_t start = 0; start < extent; start += chunk) {
+      Block block = prefix;
+      block.push_back({dim, start, std::min(chunk, extent - start)});
+      blocks.push_back(std::move(block));
+    }
+  }
+  return blocks.size() == 1 ? std::vector<Block>{{}} : blocks;
+}
+
+// t's part of a block; dims of size 1 broadcast, so they are taken whole.
+Tensor narrow_block(Tensor t, const Block& block) {
+  for (const Range& range : block)
+    if (t.size(range.dim) != 1) t = t.narrow(range.dim, range.start, range.length);
+  return t;
+}
+
+// Runs fn on blocks[first..], on OpenMP threads when there are several.
+void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn,
+                std::size_t first = 0) {
+  const auto count = static_cast<int64_t>(blocks.size());
+  const auto begin = static_cast<int64_t>(first);
+  if (count - begin <= 1 || omp_get_max_threads() == 1 || omp_in_parallel()) {
+    for (int64_t k = begin; k < count; ++k) fn(blocks[static_cast<std::size_t>(k)]);
+    return;
+  }
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+#pragma omp parallel for schedule(dynamic, 1)  // a descheduled thread delays one block
+  for (int64_t k = begin; k < count; ++k) {
+    try {
+      fn(blocks[static_cast<std::size_t>(k)]);
+    } catch (...) {
+      std::lock_guard lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+bool fusable(const Pending& node) { return !node.operands.empty() && !node.value.defined(); }
+
+// Nodes already computed for this block: a node used twice (x * x) runs once.
+using Memo = std::vector<std::pair<const Pending*, Tensor>>;
+
+Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo) {
+  if (node.value.defined()) return narrow_block(node.value, block);
+  for (const auto& [done, result] : memo)
+    if (done == &node) return result;
+  std::vector<Tensor> blocks;
+  for (const PendingOperand& operand : node.operands)
+    blocks.push_back(std::holds_alternative<Tensor>(operand)
+                         ? narrow_block(std::get<Tensor>(operand), block)
+                         : evaluate_block(*std::get<PendingPtr>(operand), block, memo));
+  Tensor result = node.apply(blocks);
+  memo.emplace_back(&node, result);
+  return result;
+}
+
+// --- live pending nodes (settle_before_write)
+thread_local std::vector<std::weak_ptr<const Pending>> live_nodes;
+
+void prune_live_nodes() {
+  std::erase_if(live_nodes, [](const auto& weak) { return weak.expired(); });
+}
+
+PendingPtr registered(std::shared_ptr<Pending> node) {
+  if (live_nodes.size() >= 64) prune_live_nodes();
+  live_nodes.push_back(node);
+  return node;
+}
+
+bool reads(const Pending& node, const Tensor& bytes) {
+  for (const PendingOperand& operand : node.operands) {
+    if (const auto* leaf = std::get_if<Tensor>(&operand)) {
+      if (vmap::detail::overlaps(*leaf, bytes)) return true;
+      continue;
+    }
+    const Pending& child = *std::get<PendingPtr>(operand);
+    if (child.value.defined() ? vmap::detail::overlaps(child.value, bytes) : reads(child, bytes))
+      return true;
+  }
+  return false;
+}
+
+void count_distinct(const Pending& node, std::vector<const Pending*>& seen) {
+  if (!fusable(node) || std::ranges::find(seen, &node) != seen.end()) return;
+  seen.push_back(&node);
+  for (const PendingOperand& operand : node.operands)
+    if (const auto* child = std::get_if<PendingPtr>(&operand)) count_distinct(**child, seen);
+}
+
+using SizesMap = std::function<std::vector<int64_t>(std::vector<int64_t>)>;
+
+Tensor reshaped(const Tensor& t, const SizesMap& reshape_sizes) {
+  std::vector<int64_t> sizes = reshape_sizes(t.sizes().vec());
+  return sizes == t.sizes().vec() ? t : t.reshape(sizes);
+}
+
+// The DAG with every node and leaf reshaped by `reshape_sizes` (size-1 dims in or out).
+PendingPtr relayout(const PendingPtr& node, const SizesMap& reshape_sizes,
+                    std::vector<std::pair<const Pending*, PendingPtr>>& done) {
+  if (reshape_sizes(node->sizes) == node->sizes) return node;
+  for (const auto& [old_node, new_node] : done)
+    if (old_node == node.get()) return new_node;
+  auto copy = std::make_shared<Pending>(*node);
+  copy->sizes = reshape_sizes(node->sizes);
+  copy->value = node->value.defined() ? reshaped(node->value, reshape_sizes) : Tensor();
+  for (PendingOperand& operand : copy->operands) {
+    if (auto* leaf = std::get_if<Tensor>(&operand))
+      *leaf = reshaped(*leaf, reshape_sizes);
+    else
+      operand = relayout(std::get<PendingPtr>(operand), reshape_sizes, done);
+  }
+  PendingPtr result = registered(std::move(copy));
+  done.emplace_back(node.get(), result);
+  return result;
+}
+
+PendingPtr relayout(const PendingPtr& node, const SizesMap& reshape_sizes) {
+  std::vector<std::pair<const Pending*, PendingPtr>> done;
+  return relayout(node, reshape_sizes, done);
+}
+
+std::vector<int64_t> operand_sizes(const PendingOperand& operand) {
+  if (const auto* leaf = std::get_if<Tensor>(&operand)) return leaf->sizes().vec();
+  return std::get<PendingPtr>(operand)->sizes;
+}
+
+Dtype operand_dtype(const PendingOperand& operand) {
+  if (const auto* leaf = std::get_if<Tensor>(&operand)) return leaf->dtype();
+  return std::get<PendingPtr>(operand)->dtype;
+}
+
+Tensor operand_tensor(const PendingOperand& operand) {
+  if (const auto* leaf = std::get_if<Tensor>(&operand)) return *leaf;
+  return materialise(*std::get<PendingPtr>(operand));
+}
+
+// The broadcast sizes of equal-rank operands, or nullopt (the eager op reports the error).
+std::optional<std::vector<int64_t>> broadcast_sizes(const std::vector<PendingOperand>& operands) {
+  std::optional<std::vector<int64_t>> result;
+  for (const PendingOperand& operand : operands) {
+    const std::vector<int64_t> sizes = operand_sizes(operand);
+    if (!result) {
+      result = sizes;
+      continue;
+    }
+    if (sizes.size() != result->size()) return std::nullopt;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      int64_t& slot = (*result)[d];
+      if (sizes[d] != 1 && slot != 1 && sizes[d] != slot) return std::nullopt;
+      if (sizes[d] != 1) slot = sizes[d];
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make) {
+  auto node = std::make_shared<Pending>();
+  node->sizes = std::move(sizes);
+  node->dtype = dtype;
+  node->apply = [make = std::move(make)](const std::vector<Tensor>&) { return make(); };
+  return node;  // reads nothing: never settled
+}
+
+const Tensor& materialise(const Pending& node) {
+  if (node.value.defined()) return node.value;
+  if (node.operands.empty()) return node.value = node.apply({});
+  const std::vector<Block> blocks =
+      plan_blocks(node.sizes, static_cast<int64_t>(node.sizes.size()));
+  if (blocks.size() == 1) {
+    Memo memo;
+    return node.value = evaluate_block(node, blocks.front(), memo);
+  }
+  const Tensor out = vmap::empty(node.sizes, node.dtype);
+  for_blocks(blocks, [&](const Block& block) {
+    Memo memo;
+    narrow_block(out, block).copy_(evaluate_block(node, block, memo));
+  });
+  return node.value = out;
+}
+
+PendingOperand operand_of(const Value& v, const SizesMap& reshape_sizes) {
+  const PendingPtr& node = Access::pending(v);
+  if (node && fusable(*node)) return relayout(node, reshape_sizes);
+  return reshaped(v.physical(), reshape_sizes);
+}
+
+Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, int64_t levels,
+                      bool cpp_scalar) {
+  const std::optional<std::vector<int64_t>> sizes = broadcast_sizes(operands);
+  auto eager = [&] {
+    std::vector<Tensor> tensors;
+    for (const PendingOperand& operand : operands) tensors.push_back(operand_tensor(operand));
+    return Access::make(apply(tensors), levels, cpp_scalar);
+  };
+  auto on_device = [](const PendingOperand& operand) {  // blocks allocate on the CPU
+    const auto* leaf = std::get_if<Tensor>(&operand);
+    return leaf && leaf->device() != kCPU;
+  };
+  if (!sizes || product(*sizes) < kBlockElements || std::ranges::any_of(operands, on_device))
+    return eager();
+  std::vector<const Pending*> seen;
+  for (const PendingOperand& operand : operands)
+    if (const auto* child = std::get_if<PendingPtr>(&operand)) count_distinct(**child, seen);
+  if (static_cast<int64_t>(seen.size()) >= kMaxNodes)  // the children become leaves
+    for (PendingOperand& operand : operands) operand = operand_tensor(operand);
+  // The result dtype is the eager op's: run it on 0-d operands of the same dtypes (this
+  // also raises the op's dtype errors here, where the eager op would).
+  std::vector<Tensor> probes;
+  for (const PendingOperand& operand : operands)
+    probes.push_back(vmap::ones({}, operand_dtype(operand)));
+  const Dtype dtype = apply(probes).dtype();
+  auto node = std::make_shared<Pending>();
+  node->sizes = *sizes;
+  node->dtype = dtype;
+  node->operands = std::move(operands);
+  node->apply = std::move(apply);
+  node->nodes = static_cast<int64_t>(seen.size()) + 1;
+  return Access::make_pending(registered(std::move(node)), levels, cpp_scalar);
+}
+
+bool store_pending(const Tensor& destination, const Value& value, const SizesMap& reshape_sizes,
+                   const Tensor& keep) {
+  const PendingPtr& node = Access::pending(value);
+  if (!node || !fusable(*node)) return false;
+  settle_before_write(destination);  // computes `value` too when it reads the destination
+  if (!fusable(*node)) return false;
+  const PendingPtr source = relayout(node, reshape_sizes);
+  const std::vector<int64_t> room = destination.sizes().vec();
+  if (source->sizes.size() != room.size()) return false;  // the eager copy_ reports it
+  for (std::size_t d = 0; d < room.size(); ++d)
+    if (source->sizes[d] != 1 && source->sizes[d] != room[d]) return false;
+  const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
+  for_blocks(blocks, [&](const Block& block) {
+    Memo memo;
+    Tensor result = evaluate_block(*source, block, memo);
+    if (result.dtype() != destination.dtype()) result = result.to(destination.dtype());
+    const Tensor slot = narrow_block(destination, block);
+    if (keep.defined()) result = vmap::where(narrow_block(keep, block), result, slot);
+    slot.copy_(result);
+  });
+  return true;
+}
+
+std::optional<Value> reduce_pending(std::size_t op, const std::vector<Input>& inputs) {
+  std::size_t position = inputs.size();
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (std::holds_alternative<std::vector<Value>>(inputs[k].value)) return std::nullopt;
+    if (!std::holds_alternative<Value>(inputs[k].value)) continue;
+    if (position != inputs.size()) return std::nullopt;  // one Value operand only
+    position = k;
+  }
+  if (position == inputs.size()) return std::nullopt;
+  const Value& x = std::get<Value>(inputs[position].value);
+  const PendingPtr& node = Access::pending(x);
+  const int64_t levels = x.levels();
+  if (!node || !fusable(*node) || levels == 0) return std::nullopt;
+  const std::vector<Block> blocks = plan_blocks(node->sizes, levels);
+  if (blocks.size() == 1) return std::nullopt;
+  auto reduce_block = [&](const Block& block) {
+    Memo memo;
+    std::vector<Input> block_inputs = inputs;
+    block_inputs[position].value =
+        Access::make(evaluate_block(*node, block, memo), levels, x.is_cpp_scalar());
+    return dispatch(op, std::move(block_inputs)).aligned(levels);
+  };
+  // The first block gives the result's dtype and per-example sizes.
+  const Tensor first = reduce_block(blocks.front());
+  std::vector<int64_t> sizes(node->sizes.begin(), node->sizes.begin() + levels);
+  for (int64_t d = levels; d < first.dim(); ++d) sizes.push_back(first.size(d));
+  const Tensor out = vmap::empty(sizes, first.dtype());
+  narrow_block(out, blocks.front()).copy_(first);
+  for_blocks(
+      blocks, [&](const Block& block) { narrow_block(out, block).copy_(reduce_block(block)); }, 1);
+  return Access::make(out, levels, false);
+}
+
+std::optional<Tensor> reduce_levels_pending(
+    const Value& e, const std::function<Tensor(const Tensor&, std::vector<int64_t>)>& reduce) {
+  const PendingPtr& node = Access::pending(e);
+  const int64_t levels = e.levels();
+  if (!node || !fusable(*node) || levels == 0) return std::nullopt;
+  const std::vector<Block> blocks = plan_blocks(node->sizes, levels);
+  if (blocks.size() == 1) return std::nullopt;
+  std::vector<int64_t> level_dims(static_cast<std::size_t>(levels));
+  std::iota(level_dims.begin(), level_dims.end(), 0);
+  std::vector<Tensor> partials(blocks.size());
+  for_blocks(blocks, [&](const Block& block) {
+    Memo memo;
+    partials[static_cast<std::size_t>(&block - blocks.data())] =
+        reduce(evaluate_block(*node, block, memo), level_dims);
+  });
+  return reduce(vmap::stack(partials), {0});
+}
+
+void settle_before_write(const Tensor& destination) {
+  prune_live_nodes();
+  // Copied: materialising never registers nodes, but keep the loop independent of that.
+  const std::vector<std::weak_ptr<const Pending>> nodes = live_nodes;
+  for (const auto& weak : nodes)
+    if (const PendingPtr node = weak.lock(); node && fusable(*node) && reads(*node, destination))
+      materialise(*node);
+}
+
+}  // namespace detail
+}  // namespace vmap::batched

@@ -1,0 +1,102 @@
+// Pending (not yet computed) values: the lazy induction index and fused pointwise chains.
+//
+// Note [Pending values]
+// Eager batched code pays one full pass through DRAM per pointwise op plus a copy into the
+// destination: `out[i] = a[i] + b[i]` allocated arange(n) for `i`, a+b into a temporary and
+// then copied it, and `(x[i] - y[j]).pow(2).sum()` materialised [n, m, d] twice. So a Value
+// may be *pending*: a small DAG (at most kMaxNodes distinct nodes) of pointwise ops over
+// materialised leaf tensors, whose physical sizes and dtype are known without computing it
+// (the dtype by running the node's op once on 0-d operands of the operands' dtypes, so it is
+// the eager op's own promotion). The DAG is computed where it is consumed:
+//   - stored into a place (store): block by block straight into the destination view;
+//   - reduced per example (sum, mean, amax, ... over logical dims): block by block along the
+//     level dims, each block reduced by the same rule call, so [n, m, d] never exists;
+//   - reduced over the levels by vb::accumulate into a Tensor: each block reduced, then the
+//     block results (the only place the summation order differs from eager);
+//   - anything else (physical(), aligned(), a non-pointwise op): materialised once into a
+//     fresh tensor (block by block), cached in the node, shared by all copies of the Value.
+// A block is a slice of the result along its leading dims of about kBlockElements elements
+// (L2-sized), so the intermediate tensors of a block stay in cache. Every node of a block
+// runs the runtime's own op on the operands' block views, with the casts the eager op would
+// make, so results are bit-identical to eager evaluation (a per-example reduction reduces
+// each example as before; only vb::accumulate adds block results in another order).
+// C++-scalar arithmetic (`j >= i`) may be pending too, except integer division, which raises
+// on a zero divisor and so runs where the eager code would raise.
+// Blocks run on OpenMP threads; runtime ops inside a parallel region stay single-threaded.
+// Small results (below one block) are computed eagerly: fusion would not pay for itself;
+// so are ops with a device (CUDA) operand, whose blocks the runtime would not keep in cache.
+//
+// Leaves are views of tensors the loop body may write later (`t = x[i] * 2; x[i] = 0;
+// out[i] = t;`), so every write through the batched API first materialises the live
+// pending values that read the bytes it writes (settle_before_write).
+//
+// The induction index (Level::index()) is a pending *source*: arange(n) is made only when
+// the index is used as a number; `x[i]` views x without it (select_by_induction).
+#pragma once
+
+#include "batched_internal.hpp"
+
+#include <functional>
+#include <memory>
+#include <variant>
+#include <vector>
+
+namespace vmap::batched::detail {
+
+inline constexpr int64_t kBlockElements = 32 * 1024;
+inline constexpr int64_t kMaxNodes = 16;
+
+struct Pending;
+using PendingPtr = std::shared_ptr<const Pending>;
+// A materialised tensor of the node's rank (each dim 1 or the node's size) or a child node.
+using PendingOperand = std::variant<Tensor, PendingPtr>;
+// The eager op(s) of one node on its operands' blocks; a source node gets no operands and
+// returns the whole value.
+using PendingApply = std::function<Tensor(const std::vector<Tensor>&)>;
+
+struct Pending {
+  std::vector<int64_t> sizes;  // physical sizes of the result
+  Dtype dtype;
+  std::vector<PendingOperand> operands;
+  PendingApply apply;
+  int64_t nodes = 1;     // distinct pending nodes in this DAG, this one included
+  mutable Tensor value;  // set once materialised
+};
+
+// A pending source (no operands) computed by `make` when first needed.
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make);
+// The node's value, computed (block by block) and cached on first use.
+const Tensor& materialise(const Pending& node);
+
+// One pointwise op over operands already brought to a common rank (`levels` level dims):
+// a pending Value when the result is at least one block, else computed now. `apply` gets
+// the operands' tensors in order.
+Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, int64_t levels,
+                      bool cpp_scalar);
+// `v` as an operand, with its physical sizes mapped by `reshape_sizes` (which only inserts
+// or removes size-1 dims): a child node when v is pending, else the reshaped tensor.
+PendingOperand operand_of(
+    const Value& v, const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
+
+// Writes the pending `value` (fitted to the destination by `reshape_sizes`) into
+// `destination` block by block, masked by `keep` (destination coordinates) when defined.
+// False (nothing written) when the value is not pending or reads the destination's bytes.
+bool store_pending(const Tensor& destination, const Value& value,
+                   const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes,
+                   const Tensor& keep);
+
+// op (a reduction rule) on the one pending Value among `inputs`, block by block along its
+// level dims; nullopt when that does not apply (not pending, small, no level dims).
+std::optional<Value> reduce_pending(std::size_t op, const std::vector<Input>& inputs);
+
+// The pending `e` reduced over all its level dims by `reduce(tensor, dims)` (sum, amax,
+// amin): each block over its level dims, then the stacked block results over dim 0. nullopt
+// when e is not pending or fits one block.
+std::optional<Tensor> reduce_levels_pending(
+    const Value& e, const std::function<Tensor(const Tensor&, std::vector<int64_t>)>& reduce);
+
+// Materialises every live pending value whose leaves overlap `destination`, before it is
+// written (Note [Pending values]).
+void settle_before_write(const Tensor& destination);
+
+}  // namespace vmap::batched::detail
