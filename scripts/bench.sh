@@ -25,7 +25,7 @@ for variant in "${variants[@]}"; do
     >"$work/$variant" 2>"$work/$variant.log"
 done
 
-echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc) cores, $(date -u +%F)"
+echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc --all) cores, $(date -u +%F)"
 echo
 # CSV columns: name,iterations,real_time,cpu_time,time_unit,bytes_per_second,
 # items_per_second,label,error_occurred,error_message,examples_run,examples_total
@@ -43,7 +43,8 @@ awk -F, '
   FNR == 1 { variant++; next }
   $7 == "" { next }
   {
-    name = $1; gsub(/"/, "", name)
+    name = $1; gsub(/"/, "", name); sub(/\/real_time$/, "", name)
+    gsub(/;/, ",", name)  # bench_main.cpp wrote commas as semicolons, for the CSV
     if (variant == 1) order[++n] = name
     seconds[variant, name] = $12 / $7  # one whole problem, from examples per second
   }
