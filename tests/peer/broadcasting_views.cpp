@@ -1,6 +1,7 @@
 // Peer test: broadcasting (size-1 dims, 0-d, empty tensors, mismatches), views that share
 // storage (select, narrow, transpose, permute, expand, view, reshape, ...), and writes
-// through them (`t[i] = other`, `t[i] = 3.0`, copy_, fill_, in-place operators).
+// through them (`t[i] = other`, `t[i] = 3.0`, copy_, fill_, in-place operators); dtype
+// conversions, allclose and equal.
 #include <vmap/vmap.hpp>
 
 #include "peer.hpp"
@@ -188,6 +189,30 @@ void writes_through_views(peer::Generator& generator) {
   });
 }
 
+void conversions_and_checks() {
+  const Tensor reals = tensor({-1.5, 2.75, 0.0, -0.25});
+  show("to/float_int32", [&] { return reals.to(kInt32); });
+  show("to/float_int64", [&] { return reals.to(kInt64); });
+  show("to/float_bool", [&] { return reals.to(kBool); });
+  show("to/float64", [&] { return reals.to(kFloat64) / 3; });
+  show("to/bool_float", [&] { return (reals > 0).to(kFloat32); });
+  show("to/int_bool", [&] { return tensor({0, 3, -2}).to(kBool); });
+  show("to/cpu", [&] { return reals.to(kCPU); });
+  show("to/same_dtype_shares", [&] {
+    Tensor t = reals.clone();
+    t.to(kFloat32)[0] = 9;  // to() with nothing to change returns the tensor itself
+    return t;
+  });
+  show_scalar("device_cpu", [&] { return reals.device() == kCPU; });
+  show_scalar("equal/same", [&] { return equal(reals, reals.clone()); });
+  show_scalar("equal/different", [&] { return equal(reals, reals + 1); });
+  show_scalar("equal/shape", [&] { return equal(reals, reals.unsqueeze(0)); });
+  show_scalar("allclose/near", [&] { return allclose(reals, reals + 1e-9); });
+  show_scalar("allclose/far", [&] { return allclose(reals, reals + 1e-3); });
+  show_scalar("allclose/tolerances", [&] { return allclose(reals, reals + 1e-3, 0.0, 1e-2); });
+  show_scalar("dtype_of_sum", [&] { return tensor({true, true}).sum().dtype() == kInt64; });
+}
+
 }  // namespace
 
 int main() {
@@ -195,4 +220,5 @@ int main() {
   broadcasting(generator);
   views(generator);
   writes_through_views(generator);
+  conversions_and_checks();
 }
