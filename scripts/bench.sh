@@ -1,45 +1,63 @@
 #!/usr/bin/env bash
-# The samples' Google Benchmark, per-example build against rewritten build, in one run:
-# prints a Markdown table (the one in BENCHMARKS.md). Threads: set OMP_NUM_THREADS (the
-# table in BENCHMARKS.md says which). Extra arguments go to both benchmark binaries.
+# The samples' Google Benchmark, every build of every sample in one run: the per-example
+# loop on our runtime, its clang-vmap rewrite and, where LibTorch is installed, the same
+# loop in LibTorch and the hand-batched LibTorch code (samples/torch_batched). Prints a
+# Markdown table with the ratios (the one in BENCHMARKS.md). Threads: set OMP_NUM_THREADS
+# (LibTorch follows it too; the table says which). Extra arguments go to every benchmark
+# binary.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${VMAP_BUILD_DIR:-$root/build/release}
 
 VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh" \
   vmap_samples_bench_per_example vmap_samples_bench_batched
+variants=(per_example batched)
+read -ra torch_variants <"$build_dir/samples/torch_variants.txt"
+if ((${#torch_variants[@]})); then
+  VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh" \
+    "${torch_variants[@]/#/vmap_samples_bench_}"
+  variants+=("${torch_variants[@]}")
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for variant in per_example batched; do
+for variant in "${variants[@]}"; do
   "$build_dir/samples/vmap_samples_bench_$variant" --benchmark_format=csv "$@" \
-    >"$work/$variant.csv" 2>"$work/$variant.log"
+    >"$work/$variant" 2>"$work/$variant.log"
 done
 
-echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc) cores, $(date -u +%F)"
+echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc --all) cores, $(date -u +%F)"
 echo
 # CSV columns: name,iterations,real_time,cpu_time,time_unit,bytes_per_second,
 # items_per_second,label,error_occurred,error_message,examples_run,examples_total
 awk -F, '
   function human(s) {
+    if (s == "") return "-"
     if (s >= 1) return sprintf("%.2f s", s)
     if (s >= 1e-3) return sprintf("%.2f ms", s * 1e3)
     return sprintf("%.1f us", s * 1e6)
   }
+  function ratio(a, b) {
+    if (a == "" || b == "") return "-"
+    return a / b >= 10 ? sprintf("%.0fx", a / b) : sprintf("%.2fx", a / b)
+  }
   FNR == 1 { variant++; next }
   $7 == "" { next }
   {
-    name = $1; gsub(/"/, "", name)
-    seconds = $12 / $7  # one whole problem, from examples per second
-    if (variant == 1) { order[++n] = name; per_example[name] = seconds }
-    else batched[name] = seconds
+    name = $1; gsub(/"/, "", name); sub(/\/real_time$/, "", name)
+    gsub(/;/, ",", name)  # bench_main.cpp wrote commas as semicolons, for the CSV
+    if (variant == 1) order[++n] = name
+    seconds[variant, name] = $12 / $7  # one whole problem, from examples per second
   }
   END {
-    print "| workload | per-example loop | rewritten (batched) | speedup |"
-    print "|---|---|---|---|"
+    print "| workload | per-example loop | rewritten | LibTorch loop | LibTorch hand-batched " \
+          "| rewritten vs our loop | vs LibTorch loop (>= 100x) | vs hand-batched (>= 1x) |"
+    print "|---|---|---|---|---|---|---|---|"
     for (k = 1; k <= n; k++) {
       name = order[k]
-      if (!(name in batched)) { printf "| %s | %s | - | - |\n", name, human(per_example[name]); continue }
-      printf "| %s | %s | %s | %.0fx |\n", name, human(per_example[name]),
-             human(batched[name]), per_example[name] / batched[name]
+      ours = seconds[1, name]; rewritten = seconds[2, name]
+      loop = seconds[3, name]; batched = seconds[4, name]
+      printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, human(ours),
+             human(rewritten), human(loop), human(batched), ratio(ours, rewritten),
+             ratio(loop, rewritten), ratio(batched, rewritten)
     }
-  }' "$work/per_example.csv" "$work/batched.csv"
+  }' "${variants[@]/#/$work/}"

@@ -12,6 +12,9 @@ packages=(
   libhwy-dev libopenblas-openmp-dev
   # rules (Boost.Hana), tests, benchmarks
   libboost1.74-dev libgtest-dev libbenchmark-dev
+  # LibTorch 1.13 (CPU): the peer tests and the samples' LibTorch columns (~650 MB; the
+  # build leaves them out, and the peer tests report Skipped, where it is missing)
+  libtorch-dev
 )
 
 missing=()

@@ -1,8 +1,10 @@
-// Google Benchmark over every registered sample case, built twice: linked with the samples
-// as written (VMAP_SAMPLES_PER_EXAMPLE=1) and with their clang-vmap rewrites. Each
-// benchmark reports examples/s (items_per_second), so the two builds compare directly
-// even though the per-example build runs only a prefix of the examples (Note [Timing a
-// prefix] in harness/driver.cpp); scripts/bench.sh prints the ratios.
+// Google Benchmark over every registered sample case, built once per build of the samples:
+// as written (VMAP_SAMPLES_PER_EXAMPLE=1), their clang-vmap rewrites and, with LibTorch,
+// as written against LibTorch (VMAP_SAMPLES_PER_EXAMPLE=1) and hand-batched in LibTorch
+// (Note [The samples side by side with LibTorch] in ../CMakeLists.txt). Each benchmark
+// reports examples/s (items_per_second), so the builds compare directly even though the
+// loops run only a prefix of the examples (Note [Timing a prefix] in harness/driver.cpp);
+// scripts/bench.sh prints the ratios.
 #include "../harness/sample.hpp"
 
 #include <benchmark/benchmark.h>

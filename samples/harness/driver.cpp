@@ -3,7 +3,12 @@
 //   <sample>_per_example --save F    times the per-example loop, saves outputs and time
 //   <sample>_batched --compare F     checks its outputs against F, times itself, and
 //                                    prints the table row (exit 1 when they disagree)
-// Without --compare it prints the per-example time alone.
+// Without --compare it prints the per-example time alone. --record F appends each case's
+// name, time (seconds, whole problem), max error, examples run and examples to F, tab
+// separated: scripts/demo.sh joins the records of all builds into its table.
+//
+// The same driver also runs the samples built against LibTorch (torch_shim/): the loop as
+// written there saves, the hand-batched LibTorch code (torch_batched/) compares.
 //
 // Note [Timing a prefix]
 // Per-example loops over a whole seed problem take seconds to minutes. The per-example
@@ -18,6 +23,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -38,6 +44,16 @@ struct Measurement {
 // Floats must agree within 1e-4 relative (SPEC 1); integers and bools exactly.
 constexpr double kTolerance = 1e-4;
 
+// Saved files name dtypes by their position here: the same in every build (a LibTorch dtype
+// is not our enum).
+const vmap::Dtype kDtypes[] = {vmap::kFloat32, vmap::kFloat64, vmap::kInt32, vmap::kInt64,
+                               vmap::kBool};
+
+int dtype_code(const Tensor& t) {
+  const auto found = std::find(std::begin(kDtypes), std::end(kDtypes), t.scalar_type());
+  return static_cast<int>(found - std::begin(kDtypes));
+}
+
 std::string format_seconds(double s) {
   char text[32];
   if (s >= 1) std::snprintf(text, sizeof text, "%.2f s", s);
@@ -51,7 +67,7 @@ void save(std::ostream& out, const std::string& name, const Measurement& m) {
   const Tensor values = m.output.to(vmap::kFloat64).contiguous();
   out << name << '\n'
       << m.examples << ' ' << m.count << ' ' << m.seconds << ' '
-      << static_cast<int>(m.output.dtype()) << ' ' << m.output.dim();
+      << dtype_code(m.output) << ' ' << m.output.dim();
   for (int64_t d = 0; d < m.output.dim(); ++d) out << ' ' << m.output.size(d);
   out << '\n';
   const double* data = values.data_ptr<double>();
@@ -67,13 +83,14 @@ std::map<std::string, Measurement> load(std::istream& in) {
     int dtype = 0;
     int64_t dim = 0;
     in >> m.examples >> m.count >> m.seconds >> dtype >> dim;
+    if (!in || dtype < 0 || dtype >= static_cast<int>(std::size(kDtypes))) break;
     std::vector<int64_t> sizes(dim);
     for (auto& size : sizes) in >> size;
     m.output = vmap::empty(sizes, vmap::kFloat64);
     double* data = m.output.data_ptr<double>();
     for (int64_t k = 0; k < m.output.numel(); ++k) in >> data[k];
     if (!in) break;
-    m.output = m.output.to(static_cast<vmap::Dtype>(dtype));
+    m.output = m.output.to(kDtypes[dtype]);
     in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
     measurements[name] = m;
   }
@@ -97,8 +114,8 @@ double max_error(const Tensor& actual, const Tensor& expected) {
   return error;
 }
 
-bool is_floating(vmap::Dtype dtype) {
-  return dtype == vmap::kFloat32 || dtype == vmap::kFloat64;
+bool is_floating(const Tensor& t) {
+  return t.scalar_type() == vmap::kFloat32 || t.scalar_type() == vmap::kFloat64;
 }
 
 Measurement measure_per_example(const sample::Case& c, double budget_s) {
@@ -132,8 +149,14 @@ void print_row(const std::string& name, const Measurement& reference,
   std::fflush(stdout);
 }
 
+void record(std::ostream& out, const std::string& name, const Measurement& m, double error) {
+  out << name << '\t' << m.seconds << '\t' << error << '\t' << m.count << '\t' << m.examples
+      << '\n';
+}
+
 int usage(const char* program) {
-  std::fprintf(stderr, "usage: %s [--save FILE | --compare FILE] [--budget SECONDS]\n",
+  std::fprintf(stderr,
+               "usage: %s [--save FILE | --compare FILE] [--record FILE] [--budget SECONDS]\n",
                program);
   return 2;
 }
@@ -143,12 +166,14 @@ int usage(const char* program) {
 int main(int argc, char** argv) {
   std::string save_path;
   std::string compare_path;
+  std::string record_path;
   double budget_s = 0.5;
   for (int k = 1; k < argc; ++k) {
     const std::string_view flag = argv[k];
     if (k + 1 == argc) return usage(argv[0]);
     if (flag == "--save") save_path = argv[++k];
     else if (flag == "--compare") compare_path = argv[++k];
+    else if (flag == "--record") record_path = argv[++k];
     else if (flag == "--budget") budget_s = std::atof(argv[++k]);
     else return usage(argv[0]);
   }
@@ -165,6 +190,8 @@ int main(int argc, char** argv) {
   std::ofstream saved;
   if (!save_path.empty()) saved.open(save_path);
   saved.precision(std::numeric_limits<double>::max_digits10);
+  std::ofstream records;
+  if (!record_path.empty()) records.open(record_path, std::ios::app);
 
   int status = 0;
   for (const sample::MakeCases make_cases : sample::registered()) {
@@ -172,6 +199,7 @@ int main(int argc, char** argv) {
       if (compare_path.empty()) {
         const Measurement m = measure_per_example(c, budget_s);
         if (saved.is_open()) save(saved, c.name, m);
+        if (records.is_open()) record(records, c.name, m, 0);
         print_row(c.name, m, std::nullopt, 0);
         continue;
       }
@@ -183,13 +211,15 @@ int main(int argc, char** argv) {
       }
       const Measurement& expected = reference->second;
       const double error = max_error(c.run(expected.count), expected.output);
-      const bool exact = !is_floating(expected.output.dtype());
+      const bool exact = !is_floating(expected.output);
       if (exact ? error != 0 : !(error <= kTolerance)) {
         std::fprintf(stderr, "%s: batched result differs from the per-example one "
                      "(max error %.3g)\n", c.name.c_str(), error);
         status = 1;
       }
-      print_row(c.name, expected, sample::median_seconds(c, c.examples, budget_s), error);
+      Measurement batched{c.examples, c.examples, sample::median_seconds(c, c.examples, budget_s)};
+      if (records.is_open()) record(records, c.name, batched, error);
+      print_row(c.name, expected, batched.seconds, error);
     }
   }
   return status;
