@@ -60,6 +60,12 @@ BatchedResult linear_batch_rule(const Tensor& x, BatchDim x_bdim, const Tensor& 
   if (rank_without_bdim(weight, weight_bdim) != 2)
     throw Error("linear: weight must be 2-D, got " +
                 std::to_string(rank_without_bdim(weight, weight_bdim)) + "-D");
+  // Shared weight and bias: one runtime linear over all examples' rows (GEMM plus bias in one
+  // call, with the runtime's own checks and messages).
+  if (!weight_bdim && (!bias || !bias->bdim) && rank_without_bdim(x, x_bdim) >= 1)
+    return {linear(move_bdim_to_front(x, x_bdim), weight,
+                   bias ? std::optional<Tensor>(bias->value) : std::nullopt),
+            x_bdim ? BatchDim(0) : std::nullopt};
   const Tensor weight_t = move_bdim_to_front(weight, weight_bdim).transpose(-1, -2);
   auto [product, product_bdim] =
       matmul_batch_rule(x, x_bdim, weight_t, maybe_get_bdim(weight_bdim));
