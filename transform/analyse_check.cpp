@@ -108,6 +108,19 @@ bool isAssignedIn(const Stmt *S, const VarDecl *Var) {
   return false;
 }
 
+/// Note [Every refusal]
+/// Like a compiler, the analyser reports every refusal in a loop, not only the
+/// first: each check runs on every event (a write, a read, a reduction) and
+/// reports at most one refusal for it; Analyser::refuseAt drops a refusal
+/// inside code already refused, which would only repeat it.
+template <typename RangeT, typename CheckT>
+bool checkEach(const RangeT &Events, CheckT Check) {
+  bool Ok = true;
+  for (const auto &Event : Events)
+    Ok &= Check(Event);
+  return Ok;
+}
+
 } // namespace
 
 //===-- 2. classify -------------------------------------------------------===//
@@ -221,7 +234,9 @@ bool Analyser::sameStep(const Step &A, const Step &B) {
 }
 
 bool Analyser::checkBounds() {
-  for (const auto &[Index, Where] : Bounds) {
+  return checkEach(Bounds, [&](const std::pair<unsigned, Scope> &Bound) {
+    unsigned Index = Bound.first;
+    const Scope &Where = Bound.second;
     const VmapLevel &Level = Result.Levels[Index];
     for (const Expr *E : {Level.Start, Level.Bound}) {
       std::string Part = E == Level.Start ? "start" : "bound";
@@ -254,12 +269,12 @@ bool Analyser::checkBounds() {
         return refuseAt(diag::refuse_unsupported,
                         Level.For->getSourceRange(), diag::note_unsupported,
                         {"a vmap loop inside a per-example 'if'"});
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkWrites() {
-  for (const WriteEvent &W : Writes) {
+  return checkEach(Writes, [&](const WriteEvent &W) {
     const VarDecl *Var = W.Written.Base;
     unsigned Depth = W.Where.Levels.size();
     if (InductionLevel.count(Var))
@@ -273,12 +288,12 @@ bool Analyser::checkWrites() {
         return refuseAt(diag::refuse_invariant_write,
                         W.Site->getSourceRange(), diag::note_reduction,
                         {quoted(Var)});
-      continue;
+      return true;
     }
     const Access &Slot = W.Resolved;
     unsigned BaseDepth = depthOf(Slot.Base);
     if (BaseDepth >= Depth)
-      continue;
+      return true;
     unsigned LastOwn = 0;
     for (unsigned D = BaseDepth; D < Depth; ++D) {
       unsigned Level = W.Where.Levels[D];
@@ -301,12 +316,12 @@ bool Analyser::checkWrites() {
                          quoted(Result.Levels[W.Where.Levels[BaseDepth]]
                                     .Induction)});
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkReads() {
-  for (const ReadEvent &R : Reads) {
+  return checkEach(Reads, [&](const ReadEvent &R) {
     const VarDecl *Base = R.Resolved.Base;
     for (const WriteEvent &W : Writes) {
       if (W.Resolved.Base != Base || W.Written.Steps.empty())
@@ -335,12 +350,12 @@ bool Analyser::checkReads() {
                         R.Read.Site->getSourceRange(), diag::note_own_slot,
                         {quoted(Base)});
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkReductions() {
-  for (const ReductionSite &Site : ReductionSites) {
+  return checkEach(ReductionSites, [&](const ReductionSite &Site) {
     const Reduction &R = Result.Reductions[Site.Site];
     const VarDecl *Acc = Site.Accumulator;
     bool ReadsItself = false;
@@ -367,12 +382,14 @@ bool Analyser::checkReductions() {
         return refuseAt(diag::refuse_accumulator_read,
                         Read.Read.Site->getSourceRange(),
                         diag::note_accumulator, {quoted(Acc)});
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkContexts() {
-  for (const auto &[For, Where] : PlainLoops) {
+  using PlainLoop = std::pair<const ForStmt *, Scope>;
+  bool Ok = checkEach(PlainLoops, [&](const PlainLoop &Loop) {
+    const ForStmt *For = Loop.first;
     LevelSet Varying = levels(For->getCond()) | levels(For->getInc());
     if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
       for (const Decl *D : Init->decls())
@@ -384,13 +401,14 @@ bool Analyser::checkContexts() {
                                      : For->getSourceRange(),
                       diag::note_batched_context,
                       {"the bound of a plain loop"});
-  }
+    return true;
+  });
   for (const auto &[Var, Levels] : Result.BatchedVars)
     if (Levels && !InductionLevel.count(Var) &&
         !isTensorType(Var->getType()) && !isScalarType(Var->getType()))
-      return refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
-                      diag::note_batched_context,
-                      {quoted(Var), "'" + Var->getType().getAsString() + "'"});
+      Ok &= refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
+                     diag::note_batched_context,
+                     {quoted(Var), "'" + Var->getType().getAsString() + "'"});
 
   // Batched expressions in positions that are not batched: sort by position
   // so the first one in the source is reported.
@@ -404,10 +422,13 @@ bool Analyser::checkContexts() {
       if (const CXXConstructExpr *List = tensorListArgument(Call, Position))
         TensorLists.insert(List);
   const SourceManager &SM = Context.getSourceManager();
+  // Outer expressions first, so one refusal covers what lies inside it.
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
-    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+    if (A->getBeginLoc() != B->getBeginLoc())
+      return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(B->getEndLoc(), A->getEndLoc());
   });
-  for (const Expr *E : Batched) {
+  return checkEach(Batched, [&](const Expr *E) {
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
       return refuseAt(diag::refuse_batched_context,
                       Subscript->getSourceRange(), diag::note_batched_context,
@@ -453,8 +474,8 @@ bool Analyser::checkContexts() {
       return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                       diag::note_unsupported,
                       {"a data member of a per-example value"});
-  }
-  return true;
+    return true;
+  }) && Ok;
 }
 
 bool Analyser::checkAliasing() {
@@ -477,7 +498,7 @@ bool Analyser::checkAliasing() {
         isTensorType(W.Resolved.Base->getType()) &&
         !llvm::is_contained(WrittenTensors, W.Resolved.Base))
       WrittenTensors.push_back(W.Resolved.Base);
-  for (const VarDecl *Written : WrittenTensors) {
+  return checkEach(WrittenTensors, [&](const VarDecl *Written) {
     for (const ReadEvent &R : Reads) {
       const VarDecl *Read = R.Resolved.Base;
       if (Read == Written || Locals.count(Read) ||
@@ -495,8 +516,8 @@ bool Analyser::checkAliasing() {
       if (!Known)
         Result.OverlapChecks.push_back({Written, Read});
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 void Analyser::findPromotedLocals() {
@@ -534,8 +555,7 @@ std::optional<LoopAnalysis> Analyser::run() {
   Result.Loop = &Loops[Top];
   Result.Context = &Context;
   Scope Outside;
-  if (!walkFor(Loops[Top].For, Outside))
-    return std::nullopt;
+  walkFor(Loops[Top].For, Outside); // finish() reports the checks' refusals too
   return finish();
 }
 
@@ -559,8 +579,7 @@ Analyser::runCallee(const FunctionDecl *Callee,
   if (!Body->body_empty())
     FinalReturn = dyn_cast<ReturnStmt>(Body->body_back());
   Scope Outside;
-  if (!walkStmt(Body, Outside))
-    return std::nullopt;
+  walkStmt(Body, Outside);
   return finish();
 }
 
@@ -583,9 +602,15 @@ std::optional<LoopAnalysis> Analyser::finish() {
     levels(Level.Start);
     levels(Level.Bound);
   }
-  if (!checkBounds() || !checkContexts() || !checkWrites() ||
-      !checkReductions() || !checkReads() || !checkAliasing())
+  checkBounds();
+  checkContexts();
+  checkWrites();
+  checkReductions();
+  checkReads();
+  checkAliasing();
+  if (Refused && Result.Callee)
     return std::nullopt;
+  Result.Refused = Refused;
   findPromotedLocals();
   for (const auto &[E, Levels] : Memo)
     if (Levels)
