@@ -108,6 +108,17 @@ bool isAssignedIn(const Stmt *S, const VarDecl *Var) {
   return false;
 }
 
+/// `v = e;`: a write that rebinds the variable \p Var itself.
+bool isRebinding(const WriteEvent &W, const VarDecl *Var) {
+  if (W.Written.Base != Var || !W.Written.Steps.empty())
+    return false;
+  const Expr *Site = stripImplicit(W.Site);
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Site))
+    return Operator->getOperator() == OO_Equal;
+  const auto *Binary = dyn_cast<BinaryOperator>(Site);
+  return Binary && Binary->getOpcode() == BO_Assign;
+}
+
 /// Note [Every refusal]
 /// Like a compiler, the analyser reports every refusal in a loop, not only the
 /// first: each check runs on every event (a write, a read, a reduction) and
@@ -280,7 +291,10 @@ bool Analyser::checkWrites() {
     if (InductionLevel.count(Var))
       return refuseAt(diag::refuse_induction_written, W.Site->getSourceRange(),
                       diag::note_loop_form, {quoted(Var)});
-    if (Result.Callee && !Locals.count(W.Resolved.Base))
+    const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
+    bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
+                               !isRebinding(W, Param);
+    if (Result.Callee && (!Locals.count(W.Resolved.Base) || SharesCallersTensor))
       return refuseAt(diag::refuse_invariant_write, W.Site->getSourceRange(),
                       diag::note_reduction, {quoted(W.Resolved.Base)});
     if (W.Written.Steps.empty()) {
@@ -570,8 +584,10 @@ Analyser::runCallee(const FunctionDecl *Callee,
     return std::nullopt;
   for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
     const ParmVarDecl *Param = Callee->getParamDecl(I);
-    // By-value parameters are the clone's own; writes to them stay inside.
-    if (!Param->getType()->isReferenceType() && !isTensorType(Param->getType()))
+    // By-value parameters are the clone's own; writes to them stay inside
+    // (a by-value Tensor shares the caller's elements: only rebinding it is,
+    // checkWrites).
+    if (!Param->getType()->isReferenceType())
       Locals[Param] = LocalInfo{0, {}, false};
     if (BatchedParams[I])
       Result.BatchedVars[Param] = 1;

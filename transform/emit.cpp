@@ -661,8 +661,12 @@ std::pair<SourceLocation, std::string> Printer::clone() {
     const ParmVarDecl *Param = F->getParamDecl(I);
     if (!Params.empty())
       Params += ", ";
+    // A by-value parameter stays one: the body may rebind it.
+    std::string BatchedType = Param->getType()->isReferenceType()
+                                  ? "const vmap::batched::Value& "
+                                  : "vmap::batched::Value ";
     Params += A.BatchedParams[I]
-                  ? "const vmap::batched::Value& " + Param->getNameAsString()
+                  ? BatchedType + Param->getNameAsString()
                   : sourceText(Context, Param->getSourceRange()).str();
   }
   std::string Result =
