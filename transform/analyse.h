@@ -74,6 +74,9 @@ struct LoopAnalysis {
   /// (`f[0] = x[i].sum();`): each example needs its own copy. Mapped to the
   /// vmap levels enclosing the declaration.
   llvm::DenseMap<const clang::VarDecl *, LevelSet> PromotedLocals;
+  /// `f = zeros({3});` of a promoted local: the copies are made again after.
+  llvm::DenseMap<const clang::Expr *, const clang::VarDecl *>
+      PromotingAssignments;
 
   LevelSet levelsOf(const clang::Expr *E) const;
   bool isBatched(const clang::Expr *E) const { return levelsOf(E) != 0; }

@@ -542,10 +542,6 @@ void Analyser::findPromotedLocals() {
         !isTensorType(Var->getType()) || InductionLevel.count(Var) ||
         !Var->getInit() || levels(Var->getInit()))
       continue;
-    // `Tensor f;` holds no tensor yet to copy.
-    const auto *Init = dyn_cast<CXXConstructExpr>(stripImplicit(Var->getInit()));
-    if (Init && Init->getNumArgs() == 0)
-      continue;
     // `f = e;` rebinds the name; `f += e;` and `f.copy_(e)` give the variable
     // room for every example themselves (batched.hpp). Only writes into a
     // part of it (`f[0] = e`, through a view) need the copies made first.
@@ -555,6 +551,11 @@ void Analyser::findPromotedLocals() {
       if (llvm::is_contained(S->decls(), Var))
         for (unsigned Level : Where.Levels)
           Result.PromotedLocals[Var] |= LevelSet(1) << Level;
+    // Rebound to a value the same for every example, it needs copies again.
+    for (const WriteEvent &Rebinding : Writes)
+      if (isRebinding(Rebinding, Var) && Rebinding.Value &&
+          !levels(Rebinding.Value))
+        Result.PromotingAssignments[Rebinding.Site] = Var;
   }
 }
 
