@@ -2,16 +2,7 @@
 # Writes the unified diff of clang-vmap's rewrite of SOURCE to OUTPUT (a build step of
 # clang_vmap_sources() when CLANG_VMAP_WRITE_DIFFS is ON: add_custom_command cannot
 # redirect output portably).
-set(compiler_flags "")
-set(after_separator FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(index RANGE ${last})
-  if(after_separator)
-    list(APPEND compiler_flags "${CMAKE_ARGV${index}}")
-  elseif(CMAKE_ARGV${index} STREQUAL "--")
-    set(after_separator TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/ClangVmapScriptArgs.cmake)
 
 execute_process(COMMAND "${TOOL}" "${SOURCE}" --diff -- ${compiler_flags}
                 OUTPUT_FILE "${OUTPUT}"

@@ -16,6 +16,7 @@
 #include "ast_util.h"
 #include "diagnostics.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 
@@ -37,8 +38,15 @@ namespace detail {
 
 bool Analyser::refuseAt(diag::Kind Kind, SourceRange Range, diag::Kind Note,
                         llvm::ArrayRef<std::string> Args) {
-  if (Refused)
-    return false;
+  // One refusal per piece of code: what lies inside code already refused
+  // would only repeat it (Note [Every refusal]).
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Begin = SM.getExpansionLoc(Range.getBegin());
+  for (SourceRange Earlier : RefusedRanges)
+    if (SM.isPointWithin(Begin, SM.getExpansionLoc(Earlier.getBegin()),
+                         SM.getExpansionLoc(Earlier.getEnd())))
+      return false;
+  RefusedRanges.push_back(Range);
   Refused = true;
   {
     DiagnosticBuilder Builder = Diags.report(Kind, Range.getBegin());
@@ -124,14 +132,16 @@ bool Analyser::canonicalLoop(const ForStmt *For, unsigned Depth) {
 }
 
 bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
-  if (Refused || !S)
-    return !Refused;
-  switch (S->getStmtClass()) {
-  case Stmt::CompoundStmtClass:
-    for (const Stmt *Child : cast<CompoundStmt>(S)->body())
-      if (!walkStmt(Child, Where))
-        return false;
+  if (!S)
     return true;
+  switch (S->getStmtClass()) {
+  case Stmt::CompoundStmtClass: {
+    // Every statement is checked, so every refusal is reported.
+    bool Ok = true;
+    for (const Stmt *Child : cast<CompoundStmt>(S)->body())
+      Ok &= walkStmt(Child, Where);
+    return Ok;
+  }
   case Stmt::NullStmtClass:
     return true;
   case Stmt::DeclStmtClass:
@@ -168,8 +178,9 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
       return refuseAt(diag::refuse_jump, S->getSourceRange(),
                       diag::note_no_jumps, {"throw"});
     Statements.push_back({E, Where});
-    if (recordReduction(E, Where))
-      return !Refused;
+    bool Ok = recordReduction(E, Where);
+    if (Result.Reductions.count(E))
+      return Ok;
     return walkExpr(E, Where);
   }
   return refuseAt(diag::refuse_unsupported, S->getSourceRange(),
@@ -208,7 +219,9 @@ bool Analyser::walkIf(const IfStmt *If, Scope &Where) {
     return false;
   Scope Inner = Where;
   Inner.Ifs.push_back(If);
-  return walkStmt(If->getThen(), Inner) && walkStmt(If->getElse(), Inner);
+  bool Ok = walkStmt(If->getThen(), Inner);
+  Ok &= walkStmt(If->getElse(), Inner);
+  return Ok;
 }
 
 bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
@@ -323,8 +336,8 @@ bool Analyser::recordWrite(const Expr *Site, const Expr *Target,
 }
 
 bool Analyser::walkExpr(const Expr *E, Scope &Where) {
-  if (Refused || !E)
-    return !Refused;
+  if (!E)
+    return true;
   E = E->IgnoreParens();
 
   // Writes: assignments, increments, in-place members.

@@ -66,11 +66,17 @@ struct LoopAnalysis {
   /// `if`s on a per-example condition (emitted as vb::Where).
   llvm::DenseSet<const clang::IfStmt *> MaskedIfs;
   std::vector<OverlapCheck> OverlapChecks;
+  /// The loop was refused; the analysis is kept so that the batch pass can
+  /// report its own refusals too (Note [Every refusal]).
+  bool Refused = false;
   /// Tensor locals made in the body the same for every example (`Tensor f =
   /// zeros({3});`) and then written per example through a slot or in place
   /// (`f[0] = x[i].sum();`): each example needs its own copy. Mapped to the
   /// vmap levels enclosing the declaration.
   llvm::DenseMap<const clang::VarDecl *, LevelSet> PromotedLocals;
+  /// `f = zeros({3});` of a promoted local: the copies are made again after.
+  llvm::DenseMap<const clang::Expr *, const clang::VarDecl *>
+      PromotingAssignments;
 
   LevelSet levelsOf(const clang::Expr *E) const;
   bool isBatched(const clang::Expr *E) const { return levelsOf(E) != 0; }
@@ -79,7 +85,8 @@ struct LoopAnalysis {
 };
 
 /// Analyses the top-level vmap loop \p Loops[Top] and the loops of \p Loops
-/// nested in it. Reports refusals through \p Diags; std::nullopt if refused.
+/// nested in it. Reports refusals through \p Diags; a refused loop's analysis
+/// has Refused set.
 std::optional<LoopAnalysis> analyse(clang::ASTContext &Context,
                                     llvm::ArrayRef<VmapLoop> Loops,
                                     unsigned Top, Diagnostics &Diags);

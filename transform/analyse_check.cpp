@@ -108,6 +108,30 @@ bool isAssignedIn(const Stmt *S, const VarDecl *Var) {
   return false;
 }
 
+/// `v = e;`: a write that rebinds the variable \p Var itself.
+bool isRebinding(const WriteEvent &W, const VarDecl *Var) {
+  if (W.Written.Base != Var || !W.Written.Steps.empty())
+    return false;
+  const Expr *Site = stripImplicit(W.Site);
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Site))
+    return Operator->getOperator() == OO_Equal;
+  const auto *Binary = dyn_cast<BinaryOperator>(Site);
+  return Binary && Binary->getOpcode() == BO_Assign;
+}
+
+/// Note [Every refusal]
+/// Like a compiler, the analyser reports every refusal in a loop, not only the
+/// first: each check runs on every event (a write, a read, a reduction) and
+/// reports at most one refusal for it; Analyser::refuseAt drops a refusal
+/// inside code already refused, which would only repeat it.
+template <typename RangeT, typename CheckT>
+bool checkEach(const RangeT &Events, CheckT Check) {
+  bool Ok = true;
+  for (const auto &Event : Events)
+    Ok &= Check(Event);
+  return Ok;
+}
+
 } // namespace
 
 //===-- 2. classify -------------------------------------------------------===//
@@ -221,7 +245,9 @@ bool Analyser::sameStep(const Step &A, const Step &B) {
 }
 
 bool Analyser::checkBounds() {
-  for (const auto &[Index, Where] : Bounds) {
+  return checkEach(Bounds, [&](const std::pair<unsigned, Scope> &Bound) {
+    unsigned Index = Bound.first;
+    const Scope &Where = Bound.second;
     const VmapLevel &Level = Result.Levels[Index];
     for (const Expr *E : {Level.Start, Level.Bound}) {
       std::string Part = E == Level.Start ? "start" : "bound";
@@ -254,18 +280,21 @@ bool Analyser::checkBounds() {
         return refuseAt(diag::refuse_unsupported,
                         Level.For->getSourceRange(), diag::note_unsupported,
                         {"a vmap loop inside a per-example 'if'"});
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkWrites() {
-  for (const WriteEvent &W : Writes) {
+  return checkEach(Writes, [&](const WriteEvent &W) {
     const VarDecl *Var = W.Written.Base;
     unsigned Depth = W.Where.Levels.size();
     if (InductionLevel.count(Var))
       return refuseAt(diag::refuse_induction_written, W.Site->getSourceRange(),
                       diag::note_loop_form, {quoted(Var)});
-    if (Result.Callee && !Locals.count(W.Resolved.Base))
+    const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
+    bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
+                               !isRebinding(W, Param);
+    if (Result.Callee && (!Locals.count(W.Resolved.Base) || SharesCallersTensor))
       return refuseAt(diag::refuse_invariant_write, W.Site->getSourceRange(),
                       diag::note_reduction, {quoted(W.Resolved.Base)});
     if (W.Written.Steps.empty()) {
@@ -273,12 +302,12 @@ bool Analyser::checkWrites() {
         return refuseAt(diag::refuse_invariant_write,
                         W.Site->getSourceRange(), diag::note_reduction,
                         {quoted(Var)});
-      continue;
+      return true;
     }
     const Access &Slot = W.Resolved;
     unsigned BaseDepth = depthOf(Slot.Base);
     if (BaseDepth >= Depth)
-      continue;
+      return true;
     unsigned LastOwn = 0;
     for (unsigned D = BaseDepth; D < Depth; ++D) {
       unsigned Level = W.Where.Levels[D];
@@ -301,12 +330,12 @@ bool Analyser::checkWrites() {
                          quoted(Result.Levels[W.Where.Levels[BaseDepth]]
                                     .Induction)});
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkReads() {
-  for (const ReadEvent &R : Reads) {
+  return checkEach(Reads, [&](const ReadEvent &R) {
     const VarDecl *Base = R.Resolved.Base;
     for (const WriteEvent &W : Writes) {
       if (W.Resolved.Base != Base || W.Written.Steps.empty())
@@ -335,12 +364,12 @@ bool Analyser::checkReads() {
                         R.Read.Site->getSourceRange(), diag::note_own_slot,
                         {quoted(Base)});
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkReductions() {
-  for (const ReductionSite &Site : ReductionSites) {
+  return checkEach(ReductionSites, [&](const ReductionSite &Site) {
     const Reduction &R = Result.Reductions[Site.Site];
     const VarDecl *Acc = Site.Accumulator;
     bool ReadsItself = false;
@@ -367,12 +396,14 @@ bool Analyser::checkReductions() {
         return refuseAt(diag::refuse_accumulator_read,
                         Read.Read.Site->getSourceRange(),
                         diag::note_accumulator, {quoted(Acc)});
-  }
-  return true;
+    return true;
+  });
 }
 
 bool Analyser::checkContexts() {
-  for (const auto &[For, Where] : PlainLoops) {
+  using PlainLoop = std::pair<const ForStmt *, Scope>;
+  bool Ok = checkEach(PlainLoops, [&](const PlainLoop &Loop) {
+    const ForStmt *For = Loop.first;
     LevelSet Varying = levels(For->getCond()) | levels(For->getInc());
     if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
       for (const Decl *D : Init->decls())
@@ -384,13 +415,14 @@ bool Analyser::checkContexts() {
                                      : For->getSourceRange(),
                       diag::note_batched_context,
                       {"the bound of a plain loop"});
-  }
+    return true;
+  });
   for (const auto &[Var, Levels] : Result.BatchedVars)
     if (Levels && !InductionLevel.count(Var) &&
         !isTensorType(Var->getType()) && !isScalarType(Var->getType()))
-      return refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
-                      diag::note_batched_context,
-                      {quoted(Var), "'" + Var->getType().getAsString() + "'"});
+      Ok &= refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
+                     diag::note_batched_context,
+                     {quoted(Var), "'" + Var->getType().getAsString() + "'"});
 
   // Batched expressions in positions that are not batched: sort by position
   // so the first one in the source is reported.
@@ -404,10 +436,13 @@ bool Analyser::checkContexts() {
       if (const CXXConstructExpr *List = tensorListArgument(Call, Position))
         TensorLists.insert(List);
   const SourceManager &SM = Context.getSourceManager();
+  // Outer expressions first, so one refusal covers what lies inside it.
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
-    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+    if (A->getBeginLoc() != B->getBeginLoc())
+      return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+    return SM.isBeforeInTranslationUnit(B->getEndLoc(), A->getEndLoc());
   });
-  for (const Expr *E : Batched) {
+  return checkEach(Batched, [&](const Expr *E) {
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
       return refuseAt(diag::refuse_batched_context,
                       Subscript->getSourceRange(), diag::note_batched_context,
@@ -453,8 +488,8 @@ bool Analyser::checkContexts() {
       return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                       diag::note_unsupported,
                       {"a data member of a per-example value"});
-  }
-  return true;
+    return true;
+  }) && Ok;
 }
 
 bool Analyser::checkAliasing() {
@@ -477,7 +512,7 @@ bool Analyser::checkAliasing() {
         isTensorType(W.Resolved.Base->getType()) &&
         !llvm::is_contained(WrittenTensors, W.Resolved.Base))
       WrittenTensors.push_back(W.Resolved.Base);
-  for (const VarDecl *Written : WrittenTensors) {
+  return checkEach(WrittenTensors, [&](const VarDecl *Written) {
     for (const ReadEvent &R : Reads) {
       const VarDecl *Read = R.Resolved.Base;
       if (Read == Written || Locals.count(Read) ||
@@ -495,8 +530,8 @@ bool Analyser::checkAliasing() {
       if (!Known)
         Result.OverlapChecks.push_back({Written, Read});
     }
-  }
-  return true;
+    return true;
+  });
 }
 
 void Analyser::findPromotedLocals() {
@@ -507,10 +542,6 @@ void Analyser::findPromotedLocals() {
         !isTensorType(Var->getType()) || InductionLevel.count(Var) ||
         !Var->getInit() || levels(Var->getInit()))
       continue;
-    // `Tensor f;` holds no tensor yet to copy.
-    const auto *Init = dyn_cast<CXXConstructExpr>(stripImplicit(Var->getInit()));
-    if (Init && Init->getNumArgs() == 0)
-      continue;
     // `f = e;` rebinds the name; `f += e;` and `f.copy_(e)` give the variable
     // room for every example themselves (batched.hpp). Only writes into a
     // part of it (`f[0] = e`, through a view) need the copies made first.
@@ -520,6 +551,11 @@ void Analyser::findPromotedLocals() {
       if (llvm::is_contained(S->decls(), Var))
         for (unsigned Level : Where.Levels)
           Result.PromotedLocals[Var] |= LevelSet(1) << Level;
+    // Rebound to a value the same for every example, it needs copies again.
+    for (const WriteEvent &Rebinding : Writes)
+      if (isRebinding(Rebinding, Var) && Rebinding.Value &&
+          !levels(Rebinding.Value))
+        Result.PromotingAssignments[Rebinding.Site] = Var;
   }
 }
 
@@ -534,8 +570,7 @@ std::optional<LoopAnalysis> Analyser::run() {
   Result.Loop = &Loops[Top];
   Result.Context = &Context;
   Scope Outside;
-  if (!walkFor(Loops[Top].For, Outside))
-    return std::nullopt;
+  walkFor(Loops[Top].For, Outside); // finish() reports the checks' refusals too
   return finish();
 }
 
@@ -550,8 +585,10 @@ Analyser::runCallee(const FunctionDecl *Callee,
     return std::nullopt;
   for (unsigned I = 0; I < Callee->getNumParams(); ++I) {
     const ParmVarDecl *Param = Callee->getParamDecl(I);
-    // By-value parameters are the clone's own; writes to them stay inside.
-    if (!Param->getType()->isReferenceType() && !isTensorType(Param->getType()))
+    // By-value parameters are the clone's own; writes to them stay inside
+    // (a by-value Tensor shares the caller's elements: only rebinding it is,
+    // checkWrites).
+    if (!Param->getType()->isReferenceType())
       Locals[Param] = LocalInfo{0, {}, false};
     if (BatchedParams[I])
       Result.BatchedVars[Param] = 1;
@@ -559,8 +596,7 @@ Analyser::runCallee(const FunctionDecl *Callee,
   if (!Body->body_empty())
     FinalReturn = dyn_cast<ReturnStmt>(Body->body_back());
   Scope Outside;
-  if (!walkStmt(Body, Outside))
-    return std::nullopt;
+  walkStmt(Body, Outside);
   return finish();
 }
 
@@ -583,9 +619,15 @@ std::optional<LoopAnalysis> Analyser::finish() {
     levels(Level.Start);
     levels(Level.Bound);
   }
-  if (!checkBounds() || !checkContexts() || !checkWrites() ||
-      !checkReductions() || !checkReads() || !checkAliasing())
+  checkBounds();
+  checkContexts();
+  checkWrites();
+  checkReductions();
+  checkReads();
+  checkAliasing();
+  if (Refused && Result.Callee)
     return std::nullopt;
+  Result.Refused = Refused;
   findPromotedLocals();
   for (const auto &[E, Levels] : Memo)
     if (Levels)

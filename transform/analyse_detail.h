@@ -112,6 +112,7 @@ public:
   unsigned Top;
   Diagnostics &Diags;
   bool Refused = false;
+  std::vector<clang::SourceRange> RefusedRanges; ///< reported so far
   /// In a callee: its final `return`, the one jump it may have.
   const clang::ReturnStmt *FinalReturn = nullptr;
 

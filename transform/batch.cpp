@@ -136,16 +136,19 @@ public:
   Batcher(BatchPlan &Plan, Diagnostics &Diags)
       : Plan(Plan), Context(*Plan.Analysis.Context), Diags(Diags) {}
 
+  /// Lowers every call under \p S, reporting every refusal (Note [Every
+  /// refusal] in analyse_check.cpp); the arguments of a refused call are not
+  /// looked at.
   bool visit(const Stmt *S) {
     if (!S)
       return true;
     if (const auto *Call = dyn_cast<CallExpr>(S))
       if (!lower(Call))
         return false;
+    bool Ok = true;
     for (const Stmt *Child : S->children())
-      if (!visit(Child))
-        return false;
-    return true;
+      Ok &= visit(Child);
+    return Ok;
   }
 
 private:
@@ -248,6 +251,24 @@ private:
     return set(Call, Lowering::Clone);
   }
 
+  /// A vmap op (table \p Entry, or kNoOp) done with before its rule: refused
+  /// ops, calls with no per-example argument, and ops with no rule (run per
+  /// example). std::nullopt when the op's rule lowers it.
+  std::optional<bool> lowerWithoutRule(const CallExpr *Call,
+                                       const FunctionDecl *Callee,
+                                       const std::string &Name,
+                                       std::size_t Entry, bool AnyBatched) {
+    if (Entry != rules::kNoOp &&
+        rules::kOpTable[Entry].family == rules::Family::refused)
+      return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                    "'" + Name + "'");
+    if (!AnyBatched)
+      return true;
+    if (Entry == rules::kNoOp)
+      return lowerFallback(Call, Callee);
+    return std::nullopt;
+  }
+
   bool lower(const CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
@@ -300,14 +321,9 @@ private:
       std::size_t Entry = rules::find_op(Name, rules::OpForm::member);
       if (Entry == rules::kNoOp)
         Entry = rules::find_op(Name, rules::OpForm::inplace_member);
-      if (Entry != rules::kNoOp &&
-          rules::kOpTable[Entry].family == rules::Family::refused)
-        return refuse(diag::refuse_call, Call, diag::note_side_effects,
-                      "'" + Name + "'");
-      if (!AnyBatched)
-        return true;
-      if (Entry == rules::kNoOp)
-        return lowerFallback(Call, Callee);
+      if (std::optional<bool> Done =
+              lowerWithoutRule(Call, Callee, Name, Entry, AnyBatched))
+        return *Done;
       if (!checkArgKinds(Call, Name, rules::kOpTable[Entry].form, Args))
         return false;
       if (isMetadataCall(Call))
@@ -318,14 +334,9 @@ private:
 
     if (InVmap) {
       std::size_t Entry = rules::find_op(Name, rules::OpForm::free_function);
-      if (Entry != rules::kNoOp &&
-          rules::kOpTable[Entry].family == rules::Family::refused)
-        return refuse(diag::refuse_call, Call, diag::note_side_effects,
-                      "'" + Name + "'");
-      if (!AnyBatched)
-        return true;
-      if (Entry == rules::kNoOp)
-        return lowerFallback(Call, Callee);
+      if (std::optional<bool> Done =
+              lowerWithoutRule(Call, Callee, Name, Entry, AnyBatched))
+        return *Done;
       if (rules::kOpTable[Entry].rule == rules::RuleId::loop_invariant)
         return refuse(diag::refuse_batched_context, Call,
                       diag::note_batched_context,
@@ -360,7 +371,7 @@ std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
   Batcher B(Plan, Diags);
   const Stmt *Body = Plan.Analysis.Loop ? Plan.Analysis.Loop->For->getBody()
                                         : Plan.Analysis.Callee->getBody();
-  if (!B.visit(Body))
+  if (!B.visit(Body) || Plan.Analysis.Refused)
     return std::nullopt;
   return Plan;
 }

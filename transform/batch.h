@@ -37,7 +37,8 @@ struct BatchPlan {
 };
 
 /// Looks up every call of \p Analysis in the op table. Reports refusals and
-/// fallback warnings through \p Diags; std::nullopt if refused.
+/// fallback warnings through \p Diags; std::nullopt if refused (here, or by
+/// the analysis).
 std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags);
 
 } // namespace clang_vmap

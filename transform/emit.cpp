@@ -99,7 +99,7 @@ private:
   std::string decl(const DeclStmt *S);
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For);
-  void promote(const clang::VarDecl *Var, unsigned Indent);
+  void promote(const clang::VarDecl *Var, unsigned Indent, bool AtDeclaration);
 
   std::string fail(const Twine &Why, SourceRange At = {}) {
     if (Error.empty()) {
@@ -446,11 +446,17 @@ std::string Printer::decl(const DeclStmt *S) {
 
 // Note [Promoted locals]: `Tensor f = zeros({3});` in the body is one tensor
 // shared by every example until it is rebound; before the body writes into it
-// per example (`f[0] = x[i].sum();`) it becomes one copy per example. `where`
+// per example (`f[0] = x[i].sum();`) it becomes one copy per example (after
+// its declaration, and after `f = zeros({3});` rebinds it again). `where`
 // on a condition true for every example of the enclosing levels makes them.
-void Printer::promote(const VarDecl *Var, unsigned Indent) {
+void Printer::promote(const VarDecl *Var, unsigned Indent, bool AtDeclaration) {
   auto Levels = A.PromotedLocals.find(Var);
   if (Levels == A.PromotedLocals.end())
+    return;
+  // `Tensor f;` holds no tensor yet: its first assignment promotes it.
+  const auto *Init =
+      dyn_cast_or_null<CXXConstructExpr>(stripImplicit(Var->getInit()));
+  if (AtDeclaration && Init && Init->getNumArgs() == 0)
     return;
   std::string Everyone;
   for (const VmapLevel &Level : A.Levels) {
@@ -535,7 +541,7 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     line(Indent, decl(Declaration), S);
     for (const Decl *D : Declaration->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D))
-        promote(Var, Indent);
+        promote(Var, Indent, /*AtDeclaration=*/true);
     return;
   }
   if (const auto *For = dyn_cast<ForStmt>(S)) {
@@ -578,7 +584,11 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
                       expr(R.Value) + ", " + reduceName(R.Op) + ");",
                   S);
     }
-    return line(Indent, expr(E) + ";", S);
+    line(Indent, expr(E) + ";", S);
+    auto Promoting = A.PromotingAssignments.find(stripImplicit(E));
+    if (Promoting != A.PromotingAssignments.end())
+      promote(Promoting->second, Indent, /*AtDeclaration=*/false);
+    return;
   }
   fail(Twine("cannot print '") + S->getStmtClassName() + "'");
 }
@@ -661,8 +671,12 @@ std::pair<SourceLocation, std::string> Printer::clone() {
     const ParmVarDecl *Param = F->getParamDecl(I);
     if (!Params.empty())
       Params += ", ";
+    // A by-value parameter stays one: the body may rebind it.
+    std::string BatchedType = Param->getType()->isReferenceType()
+                                  ? "const vmap::batched::Value& "
+                                  : "vmap::batched::Value ";
     Params += A.BatchedParams[I]
-                  ? "const vmap::batched::Value& " + Param->getNameAsString()
+                  ? BatchedType + Param->getNameAsString()
                   : sourceText(Context, Param->getSourceRange()).str();
   }
   std::string Result =

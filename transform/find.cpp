@@ -174,7 +174,12 @@ std::vector<VmapLoop> find(ASTContext &Context,
       Binder.expect(Index, SM.getExpansionLoc(Pragma.Loc),
                     /*InSameMacro=*/true);
   }
-  Binder.TraverseAST(Context);
+  // Pragmas bind only to loops of the main file: the headers' declarations
+  // (most of the AST) are not walked.
+  if (!Pragmas.empty())
+    for (Decl *D : Context.getTranslationUnitDecl()->decls())
+      if (SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+        Binder.TraverseDecl(D);
   for (auto [Index, Pragma] : llvm::enumerate(Pragmas))
     if (!Binder.Bound[Index])
       Diags.report(diag::err_pragma_without_loop, Pragma.Loc);

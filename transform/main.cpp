@@ -207,7 +207,7 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)
     return Refused;
-  if (DumpAfter == Pass::Analyse)
+  if (DumpAfter == Pass::Analyse && !Analysis->Refused)
     dumpAnalysis(*Analysis, llvm::errs());
   std::optional<BatchPlan> Plan = batch(std::move(*Analysis), Diags);
   if (!Plan)

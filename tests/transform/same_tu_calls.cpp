@@ -57,7 +57,7 @@ int main() {
 // CHECK-NEXT: return scaled.tanh() * limit;  // line 10
 // CHECK-NEXT: }
 // CHECK-LABEL: float squash(
-// CHECK: static vmap::batched::Value _b_squash(const vmap::batched::Value& v, float scale) {
+// CHECK: static vmap::batched::Value _b_squash(vmap::batched::Value v, float scale) {
 // CHECK-NEXT: namespace vb = vmap::batched;
 // CHECK-NEXT: vb::Value w = v * scale;  // line 14
 // CHECK-NEXT: { vb::Where _b_where0(w > 1);  // line 15

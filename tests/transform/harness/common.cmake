@@ -1,16 +1,6 @@
 # Shared by the harness scripts, run as `cmake -D... -P <script> -- <compiler flags>`.
 
-# The arguments after `--`: the compiler flags for clang-vmap.
-set(compiler_flags "")
-set(after_dashes FALSE)
-math(EXPR last_argument "${CMAKE_ARGC} - 1")
-foreach(index RANGE ${last_argument})
-  if(after_dashes)
-    list(APPEND compiler_flags "${CMAKE_ARGV${index}}")
-  elseif(CMAKE_ARGV${index} STREQUAL "--")
-    set(after_dashes TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/../../../cmake/ClangVmapScriptArgs.cmake)
 
 # Drops the lines holding FileCheck directives: copied from the input into the tool's
 # output (or shown in a diagnostic's source snippet), they would match themselves.
