@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -231,8 +232,29 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
 
 inline constexpr int max_operands = 4;  // output + 3 inputs
 
-// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp).
-enum class SimdOp : int8_t { none, add, sub, mul, div, max, min };
+// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones, then the
+// unary float math of namespace float_math.
+enum class SimdOp : int8_t { none, add, sub, mul, div, max, min, sqrt, exp, log, sin, cos, tanh, sigmoid };
+
+// The float math ops on float and double. The scalar function is the reference: the SIMD
+// kernels use Highway's functions (within a few ULP of it) only where every lane lies in the
+// range they are accurate on, and this function lane by lane elsewhere (NaN, infinities,
+// subnormal results, huge arguments).
+namespace float_math {
+#define VMAP_FLOAT_MATH(NAME, OP, EXPRESSION)                       \
+  struct NAME {                                                     \
+    static constexpr SimdOp simd_op = SimdOp::OP;                   \
+    template <class T> T operator()(T x) const { return EXPRESSION; } \
+  };
+VMAP_FLOAT_MATH(Sqrt, sqrt, std::sqrt(x))
+VMAP_FLOAT_MATH(Exp, exp, std::exp(x))
+VMAP_FLOAT_MATH(Log, log, std::log(x))
+VMAP_FLOAT_MATH(Sin, sin, std::sin(x))
+VMAP_FLOAT_MATH(Cos, cos, std::cos(x))
+VMAP_FLOAT_MATH(Tanh, tanh, std::tanh(x))
+VMAP_FLOAT_MATH(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))
+#undef VMAP_FLOAT_MATH
+}  // namespace float_math
 
 // An iteration over operands (operand 0 the output), dims collapsed where contiguous.
 struct StridedLoop {
@@ -255,6 +277,9 @@ void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner
 // (step 0). Returns false when there is no kernel for that op/dtype.
 bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
                  const void* b, int64_t b_step, int64_t count);
+// Vectorised run of a float_math op: out[k] = op(in[k]) (out may be in). Returns false when
+// there is no kernel for that op/dtype.
+bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count);
 
 // Runs the engine's op `op` over the loop on the output's device: the op is found by name and
 // arity (Note [Device ops] in runtime/cuda/backend.hpp), a nullary op's value is computed here.
@@ -284,6 +309,12 @@ template <class Out, class... In, class F, size_t... I>
 void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_t count,
                std::index_sequence<I...>) {
   Out* out = reinterpret_cast<Out*>(pointers[0]);
+  if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 1) {
+    if (count >= 8 && strides[0] == sizeof(Out) && strides[1] == sizeof(Out) &&
+        (std::is_same_v<Out, In> && ...) &&
+        simd_unary(F::simd_op, dtype_of<Out>, out, pointers[1], count))
+      return;
+  }
   if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 2) {
     using A = std::tuple_element_t<0, std::tuple<In...>>;
     if (count >= 16 && strides[0] == sizeof(Out) && (strides[1] == 0 || strides[1] == sizeof(A)) &&

@@ -22,64 +22,71 @@ struct IndexedCopy {
   Dims index_strides;  // per output dim, into the index tensor
 };
 
+// Whether every index lies in [0, dim_size): one vectorisable pass (the unsigned compare
+// also catches negatives), so the copy below needs no checks.
+template <class Index>
+bool indices_in_range(const Tensor& index, int64_t dim_size) {
+  const TensorImpl& impl = impl_of(index);
+  if (!impl.contiguous) return indices_in_range<Index>(index.contiguous(), dim_size);
+  const Index* data = impl.data_as<Index>();
+  const uint64_t limit = static_cast<uint64_t>(dim_size);
+  std::atomic<bool> in_range{true};
+  parallel_for(impl.numel, 1, [&](int64_t begin, int64_t end) {
+    uint64_t out_of_range = 0;
+    for (int64_t k = begin; k < end; ++k)
+      out_of_range |= static_cast<uint64_t>(static_cast<int64_t>(data[k])) >= limit;
+    if (out_of_range) in_range.store(false, std::memory_order_relaxed);
+  });
+  return in_range.load(std::memory_order_relaxed);
+}
+
+// The copy itself, indices already checked. Rows (runs along the output's last dim) are split
+// over threads; each chunk finds its first row's position once and then steps row to row.
 template <class T, class Index>
-bool run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index, T* out) {
+void run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index, T* out) {
   const int64_t rank = static_cast<int64_t>(copy.out_sizes.size());
-  const int64_t last = rank - 1;
+  const int64_t last = rank - 1, dim = copy.dim;
   const int64_t row = copy.out_sizes[last];
   int64_t numel = 1;
   for (int64_t size : copy.out_sizes) numel *= size;
-  if (numel == 0) return true;
-  const int64_t rows = numel / row;
-  const int64_t dim_stride = copy.self_strides[copy.dim];
+  if (numel == 0) return;
+  const int64_t dim_stride = copy.self_strides[dim];
   const int64_t self_step = copy.self_strides[last], index_step = copy.index_strides[last];
-  std::atomic<bool> in_range{true};
-  parallel_for(rows, row, [&](int64_t begin, int64_t end) {
+  parallel_for(numel / row, row, [&](int64_t begin, int64_t end) {
+    std::array<int64_t, max_dims> position{};
+    int64_t self_offset = 0, index_offset = 0;  // of row `r`, the gathered dim left out
+    for (int64_t d = last - 1, rest = begin; d >= 0; --d) {
+      position[d] = rest % copy.out_sizes[d];
+      rest /= copy.out_sizes[d];
+      index_offset += position[d] * copy.index_strides[d];
+      if (d != dim) self_offset += position[d] * copy.self_strides[d];
+    }
     for (int64_t r = begin; r < end; ++r) {
-      int64_t self_offset = 0, index_offset = 0;
-      for (int64_t d = last - 1, rest = r; d >= 0; --d) {
-        const int64_t position = rest % copy.out_sizes[d];
-        rest /= copy.out_sizes[d];
-        index_offset += position * copy.index_strides[d];
-        if (d != copy.dim) self_offset += position * copy.self_strides[d];
-      }
       T* out_row = out + r * row;
-      if (last != copy.dim && index_step == 0) {  // one index for the whole row
-        const int64_t i = index[index_offset];
-        if (i < 0 || i >= copy.dim_size) {
-          in_range.store(false, std::memory_order_relaxed);
-          continue;
-        }
-        const T* source = self + self_offset + i * dim_stride;
-        if (self_step == 1) {
-          std::copy(source, source + row, out_row);
-        } else {
-          for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
-        }
-        continue;
-      }
-      // Check the row's indices first (a branch-free loop), then copy without checks.
       const Index* row_index = index + index_offset;
-      bool row_in_range = true;
-      for (int64_t j = 0; j < row; ++j) {
-        const int64_t i = row_index[j * index_step];
-        row_in_range &= i >= 0 && i < copy.dim_size;
-      }
-      if (!row_in_range) {
-        in_range.store(false, std::memory_order_relaxed);
-        continue;
-      }
       const T* source = self + self_offset;
-      if (last == copy.dim && index_step == 1 && dim_stride == 1) {
+      if (last != dim && index_step == 0) {  // one index for the whole row: a row copy
+        source += row_index[0] * dim_stride;
+        if (self_step == 1) std::memcpy(out_row, source, static_cast<size_t>(row) * sizeof(T));
+        else for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
+      } else if (last == dim && index_step == 1 && dim_stride == 1) {  // gather along rows
         for (int64_t j = 0; j < row; ++j) out_row[j] = source[row_index[j]];
-        continue;
+      } else {
+        const int64_t step = last == dim ? 0 : self_step;
+        for (int64_t j = 0; j < row; ++j)
+          out_row[j] = source[j * step + row_index[j * index_step] * dim_stride];
       }
-      const int64_t step = last == copy.dim ? 0 : self_step;
-      for (int64_t j = 0; j < row; ++j)
-        out_row[j] = source[j * step + row_index[j * index_step] * dim_stride];
+      // Next row: advance the position like an odometer over the dims before the last.
+      for (int64_t d = last - 1; d >= 0; --d) {
+        index_offset += copy.index_strides[d];
+        if (d != dim) self_offset += copy.self_strides[d];
+        if (++position[d] < copy.out_sizes[d]) break;
+        index_offset -= position[d] * copy.index_strides[d];
+        if (d != dim) self_offset -= position[d] * copy.self_strides[d];
+        position[d] = 0;
+      }
     }
   });
-  return in_range.load();
 }
 
 // Names the first out-of-range index (in row-major order of the index tensor).
@@ -99,13 +106,15 @@ Tensor indexed_copy(const IndexedCopy& copy, const Tensor& self, const Tensor& i
   visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     visit_dtype(index.dtype(), [&]<class Index>(std::type_identity<Index>) {
       if constexpr (std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>) {
-        const bool in_range =
-            self.device() == kCPU
-                ? run_indexed_copy(copy, impl_of(self).data_as<T>(),
-                                   impl_of(index).data_as<Index>(), impl_of(out).data_as<T>())
-                : device_indexed_copy(copy.op, copy.dim, copy.dim_size, copy.self_strides,
-                                      copy.index_strides, self, index, out);
-        if (!in_range) fail_out_of_range<Index>(copy, index.to(kCPU));
+        if (self.device() != kCPU) {
+          if (!device_indexed_copy(copy.op, copy.dim, copy.dim_size, copy.self_strides,
+                                   copy.index_strides, self, index, out))
+            fail_out_of_range<Index>(copy, index.to(kCPU));
+          return;
+        }
+        if (!indices_in_range<Index>(index, copy.dim_size)) fail_out_of_range<Index>(copy, index);
+        run_indexed_copy(copy, impl_of(self).data_as<T>(), impl_of(index).data_as<Index>(),
+                         impl_of(out).data_as<T>());
       }
     });
   });

@@ -180,13 +180,13 @@ Tensor unary_same(const char* name, const Tensor& self, F f) {
   });
 }
 
-// Float math: integer and bool inputs compute in float32 (torch's "unary float" ops).
+// Float math (a detail::float_math functor): integer and bool inputs compute in float32
+// (torch's "unary float" ops).
 template <class F>
 Tensor unary_float(const char* name, const Tensor& self, F f, int64_t cost = 8) {
   detail::impl_of(self, name);
-  const Dtype dtype = floating_or_default(self.dtype());
-  if (dtype == kFloat64) return elementwise<double, double>(name, {self}, [f](double x) { return f(x); }, cost);
-  return elementwise<float, float>(name, {self}, [f](float x) { return f(x); }, cost);
+  if (floating_or_default(self.dtype()) == kFloat64) return elementwise<double, double>(name, {self}, f, cost);
+  return elementwise<float, float>(name, {self}, f, cost);
 }
 
 Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, bool subtract) {
@@ -321,15 +321,13 @@ Tensor sign(const Tensor& self) {
     else return static_cast<T>((T(0) < x) - (x < T(0)));
   });
 }
-Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, [](auto x) { return std::sqrt(x); }, 2); }
-Tensor exp(const Tensor& self) { return unary_float("exp", self, [](auto x) { return std::exp(x); }); }
-Tensor log(const Tensor& self) { return unary_float("log", self, [](auto x) { return std::log(x); }); }
-Tensor sin(const Tensor& self) { return unary_float("sin", self, [](auto x) { return std::sin(x); }); }
-Tensor cos(const Tensor& self) { return unary_float("cos", self, [](auto x) { return std::cos(x); }); }
-Tensor tanh(const Tensor& self) { return unary_float("tanh", self, [](auto x) { return std::tanh(x); }); }
-Tensor sigmoid(const Tensor& self) {
-  return unary_float("sigmoid", self, []<class T>(T x) { return T(1) / (T(1) + std::exp(-x)); });
-}
+Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, detail::float_math::Sqrt{}, 2); }
+Tensor exp(const Tensor& self) { return unary_float("exp", self, detail::float_math::Exp{}); }
+Tensor log(const Tensor& self) { return unary_float("log", self, detail::float_math::Log{}); }
+Tensor sin(const Tensor& self) { return unary_float("sin", self, detail::float_math::Sin{}); }
+Tensor cos(const Tensor& self) { return unary_float("cos", self, detail::float_math::Cos{}); }
+Tensor tanh(const Tensor& self) { return unary_float("tanh", self, detail::float_math::Tanh{}); }
+Tensor sigmoid(const Tensor& self) { return unary_float("sigmoid", self, detail::float_math::Sigmoid{}); }
 
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   std::optional<Arg> lo, hi;
