@@ -313,7 +313,8 @@ Tensor abs(const Tensor& self) {
   });
 }
 Tensor relu(const Tensor& self) {
-  return unary_same("relu", self, []<class T>(T x) -> T { return x > T(0) ? x : T(0); });
+  // NaN and -0 stay as they are (LibTorch's clamp_min(x, 0)).
+  return unary_same("relu", self, []<class T>(T x) -> T { return !(x < T(0)) ? x : T(0); });
 }
 Tensor sign(const Tensor& self) {
   return unary_same("sign", self, []<class T>(T x) -> T {

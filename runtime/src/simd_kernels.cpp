@@ -133,7 +133,9 @@ struct LogKernel {
 };
 struct SinKernel {
   using Scalar = float_math::Sin;
-  template <class D, class V> static V vec(D d, V x) { return hn::Sin(d, x); }
+  template <class D, class V> static V vec(D d, V x) {  // Highway's Sin(-0) is +0
+    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
+  }
   template <class D, class V> static bool accurate(D d, V x) {
     return all_within(d, x, -trig_limit, trig_limit);
   }
