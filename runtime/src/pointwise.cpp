@@ -121,7 +121,10 @@ struct Arg {
   Operand operand;
 };
 
-Dtype promote(const Arg& a, const Arg& b) { return detail::result_type({a.operand, b.operand}); }
+Dtype promote(const Arg& a, const Arg& b) {
+  if (a.tensor && b.tensor && a.operand.dtype == b.operand.dtype) return a.operand.dtype;
+  return detail::result_type({a.operand, b.operand});
+}
 Dtype floating_or_default(Dtype dtype) { return detail::is_floating(dtype) ? dtype : kFloat32; }
 
 template <class Op>

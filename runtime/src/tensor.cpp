@@ -78,23 +78,36 @@ int64_t checked_numel(const char* op, IntList sizes) {
   return numel;
 }
 
-Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
-                   int64_t offset, Dtype dtype) {
+namespace {
+std::shared_ptr<TensorImpl> new_impl(std::shared_ptr<Storage> storage, IntList sizes,
+                                     int64_t offset, Dtype dtype) {
   note_op();
   auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   impl->storage = std::move(storage);
   impl->sizes.assign(sizes);
-  impl->strides.assign(strides);
   impl->offset = offset;
   impl->dtype = dtype;
+  return impl;
+}
+}  // namespace
+
+Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
+                   int64_t offset, Dtype dtype) {
+  auto impl = new_impl(std::move(storage), sizes, offset, dtype);
+  impl->strides.assign(strides);
   impl->refresh();
   return Tensor(std::move(impl));
 }
 
+// The hot path of every op's result: numel is known and the layout contiguous (no refresh).
 Tensor empty_tensor(IntList sizes, Dtype dtype, Device device) {
   const int64_t numel = checked_numel("empty", sizes);
-  auto storage = allocate_storage(static_cast<size_t>(numel * element_size(dtype)), device);
-  return make_tensor(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype);
+  auto impl = new_impl(allocate_storage(static_cast<size_t>(numel * element_size(dtype)), device),
+                       sizes, 0, dtype);
+  impl->strides = contiguous_strides(sizes);
+  impl->numel = numel;
+  impl->contiguous = true;
+  return Tensor(std::move(impl));
 }
 
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset) {
