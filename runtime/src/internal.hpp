@@ -159,8 +159,12 @@ struct TensorImpl {
   void refresh();
 };
 
+[[noreturn]] void fail_undefined(const char* op);
 // The impl of a defined tensor; throws "<op>: undefined tensor" otherwise.
-TensorImpl& impl_of(const Tensor& tensor, const char* op = "tensor");
+inline TensorImpl& impl_of(const Tensor& tensor, const char* op = "tensor") {
+  if (!tensor.defined()) [[unlikely]] fail_undefined(op);
+  return *tensor.unsafe_impl();
+}
 
 // Counts tensors made and in-place ops run (op_count()). A relaxed load and store rather than
 // a locked increment, a tenth of a small op's cost: counts from racing threads may merge, and
@@ -189,7 +193,10 @@ Dims broadcast_shapes(const char* op, IntList a, IntList b);
 bool broadcastable_to(IntList sizes, IntList target);
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
 // Rejects non-CPU tensors with "<op>: CUDA tensors are not supported by the CPU backend".
-void check_cpu(const char* op, const Tensor& tensor);
+[[noreturn]] void fail_not_cpu(const char* op);
+inline void check_cpu(const char* op, const Tensor& tensor) {
+  if (impl_of(tensor, op).device() != kCPU) [[unlikely]] fail_not_cpu(op);
+}
 // Rejects writes into tensors where several elements share memory (expanded views).
 void check_writable(const char* op, const Tensor& tensor);
 // The device of an op's inputs: kCUDA when any input is, the others then being on it or CPU
@@ -344,22 +351,40 @@ void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_
 
 }  // namespace engine_internal
 
+// The engine's inputs, borrowed for the call: copying a Tensor costs a locked reference
+// count increment and decrement, a large part of a small op.
+template <size_t N>
+using TensorRefs = std::array<const Tensor*, N>;
+
+template <size_t N>
+TensorRefs<N> refs_of(const std::array<Tensor, N>& tensors) {
+  TensorRefs<N> refs{};
+  for (size_t j = 0; j < N; ++j) refs[j] = &tensors[j];
+  return refs;
+}
+template <size_t N>
+std::array<Tensor, N> copies_of(const TensorRefs<N>& refs) {
+  std::array<Tensor, N> tensors;
+  for (size_t j = 0; j < N; ++j) tensors[j] = *refs[j];
+  return tensors;
+}
+
 // out[...] = f(inputs[0][...], inputs[1][...], ...) over out's shape. out has dtype_of<Out>,
 // input j dtype_of<In_j> and a shape broadcastable to out's. No overlap checks here.
 template <class Out, class... In, class F>
-void elementwise_into(const char* op, const Tensor& out,
-                      const std::array<Tensor, sizeof...(In)>& inputs, F f,
-                      int64_t cost_per_element = 1) {
+void elementwise_into(const char* op, const Tensor& out, const TensorRefs<sizeof...(In)>& inputs,
+                      F f, int64_t cost_per_element = 1) {
   // Fast path (most calls): a contiguous output, each input contiguous of the same shape or
   // a single broadcast element. One flat run, no loop plan.
   const TensorImpl& out_impl = impl_of(out, op);
-  if (out_impl.device() != kCPU) return engine_internal::run_on_device<Out, In...>(op, out, inputs, f);
-  for (const Tensor& input : inputs) check_cpu(op, input);
+  if (out_impl.device() != kCPU)
+    return engine_internal::run_on_device<Out, In...>(op, out, copies_of(inputs), f);
+  for (const Tensor* input : inputs) check_cpu(op, *input);
   bool flat = out_impl.contiguous;
   std::array<char*, max_operands> pointers{out_impl.data()};
   std::array<int64_t, max_operands> strides{static_cast<int64_t>(sizeof(Out))};
   for (size_t j = 0; j < sizeof...(In) && flat; ++j) {
-    const TensorImpl& in = impl_of(inputs[j], op);
+    const TensorImpl& in = impl_of(*inputs[j], op);
     pointers[j + 1] = in.data();
     if (in.numel == 1 && in.sizes.size() <= out_impl.sizes.size()) {
       strides[j + 1] = 0;
@@ -382,38 +407,53 @@ void elementwise_into(const char* op, const Tensor& out,
     });
     return;
   }
-  const StridedLoop loop = plan_loop(op, out, inputs);
+  const StridedLoop loop = plan_loop(op, out, copies_of(inputs));
   run_loop(loop, cost_per_element,
            [&](char* const* pointers, const int64_t* strides, int64_t count) {
              engine_internal::inner_run<Out, In...>(f, pointers, strides, count,
                                                     std::index_sequence_for<In...>{});
            });
 }
+template <class Out, class... In, class F>
+void elementwise_into(const char* op, const Tensor& out,
+                      const std::array<Tensor, sizeof...(In)>& inputs, F f,
+                      int64_t cost_per_element = 1) {
+  elementwise_into<Out, In...>(op, out, refs_of(inputs), std::move(f), cost_per_element);
+}
 
 // A new tensor of dtype_of<Out> and the inputs' broadcast shape, computed by f. Each input is
 // first converted to its In type when its dtype differs.
 template <class Out, class... In, class F>
-Tensor elementwise(const char* op, const std::array<Tensor, sizeof...(In)>& inputs, F f,
+Tensor elementwise(const char* op, const TensorRefs<sizeof...(In)>& inputs, F f,
                    int64_t cost_per_element = 1) {
   constexpr Dtype in_dtypes[] = {dtype_of<In>...};
-  const Device device = common_device(op, inputs);
-  bool convert = false;
-  for (size_t j = 0; j < sizeof...(In); ++j) convert = convert || inputs[j].dtype() != in_dtypes[j];
+  bool on_cpu = true, convert = false;
+  for (size_t j = 0; j < sizeof...(In); ++j) {
+    const TensorImpl& in = impl_of(*inputs[j], op);
+    on_cpu = on_cpu && in.device() == kCPU;
+    convert = convert || in.dtype != in_dtypes[j];
+  }
+  const Device device = on_cpu ? kCPU : common_device(op, copies_of(inputs));
   if (convert) {
     std::array<Tensor, sizeof...(In)> converted;
     for (size_t j = 0; j < sizeof...(In); ++j)
-      converted[j] = inputs[j].dtype() == in_dtypes[j] ? inputs[j] : inputs[j].to(in_dtypes[j]);
-    return elementwise<Out, In...>(op, converted, std::move(f), cost_per_element);
+      converted[j] = inputs[j]->dtype() == in_dtypes[j] ? *inputs[j] : inputs[j]->to(in_dtypes[j]);
+    return elementwise<Out, In...>(op, refs_of(converted), std::move(f), cost_per_element);
   }
   Dims shape;
   for (size_t j = 0; j < sizeof...(In); ++j) {
-    const IntList sizes = inputs[j].sizes();
+    const IntList sizes = inputs[j]->unsafe_impl()->sizes;
     if (j == 0) shape.assign(sizes);
     else if (!(sizes == IntList(shape))) shape = broadcast_shapes(op, shape, sizes);
   }
   Tensor out = empty_tensor(shape, dtype_of<Out>, device);
   elementwise_into<Out, In...>(op, out, inputs, std::move(f), cost_per_element);
   return out;
+}
+template <class Out, class... In, class F>
+Tensor elementwise(const char* op, const std::array<Tensor, sizeof...(In)>& inputs, F f,
+                   int64_t cost_per_element = 1) {
+  return elementwise<Out, In...>(op, refs_of(inputs), std::move(f), cost_per_element);
 }
 
 }  // namespace vmap::detail

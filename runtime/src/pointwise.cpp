@@ -112,13 +112,17 @@ To convert(From value) {
 struct Arg {
   Arg(const Tensor& tensor) : tensor(&tensor), operand(detail::operand_of(tensor)) {}
   Arg(Scalar number) : number(number), operand(detail::operand_of(number)) {}
-  Tensor as(Dtype dtype) const {
-    if (number) return detail::scalar_tensor(*number, dtype);
-    return tensor->dtype() == dtype ? *tensor : tensor->to(dtype);
+  // The operand as a tensor of `dtype`: the tensor itself when it has that dtype, else a
+  // converted copy that lives as long as this Arg.
+  const Tensor& as(Dtype dtype) const {
+    if (number) return converted = detail::scalar_tensor(*number, dtype);
+    if (tensor->dtype() == dtype) return *tensor;
+    return converted = tensor->to(dtype);
   }
   const Tensor* tensor = nullptr;
   std::optional<Scalar> number;
   Operand operand;
+  mutable Tensor converted;
 };
 
 Dtype promote(const Arg& a, const Arg& b) {
@@ -130,7 +134,7 @@ Dtype floating_or_default(Dtype dtype) { return detail::is_floating(dtype) ? dty
 template <class Op>
 Tensor binary(const char* name, const Arg& a, const Arg& b, Op op, Dtype dtype) {
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    return elementwise<T, T, T>(name, {a.as(dtype), b.as(dtype)}, op);
+    return elementwise<T, T, T>(name, {&a.as(dtype), &b.as(dtype)}, op);
   });
 }
 template <class Op>
@@ -142,7 +146,7 @@ template <class Op>
 Tensor compare(const char* name, const Arg& a, const Arg& b, Op op) {
   const Dtype dtype = promote(a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    return elementwise<bool, T, T>(name, {a.as(dtype), b.as(dtype)}, op);
+    return elementwise<bool, T, T>(name, {&a.as(dtype), &b.as(dtype)}, op);
   });
 }
 
@@ -196,12 +200,12 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
   const Dtype dtype = promote(a, b);
   if (alpha.is_floating() && !detail::is_floating(dtype))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
-  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1) return binary(name, a, b, AddOp{});
+  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1) return binary(name, a, b, AddOp{}, dtype);
   if (subtract && alpha.is_integral() && alpha.to_int64() == 1) {
     if (dtype == kBool)
       fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
                  "Use the `^` or `logical_xor()` operator instead.");
-    return binary(name, a, b, SubOp{});
+    return binary(name, a, b, SubOp{}, dtype);
   }
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const T factor = alpha.to<T>();
@@ -480,7 +484,7 @@ Tensor& Tensor::fill_(Scalar value) const {
   detail::note_op();
   detail::visit_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
     const T filler = value.is_floating() ? convert<T>(value.to_double()) : value.to<T>();
-    elementwise_into<T>("fill_", *this, {}, [filler]() { return filler; });
+    elementwise_into<T>("fill_", *this, detail::TensorRefs<0>{}, [filler]() { return filler; });
   });
   return self();
 }

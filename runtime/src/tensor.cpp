@@ -52,10 +52,7 @@ void TensorImpl::refresh() {
   }
 }
 
-TensorImpl& impl_of(const Tensor& tensor, const char* op) {
-  if (!tensor.defined()) fail(op, "undefined tensor");
-  return *tensor.unsafe_impl();
-}
+void fail_undefined(const char* op) { fail(op, "undefined tensor"); }
 
 Dims contiguous_strides(IntList sizes) {
   Dims strides;
@@ -161,10 +158,7 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
     fail(op, "expected all tensors on the same device, got ", a.device(), " and ", b.device());
 }
 
-void check_cpu(const char* op, const Tensor& tensor) {
-  if (impl_of(tensor, op).device() != kCPU)
-    fail(op, "CUDA tensors are not supported by the CPU backend");
-}
+void fail_not_cpu(const char* op) { fail(op, "CUDA tensors are not supported by the CPU backend"); }
 
 void check_writable(const char* op, const Tensor& tensor) {
   const TensorImpl& impl = impl_of(tensor, op);
