@@ -22,36 +22,23 @@ struct IndexedCopy {
   Dims index_strides;  // per output dim, into the index tensor
 };
 
-// Whether every index lies in [0, dim_size): one vectorisable pass (the unsigned compare
-// also catches negatives), so the copy below needs no checks.
-template <class Index>
-bool indices_in_range(const Tensor& index, int64_t dim_size) {
-  const TensorImpl& impl = impl_of(index);
-  if (!impl.contiguous) return indices_in_range<Index>(index.contiguous(), dim_size);
-  const Index* data = impl.data_as<Index>();
-  const uint64_t limit = static_cast<uint64_t>(dim_size);
-  std::atomic<bool> in_range{true};
-  parallel_for(impl.numel, 1, [&](int64_t begin, int64_t end) {
-    uint64_t out_of_range = 0;
-    for (int64_t k = begin; k < end; ++k)
-      out_of_range |= static_cast<uint64_t>(static_cast<int64_t>(data[k])) >= limit;
-    if (out_of_range) in_range.store(false, std::memory_order_relaxed);
-  });
-  return in_range.load(std::memory_order_relaxed);
-}
-
-// The copy itself, indices already checked. Rows (runs along the output's last dim) are split
-// over threads; each chunk finds its first row's position once and then steps row to row.
+// The copy, checking each index as it is used: an index outside [0, dim_size) (the unsigned
+// compare also catches negatives) reads element 0 instead and makes the result false, and
+// the caller throws. Rows (runs along the output's last dim) are split over threads; each
+// chunk finds its first row's position once and then steps row to row.
 template <class T, class Index>
-void run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index, T* out) {
+bool run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index, T* out) {
   const int64_t rank = static_cast<int64_t>(copy.out_sizes.size());
   const int64_t last = rank - 1, dim = copy.dim;
   const int64_t row = copy.out_sizes[last];
   int64_t numel = 1;
   for (int64_t size : copy.out_sizes) numel *= size;
-  if (numel == 0) return;
+  if (numel == 0) return true;
+  if (copy.dim_size == 0) return false;  // no index is in range (and element 0 does not exist)
+  const uint64_t limit = static_cast<uint64_t>(copy.dim_size);
   const int64_t dim_stride = copy.self_strides[dim];
   const int64_t self_step = copy.self_strides[last], index_step = copy.index_strides[last];
+  std::atomic<bool> in_range{true};
   parallel_for(numel / row, row, [&](int64_t begin, int64_t end) {
     std::array<int64_t, max_dims> position{};
     int64_t self_offset = 0, index_offset = 0;  // of row `r`, the gathered dim left out
@@ -61,20 +48,38 @@ void run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index
       index_offset += position[d] * copy.index_strides[d];
       if (d != dim) self_offset += position[d] * copy.self_strides[d];
     }
+    // 0 for an index in range, else the index itself (nonzero, as 0 is always in range).
+    const auto checked = [limit](Index i) -> uint64_t {
+      const uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(i));
+      return u < limit ? 0 : u;
+    };
+    uint64_t out_of_range = 0;
     for (int64_t r = begin; r < end; ++r) {
       T* out_row = out + r * row;
       const Index* row_index = index + index_offset;
       const T* source = self + self_offset;
       if (last != dim && index_step == 0) {  // one index for the whole row: a row copy
-        source += row_index[0] * dim_stride;
-        if (self_step == 1) std::memcpy(out_row, source, static_cast<size_t>(row) * sizeof(T));
-        else for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
-      } else if (last == dim && index_step == 1 && dim_stride == 1) {  // gather along rows
-        for (int64_t j = 0; j < row; ++j) out_row[j] = source[row_index[j]];
+        out_of_range |= checked(row_index[0]);
+        if (out_of_range == 0) {
+          source += row_index[0] * dim_stride;
+          if (self_step == 1) std::memcpy(out_row, source, static_cast<size_t>(row) * sizeof(T));
+          else for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
+        }
+      } else if (last == dim && index_step == 1 && dim_stride == 1) {  // picks from one row
+        for (int64_t j = 0; j < row; ++j) {
+          const uint64_t i = static_cast<uint64_t>(static_cast<int64_t>(row_index[j]));
+          const uint64_t safe = i < limit ? i : 0;
+          out_of_range |= i ^ safe;  // nonzero iff i is out of range (0 always is in range)
+          out_row[j] = source[safe];
+        }
       } else {
         const int64_t step = last == dim ? 0 : self_step;
-        for (int64_t j = 0; j < row; ++j)
-          out_row[j] = source[j * step + row_index[j * index_step] * dim_stride];
+        for (int64_t j = 0; j < row; ++j) {
+          const Index i = row_index[j * index_step];
+          const uint64_t bad = checked(i);
+          out_of_range |= bad;
+          out_row[j] = source[j * step + (bad ? 0 : i) * dim_stride];
+        }
       }
       // Next row: advance the position like an odometer over the dims before the last.
       for (int64_t d = last - 1; d >= 0; --d) {
@@ -86,7 +91,9 @@ void run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index
         position[d] = 0;
       }
     }
+    if (out_of_range != 0) in_range.store(false, std::memory_order_relaxed);
   });
+  return in_range.load(std::memory_order_relaxed);
 }
 
 // Names the first out-of-range index (in row-major order of the index tensor).
@@ -106,15 +113,13 @@ Tensor indexed_copy(const IndexedCopy& copy, const Tensor& self, const Tensor& i
   visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     visit_dtype(index.dtype(), [&]<class Index>(std::type_identity<Index>) {
       if constexpr (std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>) {
-        if (self.device() != kCPU) {
-          if (!device_indexed_copy(copy.op, copy.dim, copy.dim_size, copy.self_strides,
-                                   copy.index_strides, self, index, out))
-            fail_out_of_range<Index>(copy, index.to(kCPU));
-          return;
-        }
-        if (!indices_in_range<Index>(index, copy.dim_size)) fail_out_of_range<Index>(copy, index);
-        run_indexed_copy(copy, impl_of(self).data_as<T>(), impl_of(index).data_as<Index>(),
-                         impl_of(out).data_as<T>());
+        const bool in_range =
+            self.device() == kCPU
+                ? run_indexed_copy(copy, impl_of(self).data_as<T>(),
+                                   impl_of(index).data_as<Index>(), impl_of(out).data_as<T>())
+                : device_indexed_copy(copy.op, copy.dim, copy.dim_size, copy.self_strides,
+                                      copy.index_strides, self, index, out);
+        if (!in_range) fail_out_of_range<Index>(copy, index.to(kCPU));
       }
     });
   });

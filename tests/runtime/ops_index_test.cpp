@@ -181,6 +181,11 @@ TEST(OpsIndex, BoundsAndArgumentErrors) {
             "index_select: index -2 out of range for dim 1 of size 4");
   EXPECT_EQ(error_of([&] { self[tensor({5})]; }),
             "index_select: index 5 out of range for dim 0 of size 3");
+  // Nothing is in range of an empty dim, not even 0.
+  EXPECT_EQ(error_of([&] { index_select(empty({0, 3}), 0, tensor({0})); }),
+            "index_select: index 0 out of range for dim 0 of size 0");
+  EXPECT_EQ(error_of([&] { gather(empty({2, 0}), 1, zeros({2, 1}, kInt64)); }),
+            "gather: index 0 out of range for dim 1 of size 0");
   // Large index tensors are checked inside the threaded kernel; the first bad one is named.
   Tensor big_index = random_indices({2000, 4}, 4);
   big_index[1500][1] = int64_t{9};
