@@ -5,6 +5,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops_nn.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
@@ -51,6 +52,10 @@ bool softmax_run(const T* in, T* out, int64_t count) {
     const int64_t end = std::min(vector_end, start + chunk);
     auto acc = hn::Zero(d);
     for (int64_t k = start; k < end; k += lanes) {
+      // Lines usually follow one another: fetch the next one while exp keeps the core busy
+      // (the hardware prefetcher stops at page ends, and a line of 1000 floats is one page).
+      hwy::Prefetch(in + count + k);
+      hwy::Prefetch(out + count + k);
       const auto e = hn::Exp(d, hn::Max(hn::Sub(hn::LoadU(d, in + k), shift), lowest));
       if constexpr (!is_log) hn::StoreU(e, d, out + k);
       acc = hn::Add(acc, e);
