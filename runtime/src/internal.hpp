@@ -249,7 +249,10 @@ inline constexpr int max_operands = 4;  // output + 3 inputs
 
 // Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones, then the
 // unary float math of namespace float_math.
-enum class SimdOp : int8_t { none, add, sub, mul, div, max, min, sqrt, exp, log, sin, cos, tanh, sigmoid };
+enum class SimdOp : int8_t {
+  none, add, sub, mul, div, max, min,   // binary
+  sqrt, exp, log, sin, cos, tanh, sigmoid  // float_math
+};
 
 // The float math ops on float and double. The scalar function is the reference: the SIMD
 // kernels use Highway's functions (within a few ULP of it) only where every lane lies in the

@@ -85,10 +85,18 @@ bool softmax_run(const T* in, T* out, int64_t count) {
 }
 
 // The exported entry points: one per (dtype, softmax or log_softmax).
-bool SoftmaxF32(const float* in, float* out, int64_t count) { return softmax_run<float, false>(in, out, count); }
-bool LogSoftmaxF32(const float* in, float* out, int64_t count) { return softmax_run<float, true>(in, out, count); }
-bool SoftmaxF64(const double* in, double* out, int64_t count) { return softmax_run<double, false>(in, out, count); }
-bool LogSoftmaxF64(const double* in, double* out, int64_t count) { return softmax_run<double, true>(in, out, count); }
+bool SoftmaxF32(const float* in, float* out, int64_t count) {
+  return softmax_run<float, false>(in, out, count);
+}
+bool LogSoftmaxF32(const float* in, float* out, int64_t count) {
+  return softmax_run<float, true>(in, out, count);
+}
+bool SoftmaxF64(const double* in, double* out, int64_t count) {
+  return softmax_run<double, false>(in, out, count);
+}
+bool LogSoftmaxF64(const double* in, double* out, int64_t count) {
+  return softmax_run<double, true>(in, out, count);
+}
 
 }  // namespace vmap::detail::softmax_kernels::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

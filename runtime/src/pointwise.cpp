@@ -192,7 +192,8 @@ Tensor unary_same(const char* name, const Tensor& self, F f) {
 template <class F>
 Tensor unary_float(const char* name, const Tensor& self, F f, int64_t cost = 8) {
   detail::impl_of(self, name);
-  if (floating_or_default(self.dtype()) == kFloat64) return elementwise<double, double>(name, {self}, f, cost);
+  if (floating_or_default(self.dtype()) == kFloat64)
+    return elementwise<double, double>(name, {self}, f, cost);
   return elementwise<float, float>(name, {self}, f, cost);
 }
 
@@ -200,7 +201,8 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
   const Dtype dtype = promote(a, b);
   if (alpha.is_floating() && !detail::is_floating(dtype))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
-  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1) return binary(name, a, b, AddOp{}, dtype);
+  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1)
+    return binary(name, a, b, AddOp{}, dtype);
   if (subtract && alpha.is_integral() && alpha.to_int64() == 1) {
     if (dtype == kBool)
       fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -335,7 +337,9 @@ Tensor log(const Tensor& self) { return unary_float("log", self, detail::float_m
 Tensor sin(const Tensor& self) { return unary_float("sin", self, detail::float_math::Sin{}); }
 Tensor cos(const Tensor& self) { return unary_float("cos", self, detail::float_math::Cos{}); }
 Tensor tanh(const Tensor& self) { return unary_float("tanh", self, detail::float_math::Tanh{}); }
-Tensor sigmoid(const Tensor& self) { return unary_float("sigmoid", self, detail::float_math::Sigmoid{}); }
+Tensor sigmoid(const Tensor& self) {
+  return unary_float("sigmoid", self, detail::float_math::Sigmoid{});
+}
 
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   std::optional<Arg> lo, hi;
