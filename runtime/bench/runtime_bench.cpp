@@ -3,6 +3,11 @@
 // bandwidth / the triad's at the same size (the target is >= 0.8 on large tensors).
 // Thread count: OMP_NUM_THREADS applies to the runtime and the triad alike; run once with 1
 // and once with 2 (PERFORMANCE.md). Sizes: 4096 (L1/L2), 2^20 (L3), 2^24 floats (DRAM).
+// Not part of a plain build: scripts/build.sh vmap_runtime_bench, then
+//   OMP_NUM_THREADS=1 build/release/runtime/vmap_runtime_bench \
+//     --benchmark_filter='Overhead|Triad|BM_Add/|MatmulVsSgemm'
+// The same overheads next to LibTorch's (where libtorch-dev is installed):
+// scripts/build.sh vmap_overhead_vs_torch_bench (runtime/bench/torch/overhead_vs_torch.cpp).
 #include <vmap/vmap.hpp>
 
 #include <benchmark/benchmark.h>
@@ -100,7 +105,7 @@ void BM_CopyTransposed(benchmark::State& state) {
 }
 
 // Fixed per-op costs (LibTorch 1.13 here: add 646 ns, x[i] 313 ns, out[i] = t 840 ns,
-// item() 437 ns, empty({1}) 240 ns).
+// item() 437 ns, empty({1}) 240 ns; vmap_overhead_vs_torch_bench measures both in one run).
 void BM_OverheadAdd1(benchmark::State& state) {
   Tensor a = ones({1}), b = ones({1});
   for (auto _ : state) benchmark::DoNotOptimize(a + b);

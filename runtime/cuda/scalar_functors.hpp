@@ -148,7 +148,9 @@ struct Abs {
   }
 };
 struct Relu {
-  template <class T> VMAP_HOST_DEVICE T operator()(T x) const { return x > T(0) ? x : T(0); }
+  template <class T> VMAP_HOST_DEVICE T operator()(T x) const {
+    return !(x < T(0)) ? x : T(0);  // NaN and -0 stay (as on the CPU and in LibTorch)
+  }
 };
 struct Sign {
   template <class T> VMAP_HOST_DEVICE T operator()(T x) const {

@@ -10,8 +10,6 @@
 namespace vmap::detail {
 namespace {
 
-// Below this much work (elements x cost) threads cost more than they save.
-constexpr int64_t parallel_threshold = int64_t{1} << 16;
 // Side of the square tiles for transposed walks: 32 x 32 elements stay in L1 and the TLB.
 constexpr int64_t tile_size = 32;
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -158,11 +159,20 @@ struct TensorImpl {
   void refresh();
 };
 
+[[noreturn]] void fail_undefined(const char* op);
 // The impl of a defined tensor; throws "<op>: undefined tensor" otherwise.
-TensorImpl& impl_of(const Tensor& tensor, const char* op = "tensor");
+inline TensorImpl& impl_of(const Tensor& tensor, const char* op = "tensor") {
+  if (!tensor.defined()) [[unlikely]] fail_undefined(op);
+  return *tensor.unsafe_impl();
+}
 
+// Counts tensors made and in-place ops run (op_count()). A relaxed load and store rather than
+// a locked increment, a tenth of a small op's cost: counts from racing threads may merge, and
+// the tests that read them run their ops on one thread.
 extern std::atomic<int64_t> op_counter;
-inline void note_op() { op_counter.fetch_add(1, std::memory_order_relaxed); }
+inline void note_op() {
+  op_counter.store(op_counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
 
 Dims contiguous_strides(IntList sizes);
 int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
@@ -183,7 +193,10 @@ Dims broadcast_shapes(const char* op, IntList a, IntList b);
 bool broadcastable_to(IntList sizes, IntList target);
 void check_same_device(const char* op, const Tensor& a, const Tensor& b);
 // Rejects non-CPU tensors with "<op>: CUDA tensors are not supported by the CPU backend".
-void check_cpu(const char* op, const Tensor& tensor);
+[[noreturn]] void fail_not_cpu(const char* op);
+inline void check_cpu(const char* op, const Tensor& tensor) {
+  if (impl_of(tensor, op).device() != kCPU) [[unlikely]] fail_not_cpu(op);
+}
 // Rejects writes into tensors where several elements share memory (expanded views).
 void check_writable(const char* op, const Tensor& tensor);
 // The device of an op's inputs: kCUDA when any input is, the others then being on it or CPU
@@ -218,6 +231,9 @@ class FunctionRef<R(Args...)> {
   R (*call_)(void*, Args...);
 };
 
+// Below this much work (elements x cost per element) threads cost more than they save.
+inline constexpr int64_t parallel_threshold = int64_t{1} << 16;
+
 // Splits [0, n) into chunks run on OpenMP threads when n * cost_per_item is large enough to
 // pay for the threads; otherwise runs body(0, n) on the calling thread.
 void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, int64_t)> body);
@@ -231,8 +247,32 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
 
 inline constexpr int max_operands = 4;  // output + 3 inputs
 
-// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp).
-enum class SimdOp : int8_t { none, add, sub, mul, div, max, min };
+// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones, then the
+// unary float math of namespace float_math.
+enum class SimdOp : int8_t {
+  none, add, sub, mul, div, max, min,   // binary
+  sqrt, exp, log, sin, cos, tanh, sigmoid  // float_math
+};
+
+// The float math ops on float and double. The scalar function is the reference: the SIMD
+// kernels use Highway's functions (within a few ULP of it) only where every lane lies in the
+// range they are accurate on, and this function lane by lane elsewhere (NaN, infinities,
+// subnormal results, huge arguments).
+namespace float_math {
+#define VMAP_FLOAT_MATH(NAME, OP, EXPRESSION)                       \
+  struct NAME {                                                     \
+    static constexpr SimdOp simd_op = SimdOp::OP;                   \
+    template <class T> T operator()(T x) const { return EXPRESSION; } \
+  };
+VMAP_FLOAT_MATH(Sqrt, sqrt, std::sqrt(x))
+VMAP_FLOAT_MATH(Exp, exp, std::exp(x))
+VMAP_FLOAT_MATH(Log, log, std::log(x))
+VMAP_FLOAT_MATH(Sin, sin, std::sin(x))
+VMAP_FLOAT_MATH(Cos, cos, std::cos(x))
+VMAP_FLOAT_MATH(Tanh, tanh, std::tanh(x))
+VMAP_FLOAT_MATH(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))
+#undef VMAP_FLOAT_MATH
+}  // namespace float_math
 
 // An iteration over operands (operand 0 the output), dims collapsed where contiguous.
 struct StridedLoop {
@@ -255,6 +295,9 @@ void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner
 // (step 0). Returns false when there is no kernel for that op/dtype.
 bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
                  const void* b, int64_t b_step, int64_t count);
+// Vectorised run of a float_math op: out[k] = op(in[k]) (out may be in). Returns false when
+// there is no kernel for that op/dtype.
+bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count);
 
 // Runs the engine's op `op` over the loop on the output's device: the op is found by name and
 // arity (Note [Device ops] in runtime/cuda/backend.hpp), a nullary op's value is computed here.
@@ -284,6 +327,12 @@ template <class Out, class... In, class F, size_t... I>
 void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_t count,
                std::index_sequence<I...>) {
   Out* out = reinterpret_cast<Out*>(pointers[0]);
+  if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 1) {
+    if (count >= 8 && strides[0] == sizeof(Out) && strides[1] == sizeof(Out) &&
+        (std::is_same_v<Out, In> && ...) &&
+        simd_unary(F::simd_op, dtype_of<Out>, out, pointers[1], count))
+      return;
+  }
   if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 2) {
     using A = std::tuple_element_t<0, std::tuple<In...>>;
     if (count >= 16 && strides[0] == sizeof(Out) && (strides[1] == 0 || strides[1] == sizeof(A)) &&
@@ -305,22 +354,40 @@ void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_
 
 }  // namespace engine_internal
 
+// The engine's inputs, borrowed for the call: copying a Tensor costs a locked reference
+// count increment and decrement, a large part of a small op.
+template <size_t N>
+using TensorRefs = std::array<const Tensor*, N>;
+
+template <size_t N>
+TensorRefs<N> refs_of(const std::array<Tensor, N>& tensors) {
+  TensorRefs<N> refs{};
+  for (size_t j = 0; j < N; ++j) refs[j] = &tensors[j];
+  return refs;
+}
+template <size_t N>
+std::array<Tensor, N> copies_of(const TensorRefs<N>& refs) {
+  std::array<Tensor, N> tensors;
+  for (size_t j = 0; j < N; ++j) tensors[j] = *refs[j];
+  return tensors;
+}
+
 // out[...] = f(inputs[0][...], inputs[1][...], ...) over out's shape. out has dtype_of<Out>,
 // input j dtype_of<In_j> and a shape broadcastable to out's. No overlap checks here.
 template <class Out, class... In, class F>
-void elementwise_into(const char* op, const Tensor& out,
-                      const std::array<Tensor, sizeof...(In)>& inputs, F f,
-                      int64_t cost_per_element = 1) {
+void elementwise_into(const char* op, const Tensor& out, const TensorRefs<sizeof...(In)>& inputs,
+                      F f, int64_t cost_per_element = 1) {
   // Fast path (most calls): a contiguous output, each input contiguous of the same shape or
   // a single broadcast element. One flat run, no loop plan.
   const TensorImpl& out_impl = impl_of(out, op);
-  if (out_impl.device() != kCPU) return engine_internal::run_on_device<Out, In...>(op, out, inputs, f);
-  for (const Tensor& input : inputs) check_cpu(op, input);
+  if (out_impl.device() != kCPU)
+    return engine_internal::run_on_device<Out, In...>(op, out, copies_of(inputs), f);
+  for (const Tensor* input : inputs) check_cpu(op, *input);
   bool flat = out_impl.contiguous;
   std::array<char*, max_operands> pointers{out_impl.data()};
   std::array<int64_t, max_operands> strides{static_cast<int64_t>(sizeof(Out))};
   for (size_t j = 0; j < sizeof...(In) && flat; ++j) {
-    const TensorImpl& in = impl_of(inputs[j], op);
+    const TensorImpl& in = impl_of(*inputs[j], op);
     pointers[j + 1] = in.data();
     if (in.numel == 1 && in.sizes.size() <= out_impl.sizes.size()) {
       strides[j + 1] = 0;
@@ -328,6 +395,11 @@ void elementwise_into(const char* op, const Tensor& out,
       flat = in.contiguous && IntList(in.sizes) == IntList(out_impl.sizes);
       strides[j + 1] = element_size(in.dtype);
     }
+  }
+  if (flat && out_impl.numel * cost_per_element < parallel_threshold) {  // one run, no threads
+    engine_internal::inner_run<Out, In...>(f, pointers.data(), strides.data(), out_impl.numel,
+                                           std::index_sequence_for<In...>{});
+    return;
   }
   if (flat) {
     parallel_for(out_impl.numel, cost_per_element, [&](int64_t begin, int64_t end) {
@@ -338,38 +410,53 @@ void elementwise_into(const char* op, const Tensor& out,
     });
     return;
   }
-  const StridedLoop loop = plan_loop(op, out, inputs);
+  const StridedLoop loop = plan_loop(op, out, copies_of(inputs));
   run_loop(loop, cost_per_element,
            [&](char* const* pointers, const int64_t* strides, int64_t count) {
              engine_internal::inner_run<Out, In...>(f, pointers, strides, count,
                                                     std::index_sequence_for<In...>{});
            });
 }
+template <class Out, class... In, class F>
+void elementwise_into(const char* op, const Tensor& out,
+                      const std::array<Tensor, sizeof...(In)>& inputs, F f,
+                      int64_t cost_per_element = 1) {
+  elementwise_into<Out, In...>(op, out, refs_of(inputs), std::move(f), cost_per_element);
+}
 
 // A new tensor of dtype_of<Out> and the inputs' broadcast shape, computed by f. Each input is
 // first converted to its In type when its dtype differs.
 template <class Out, class... In, class F>
-Tensor elementwise(const char* op, const std::array<Tensor, sizeof...(In)>& inputs, F f,
+Tensor elementwise(const char* op, const TensorRefs<sizeof...(In)>& inputs, F f,
                    int64_t cost_per_element = 1) {
   constexpr Dtype in_dtypes[] = {dtype_of<In>...};
-  const Device device = common_device(op, inputs);
-  bool convert = false;
-  for (size_t j = 0; j < sizeof...(In); ++j) convert = convert || inputs[j].dtype() != in_dtypes[j];
+  bool on_cpu = true, convert = false;
+  for (size_t j = 0; j < sizeof...(In); ++j) {
+    const TensorImpl& in = impl_of(*inputs[j], op);
+    on_cpu = on_cpu && in.device() == kCPU;
+    convert = convert || in.dtype != in_dtypes[j];
+  }
+  const Device device = on_cpu ? kCPU : common_device(op, copies_of(inputs));
   if (convert) {
     std::array<Tensor, sizeof...(In)> converted;
     for (size_t j = 0; j < sizeof...(In); ++j)
-      converted[j] = inputs[j].dtype() == in_dtypes[j] ? inputs[j] : inputs[j].to(in_dtypes[j]);
-    return elementwise<Out, In...>(op, converted, std::move(f), cost_per_element);
+      converted[j] = inputs[j]->dtype() == in_dtypes[j] ? *inputs[j] : inputs[j]->to(in_dtypes[j]);
+    return elementwise<Out, In...>(op, refs_of(converted), std::move(f), cost_per_element);
   }
   Dims shape;
   for (size_t j = 0; j < sizeof...(In); ++j) {
-    const IntList sizes = inputs[j].sizes();
+    const IntList sizes = inputs[j]->unsafe_impl()->sizes;
     if (j == 0) shape.assign(sizes);
     else if (!(sizes == IntList(shape))) shape = broadcast_shapes(op, shape, sizes);
   }
   Tensor out = empty_tensor(shape, dtype_of<Out>, device);
   elementwise_into<Out, In...>(op, out, inputs, std::move(f), cost_per_element);
   return out;
+}
+template <class Out, class... In, class F>
+Tensor elementwise(const char* op, const std::array<Tensor, sizeof...(In)>& inputs, F f,
+                   int64_t cost_per_element = 1) {
+  return elementwise<Out, In...>(op, refs_of(inputs), std::move(f), cost_per_element);
 }
 
 }  // namespace vmap::detail

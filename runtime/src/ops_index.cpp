@@ -22,64 +22,78 @@ struct IndexedCopy {
   Dims index_strides;  // per output dim, into the index tensor
 };
 
+// The copy, checking each index as it is used: an index outside [0, dim_size) (the unsigned
+// compare also catches negatives) reads element 0 instead and makes the result false, and
+// the caller throws. Rows (runs along the output's last dim) are split over threads; each
+// chunk finds its first row's position once and then steps row to row.
 template <class T, class Index>
 bool run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index, T* out) {
   const int64_t rank = static_cast<int64_t>(copy.out_sizes.size());
-  const int64_t last = rank - 1;
+  const int64_t last = rank - 1, dim = copy.dim;
   const int64_t row = copy.out_sizes[last];
   int64_t numel = 1;
   for (int64_t size : copy.out_sizes) numel *= size;
   if (numel == 0) return true;
-  const int64_t rows = numel / row;
-  const int64_t dim_stride = copy.self_strides[copy.dim];
+  if (copy.dim_size == 0) return false;  // no index is in range (and element 0 does not exist)
+  const uint64_t limit = static_cast<uint64_t>(copy.dim_size);
+  const int64_t dim_stride = copy.self_strides[dim];
   const int64_t self_step = copy.self_strides[last], index_step = copy.index_strides[last];
   std::atomic<bool> in_range{true};
-  parallel_for(rows, row, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      int64_t self_offset = 0, index_offset = 0;
-      for (int64_t d = last - 1, rest = r; d >= 0; --d) {
-        const int64_t position = rest % copy.out_sizes[d];
-        rest /= copy.out_sizes[d];
-        index_offset += position * copy.index_strides[d];
-        if (d != copy.dim) self_offset += position * copy.self_strides[d];
-      }
-      T* out_row = out + r * row;
-      if (last != copy.dim && index_step == 0) {  // one index for the whole row
-        const int64_t i = index[index_offset];
-        if (i < 0 || i >= copy.dim_size) {
-          in_range.store(false, std::memory_order_relaxed);
-          continue;
-        }
-        const T* source = self + self_offset + i * dim_stride;
-        if (self_step == 1) {
-          std::copy(source, source + row, out_row);
-        } else {
-          for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
-        }
-        continue;
-      }
-      // Check the row's indices first (a branch-free loop), then copy without checks.
-      const Index* row_index = index + index_offset;
-      bool row_in_range = true;
-      for (int64_t j = 0; j < row; ++j) {
-        const int64_t i = row_index[j * index_step];
-        row_in_range &= i >= 0 && i < copy.dim_size;
-      }
-      if (!row_in_range) {
-        in_range.store(false, std::memory_order_relaxed);
-        continue;
-      }
-      const T* source = self + self_offset;
-      if (last == copy.dim && index_step == 1 && dim_stride == 1) {
-        for (int64_t j = 0; j < row; ++j) out_row[j] = source[row_index[j]];
-        continue;
-      }
-      const int64_t step = last == copy.dim ? 0 : self_step;
-      for (int64_t j = 0; j < row; ++j)
-        out_row[j] = source[j * step + row_index[j * index_step] * dim_stride];
+  parallel_for(numel / row, row, [&](int64_t begin, int64_t end) {
+    std::array<int64_t, max_dims> position{};
+    int64_t self_offset = 0, index_offset = 0;  // of row `r`, the gathered dim left out
+    for (int64_t d = last - 1, rest = begin; d >= 0; --d) {
+      position[d] = rest % copy.out_sizes[d];
+      rest /= copy.out_sizes[d];
+      index_offset += position[d] * copy.index_strides[d];
+      if (d != dim) self_offset += position[d] * copy.self_strides[d];
     }
+    // 0 for an index in range, else the index itself (nonzero, as 0 is always in range).
+    const auto checked = [limit](Index i) -> uint64_t {
+      const uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(i));
+      return u < limit ? 0 : u;
+    };
+    uint64_t out_of_range = 0;
+    for (int64_t r = begin; r < end; ++r) {
+      T* out_row = out + r * row;
+      const Index* row_index = index + index_offset;
+      const T* source = self + self_offset;
+      if (last != dim && index_step == 0) {  // one index for the whole row: a row copy
+        out_of_range |= checked(row_index[0]);
+        if (out_of_range == 0) {
+          source += row_index[0] * dim_stride;
+          if (self_step == 1) std::memcpy(out_row, source, static_cast<size_t>(row) * sizeof(T));
+          else for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
+        }
+      } else if (last == dim && index_step == 1 && dim_stride == 1) {  // picks from one row
+        for (int64_t j = 0; j < row; ++j) {
+          const uint64_t i = static_cast<uint64_t>(static_cast<int64_t>(row_index[j]));
+          const uint64_t safe = i < limit ? i : 0;
+          out_of_range |= i ^ safe;  // nonzero iff i is out of range (0 always is in range)
+          out_row[j] = source[safe];
+        }
+      } else {
+        const int64_t step = last == dim ? 0 : self_step;
+        for (int64_t j = 0; j < row; ++j) {
+          const Index i = row_index[j * index_step];
+          const uint64_t bad = checked(i);
+          out_of_range |= bad;
+          out_row[j] = source[j * step + (bad ? 0 : i) * dim_stride];
+        }
+      }
+      // Next row: advance the position like an odometer over the dims before the last.
+      for (int64_t d = last - 1; d >= 0; --d) {
+        index_offset += copy.index_strides[d];
+        if (d != dim) self_offset += copy.self_strides[d];
+        if (++position[d] < copy.out_sizes[d]) break;
+        index_offset -= position[d] * copy.index_strides[d];
+        if (d != dim) self_offset -= position[d] * copy.self_strides[d];
+        position[d] = 0;
+      }
+    }
+    if (out_of_range != 0) in_range.store(false, std::memory_order_relaxed);
   });
-  return in_range.load();
+  return in_range.load(std::memory_order_relaxed);
 }
 
 // Names the first out-of-range index (in row-major order of the index tensor).

@@ -52,51 +52,44 @@ void check_blas_int(const char* op, int64_t value) {
   if (value > INT_MAX) fail(op, "matrix dimension ", value, " exceeds the BLAS integer range");
 }
 
+// The BLAS routines of one element type.
+template <class T>
+struct Blas;
+template <>
+struct Blas<float> {
+  static constexpr auto gemv = cblas_sgemv;
+  static constexpr auto gemm = cblas_sgemm;
+};
+template <>
+struct Blas<double> {
+  static constexpr auto gemv = cblas_dgemv;
+  static constexpr auto gemm = cblas_dgemm;
+};
+
 // c[m, n] (contiguous) = a[m, k] @ b[k, n], both with BLAS layouts. k >= 1, m, n >= 1.
 template <class T>
 void blas_product(const T* a, const MatrixLayout& a_layout, const T* b,
                   const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k) {
   const BlasOperand a_op = *blas_operand(a_layout), b_op = *blas_operand(b_layout);
   const auto flip = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; };
-  if constexpr (std::is_same_v<T, float>) {
-    if (n == 1) {  // c = a @ b_column
-      const int64_t inc = vector_increment(k, b_layout.row_stride);
-      if (a_op.trans == CblasNoTrans)
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0f, a, a_op.ld, b, inc, 0.0f, c, 1);
-      else
-        cblas_sgemv(CblasRowMajor, CblasTrans, k, m, 1.0f, a, a_op.ld, b, inc, 0.0f, c, 1);
-      return;
-    }
-    if (m == 1) {  // c = b^T @ a_row
-      const int64_t inc = vector_increment(k, a_layout.col_stride);
-      if (b_op.trans == CblasNoTrans)
-        cblas_sgemv(CblasRowMajor, flip(b_op.trans), k, n, 1.0f, b, b_op.ld, a, inc, 0.0f, c, 1);
-      else
-        cblas_sgemv(CblasRowMajor, flip(b_op.trans), n, k, 1.0f, b, b_op.ld, a, inc, 0.0f, c, 1);
-      return;
-    }
-    cblas_sgemm(CblasRowMajor, a_op.trans, b_op.trans, m, n, k, 1.0f, a, a_op.ld, b, b_op.ld,
-                0.0f, c, n);
-  } else {
-    if (n == 1) {
-      const int64_t inc = vector_increment(k, b_layout.row_stride);
-      if (a_op.trans == CblasNoTrans)
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0, a, a_op.ld, b, inc, 0.0, c, 1);
-      else
-        cblas_dgemv(CblasRowMajor, CblasTrans, k, m, 1.0, a, a_op.ld, b, inc, 0.0, c, 1);
-      return;
-    }
-    if (m == 1) {
-      const int64_t inc = vector_increment(k, a_layout.col_stride);
-      if (b_op.trans == CblasNoTrans)
-        cblas_dgemv(CblasRowMajor, flip(b_op.trans), k, n, 1.0, b, b_op.ld, a, inc, 0.0, c, 1);
-      else
-        cblas_dgemv(CblasRowMajor, flip(b_op.trans), n, k, 1.0, b, b_op.ld, a, inc, 0.0, c, 1);
-      return;
-    }
-    cblas_dgemm(CblasRowMajor, a_op.trans, b_op.trans, m, n, k, 1.0, a, a_op.ld, b, b_op.ld,
-                0.0, c, n);
+  if (n == 1) {  // c = a @ b_column
+    const int64_t inc = vector_increment(k, b_layout.row_stride);
+    if (a_op.trans == CblasNoTrans)
+      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, m, k, T(1), a, a_op.ld, b, inc, T(0), c, 1);
+    else
+      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, m, T(1), a, a_op.ld, b, inc, T(0), c, 1);
+    return;
   }
+  if (m == 1) {  // c = b^T @ a_row
+    const int64_t inc = vector_increment(k, a_layout.col_stride);
+    if (b_op.trans == CblasNoTrans)
+      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), k, n, T(1), b, b_op.ld, a, inc, T(0), c, 1);
+    else
+      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), n, k, T(1), b, b_op.ld, a, inc, T(0), c, 1);
+    return;
+  }
+  Blas<T>::gemm(CblasRowMajor, a_op.trans, b_op.trans, m, n, k, T(1), a, a_op.ld, b, b_op.ld,
+                T(0), c, n);
 }
 
 // Integer products wrap around on overflow (as LibTorch's), without signed-overflow UB.

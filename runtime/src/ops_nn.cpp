@@ -1,54 +1,101 @@
 // softmax and log_softmax along one dim, numerically stable (the line's max is subtracted
 // before exp), sums accumulated in double. Each line along `dim` is independent; lines are
-// split over threads. Contiguous lines take Highway's vectorised exp (compiled per target,
-// this file re-including itself through foreach_target.h as ops_reduce.cpp does).
+// split over threads. Contiguous lines take a Highway kernel (compiled per target, this file
+// re-including itself through foreach_target.h as ops_reduce.cpp does).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "ops_nn.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 #include <hwy/contrib/math/math-inl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 HWY_BEFORE_NAMESPACE();
 namespace vmap::detail::softmax_kernels::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// out[k] = exp(in[k] - max) for a contiguous line with finite max (so no NaN lanes); returns
-// the sum of the out values, taken in T lanes over 1024-element chunks and added in double.
-template <class T>
-double exp_shifted_run(const T* in, T max, T* out, int64_t count) {
+// softmax (or log_softmax) of one contiguous line, in three vector passes over data that
+// stays in L1/L2: the max; the sum of exp(x - max), taken in T lanes over 1024-element chunks
+// and added in double (softmax stores the exps); then out = exp * (1 / sum) or
+// out = (x - max) - log(sum). Returns false, having written nothing, when a lane is NaN or
+// infinite: the caller's scalar path gives those lines LibTorch's results.
+template <class T, bool is_log>
+bool softmax_run(const T* in, T* out, int64_t count) {
   const hn::ScalableTag<T> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto shift = hn::Set(d, max);
+  const int64_t vector_end = count / lanes * lanes;
+  auto max_lanes = hn::Set(d, -std::numeric_limits<T>::infinity());
+  auto probe = hn::Zero(d);  // x * 0 sums to NaN iff some x is NaN or infinite
+  for (int64_t k = 0; k < vector_end; k += lanes) {
+    const auto x = hn::LoadU(d, in + k);
+    max_lanes = hn::Max(max_lanes, x);
+    probe = hn::Add(probe, hn::Mul(x, hn::Zero(d)));
+  }
+  T max = hn::GetLane(hn::MaxOfLanes(d, max_lanes));
+  T tail_probe = hn::GetLane(hn::SumOfLanes(d, probe));
+  for (int64_t k = vector_end; k < count; ++k) {
+    max = in[k] > max ? in[k] : max;
+    tail_probe += in[k] * T(0);
+  }
+  if (tail_probe != T(0)) return false;
+
+  // Shifted values below `lowest` only arise from overflow (x - max with both finite): they
+  // are clamped there, where Highway's exp gives 0 as exp(-inf) would.
+  const auto shift = hn::Set(d, max), lowest = hn::Set(d, std::numeric_limits<T>::lowest());
   constexpr int64_t chunk = 1024;
-  double total = 0.0;
-  for (int64_t start = 0; start < count; start += chunk) {
-    const int64_t end = std::min(count, start + chunk);
+  double sum = 0.0;
+  for (int64_t start = 0; start < vector_end; start += chunk) {
+    const int64_t end = std::min(vector_end, start + chunk);
     auto acc = hn::Zero(d);
-    int64_t k = start;
-    for (; k + lanes <= end; k += lanes) {
-      const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, in + k), shift));
-      hn::StoreU(e, d, out + k);
+    for (int64_t k = start; k < end; k += lanes) {
+      // Lines usually follow one another: fetch the next one while exp keeps the core busy
+      // (the hardware prefetcher stops at page ends, and a line of 1000 floats is one page).
+      hwy::Prefetch(in + count + k);
+      hwy::Prefetch(out + count + k);
+      const auto e = hn::Exp(d, hn::Max(hn::Sub(hn::LoadU(d, in + k), shift), lowest));
+      if constexpr (!is_log) hn::StoreU(e, d, out + k);
       acc = hn::Add(acc, e);
     }
-    double partial = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, acc)));
-    for (; k < end; ++k) {
-      out[k] = std::exp(in[k] - max);
-      partial += static_cast<double>(out[k]);
-    }
-    total += partial;
+    sum += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, acc)));
   }
-  return total;
+  for (int64_t k = vector_end; k < count; ++k) {
+    const T e = std::exp(in[k] - max);
+    if constexpr (!is_log) out[k] = e;
+    sum += static_cast<double>(e);
+  }
+
+  if constexpr (is_log) {
+    const T log_sum = static_cast<T>(std::log(sum));
+    const auto offset = hn::Set(d, log_sum);
+    for (int64_t k = 0; k < vector_end; k += lanes)
+      hn::StoreU(hn::Sub(hn::Sub(hn::LoadU(d, in + k), shift), offset), d, out + k);
+    for (int64_t k = vector_end; k < count; ++k) out[k] = (in[k] - max) - log_sum;
+  } else {
+    const T scale = static_cast<T>(1.0 / sum);
+    const auto scale_lanes = hn::Set(d, scale);
+    for (int64_t k = 0; k < vector_end; k += lanes)
+      hn::StoreU(hn::Mul(hn::LoadU(d, out + k), scale_lanes), d, out + k);
+    for (int64_t k = vector_end; k < count; ++k) out[k] *= scale;
+  }
+  return true;
 }
 
-double exp_shifted_run_f32(const float* in, float max, float* out, int64_t count) {
-  return exp_shifted_run(in, max, out, count);
+// The exported entry points: one per (dtype, softmax or log_softmax).
+bool SoftmaxF32(const float* in, float* out, int64_t count) {
+  return softmax_run<float, false>(in, out, count);
 }
-double exp_shifted_run_f64(const double* in, double max, double* out, int64_t count) {
-  return exp_shifted_run(in, max, out, count);
+bool LogSoftmaxF32(const float* in, float* out, int64_t count) {
+  return softmax_run<float, true>(in, out, count);
+}
+bool SoftmaxF64(const double* in, double* out, int64_t count) {
+  return softmax_run<double, false>(in, out, count);
+}
+bool LogSoftmaxF64(const double* in, double* out, int64_t count) {
+  return softmax_run<double, true>(in, out, count);
 }
 
 }  // namespace vmap::detail::softmax_kernels::HWY_NAMESPACE
@@ -63,15 +110,20 @@ namespace vmap {
 namespace detail {
 namespace softmax_kernels {
 
-HWY_EXPORT(exp_shifted_run_f32);
-HWY_EXPORT(exp_shifted_run_f64);
+HWY_EXPORT(SoftmaxF32);
+HWY_EXPORT(LogSoftmaxF32);
+HWY_EXPORT(SoftmaxF64);
+HWY_EXPORT(LogSoftmaxF64);
 
-template <class T>
-double exp_shifted(const T* in, T max, T* out, int64_t count) {
+// Whether the vector kernel handled the contiguous line (false: it holds NaN or inf).
+template <class T, bool is_log>
+bool softmax_vectorised(const T* in, T* out, int64_t count) {
   if constexpr (std::is_same_v<T, float>)
-    return HWY_DYNAMIC_DISPATCH(exp_shifted_run_f32)(in, max, out, count);
+    return is_log ? HWY_DYNAMIC_DISPATCH(LogSoftmaxF32)(in, out, count)
+                  : HWY_DYNAMIC_DISPATCH(SoftmaxF32)(in, out, count);
   else
-    return HWY_DYNAMIC_DISPATCH(exp_shifted_run_f64)(in, max, out, count);
+    return is_log ? HWY_DYNAMIC_DISPATCH(LogSoftmaxF64)(in, out, count)
+                  : HWY_DYNAMIC_DISPATCH(SoftmaxF64)(in, out, count);
 }
 
 }  // namespace softmax_kernels
@@ -80,6 +132,9 @@ namespace {
 
 template <class T, bool is_log>
 void softmax_line(const T* in, int64_t in_stride, T* out, int64_t out_stride, int64_t count) {
+  if (in_stride == 1 && out_stride == 1 &&
+      softmax_kernels::softmax_vectorised<T, is_log>(in, out, count))
+    return;
   T max = -std::numeric_limits<T>::infinity();
   bool has_nan = false;
   for (int64_t k = 0; k < count; ++k) {
@@ -88,19 +143,8 @@ void softmax_line(const T* in, int64_t in_stride, T* out, int64_t out_stride, in
     max = x > max ? x : max;
   }
   double sum = 0.0;
-  if (in_stride == 1 && out_stride == 1 && !has_nan && std::isfinite(max)) {
-    sum = softmax_kernels::exp_shifted(in, max, out, count);  // out holds exp(x - max)
-    if constexpr (is_log) {
-      const T log_sum = static_cast<T>(std::log(sum));
-      for (int64_t k = 0; k < count; ++k) out[k] = (in[k] - max) - log_sum;
-    } else {
-      const T scale = static_cast<T>(1.0 / sum);
-      for (int64_t k = 0; k < count; ++k) out[k] *= scale;
-    }
-    return;
-  }
-  // NaN, +inf or all -inf in the line: exp(NaN) and exp(inf - inf) make the line NaN, as in
-  // LibTorch; strided lines also come here.
+  // Strided lines, and lines with NaN or inf: exp(NaN) and exp(inf - inf) make the line NaN,
+  // as in LibTorch.
   if (has_nan) max = std::numeric_limits<T>::quiet_NaN();
   for (int64_t k = 0; k < count; ++k) {
     const T e = std::exp(in[k * in_stride] - max);

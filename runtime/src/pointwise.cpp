@@ -112,22 +112,29 @@ To convert(From value) {
 struct Arg {
   Arg(const Tensor& tensor) : tensor(&tensor), operand(detail::operand_of(tensor)) {}
   Arg(Scalar number) : number(number), operand(detail::operand_of(number)) {}
-  Tensor as(Dtype dtype) const {
-    if (number) return detail::scalar_tensor(*number, dtype);
-    return tensor->dtype() == dtype ? *tensor : tensor->to(dtype);
+  // The operand as a tensor of `dtype`: the tensor itself when it has that dtype, else a
+  // converted copy that lives as long as this Arg.
+  const Tensor& as(Dtype dtype) const {
+    if (number) return converted = detail::scalar_tensor(*number, dtype);
+    if (tensor->dtype() == dtype) return *tensor;
+    return converted = tensor->to(dtype);
   }
   const Tensor* tensor = nullptr;
   std::optional<Scalar> number;
   Operand operand;
+  mutable Tensor converted;
 };
 
-Dtype promote(const Arg& a, const Arg& b) { return detail::result_type({a.operand, b.operand}); }
+Dtype promote(const Arg& a, const Arg& b) {
+  if (a.tensor && b.tensor && a.operand.dtype == b.operand.dtype) return a.operand.dtype;
+  return detail::result_type({a.operand, b.operand});
+}
 Dtype floating_or_default(Dtype dtype) { return detail::is_floating(dtype) ? dtype : kFloat32; }
 
 template <class Op>
 Tensor binary(const char* name, const Arg& a, const Arg& b, Op op, Dtype dtype) {
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    return elementwise<T, T, T>(name, {a.as(dtype), b.as(dtype)}, op);
+    return elementwise<T, T, T>(name, {&a.as(dtype), &b.as(dtype)}, op);
   });
 }
 template <class Op>
@@ -139,7 +146,7 @@ template <class Op>
 Tensor compare(const char* name, const Arg& a, const Arg& b, Op op) {
   const Dtype dtype = promote(a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    return elementwise<bool, T, T>(name, {a.as(dtype), b.as(dtype)}, op);
+    return elementwise<bool, T, T>(name, {&a.as(dtype), &b.as(dtype)}, op);
   });
 }
 
@@ -180,25 +187,27 @@ Tensor unary_same(const char* name, const Tensor& self, F f) {
   });
 }
 
-// Float math: integer and bool inputs compute in float32 (torch's "unary float" ops).
+// Float math (a detail::float_math functor): integer and bool inputs compute in float32
+// (torch's "unary float" ops).
 template <class F>
 Tensor unary_float(const char* name, const Tensor& self, F f, int64_t cost = 8) {
   detail::impl_of(self, name);
-  const Dtype dtype = floating_or_default(self.dtype());
-  if (dtype == kFloat64) return elementwise<double, double>(name, {self}, [f](double x) { return f(x); }, cost);
-  return elementwise<float, float>(name, {self}, [f](float x) { return f(x); }, cost);
+  if (floating_or_default(self.dtype()) == kFloat64)
+    return elementwise<double, double>(name, {self}, f, cost);
+  return elementwise<float, float>(name, {self}, f, cost);
 }
 
 Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, bool subtract) {
   const Dtype dtype = promote(a, b);
   if (alpha.is_floating() && !detail::is_floating(dtype))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
-  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1) return binary(name, a, b, AddOp{});
+  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1)
+    return binary(name, a, b, AddOp{}, dtype);
   if (subtract && alpha.is_integral() && alpha.to_int64() == 1) {
     if (dtype == kBool)
       fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
                  "Use the `^` or `logical_xor()` operator instead.");
-    return binary(name, a, b, SubOp{});
+    return binary(name, a, b, SubOp{}, dtype);
   }
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const T factor = alpha.to<T>();
@@ -313,7 +322,8 @@ Tensor abs(const Tensor& self) {
   });
 }
 Tensor relu(const Tensor& self) {
-  return unary_same("relu", self, []<class T>(T x) -> T { return x > T(0) ? x : T(0); });
+  // NaN and -0 stay as they are (LibTorch's clamp_min(x, 0)).
+  return unary_same("relu", self, []<class T>(T x) -> T { return !(x < T(0)) ? x : T(0); });
 }
 Tensor sign(const Tensor& self) {
   return unary_same("sign", self, []<class T>(T x) -> T {
@@ -321,14 +331,14 @@ Tensor sign(const Tensor& self) {
     else return static_cast<T>((T(0) < x) - (x < T(0)));
   });
 }
-Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, [](auto x) { return std::sqrt(x); }, 2); }
-Tensor exp(const Tensor& self) { return unary_float("exp", self, [](auto x) { return std::exp(x); }); }
-Tensor log(const Tensor& self) { return unary_float("log", self, [](auto x) { return std::log(x); }); }
-Tensor sin(const Tensor& self) { return unary_float("sin", self, [](auto x) { return std::sin(x); }); }
-Tensor cos(const Tensor& self) { return unary_float("cos", self, [](auto x) { return std::cos(x); }); }
-Tensor tanh(const Tensor& self) { return unary_float("tanh", self, [](auto x) { return std::tanh(x); }); }
+Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, detail::float_math::Sqrt{}, 2); }
+Tensor exp(const Tensor& self) { return unary_float("exp", self, detail::float_math::Exp{}); }
+Tensor log(const Tensor& self) { return unary_float("log", self, detail::float_math::Log{}); }
+Tensor sin(const Tensor& self) { return unary_float("sin", self, detail::float_math::Sin{}); }
+Tensor cos(const Tensor& self) { return unary_float("cos", self, detail::float_math::Cos{}); }
+Tensor tanh(const Tensor& self) { return unary_float("tanh", self, detail::float_math::Tanh{}); }
 Tensor sigmoid(const Tensor& self) {
-  return unary_float("sigmoid", self, []<class T>(T x) { return T(1) / (T(1) + std::exp(-x)); });
+  return unary_float("sigmoid", self, detail::float_math::Sigmoid{});
 }
 
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -478,7 +488,7 @@ Tensor& Tensor::fill_(Scalar value) const {
   detail::note_op();
   detail::visit_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
     const T filler = value.is_floating() ? convert<T>(value.to_double()) : value.to<T>();
-    elementwise_into<T>("fill_", *this, {}, [filler]() { return filler; });
+    elementwise_into<T>("fill_", *this, detail::TensorRefs<0>{}, [filler]() { return filler; });
   });
   return self();
 }

@@ -1,11 +1,14 @@
-// Highway kernels for the built-in binary ops on contiguous runs, compiled once per target
-// (SSE4, AVX2, AVX-512, ...) and picked at run time for the CPU at hand.
+// Highway kernels for the built-in binary ops and the unary float math on contiguous runs,
+// compiled once per target (SSE4, AVX2, AVX-512, ...) and picked at run time for the CPU.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "simd_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
 
 #include "internal.hpp"
+
+#include <limits>
 
 HWY_BEFORE_NAMESPACE();
 namespace vmap::detail::HWY_NAMESPACE {
@@ -28,24 +31,21 @@ struct DivKernel {
   template <class T> T operator()(T a, T b) const { return a / b; }
 };
 // maximum/minimum propagate NaN (as torch); for integers IsNaN is never true.
-struct MaxKernel {
+template <bool is_max>
+struct ExtremumKernel {
   template <class V> V vec(V a, V b) const {
+    const V best = is_max ? hn::Max(a, b) : hn::Min(a, b);
     if constexpr (hwy::IsFloat<hn::TFromV<V>>())
-      return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::Max(a, b)));
+      return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, best));
     else
-      return hn::Max(a, b);
+      return best;
   }
-  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a > b ? a : b; }
-};
-struct MinKernel {
-  template <class V> V vec(V a, V b) const {
-    if constexpr (hwy::IsFloat<hn::TFromV<V>>())
-      return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, hn::Min(a, b)));
-    else
-      return hn::Min(a, b);
+  template <class T> T operator()(T a, T b) const {
+    return a != a ? a : b != b ? b : (is_max ? a > b : a < b) ? a : b;
   }
-  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a < b ? a : b; }
 };
+using MaxKernel = ExtremumKernel<true>;
+using MinKernel = ExtremumKernel<false>;
 
 template <class T, class Kernel>
 void binary_run(T* HWY_RESTRICT out, const T* a, int64_t a_step, const T* b, int64_t b_step,
@@ -94,6 +94,118 @@ VMAP_SIMD_KERNEL(AddI64, int64_t, AddKernel)
 VMAP_SIMD_KERNEL(SubI64, int64_t, SubKernel)
 #undef VMAP_SIMD_KERNEL
 
+// Unary float math: `vec` computes a vector with Highway, `accurate` says whether every lane
+// lies where that is within a few ULP of the scalar reference `Scalar` (ranges measured
+// against glibc: Highway's own documented ranges, narrowed where results go subnormal).
+template <class T>
+constexpr T largest = std::numeric_limits<T>::max();
+template <class D, class V>
+bool all_within(D d, V x, hn::TFromD<D> low, hn::TFromD<D> high) {  // false for NaN lanes
+  return hn::AllTrue(d, hn::And(hn::Ge(x, hn::Set(d, low)), hn::Le(x, hn::Set(d, high))));
+}
+// exp(x) is accurate for x in [lowest, highest]: its result is normal or overflows to inf.
+template <class T>
+constexpr T exp_lowest = std::is_same_v<T, float> ? T(-87) : T(-708);
+template <class T>
+constexpr T exp_highest = std::is_same_v<T, float> ? T(104) : T(706);
+constexpr double trig_limit = 39000;  // Highway's sin/cos range reduction holds up to here
+
+struct SqrtKernel {
+  using Scalar = float_math::Sqrt;
+  template <class D, class V> static V vec(D, V x) { return hn::Sqrt(x); }
+  template <class D, class V> static bool accurate(D, V) { return true; }  // IEEE, exact
+};
+struct ExpKernel {
+  using Scalar = float_math::Exp;
+  template <class D, class V> static V vec(D d, V x) { return hn::Exp(d, x); }
+  template <class D, class V> static bool accurate(D d, V x) {
+    using T = hn::TFromD<D>;
+    return all_within(d, x, exp_lowest<T>, exp_highest<T>);
+  }
+};
+struct LogKernel {
+  using Scalar = float_math::Log;
+  template <class D, class V> static V vec(D d, V x) { return hn::Log(d, x); }
+  template <class D, class V> static bool accurate(D d, V x) {
+    using T = hn::TFromD<D>;
+    return all_within(d, x, std::numeric_limits<T>::denorm_min(), largest<T>);
+  }
+};
+struct SinKernel {
+  using Scalar = float_math::Sin;
+  template <class D, class V> static V vec(D d, V x) {  // Highway's Sin(-0) is +0
+    return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
+  }
+  template <class D, class V> static bool accurate(D d, V x) {
+    return all_within(d, x, -trig_limit, trig_limit);
+  }
+};
+struct CosKernel {
+  using Scalar = float_math::Cos;
+  template <class D, class V> static V vec(D d, V x) { return hn::Cos(d, x); }
+  template <class D, class V> static bool accurate(D d, V x) {
+    return all_within(d, x, -trig_limit, trig_limit);
+  }
+};
+struct TanhKernel {
+  using Scalar = float_math::Tanh;
+  template <class D, class V> static V vec(D d, V x) { return hn::Tanh(d, x); }
+  template <class D, class V> static bool accurate(D d, V x) {
+    using T = hn::TFromD<D>;
+    return all_within(d, x, -largest<T>, largest<T>);
+  }
+};
+struct SigmoidKernel {  // 1 / (1 + exp(-x)), as the scalar reference computes it
+  using Scalar = float_math::Sigmoid;
+  template <class D, class V> static V vec(D d, V x) {
+    const V one = hn::Set(d, hn::TFromD<D>(1));
+    return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
+  }
+  template <class D, class V> static bool accurate(D d, V x) {
+    using T = hn::TFromD<D>;
+    return all_within(d, x, -exp_highest<T>, -exp_lowest<T>);
+  }
+};
+
+template <class T, class Kernel>
+void unary_run(T* out, const T* in, int64_t count) {  // out may be in: no restrict
+  const hn::ScalableTag<T> d;
+  const typename Kernel::Scalar scalar;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t k = 0;
+  for (; k + lanes <= count; k += lanes) {
+    const auto x = hn::LoadU(d, in + k);
+    if (Kernel::accurate(d, x)) {
+      hn::StoreU(Kernel::vec(d, x), d, out + k);
+      continue;
+    }
+    for (int64_t j = k; j < k + lanes; ++j) out[j] = scalar(in[j]);
+  }
+  for (; k < count; ++k) out[k] = scalar(in[k]);
+}
+
+template <class T>
+void unary_dispatch(SimdOp op, void* out, const void* in, int64_t count) {
+  T* to = static_cast<T*>(out);
+  const T* from = static_cast<const T*>(in);
+  switch (op) {
+    case SimdOp::sqrt: return unary_run<T, SqrtKernel>(to, from, count);
+    case SimdOp::exp: return unary_run<T, ExpKernel>(to, from, count);
+    case SimdOp::log: return unary_run<T, LogKernel>(to, from, count);
+    case SimdOp::sin: return unary_run<T, SinKernel>(to, from, count);
+    case SimdOp::cos: return unary_run<T, CosKernel>(to, from, count);
+    case SimdOp::tanh: return unary_run<T, TanhKernel>(to, from, count);
+    case SimdOp::sigmoid: return unary_run<T, SigmoidKernel>(to, from, count);
+    default: __builtin_unreachable();  // simd_unary passes only these
+  }
+}
+void UnaryF32(SimdOp op, void* out, const void* in, int64_t count) {
+  unary_dispatch<float>(op, out, in, count);
+}
+void UnaryF64(SimdOp op, void* out, const void* in, int64_t count) {
+  unary_dispatch<double>(op, out, in, count);
+}
+
 }  // namespace vmap::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -119,6 +231,8 @@ HWY_EXPORT(MaxI32);
 HWY_EXPORT(MinI32);
 HWY_EXPORT(AddI64);
 HWY_EXPORT(SubI64);
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
 
 namespace {
 using Kernel = void (*)(void*, const void*, int64_t, const void*, int64_t, int64_t);
@@ -173,6 +287,14 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
   const Kernel kernel = kernel_for(op, dtype);
   if (kernel == nullptr) return false;
   kernel(out, a, a_step, b, b_step, count);
+  return true;
+}
+
+bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count) {
+  if (op < SimdOp::sqrt) return false;
+  if (dtype == Dtype::Float32) HWY_DYNAMIC_DISPATCH(UnaryF32)(op, out, in, count);
+  else if (dtype == Dtype::Float64) HWY_DYNAMIC_DISPATCH(UnaryF64)(op, out, in, count);
+  else return false;
   return true;
 }
 

@@ -25,10 +25,61 @@ size_t size_class(size_t nbytes) {
   return (nbytes + step - 1) / step * step;
 }
 
+// Per-thread free lists, so that the small blocks of a loop of small ops never take a lock:
+// the TensorImpl/Storage objects (pool_allocate, 16-byte steps up to 512 bytes) and the data
+// blocks of the small size classes (64-byte steps up to 4 KiB). A block freed on another
+// thread than the one that allocated it simply moves to that thread's lists.
+constexpr size_t pool_step = 16;
+constexpr size_t pool_max_bytes = 512;
+constexpr size_t pool_max_blocks = 4096;        // per size, per thread
+constexpr size_t small_block_max_bytes = 4096;  // the small size classes
+constexpr size_t small_blocks_per_thread = 64;  // per size class: at most 4 MiB a thread
+
+struct ThreadPool {
+  std::array<std::vector<void*>, pool_max_bytes / pool_step + 1> objects;
+  std::array<std::vector<void*>, small_block_max_bytes / alignment + 1> data_blocks;
+  ~ThreadPool();
+};
+// Trivially destructible, so it can be read even while thread_local destructors run.
+thread_local bool pool_gone = false;
+thread_local ThreadPool thread_pool;
+
+ThreadPool::~ThreadPool() {
+  pool_gone = true;
+  for (auto& blocks : objects)
+    for (void* block : blocks) ::operator delete(block);
+  for (auto& blocks : data_blocks)
+    for (void* block : blocks) std::free(block);
+}
+
+// The data blocks' free list of this thread for a size class, or null (large class, caching
+// off, or the thread exiting).
+std::vector<void*>* thread_data_blocks(size_t size) {
+#ifdef VMAP_NO_ALLOCATOR_CACHE
+  (void)size;
+  return nullptr;
+#else
+  if (size > small_block_max_bytes || pool_gone) return nullptr;
+  return &thread_pool.data_blocks[size / alignment];
+#endif
+}
+
+// A statistics counter bumped without a locked instruction: a relaxed load and store, so
+// increments racing on two threads may merge (the counts are for tests and diagnostics).
+void bump(std::atomic<int64_t>& counter) {
+  counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 class CachingAllocator {
  public:
   void* allocate(size_t nbytes) {
     const size_t size = size_class(nbytes);
+    if (std::vector<void*>* blocks = thread_data_blocks(size); blocks && !blocks->empty()) {
+      void* block = blocks->back();
+      blocks->pop_back();
+      bump(thread_cache_hits_);
+      return block;
+    }
 #ifndef VMAP_NO_ALLOCATOR_CACHE
     {
       std::lock_guard lock(mutex_);
@@ -55,6 +106,11 @@ class CachingAllocator {
   void release(void* block, size_t nbytes) {
 #ifndef VMAP_NO_ALLOCATOR_CACHE
     const size_t size = size_class(nbytes);
+    if (std::vector<void*>* blocks = thread_data_blocks(size);
+        blocks && blocks->size() < small_blocks_per_thread) {
+      blocks->push_back(block);
+      return;
+    }
     std::lock_guard lock(mutex_);
     if (cached_bytes_ + size <= max_cached_bytes) {
       free_list(size).push_back(block);
@@ -67,12 +123,15 @@ class CachingAllocator {
     std::free(block);
   }
 
+  // The shared cache, and the calling thread's own lists.
   void release_cache() {
-    std::lock_guard lock(mutex_);
     auto release = [](std::vector<void*>& blocks) {
       for (void* block : blocks) std::free(block);
       blocks.clear();
     };
+    if (!pool_gone)
+      for (auto& blocks : thread_pool.data_blocks) release(blocks);
+    std::lock_guard lock(mutex_);
     for (auto& blocks : small_blocks_) release(blocks);
     for (auto& [size, blocks] : free_blocks_) release(blocks);
     cached_bytes_ = 0;
@@ -81,6 +140,7 @@ class CachingAllocator {
   AllocatorStats stats() {
     std::lock_guard lock(mutex_);
     AllocatorStats result = stats_;
+    result.cache_hits += thread_cache_hits_.load(std::memory_order_relaxed);
     result.cached_bytes = static_cast<int64_t>(cached_bytes_);
 #ifdef VMAP_NO_ALLOCATOR_CACHE
     result.caching = false;
@@ -91,41 +151,22 @@ class CachingAllocator {
  private:
   // Small classes (multiples of 64 up to 4 KiB) in an array, the rest in a map.
   std::vector<void*>& free_list(size_t size) {
-    if (size <= 4096) return small_blocks_[size / alignment];
+    if (size <= small_block_max_bytes) return small_blocks_[size / alignment];
     return free_blocks_[size];
   }
 
   std::mutex mutex_;
-  std::array<std::vector<void*>, 4096 / alignment + 1> small_blocks_;
+  std::array<std::vector<void*>, small_block_max_bytes / alignment + 1> small_blocks_;
   std::unordered_map<size_t, std::vector<void*>> free_blocks_;
   size_t cached_bytes_ = 0;
   AllocatorStats stats_;
+  std::atomic<int64_t> thread_cache_hits_{0};
 };
 
 // Never destroyed: tensors in static objects may die after it would have.
 CachingAllocator& allocator() {
   static auto* instance = new CachingAllocator();
   return *instance;
-}
-
-// Free lists of small blocks by size in 16-byte steps, one set per thread. Blocks freed on
-// another thread than the one that allocated them simply move to that thread's lists.
-constexpr size_t pool_step = 16;
-constexpr size_t pool_max_bytes = 512;
-constexpr size_t pool_max_blocks = 4096;  // per size, per thread
-
-struct ThreadPool {
-  std::array<std::vector<void*>, pool_max_bytes / pool_step + 1> free_blocks;
-  ~ThreadPool();
-};
-// Trivially destructible, so it can be read even while thread_local destructors run.
-thread_local bool pool_gone = false;
-thread_local ThreadPool thread_pool;
-
-ThreadPool::~ThreadPool() {
-  pool_gone = true;
-  for (auto& blocks : free_blocks)
-    for (void* block : blocks) ::operator delete(block);
 }
 
 }  // namespace
@@ -136,7 +177,7 @@ void pool_deallocate(void* block, size_t) { ::operator delete(block); }
 #else
 void* pool_allocate(size_t bytes) {
   if (bytes > pool_max_bytes || pool_gone) return ::operator new(bytes);
-  auto& blocks = thread_pool.free_blocks[(bytes + pool_step - 1) / pool_step];
+  auto& blocks = thread_pool.objects[(bytes + pool_step - 1) / pool_step];
   if (blocks.empty()) return ::operator new((bytes + pool_step - 1) / pool_step * pool_step);
   void* block = blocks.back();
   blocks.pop_back();
@@ -145,7 +186,7 @@ void* pool_allocate(size_t bytes) {
 
 void pool_deallocate(void* block, size_t bytes) {
   if (bytes <= pool_max_bytes && !pool_gone) {
-    auto& blocks = thread_pool.free_blocks[(bytes + pool_step - 1) / pool_step];
+    auto& blocks = thread_pool.objects[(bytes + pool_step - 1) / pool_step];
     if (blocks.size() < pool_max_blocks) {
       blocks.push_back(block);
       return;

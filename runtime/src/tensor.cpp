@@ -52,10 +52,7 @@ void TensorImpl::refresh() {
   }
 }
 
-TensorImpl& impl_of(const Tensor& tensor, const char* op) {
-  if (!tensor.defined()) fail(op, "undefined tensor");
-  return *tensor.unsafe_impl();
-}
+void fail_undefined(const char* op) { fail(op, "undefined tensor"); }
 
 Dims contiguous_strides(IntList sizes) {
   Dims strides;
@@ -78,23 +75,36 @@ int64_t checked_numel(const char* op, IntList sizes) {
   return numel;
 }
 
-Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
-                   int64_t offset, Dtype dtype) {
+namespace {
+std::shared_ptr<TensorImpl> new_impl(std::shared_ptr<Storage> storage, IntList sizes,
+                                     int64_t offset, Dtype dtype) {
   note_op();
   auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
   impl->storage = std::move(storage);
   impl->sizes.assign(sizes);
-  impl->strides.assign(strides);
   impl->offset = offset;
   impl->dtype = dtype;
+  return impl;
+}
+}  // namespace
+
+Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
+                   int64_t offset, Dtype dtype) {
+  auto impl = new_impl(std::move(storage), sizes, offset, dtype);
+  impl->strides.assign(strides);
   impl->refresh();
   return Tensor(std::move(impl));
 }
 
+// The hot path of every op's result: numel is known and the layout contiguous (no refresh).
 Tensor empty_tensor(IntList sizes, Dtype dtype, Device device) {
   const int64_t numel = checked_numel("empty", sizes);
-  auto storage = allocate_storage(static_cast<size_t>(numel * element_size(dtype)), device);
-  return make_tensor(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype);
+  auto impl = new_impl(allocate_storage(static_cast<size_t>(numel * element_size(dtype)), device),
+                       sizes, 0, dtype);
+  impl->strides = contiguous_strides(sizes);
+  impl->numel = numel;
+  impl->contiguous = true;
+  return Tensor(std::move(impl));
 }
 
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset) {
@@ -148,10 +158,7 @@ void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
     fail(op, "expected all tensors on the same device, got ", a.device(), " and ", b.device());
 }
 
-void check_cpu(const char* op, const Tensor& tensor) {
-  if (impl_of(tensor, op).device() != kCPU)
-    fail(op, "CUDA tensors are not supported by the CPU backend");
-}
+void fail_not_cpu(const char* op) { fail(op, "CUDA tensors are not supported by the CPU backend"); }
 
 void check_writable(const char* op, const Tensor& tensor) {
   const TensorImpl& impl = impl_of(tensor, op);

@@ -6,9 +6,7 @@
 #include <cmath>
 
 using namespace vmap;
-using vmap_test::elements;
-using vmap_test::error_of;
-using vmap_test::shape;
+using namespace vmap_test;
 using V = std::vector<int64_t>;
 using F = std::vector<float>;
 

@@ -130,6 +130,45 @@ TEST(OpsIndex, ZeroDimAndEmpty) {
   EXPECT_EQ(shape(gather(empty({0, 4}), 1, empty({0, 2}, kInt64))), V({0, 2}));
 }
 
+// Sizes that split the copy over threads with chunks starting in the middle of a dim (the
+// kernel steps row to row from each chunk's first row), for each fast path: whole rows copied
+// (index_select along an outer dim), picks along contiguous rows (gather and index_select along
+// the last dim), and the general strided walk (non-contiguous self, gather along an outer dim,
+// an expanded index with stride 0).
+TEST(OpsIndex, ThreadedFastPathsMatchNaiveLoops) {
+  const Tensor self = random_tensor({63, 41, 40}, kFloat32, 4);
+  for (int64_t dim : {0, 1, 2}) {
+    SCOPED_TRACE(::testing::Message() << "dim " << dim);
+    V index_sizes = {63, 41, 40};
+    index_sizes[dim] = 50;
+    const Tensor index = random_indices(index_sizes, self.size(dim), kInt64, 21);
+    EXPECT_EQ(values(gather(self, dim, index)), naive_gather(self, dim, index));
+    EXPECT_EQ(values(gather(non_contiguous(self), dim, index)), naive_gather(self, dim, index));
+    for (Dtype index_dtype : {kInt64, kInt32}) {
+      const Tensor picks = random_indices({50}, self.size(dim), index_dtype, 22);
+      EXPECT_EQ(values(index_select(self, dim, picks)), naive_index_select(self, dim, picks));
+      EXPECT_EQ(values(index_select(non_contiguous(self), dim, picks)),
+                naive_index_select(self, dim, picks));
+    }
+  }
+  // The batch gather of the samples: [1024, 256] rows, 32 picks each, along the last dim.
+  const Tensor rows = random_tensor({1024, 256}, kFloat64, 5);
+  const Tensor picks = random_indices({1024, 32}, 256, kInt64, 6);
+  EXPECT_EQ(values(gather(rows, 1, picks)), naive_gather(rows, 1, picks));
+  EXPECT_EQ(values(gather(rows, -1, picks.t().contiguous().t())), naive_gather(rows, 1, picks));
+  // An index expanded along dim 0 (stride 0) is checked and used like its contiguous copy.
+  const Tensor shared = random_indices({1, 32}, 256, kInt64, 7).expand({1024, 32});
+  EXPECT_EQ(values(gather(rows, 1, shared)), naive_gather(rows, 1, shared.contiguous()));
+  Tensor bad = random_indices({1, 32}, 256, kInt64, 7);
+  bad[0][31] = int64_t{256};
+  EXPECT_EQ(error_of([&] { gather(rows, 1, bad.expand({1024, 32})); }),
+            "gather: index 256 out of range for dim 1 of size 256");
+  Tensor bad_picks = random_indices({100000}, 4096, kInt32, 8);
+  bad_picks[77777] = -1;
+  EXPECT_EQ(error_of([&] { index_select(random_tensor({4096, 2}, kInt32), 0, bad_picks); }),
+            "index_select: index -1 out of range for dim 0 of size 4096");
+}
+
 TEST(OpsIndex, BoundsAndArgumentErrors) {
   const Tensor self = random_tensor({3, 4}, kFloat32);
   EXPECT_EQ(error_of([&] { gather(self, 1, tensor({{0, 7}, {1, 2}})); }),
@@ -142,6 +181,11 @@ TEST(OpsIndex, BoundsAndArgumentErrors) {
             "index_select: index -2 out of range for dim 1 of size 4");
   EXPECT_EQ(error_of([&] { self[tensor({5})]; }),
             "index_select: index 5 out of range for dim 0 of size 3");
+  // Nothing is in range of an empty dim, not even 0.
+  EXPECT_EQ(error_of([&] { index_select(empty({0, 3}), 0, tensor({0})); }),
+            "index_select: index 0 out of range for dim 0 of size 0");
+  EXPECT_EQ(error_of([&] { gather(empty({2, 0}), 1, zeros({2, 1}, kInt64)); }),
+            "gather: index 0 out of range for dim 1 of size 0");
   // Large index tensors are checked inside the threaded kernel; the first bad one is named.
   Tensor big_index = random_indices({2000, 4}, 4);
   big_index[1500][1] = int64_t{9};

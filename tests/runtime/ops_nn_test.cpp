@@ -76,6 +76,34 @@ TEST(OpsNn, LongLinesTakeTheVectorPath) {
   }
 }
 
+// The vector kernel's three passes on every line length around the vector width (tails of
+// every size), lines holding +inf or NaN (left to the scalar path), and a line whose x - max
+// overflows to -inf (FLT_MAX and -FLT_MAX together).
+TEST(OpsNn, VectorKernelLineLengthsAndSpecialValues) {
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    for (int64_t length = 1; length <= 70; ++length) {
+      const Tensor x = random_tensor({3, length}, dtype, static_cast<unsigned>(length)) * 5;
+      expect_close(values(softmax(x, 1)), naive_softmax(x, 1, false), 1e-5, 1e-9);
+      expect_close(values(log_softmax(x, 1)), naive_softmax(x, 1, true), 1e-5, 1e-5);
+    }
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  const float big = std::numeric_limits<float>::max();
+  Tensor x = zeros({3, 40});
+  x[0][33] = inf;  // a line with +inf is all NaN (inf - inf), as in LibTorch
+  x[1][5] = NAN;
+  x[2][0] = big;
+  x[2][39] = -big;  // x - max overflows to -inf in float
+  expect_close(values(softmax(x, 1)), naive_softmax(x, 1, false), 1e-6, 1e-9);
+  const Tensor special = x.narrow(0, 0, 2);
+  expect_close(values(log_softmax(special, 1)), naive_softmax(special, 1, true), 1e-6, 1e-6);
+  const Tensor overflowing = log_softmax(x, 1)[2];
+  EXPECT_EQ(overflowing[0].item<float>(), 0.0f);
+  EXPECT_EQ(overflowing[1].item<float>(), -big);
+  EXPECT_EQ(overflowing[39].item<float>(), -inf);
+}
+
 TEST(OpsNn, EdgeCasesAndErrors) {
   EXPECT_EQ(softmax(tensor(3.0f), 0).item<float>(), 1.0f);
   EXPECT_EQ(log_softmax(tensor(3.0), -1).item<double>(), 0.0);
