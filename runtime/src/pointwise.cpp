@@ -203,12 +203,16 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
   if (!subtract && alpha.is_integral() && alpha.to_int64() == 1)
     return binary(name, a, b, AddOp{}, dtype);
-  if (subtract && alpha.is_integral() && alpha.to_int64() == 1) {
-    if (dtype == kBool)
+  if (subtract) {  // LibTorch's sub_check, in its order
+    if (a.operand.dtype == kBool && b.operand.dtype == kBool)
       fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
                  "Use the `^` or `logical_xor()` operator instead.");
-    return binary(name, a, b, SubOp{}, dtype);
+    if (a.operand.dtype == kBool || b.operand.dtype == kBool)
+      fail(name, "subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                 "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
   }
+  if (subtract && alpha.is_integral() && alpha.to_int64() == 1)
+    return binary(name, a, b, SubOp{}, dtype);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const T factor = alpha.to<T>();
     return elementwise<T, T, T>(name, {a.as(dtype), b.as(dtype)}, [factor, subtract](T x, T y) {
@@ -227,6 +231,7 @@ Tensor power(const Arg& base, const Arg& exponent) {
   if (exponent.number && detail::is_integral(dtype) && exponent.number->to_int64() < 0)
     fail("pow", "integers to negative integer powers are not allowed (exponent ",
          exponent.number->to_int64(), ")");
+  if (dtype == kBool) fail("pow", "not implemented for 'Bool'");
   return binary("pow", base, exponent, PowOp{}, dtype);
 }
 
@@ -315,13 +320,15 @@ Tensor neg(const Tensor& self) {
   });
 }
 Tensor abs(const Tensor& self) {
+  if (self.dtype() == kBool) fail("abs", "not implemented for 'Bool'");
   return unary_same("abs", self, []<class T>(T x) -> T {
-    if constexpr (std::is_same_v<T, bool>) return x;
+    if constexpr (std::is_same_v<T, bool>) return x;  // not reached: refused above
     else if constexpr (is_int<T>) return x < 0 ? wrapping(T(0), x, '-') : x;
     else return std::abs(x);
   });
 }
 Tensor relu(const Tensor& self) {
+  if (self.dtype() == kBool) fail("relu", "boolean inputs not supported for relu");
   // NaN and -0 stay as they are (LibTorch's clamp_min(x, 0)).
   return unary_same("relu", self, []<class T>(T x) -> T { return !(x < T(0)) ? x : T(0); });
 }
