@@ -427,12 +427,14 @@ Value select(const Tensor& x, int64_t dim, const Value& index) {
 }
 Value at(const Tensor& x, const Value& index) { return select(Value(x), 0, index); }
 Value at(const Value& x, const Value& index) { return select(x, 0, index); }
-// An integer or a 0-d integer tensor selects, as Tensor::operator[] does.
+// An integer or 0-d tensor selects; an integer tensor indexes dim 0 with each of its
+// elements (result: index shape + the remaining dims), as Tensor::operator[] does.
 Value Value::operator[](const Value& index) const {
-  if (!index.is_cpp_scalar() && index.dim() != 0)
-    throw Error("operator[]: can only index with tensors that are scalars (zero-dim), got a " +
-                std::to_string(index.dim()) + "-d tensor");
-  return batched::select(*this, 0, index);
+  if (index.is_cpp_scalar() || index.dim() == 0) return batched::select(*this, 0, index);
+  std::vector<int64_t> shape = index.sizes();
+  const std::vector<int64_t> rest = sizes();
+  shape.insert(shape.end(), rest.begin() + 1, rest.end());
+  return index_select(0, index.flatten()).reshape(shape);
 }
 Value Value::select(int64_t dim, const Value& index) const {
   return batched::select(*this, dim, index);

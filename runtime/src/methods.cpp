@@ -6,14 +6,13 @@ namespace vmap {
 using detail::IntList;
 using detail::Scalar;
 
-// As LibTorch: a tensor subscript is a number, select(0, index.item()).
 Tensor Tensor::operator[](const Tensor& index) const {
-  if (index.dim() != 0)
-    detail::fail("operator[]", "can only index with tensors that are scalars (zero-dim), got shape ",
-                 index.sizes());
-  if (index.dtype() != kInt64 && index.dtype() != kInt32)
-    detail::fail("operator[]", "can only index tensors with integral scalars, got ", index.dtype());
-  return select(0, index.item<int64_t>());
+  if (index.dim() == 0) return select(0, index.item<int64_t>());
+  return vmap::index_select(*this, 0, index.flatten()).view([&] {
+    std::vector<int64_t> shape = index.sizes().vec();
+    for (int64_t d = 1; d < dim(); ++d) shape.push_back(size(d));
+    return shape;
+  }());
 }
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return vmap::narrow(*this, dim, start, length);

@@ -4,6 +4,8 @@
 #define HWY_TARGET_INCLUDE "simd_kernels.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
+
+#include <algorithm>
 #include <hwy/contrib/math/math-inl.h>
 
 #include "internal.hpp"
@@ -100,8 +102,8 @@ VMAP_SIMD_KERNEL(SubI64, int64_t, SubKernel)
 template <class T>
 constexpr T largest = std::numeric_limits<T>::max();
 template <class D, class V>
-bool all_within(D d, V x, hn::TFromD<D> low, hn::TFromD<D> high) {  // false for NaN lanes
-  return hn::AllTrue(d, hn::And(hn::Ge(x, hn::Set(d, low)), hn::Le(x, hn::Set(d, high))));
+auto within(D d, V x, hn::TFromD<D> low, hn::TFromD<D> high) {  // false for NaN lanes
+  return hn::And(hn::Ge(x, hn::Set(d, low)), hn::Le(x, hn::Set(d, high)));
 }
 // exp(x) is accurate for x in [lowest, highest]: its result is normal or overflows to inf.
 template <class T>
@@ -113,22 +115,22 @@ constexpr double trig_limit = 39000;  // Highway's sin/cos range reduction holds
 struct SqrtKernel {
   using Scalar = float_math::Sqrt;
   template <class D, class V> static V vec(D, V x) { return hn::Sqrt(x); }
-  template <class D, class V> static bool accurate(D, V) { return true; }  // IEEE, exact
+  template <class D, class V> static auto accurate(D d, V) { return hn::FirstN(d, hn::Lanes(d)); }  // IEEE, exact
 };
 struct ExpKernel {
   using Scalar = float_math::Exp;
   template <class D, class V> static V vec(D d, V x) { return hn::Exp(d, x); }
-  template <class D, class V> static bool accurate(D d, V x) {
+  template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
-    return all_within(d, x, exp_lowest<T>, exp_highest<T>);
+    return within(d, x, exp_lowest<T>, exp_highest<T>);
   }
 };
 struct LogKernel {
   using Scalar = float_math::Log;
   template <class D, class V> static V vec(D d, V x) { return hn::Log(d, x); }
-  template <class D, class V> static bool accurate(D d, V x) {
+  template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
-    return all_within(d, x, std::numeric_limits<T>::denorm_min(), largest<T>);
+    return within(d, x, std::numeric_limits<T>::denorm_min(), largest<T>);
   }
 };
 struct SinKernel {
@@ -136,23 +138,23 @@ struct SinKernel {
   template <class D, class V> static V vec(D d, V x) {  // Highway's Sin(-0) is +0
     return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
   }
-  template <class D, class V> static bool accurate(D d, V x) {
-    return all_within(d, x, -trig_limit, trig_limit);
+  template <class D, class V> static auto accurate(D d, V x) {
+    return within(d, x, -trig_limit, trig_limit);
   }
 };
 struct CosKernel {
   using Scalar = float_math::Cos;
   template <class D, class V> static V vec(D d, V x) { return hn::Cos(d, x); }
-  template <class D, class V> static bool accurate(D d, V x) {
-    return all_within(d, x, -trig_limit, trig_limit);
+  template <class D, class V> static auto accurate(D d, V x) {
+    return within(d, x, -trig_limit, trig_limit);
   }
 };
 struct TanhKernel {
   using Scalar = float_math::Tanh;
   template <class D, class V> static V vec(D d, V x) { return hn::Tanh(d, x); }
-  template <class D, class V> static bool accurate(D d, V x) {
+  template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
-    return all_within(d, x, -largest<T>, largest<T>);
+    return within(d, x, -largest<T>, largest<T>);
   }
 };
 struct SigmoidKernel {  // 1 / (1 + exp(-x)), as the scalar reference computes it
@@ -161,27 +163,44 @@ struct SigmoidKernel {  // 1 / (1 + exp(-x)), as the scalar reference computes i
     const V one = hn::Set(d, hn::TFromD<D>(1));
     return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));
   }
-  template <class D, class V> static bool accurate(D d, V x) {
+  template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
-    return all_within(d, x, -exp_highest<T>, -exp_lowest<T>);
+    return within(d, x, -exp_highest<T>, -exp_lowest<T>);
   }
 };
 
+// Each element's result depends on its value alone, not on its neighbours or its place in
+// the run, so a per-example op and its batched form agree bit for bit: lanes outside the
+// kernel's accurate range take the scalar reference, and the tail is one vector padded
+// with 1s (accurate for every kernel).
 template <class T, class Kernel>
-void unary_run(T* out, const T* in, int64_t count) {  // out may be in: no restrict
+void unary_vector(const T* in, T* out) {  // one full vector; out may be in
   const hn::ScalableTag<T> d;
+  const auto x = hn::LoadU(d, in);
+  const auto accurate = Kernel::accurate(d, x);
+  const auto y = Kernel::vec(d, x);
+  if (hn::AllTrue(d, accurate)) return hn::StoreU(y, d, out);
+  constexpr size_t max_lanes = HWY_MAX_BYTES / sizeof(T);
+  HWY_ALIGN T input[max_lanes], result[max_lanes], taken[max_lanes];
+  hn::Store(x, d, input);
+  hn::Store(y, d, result);
+  hn::Store(hn::VecFromMask(d, accurate), d, taken);  // all bits set (NaN) or 0
   const typename Kernel::Scalar scalar;
+  for (size_t j = 0; j < hn::Lanes(d); ++j) out[j] = taken[j] != T(0) ? result[j] : scalar(input[j]);
+}
+
+template <class T, class Kernel>
+void unary_run(T* out, const T* in, int64_t count) {
+  const hn::ScalableTag<T> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t k = 0;
-  for (; k + lanes <= count; k += lanes) {
-    const auto x = hn::LoadU(d, in + k);
-    if (Kernel::accurate(d, x)) {
-      hn::StoreU(Kernel::vec(d, x), d, out + k);
-      continue;
-    }
-    for (int64_t j = k; j < k + lanes; ++j) out[j] = scalar(in[j]);
-  }
-  for (; k < count; ++k) out[k] = scalar(in[k]);
+  for (; k + lanes <= count; k += lanes) unary_vector<T, Kernel>(in + k, out + k);
+  if (k == count) return;
+  HWY_ALIGN T padded[HWY_MAX_BYTES / sizeof(T)];
+  std::fill(padded, padded + lanes, T(1));
+  std::copy(in + k, in + count, padded);
+  unary_vector<T, Kernel>(padded, padded);
+  std::copy(padded, padded + (count - k), out + k);
 }
 
 template <class T>

@@ -111,17 +111,12 @@ TEST(OpsIndex, IndexSelectEveryDtypeDimAndIndexType) {
   EXPECT_EQ(values(index_select(self, 1, tensor(int64_t{2}))), values(self.select(1, 2)));
 }
 
-// As LibTorch: a tensor subscript is a number (select(0, index.item())), never a list.
-TEST(OpsIndex, TensorSubscriptIsAZeroDimIntegerIndex) {
+TEST(OpsIndex, TensorSubscriptUsesIndexSelect) {
   const Tensor self = random_tensor({5, 3}, kInt64);
-  EXPECT_EQ(values(self[tensor(int64_t{4})]), values(self.select(0, 4)));
-  EXPECT_EQ(values(self[tensor(int64_t{-1})]), values(self.select(0, 4)));
-  EXPECT_EQ(error_of([&] { self[tensor({{4, 0}, {2, 2}})]; }),
-            "operator[]: can only index with tensors that are scalars (zero-dim), got shape [2, 2]");
-  EXPECT_EQ(error_of([&] { self[tensor(1.0)]; }),
-            "operator[]: can only index tensors with integral scalars, got Float");
-  EXPECT_EQ(error_of([&] { self[tensor(int64_t{5})]; }),
-            "select: index 5 out of range for dim 0 of size 5");
+  const Tensor index = tensor({{4, 0}, {2, 2}});
+  const Tensor picked = self[index];
+  EXPECT_EQ(shape(picked), V({2, 2, 3}));
+  EXPECT_EQ(values(picked), naive_index_select(self, 0, index.reshape({4})));
 }
 
 TEST(OpsIndex, ZeroDimAndEmpty) {
@@ -184,6 +179,8 @@ TEST(OpsIndex, BoundsAndArgumentErrors) {
             "index_select: index 3 out of range for dim 0 of size 3");
   EXPECT_EQ(error_of([&] { index_select(self, 1, tensor({1, -2}).to(kInt32)); }),
             "index_select: index -2 out of range for dim 1 of size 4");
+  EXPECT_EQ(error_of([&] { self[tensor({5})]; }),
+            "index_select: index 5 out of range for dim 0 of size 3");
   // Nothing is in range of an empty dim, not even 0.
   EXPECT_EQ(error_of([&] { index_select(empty({0, 3}), 0, tensor({0})); }),
             "index_select: index 0 out of range for dim 0 of size 0");

@@ -76,7 +76,7 @@ class Tensor {
 
   // --- views (share storage) and indexing
   Tensor operator[](int64_t index) const;  // select(0, index)
-  Tensor operator[](const Tensor& index) const;  // 0-d integer tensor: select(0, index.item())
+  Tensor operator[](const Tensor& index) const;  // integer tensor: index_select along dim 0
   Tensor select(int64_t dim, int64_t index) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
