@@ -179,6 +179,12 @@ Value Value::mean(IntList dims, bool keepdim) const {
 Value Value::amax(int64_t dim, bool keepdim) const {
   return dispatch(member_op("amax"), {*this, dim, keepdim});
 }
+Value Value::amax(IntList dims, bool keepdim) const {
+  return dispatch(member_op("amax"), {*this, dims, keepdim});
+}
+Value Value::amin(IntList dims, bool keepdim) const {
+  return dispatch(member_op("amin"), {*this, dims, keepdim});
+}
 Value Value::amin(int64_t dim, bool keepdim) const {
   return dispatch(member_op("amin"), {*this, dim, keepdim});
 }
@@ -305,6 +311,12 @@ Value mean(const Value& x, vmap::detail::IntList dims, bool keepdim) {
 }
 Value amax(const Value& x, int64_t dim, bool keepdim) {
   return dispatch(free_op("amax"), {x, dim, keepdim});
+}
+Value amax(const Value& x, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(free_op("amax"), {x, dims, keepdim});
+}
+Value amin(const Value& x, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(free_op("amin"), {x, dims, keepdim});
 }
 Value amin(const Value& x, int64_t dim, bool keepdim) {
   return dispatch(free_op("amin"), {x, dim, keepdim});

@@ -149,7 +149,9 @@ class Value {
   Value mean(int64_t dim, bool keepdim = false) const;
   Value mean(IntList dims, bool keepdim = false) const;
   Value amax(int64_t dim, bool keepdim = false) const;
+  Value amax(IntList dims = {}, bool keepdim = false) const;  // {}: every dim
   Value amin(int64_t dim, bool keepdim = false) const;
+  Value amin(IntList dims = {}, bool keepdim = false) const;
   Value argmax() const;
   Value argmax(int64_t dim, bool keepdim = false) const;
   Value argmin() const;
@@ -317,7 +319,9 @@ Value mean(const Value& x);
 Value mean(const Value& x, int64_t dim, bool keepdim = false);
 Value mean(const Value& x, vmap::detail::IntList dims, bool keepdim = false);
 Value amax(const Value& x, int64_t dim, bool keepdim = false);
+Value amax(const Value& x, vmap::detail::IntList dims = {}, bool keepdim = false);
 Value amin(const Value& x, int64_t dim, bool keepdim = false);
+Value amin(const Value& x, vmap::detail::IntList dims = {}, bool keepdim = false);
 Value argmax(const Value& x);
 Value argmax(const Value& x, int64_t dim, bool keepdim = false);
 Value argmin(const Value& x);

@@ -156,8 +156,8 @@ class Generator {
       }
       case 2: {
         const std::string name = "s" + std::to_string(scalars_.size());
-        static const std::vector<std::string> reductions = {".sum()", ".mean()", ".amax(0)",
-                                                            ".amin(0)"};
+        static const std::vector<std::string> reductions = {
+            ".sum()", ".mean()", ".amax(0)", ".amin(0)", ".amax()", ".amin({0})", ".sum({0})"};
         std::string line = pad + "float " + name + " = " + tensor_expression(1) +
                            one_of(reductions) + ".item<float>();\n";
         if (chance(50))
