@@ -211,7 +211,9 @@ class Generator {
       case 9: return "out[i][idx[i][2].item<int64_t>()] = " + value + ".amax(0)";
       case 10: return "out[i] *= " + value + ".sigmoid()";
       case 11: return "acc -= " + value;
-      case 12: return "counts[i] = argmax(" + value + ")";
+      // argmax over integers: a float argmax can flip between ties that rounding makes
+      // (saturated tanh), which SPEC leaves to the user.
+      case 12: return "counts[i] = argmax(" + integer_expression(1) + ")";
       case 13: return "out[i].fill_(" + value + ".sum().item<float>())";
       case 14: return "ints[i] = " + integer_expression(2);
       case 15: return "ints[i] += " + integer_expression(1) + ".sum()";
