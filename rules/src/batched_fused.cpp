@@ -274,7 +274,6 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
   node->dtype = dtype;
   node->operands = std::move(operands);
   node->apply = std::move(apply);
-  node->nodes = static_cast<int64_t>(seen.size()) + 1;
   return Access::make_pending(registered(std::move(node)), levels, cpp_scalar);
 }
 

@@ -59,7 +59,6 @@ struct Pending {
   Dtype dtype;
   std::vector<PendingOperand> operands;
   PendingApply apply;
-  int64_t nodes = 1;     // distinct pending nodes in this DAG, this one included
   mutable Tensor value;  // set once materialised
 };
 

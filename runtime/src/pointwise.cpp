@@ -322,8 +322,7 @@ Tensor neg(const Tensor& self) {
 Tensor abs(const Tensor& self) {
   if (self.dtype() == kBool) fail("abs", "not implemented for 'Bool'");
   return unary_same("abs", self, []<class T>(T x) -> T {
-    if constexpr (std::is_same_v<T, bool>) return x;  // not reached: refused above
-    else if constexpr (is_int<T>) return x < 0 ? wrapping(T(0), x, '-') : x;
+    if constexpr (is_int<T>) return x < 0 ? wrapping(T(0), x, '-') : x;
     else return std::abs(x);
   });
 }
