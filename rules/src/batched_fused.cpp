@@ -294,6 +294,7 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
     Tensor result = evaluate_block(*source, block, memo);
     if (result.dtype() != destination.dtype()) result = result.to(destination.dtype());
     const Tensor slot = narrow_block(destination, block);
+    result = result.to(slot.device());  // pending values are computed on the CPU
     if (keep.defined()) result = vmap::where(narrow_block(keep, block), result, slot);
     slot.copy_(result);
   });

@@ -36,8 +36,9 @@ Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
   const int64_t levels = std::max(a.levels(), b.levels());
   const bool integral = !vmap::detail::is_floating(dtype);
   if (op == CppOp::rem && !integral) throw Error("operator%: needs integer operands");
+  const Device device = placed_on(a) != kCPU ? placed_on(a) : placed_on(b);
   auto operand = [&](const Value& v) {
-    return detail::operand_of(scalar_cast_to(v, dtype), [&](std::vector<int64_t> sizes) {
+    return detail::operand_on(scalar_cast_to(v, dtype), device, [&](std::vector<int64_t> sizes) {
       sizes.insert(sizes.begin() + v.levels(), static_cast<std::size_t>(levels - v.levels()), 1);
       return sizes;
     });
