@@ -3,10 +3,13 @@
 # written and its clang-vmap rewrite, run side by side, with one rewrite's diff and a
 # table of times, speedups and the largest disagreement. Where LibTorch is installed, the
 # table also has the same loops in LibTorch and the hand-batched LibTorch code.
+# VMAP_DEVICE=cuda runs every build on the GPU (inputs, outputs and the timed work there;
+# --device cuda); a build that cannot use the device says why and leaves its column empty.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${VMAP_BUILD_DIR:-$root/build/release}
 samples_dir=$build_dir/samples
+device=${VMAP_DEVICE:-cpu}
 
 # A sample whose rewrite does not build yet must not hide the others: keep going, then
 # show what was built.
@@ -26,10 +29,13 @@ trap 'rm -rf "$work"' EXIT
 status=0
 # Each run appends "name, seconds, max error, examples run, examples" to its record file.
 run() {  # run RECORD_FILE PROGRAM ARGS...: a failure is shown and fails the demo
-  local record=$1 program=$2
+  local record=$1 program=$2 code=0
   shift 2
   [[ -x $program ]] || return 0
-  "$program" "$@" --record "$work/$record" >"$work/log" 2>&1 || { cat "$work/log"; status=1; }
+  "$program" "$@" --device "$device" --record "$work/$record" >"$work/log" 2>&1 || code=$?
+  ((code == 0)) && return 0
+  cat "$work/log"
+  ((code == 77)) || status=1  # 77: no usable device for this build, said in the log
 }
 for sample in "${samples[@]}"; do
   run per_example "$samples_dir/${sample}_per_example" --save "$work/$sample"
@@ -44,7 +50,7 @@ if [[ -n $(<"$samples_dir/torch_variants.txt") ]]; then
 fi
 
 echo
-echo "=== Per-example loop vs. its clang-vmap rewrite (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all cores}) ==="
+echo "=== Per-example loop vs. its clang-vmap rewrite, on $device (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all cores}) ==="
 touch "$work"/{per_example,batched,torch_loop,torch_batched}  # awk reads all four
 awk -F'\t' '
   function human(s) {
