@@ -169,6 +169,12 @@ BatchedResult squeeze_all_rule(std::size_t, const CallArgs& args) {
 BatchedResult expand_rule(std::size_t, const CallArgs& args) {
   return expand_batch_rule(args.tensor(0), args.tensor_arg(0).bdim, args.integers(1));
 }
+// Only other's per-example shape matters, and it is the same for every example.
+BatchedResult expand_as_rule(std::size_t, const CallArgs& args) {
+  const TensorArg& other = args.tensor_arg(1);
+  return expand_batch_rule(args.tensor(0), args.tensor_arg(0).bdim,
+                           logical_sizes(other.value, other.bdim));
+}
 BatchedResult reshape_rule(std::size_t op, const CallArgs& args) {
   if (auto result = unbatched(op, args)) return *result;  // view() keeps its own checks
   return reshape_batch_rule(args.tensor(0), args.tensor_arg(0).bdim, args.integers(1));
