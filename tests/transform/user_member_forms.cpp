@@ -15,8 +15,8 @@ void members(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& se
     affine[i] = h.sub(h.mean(), alpha).mul(w[2].expand_as(x[i]));
     mixed[i] = y[i].mul(0.5).div(x[i][0].abs().add(1.0)).maximum(w.mv(y[i]))
                    .minimum(y[i].expand_as(w).sum(0)).add(w[1].add(y[i], alpha));
-    masks[i] = y[i].gt(0.0).logical_and(k[i].ne(2)).logical_or(y[i].le(x[i].mean()))
-                   .logical_or(w[0].lt(y[i])).logical_not();
+    masks[i] = y[i].gt(0.5).logical_and(k[i].ne(2)).logical_or(y[i].le(x[i].mean().sub(1.0)))
+                   .logical_or(w[0].lt(y[i].sub(1.0))).logical_not();
     prods[i] = seq[i].bmm(seq[i].transpose(1, 2)).sum(0).mv(y[i].narrow(0, 0, 3))
                    .add(x[i][0].dot(y[i]));
     ints[i] = k[i].mul(3).sub(k[i].maximum(y[i].gt(0.0).to(kInt))).add(1)
@@ -48,8 +48,8 @@ int main() {
 // CHECK: vb::at(affine, i) = h.sub(h.mean(), alpha).mul(vb::Value(w[2]).expand_as(vb::at(x, i)));  // line 15
 // CHECK: vb::at(mixed, i) = vb::at(y, i).mul(0.5).div(vb::at(x, i)[0].abs().add(1.0)).maximum(vb::mv(w, vb::at(y, i)))
 // CHECK-NEXT: .minimum(vb::at(y, i).expand_as(w).sum(0)).add(vb::add(w[1], vb::at(y, i), alpha));  // line 16
-// CHECK: vb::at(masks, i) = vb::at(y, i).gt(0.0).logical_and(vb::at(k, i).ne(2)).logical_or(vb::at(y, i).le(vb::at(x, i).mean()))
-// CHECK-NEXT: .logical_or(vb::lt(w[0], vb::at(y, i))).logical_not();  // line 18
+// CHECK: vb::at(masks, i) = vb::at(y, i).gt(0.5).logical_and(vb::at(k, i).ne(2)).logical_or(vb::at(y, i).le(vb::at(x, i).mean().sub(1.0)))
+// CHECK-NEXT: .logical_or(vb::lt(w[0], vb::at(y, i).sub(1.0))).logical_not();  // line 18
 // CHECK: vb::at(prods, i) = vb::at(seq, i).bmm(vb::at(seq, i).transpose(1, 2)).sum(0).mv(vb::at(y, i).narrow(0, 0, 3))
 // CHECK-NEXT: .add(vb::at(x, i)[0].dot(vb::at(y, i)));  // line 20
 // CHECK: vb::at(ints, i) = vb::at(k, i).mul(3).sub(vb::at(k, i).maximum(vb::at(y, i).gt(0.0).to(kInt))).add(1)
