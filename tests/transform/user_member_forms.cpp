@@ -1,7 +1,8 @@
 // LibTorch's member forms of the pointwise and product ops (`a.add(b)`, `x.mm(w)`, the
 // comparisons and logical ops), with C++ scalar `other`s, add/sub's alpha (a literal and a
-// loop-invariant parameter), expand_as both ways, and members called on a loop-invariant
-// object with a per-example argument (`w.mv(y[i])`). None of them may run per example.
+// loop-invariant parameter; also in the free form), expand_as both ways, and members called
+// on a loop-invariant object with a per-example argument (`w.mv(y[i])`). None of them may
+// run per example.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -25,6 +26,7 @@ void members(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& se
                     .add(x[i].movedim(0, 1).tril().sum(1));
     if (x[i].scalar_type() == kFloat)
       scores[i] += 1.0;
+    affine[i] -= sub(h, y[i], 2);  // the free form takes alpha too
   }
 }
 
@@ -43,19 +45,20 @@ int main() {
 }
 
 // CHECK-LABEL: void members(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 13
-// CHECK: vb::Value h = vb::at(x, i).mm(w).add(vb::at(y, i), 2);  // line 14
-// CHECK: vb::at(affine, i) = h.sub(h.mean(), alpha).mul(vb::Value(w[2]).expand_as(vb::at(x, i)));  // line 15
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
+// CHECK: vb::Value h = vb::at(x, i).mm(w).add(vb::at(y, i), 2);  // line 15
+// CHECK: vb::at(affine, i) = h.sub(h.mean(), alpha).mul(vb::Value(w[2]).expand_as(vb::at(x, i)));  // line 16
 // CHECK: vb::at(mixed, i) = vb::at(y, i).mul(0.5).div(vb::at(x, i)[0].abs().add(1.0)).maximum(vb::mv(w, vb::at(y, i)))
-// CHECK-NEXT: .minimum(vb::at(y, i).expand_as(w).sum(0)).add(vb::add(w[1], vb::at(y, i), alpha));  // line 16
+// CHECK-NEXT: .minimum(vb::at(y, i).expand_as(w).sum(0)).add(vb::add(w[1], vb::at(y, i), alpha));  // line 17
 // CHECK: vb::at(masks, i) = vb::at(y, i).gt(0.5).logical_and(vb::at(k, i).ne(2)).logical_or(vb::at(y, i).le(vb::at(x, i).mean().sub(1.0)))
-// CHECK-NEXT: .logical_or(vb::lt(w[0], vb::at(y, i).sub(1.0))).logical_not();  // line 18
+// CHECK-NEXT: .logical_or(vb::lt(w[0], vb::at(y, i).sub(1.0))).logical_not();  // line 19
 // CHECK: vb::at(prods, i) = vb::at(seq, i).bmm(vb::at(seq, i).transpose(1, 2)).sum(0).mv(vb::at(y, i).narrow(0, 0, 3))
-// CHECK-NEXT: .add(vb::at(x, i)[0].dot(vb::at(y, i)));  // line 20
+// CHECK-NEXT: .add(vb::at(x, i)[0].dot(vb::at(y, i)));  // line 21
 // CHECK: vb::at(ints, i) = vb::at(k, i).mul(3).sub(vb::at(k, i).maximum(vb::at(y, i).gt(0.0).to(kInt))).add(1)
-// CHECK-NEXT: .div(vb::at(k, i).ge(0).logical_and(vb::at(k, i).lt(5)).eq(true).add(1));  // line 22
+// CHECK-NEXT: .div(vb::at(k, i).ge(0).logical_and(vb::at(k, i).lt(5)).eq(true).add(1));  // line 23
 // CHECK: vb::at(scores, i) = vb::at(x, i).sin().mul(vb::at(x, i).cos()).log_softmax(1).triu(1).sum(0)
-// CHECK-NEXT: .add(vb::at(x, i).movedim(0, 1).tril().sum(1));  // line 24
-// CHECK: if (vb::at(x, i).scalar_type() == kFloat) {  // line 26
-// CHECK-NEXT: vb::at(scores, i) += 1.0;  // line 27
+// CHECK-NEXT: .add(vb::at(x, i).movedim(0, 1).tril().sum(1));  // line 25
+// CHECK: if (vb::at(x, i).scalar_type() == kFloat) {  // line 27
+// CHECK-NEXT: vb::at(scores, i) += 1.0;  // line 28
+// CHECK: vb::at(affine, i) -= vb::sub(h, vb::at(y, i), 2);  // line 29
 // CHECK-NOT: per_example
