@@ -160,7 +160,13 @@ Value Value::flatten(int64_t start_dim, int64_t end_dim) const {
   return dispatch(member_op("flatten"), {*this, start_dim, end_dim});
 }
 Value Value::movedim(int64_t source, int64_t destination) const {
-  return dispatch(member_op("movedim"), {*this, source, destination});
+  return dispatch(op_index("movedim", member, {ArgKind::tensor, ArgKind::dim, ArgKind::dim}),
+                  {*this, source, destination});
+}
+Value Value::movedim(IntList source, IntList destination) const {
+  return dispatch(
+      op_index("movedim", member, {ArgKind::tensor, ArgKind::dim_list, ArgKind::dim_list}),
+      {*this, source, destination});
 }
 Value Value::triu(int64_t diagonal) const { return dispatch(member_op("triu"), {*this, diagonal}); }
 Value Value::tril(int64_t diagonal) const { return dispatch(member_op("tril"), {*this, diagonal}); }
@@ -415,6 +421,9 @@ Value permute(const Value& x, vmap::detail::IntList dims) {
   return dispatch(free_op("permute"), {x, dims});
 }
 Value movedim(const Value& x, int64_t source, int64_t destination) {
+  return x.movedim(source, destination);
+}
+Value movedim(const Value& x, vmap::detail::IntList source, vmap::detail::IntList destination) {
   return x.movedim(source, destination);
 }
 Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {

@@ -83,6 +83,7 @@ struct Generator {
     const auto main_shape = shape;
     const Dtype main_dtype = dtype;
     int64_t chosen_dim = 0;
+    std::optional<std::size_t> list_length;  // movedim's destination list matches its source
     int64_t length = 1;
     for (std::size_t i = 0; i < entry.arity; ++i) {
       const ArgKind kind = entry.param(i);
@@ -165,8 +166,11 @@ struct Generator {
           std::vector<int64_t> dims(shape.size());
           std::iota(dims.begin(), dims.end(), 0);
           rng.shuffle(dims);
-          if (rule != RuleId::permute)
+          if (rule == RuleId::movedim && list_length)
+            dims.resize(*list_length);
+          else if (rule != RuleId::permute)
             dims.resize(static_cast<std::size_t>(rng.uniform(0, rank())));
+          list_length = dims.size();
           for (int64_t& dim : dims)
             if (rng.chance(0.3)) dim -= rank();
           plan.positions.push_back([=](int64_t) { return Arg(dims); });

@@ -23,7 +23,8 @@ void members(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& se
     ints[i] = k[i].mul(3).sub(k[i].maximum(y[i].gt(0.0).to(kInt))).add(1)
                   .div(k[i].ge(0).logical_and(k[i].lt(5)).eq(true).add(1));
     scores[i] = x[i].sin().mul(x[i].cos()).log_softmax(1).triu(1).sum(0)
-                    .add(x[i].movedim(0, 1).tril().sum(1));
+                    .add(x[i].movedim(0, 1).tril().sum(1))
+                    .sub(x[i].movedim({0, 1}, {1, 0}).sum(1));
     if (x[i].scalar_type() == kFloat)
       scores[i] += 1.0;
     affine[i] -= sub(h, y[i], 2);  // the free form takes alpha too
@@ -57,8 +58,9 @@ int main() {
 // CHECK: vb::at(ints, i) = vb::at(k, i).mul(3).sub(vb::at(k, i).maximum(vb::at(y, i).gt(0.0).to(kInt))).add(1)
 // CHECK-NEXT: .div(vb::at(k, i).ge(0).logical_and(vb::at(k, i).lt(5)).eq(true).add(1));  // line 23
 // CHECK: vb::at(scores, i) = vb::at(x, i).sin().mul(vb::at(x, i).cos()).log_softmax(1).triu(1).sum(0)
-// CHECK-NEXT: .add(vb::at(x, i).movedim(0, 1).tril().sum(1));  // line 25
-// CHECK: if (vb::at(x, i).scalar_type() == kFloat) {  // line 27
-// CHECK-NEXT: vb::at(scores, i) += 1.0;  // line 28
-// CHECK: vb::at(affine, i) -= vb::sub(h, vb::at(y, i), 2);  // line 29
+// CHECK-NEXT: .add(vb::at(x, i).movedim(0, 1).tril().sum(1))
+// CHECK-NEXT: .sub(vb::at(x, i).movedim({0, 1}, {1, 0}).sum(1));  // line 25
+// CHECK: if (vb::at(x, i).scalar_type() == kFloat) {  // line 28
+// CHECK-NEXT: vb::at(scores, i) += 1.0;  // line 29
+// CHECK: vb::at(affine, i) -= vb::sub(h, vb::at(y, i), 2);  // line 30
 // CHECK-NOT: per_example

@@ -139,6 +139,7 @@ class Value {
   Value permute(IntList dims) const;
   Value flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Value movedim(int64_t source, int64_t destination) const;
+  Value movedim(IntList source, IntList destination) const;
   Value triu(int64_t diagonal = 0) const;
   Value tril(int64_t diagonal = 0) const;
 
@@ -370,6 +371,7 @@ Value transpose(const Value& x, int64_t dim0, int64_t dim1);
 Value t(const Value& x);
 Value permute(const Value& x, vmap::detail::IntList dims);
 Value movedim(const Value& x, int64_t source, int64_t destination);
+Value movedim(const Value& x, vmap::detail::IntList source, vmap::detail::IntList destination);
 Value flatten(const Value& x, int64_t start_dim = 0, int64_t end_dim = -1);
 Value narrow(const Value& x, int64_t dim, const Value& start, int64_t length);
 Value triu(const Value& x, int64_t diagonal = 0);

@@ -297,6 +297,7 @@ inline constexpr auto kOpTable = [] {
     make("permute",    member, F::views, R::permute, {tensor, dim_list}, {}, view),
     make("flatten",    member, F::views, R::flatten, {tensor, dim, dim}, Optional{2}, view),
     make("movedim",    member, F::views, R::movedim, {tensor, dim, dim}, {}, view),
+    make("movedim",    member, F::views, R::movedim, {tensor, dim_list, dim_list}, {}, view),
     make("narrow",     free_function, F::views, R::narrow, {tensor, dim, index, integer}, {}, view),
     make("unsqueeze",  free_function, F::views, R::unsqueeze, {tensor, dim}, {}, view),
     make("squeeze",    free_function, F::views, R::squeeze_all, {tensor}, {}, view),
@@ -306,6 +307,7 @@ inline constexpr auto kOpTable = [] {
     make("transpose",  free_function, F::views, R::transpose, {tensor, dim, dim}, {}, view),
     make("permute",    free_function, F::views, R::permute, {tensor, dim_list}, {}, view),
     make("movedim",    free_function, F::views, R::movedim, {tensor, dim, dim}, {}, view),
+    make("movedim",    free_function, F::views, R::movedim, {tensor, dim_list, dim_list}, {}, view),
     make("flatten",    free_function, F::views, R::flatten, {tensor, dim, dim}, Optional{2}, view),
     // --- indexing ---
     make("index_select", member, F::index, R::index_select, {tensor, dim, tensor}),
@@ -361,7 +363,7 @@ inline constexpr auto kOpTable = [] {
 
 // Update this when adding an op: the registry (registry.cpp) and the SPEC-coverage test
 // check the same number.
-static_assert(kOpTable.size() == 192, "op table changed: update the count, registry and README");
+static_assert(kOpTable.size() == 194, "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
 
