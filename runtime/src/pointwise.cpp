@@ -197,20 +197,23 @@ Tensor unary_float(const char* name, const Tensor& self, F f, int64_t cost = 8) 
   return elementwise<float, float>(name, {self}, f, cost);
 }
 
+// LibTorch's sub_check, in its order: no bool operand on either side.
+void check_subtraction(const char* name, const Arg& a, const Arg& b) {
+  if (a.operand.dtype == kBool && b.operand.dtype == kBool)
+    fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
+               "Use the `^` or `logical_xor()` operator instead.");
+  if (a.operand.dtype == kBool || b.operand.dtype == kBool)
+    fail(name, "subtraction, the `-` operator, with a bool tensor is not supported. If you "
+               "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
 Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, bool subtract) {
   const Dtype dtype = promote(a, b);
   if (alpha.is_floating() && !detail::is_floating(dtype))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
   if (!subtract && alpha.is_integral() && alpha.to_int64() == 1)
     return binary(name, a, b, AddOp{}, dtype);
-  if (subtract) {  // LibTorch's sub_check, in its order
-    if (a.operand.dtype == kBool && b.operand.dtype == kBool)
-      fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
-                 "Use the `^` or `logical_xor()` operator instead.");
-    if (a.operand.dtype == kBool || b.operand.dtype == kBool)
-      fail(name, "subtraction, the `-` operator, with a bool tensor is not supported. If you "
-                 "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  }
+  if (subtract) check_subtraction(name, a, b);
   if (subtract && alpha.is_integral() && alpha.to_int64() == 1)
     return binary(name, a, b, SubOp{}, dtype);
   // alpha is an operand, not captured state, so the device runs the same form (Note [Device
@@ -436,12 +439,12 @@ Tensor& Tensor::operator+=(Scalar other) const {
   return self();
 }
 Tensor& Tensor::operator-=(const Tensor& other) const {
-  if (dtype() == kBool) fail("sub_", "subtraction with bool tensors is not supported");
+  check_subtraction("sub_", self(), other);
   binary_in_place("sub_", *this, other, SubOp{});
   return self();
 }
 Tensor& Tensor::operator-=(Scalar other) const {
-  if (dtype() == kBool) fail("sub_", "subtraction with bool tensors is not supported");
+  check_subtraction("sub_", self(), other);
   binary_in_place("sub_", *this, other, SubOp{});
   return self();
 }

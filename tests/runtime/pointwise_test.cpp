@@ -124,6 +124,13 @@ TEST(Pointwise, UnaryMath) {
   EXPECT_EQ(elements<float>(relu(tensor({-1.0, 2.0}))), F({0, 2}));
   EXPECT_EQ(elements<int64_t>(sign(tensor({-5, 0, 7}))), V({-1, 0, 1}));
   EXPECT_NE(error_of([] { -tensor({true}); }).find("bool"), std::string::npos);
+  // Subtraction refuses a bool operand on either side, in place too (LibTorch's sub_check).
+  Tensor floats = tensor({1.0f, 2.0f}), mask = tensor({true, false});
+  EXPECT_NE(error_of([&] { floats -= mask; }).find("with a bool tensor"), std::string::npos);
+  EXPECT_NE(error_of([&] { floats -= true; }).find("with a bool tensor"), std::string::npos);
+  EXPECT_NE(error_of([&] { mask -= mask; }).find("two bool tensors"), std::string::npos);
+  EXPECT_NE(error_of([&] { mask -= 1; }).find("with a bool tensor"), std::string::npos);
+  EXPECT_EQ(elements<float>(floats), F({1, 2}));
 }
 
 TEST(Pointwise, PowClampMaximum) {
