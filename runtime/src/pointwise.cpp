@@ -375,17 +375,21 @@ Tensor where(const Tensor& condition, Scalar self, Scalar other) {
 
 // --- comparisons and logic
 #define VMAP_COMPARISON(NAME, OP)                                                         \
+  namespace {                                                                             \
+  struct NAME##_op {                                                                      \
+    static constexpr SimdOp simd_op = SimdOp::NAME;                                       \
+    template <class T> bool operator()(T a, T b) const { return a OP b; }                 \
+  };                                                                                      \
+  }                                                                                       \
   Tensor NAME(const Tensor& self, const Tensor& other) {                                  \
-    return compare(#NAME, self, other, []<class T>(T a, T b) { return a OP b; });         \
+    return compare(#NAME, self, other, NAME##_op{});                                      \
   }                                                                                       \
   Tensor NAME(const Tensor& self, Scalar other) {                                         \
-    return compare(#NAME, self, other, []<class T>(T a, T b) { return a OP b; });         \
+    return compare(#NAME, self, other, NAME##_op{});                                      \
   }                                                                                       \
   Tensor operator OP(const Tensor& a, const Tensor& b) { return NAME(a, b); }             \
   Tensor operator OP(const Tensor& a, Scalar b) { return NAME(a, b); }                    \
-  Tensor operator OP(Scalar a, const Tensor& b) {                                         \
-    return compare(#NAME, a, b, []<class T>(T x, T y) { return x OP y; });                \
-  }
+  Tensor operator OP(Scalar a, const Tensor& b) { return compare(#NAME, a, b, NAME##_op{}); }
 VMAP_COMPARISON(eq, ==)
 VMAP_COMPARISON(ne, !=)
 VMAP_COMPARISON(lt, <)
