@@ -7,6 +7,7 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 namespace vmap::batched {
 
@@ -98,7 +99,11 @@ bool fusable(const Pending& node) { return !node.operands.empty() && !node.value
 // Nodes already computed for this block: a node used twice (x * x) runs once.
 using Memo = std::vector<std::pair<const Pending*, Tensor>>;
 
-Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo) {
+// The node's block. With `into` (a slot the DAG does not read), the node's own op computes
+// into it when it can (Note [Results into a destination] in vmap/tensor.hpp); the caller
+// copies a result that is not the slot.
+Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo,
+                      const Tensor* into = nullptr) {
   if (node.value.defined()) return narrow_block(node.value, block);
   for (const auto& [done, result] : memo)
     if (done == &node) return result;
@@ -107,9 +112,17 @@ Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo) {
     blocks.push_back(std::holds_alternative<Tensor>(operand)
                          ? narrow_block(std::get<Tensor>(operand), block)
                          : evaluate_block(*std::get<PendingPtr>(operand), block, memo));
+  std::optional<vmap::detail::ResultInto> destination;
+  if (into) destination.emplace(*into);
   Tensor result = node.apply(blocks);
   memo.emplace_back(&node, result);
   return result;
+}
+
+// Stores the node's block into `slot` (which the DAG does not read).
+void store_block(const Pending& node, const Block& block, const Tensor& slot) {
+  Memo memo;
+  slot.copy_(evaluate_block(node, block, memo, &slot));  // no-op when computed in place
 }
 
 // --- live pending nodes (settle_before_write)
@@ -231,10 +244,7 @@ const Tensor& materialise(const Pending& node) {
     return node.value = evaluate_block(node, blocks.front(), memo);
   }
   const Tensor out = vmap::empty(node.sizes, node.dtype);
-  for_blocks(blocks, [&](const Block& block) {
-    Memo memo;
-    narrow_block(out, block).copy_(evaluate_block(node, block, memo));
-  });
+  for_blocks(blocks, [&](const Block& block) { store_block(node, block, narrow_block(out, block)); });
   return node.value = out;
 }
 
@@ -290,12 +300,11 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
     if (source->sizes[d] != 1 && source->sizes[d] != room[d]) return false;
   const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
-    Memo memo;
-    Tensor result = evaluate_block(*source, block, memo);
-    if (result.dtype() != destination.dtype()) result = result.to(destination.dtype());
     const Tensor slot = narrow_block(destination, block);
-    if (keep.defined()) result = vmap::where(narrow_block(keep, block), result, slot);
-    slot.copy_(result);
+    if (!keep.defined()) return store_block(*source, block, slot);
+    Memo memo;
+    const Tensor result = evaluate_block(*source, block, memo);
+    slot.copy_(vmap::where(narrow_block(keep, block), result.to(destination.dtype()), slot));
   });
   return true;
 }

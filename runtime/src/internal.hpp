@@ -178,6 +178,9 @@ Dims contiguous_strides(IntList sizes);
 int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
 // A new contiguous tensor (uninitialised).
 Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU);
+// A pointwise op's result tensor: the live ResultInto's destination when it fits (Note
+// [Results into a destination] in tensor.hpp), else empty_tensor.
+Tensor result_tensor(IntList sizes, Dtype dtype, Device device);
 // A tensor over `storage` (no copy).
 Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
                    int64_t offset, Dtype dtype);
@@ -468,7 +471,7 @@ Tensor elementwise(const char* op, const TensorRefs<sizeof...(In)>& inputs, F f,
     if (j == 0) shape.assign(sizes);
     else if (!(sizes == IntList(shape))) shape = broadcast_shapes(op, shape, sizes);
   }
-  Tensor out = empty_tensor(shape, dtype_of<Out>, device);
+  Tensor out = result_tensor(shape, dtype_of<Out>, device);
   elementwise_into<Out, In...>(op, out, inputs, std::move(f), cost_per_element);
   return out;
 }

@@ -177,3 +177,30 @@ TEST(Engine, BroadcastOverShortRowsMatchesNaiveLoop) {
 }
 
 }  // namespace
+
+namespace {
+
+// Note [Results into a destination]: the first pointwise op that fits writes there.
+TEST(Engine, ResultIntoTheDestination) {
+  const Tensor a = randn({4, 5}), b = randn({4, 5});
+  const Tensor out = zeros({4, 5});
+  const Tensor transposed = zeros({5, 4}).t();  // [4, 5], not contiguous
+  {
+    detail::ResultInto into(transposed);
+    EXPECT_NE((a + b).raw_data(), transposed.raw_data());
+  }
+  {
+    detail::ResultInto into(out);
+    EXPECT_NE((a[0] + b[0]).raw_data(), out.raw_data());  // other sizes
+    EXPECT_NE((a > b).raw_data(), out.raw_data());        // other dtype
+    EXPECT_NE(a.to(kFloat64).raw_data(), out.raw_data());
+    const Tensor sum = a + b;
+    EXPECT_EQ(sum.raw_data(), out.raw_data());
+    EXPECT_NE((a * b).raw_data(), out.raw_data());  // the first fitting op only
+  }
+  EXPECT_NE((a - b).raw_data(), out.raw_data());
+  const std::vector<float> x = elements<float>(a), y = elements<float>(b), z = elements<float>(out);
+  for (size_t k = 0; k < z.size(); ++k) ASSERT_EQ(z[k], x[k] + y[k]) << k;
+}
+
+}  // namespace
