@@ -331,6 +331,47 @@ void UnaryF64(SimdOp op, void* out, const void* in, int64_t count) {
   unary_dispatch<double>(op, out, in, count);
 }
 
+// out[j] = row[index[j]] with gathers, a vector of int64 indices at a time; an index outside
+// [0, limit) reads row[0] and makes the result nonzero (simd_pick's contract). float rows
+// gather with the indices narrowed to int32 (limit <= INT32_MAX, checked by the caller).
+template <class T>
+uint64_t pick_run(T* out, const T* row, const int64_t* index, int64_t count, int64_t limit) {
+  const hn::ScalableTag<int64_t> di;
+  const hn::Rebind<T, decltype(di)> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+  const auto zero = hn::Zero(di), bound = hn::Set(di, limit);
+  auto bad = zero;
+  int64_t k = 0;
+  for (; k + lanes <= count; k += lanes) {
+    const auto i = hn::LoadU(di, index + k);
+    const auto safe = hn::IfThenElseZero(hn::AndNot(hn::Lt(i, zero), hn::Lt(i, bound)), i);
+    bad = hn::Or(bad, hn::Xor(i, safe));
+    if constexpr (sizeof(T) == 8) {
+      hn::StoreU(hn::GatherIndex(d, row, safe), d, out + k);
+    } else {
+      const hn::RebindToUnsigned<decltype(di)> du;
+      const hn::Rebind<uint32_t, decltype(di)> du32;
+      const hn::Rebind<int32_t, decltype(di)> di32;
+      const auto narrow = hn::BitCast(di32, hn::TruncateTo(du32, hn::BitCast(du, safe)));
+      hn::StoreU(hn::GatherIndex(d, row, narrow), d, out + k);
+    }
+  }
+  uint64_t result = hn::AllTrue(di, hn::Eq(bad, zero)) ? 0 : 1;
+  for (; k < count; ++k) {
+    const uint64_t i = static_cast<uint64_t>(index[k]);
+    const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
+    result |= i ^ safe;
+    out[k] = row[safe];
+  }
+  return result;
+}
+uint64_t PickF32(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
+  return pick_run(static_cast<float*>(out), static_cast<const float*>(row), index, count, limit);
+}
+uint64_t PickF64(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
+  return pick_run(static_cast<double*>(out), static_cast<const double*>(row), index, count, limit);
+}
+
 }  // namespace vmap::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -368,6 +409,8 @@ VMAP_EXPORT_COMPARISONS(F64)
 VMAP_EXPORT_COMPARISONS(I32)
 VMAP_EXPORT_COMPARISONS(I64)
 #undef VMAP_EXPORT_COMPARISONS
+HWY_EXPORT(PickF32);
+HWY_EXPORT(PickF64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 
@@ -439,6 +482,12 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
   if (kernel == nullptr) return false;
   kernel(out, a, a_step, b, b_step, count, row_strides, rows);
   return true;
+}
+
+uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
+                   int64_t limit) {
+  if (dtype == Dtype::Float64) return HWY_DYNAMIC_DISPATCH(PickF64)(out, row, index, count, limit);
+  return HWY_DYNAMIC_DISPATCH(PickF32)(out, row, index, count, limit);
 }
 
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count) {

@@ -98,6 +98,14 @@ void BM_CompareBroadcastInt64VsTorch(benchmark::State& state) {
           [&] { benchmark::DoNotOptimize(tj >= ti); }, 5);
 }
 
+// batch_gather's op: [1024, 256] rows, 32 picks each.
+void BM_GatherVsTorch(benchmark::State& state) {
+  const vmap::Tensor x = vmap::rand({1024, 256}), index = vmap::randint(0, 256, {1024, 32});
+  const torch::Tensor tx = torch::rand({1024, 256}), tindex = torch::randint(0, 256, {1024, 32});
+  compare(state, [&] { benchmark::DoNotOptimize(x.gather(1, index)); },
+          [&] { benchmark::DoNotOptimize(tx.gather(1, tindex)); }, 50);
+}
+
 // row_sqrt's op, unfused.
 void BM_SqrtVsTorch(benchmark::State& state) {
   const vmap::Tensor x = vmap::rand({1000, 100});
@@ -116,4 +124,5 @@ BENCHMARK(BM_EmptyVsTorch);
 BENCHMARK(BM_BroadcastSubShortRowsVsTorch);
 BENCHMARK(BM_SumShortRowsVsTorch);
 BENCHMARK(BM_CompareBroadcastInt64VsTorch);
+BENCHMARK(BM_GatherVsTorch);
 BENCHMARK(BM_SqrtVsTorch);
