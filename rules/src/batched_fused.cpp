@@ -244,7 +244,8 @@ const Tensor& materialise(const Pending& node) {
     return node.value = evaluate_block(node, blocks.front(), memo);
   }
   const Tensor out = vmap::empty(node.sizes, node.dtype);
-  for_blocks(blocks, [&](const Block& block) { store_block(node, block, narrow_block(out, block)); });
+  for_blocks(blocks,
+             [&](const Block& block) { store_block(node, block, narrow_block(out, block)); });
   return node.value = out;
 }
 

@@ -365,7 +365,8 @@ void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_
   }
   const bool contiguous = strides[0] == sizeof(Out) && ((strides[I + 1] == sizeof(In)) && ...);
   for (int64_t r = 0; r < rows; ++r) {
-    char* const row[] = {pointers[0] + r * row_strides[0], (pointers[I + 1] + r * row_strides[I + 1])...};
+    char* const row[] = {pointers[0] + r * row_strides[0],
+                         (pointers[I + 1] + r * row_strides[I + 1])...};
     Out* out = reinterpret_cast<Out*>(row[0]);
     if (contiguous) {
       std::tuple<const In*...> in{reinterpret_cast<const In*>(row[I + 1])...};

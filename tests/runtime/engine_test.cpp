@@ -142,7 +142,8 @@ TEST(Engine, BroadcastOverShortRowsMatchesNaiveLoop) {
     const Tensor xd = x.to(kFloat64), yd = y.to(kFloat64);
     expect_broadcast_matches<double, double>(xd * yd, xd, yd,
                                              [](double a, double b) { return a * b; });
-    expect_broadcast_matches<bool, double>(xd < yd, xd, yd, [](double a, double b) { return a < b; });
+    expect_broadcast_matches<bool, double>(xd < yd, xd, yd,
+                                           [](double a, double b) { return a < b; });
     const Tensor xi = randint(-3, 3, {3, 1, w}, kInt64), yi = randint(-3, 3, {1, 5, w}, kInt64);
     expect_broadcast_matches<int64_t, int64_t>(xi - yi, xi, yi,
                                                [](int64_t a, int64_t b) { return a - b; });
@@ -170,7 +171,8 @@ TEST(Engine, BroadcastOverShortRowsMatchesNaiveLoop) {
   const Tensor x = randn({300, 1, 37}), y = randn({1, 401, 37});
   expect_broadcast_matches<float, float>(x - y, x, y, [](float a, float b) { return a - b; });
   // The upper-triangular mask's `j >= i`.
-  const Tensor mask = arange(0, 997, kInt64).reshape({1, 997}) >= arange(0, 1000, kInt64).reshape({1000, 1});
+  const Tensor mask =
+      arange(0, 997, kInt64).reshape({1, 997}) >= arange(0, 1000, kInt64).reshape({1000, 1});
   const std::vector<bool> flags = elements<bool>(mask);
   for (int64_t i = 0; i < 1000; ++i)
     for (int64_t j = 0; j < 997; ++j) ASSERT_EQ(flags[i * 997 + j], j >= i) << i << "," << j;
