@@ -14,10 +14,10 @@ void add_1d(const Tensor& a, const Tensor& b, Tensor& out) {
 static sample::CaseList cases() {
   manual_seed(5);
   const int64_t n = 1000000;
-  const Tensor a = randn({n});
-  const Tensor b = randn({n});
+  const Tensor a = randn({n}).to(sample::device());
+  const Tensor b = randn({n}).to(sample::device());
   return {{"add_1d 1e6", n, [=](int64_t count) {
-             Tensor out = zeros({count});
+             Tensor out = zeros({count}, sample::device());
              add_1d(a.narrow(0, 0, count), b.narrow(0, 0, count), out);
              return out;
            }}};

@@ -13,10 +13,10 @@ void batch_gather(const Tensor& input, const Tensor& index, Tensor& out) {
 
 static sample::CaseList cases() {
   manual_seed(1);
-  const Tensor input = randn({1024, 256});
-  const Tensor index = randint(0, 256, {1024, 32});
+  const Tensor input = randn({1024, 256}).to(sample::device());
+  const Tensor index = randint(0, 256, {1024, 32}).to(sample::device());
   return {{"batch gather [1024,256], 32 idx/row", 1024, [=](int64_t count) {
-             Tensor out = zeros({count, 32});
+             Tensor out = zeros({count, 32}, sample::device());
              batch_gather(input.narrow(0, 0, count), index.narrow(0, 0, count), out);
              return out;
            }}};

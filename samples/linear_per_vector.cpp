@@ -14,11 +14,11 @@ void linear_per_vector(const Tensor& x, const Tensor& weight, const Tensor& bias
 
 static sample::CaseList cases() {
   manual_seed(2);
-  const Tensor x = randn({10000, 256});
-  const Tensor weight = randn({256, 256}) / 16.0;
-  const Tensor bias = randn({256});
+  const Tensor x = randn({10000, 256}).to(sample::device());
+  const Tensor weight = (randn({256, 256}) / 16.0).to(sample::device());
+  const Tensor bias = randn({256}).to(sample::device());
   return {{"Linear per vector, W 256x256, 10,000 vectors", 10000, [=](int64_t count) {
-             Tensor out = zeros({count, 256});
+             Tensor out = zeros({count, 256}, sample::device());
              linear_per_vector(x.narrow(0, 0, count), weight, bias, out);
              return out;
            }}};

@@ -21,16 +21,16 @@ void message_passing(const Tensor& features, const Tensor& neighbours,
 static sample::CaseList cases() {
   manual_seed(9);
   const int64_t nodes = 2048, degree = 8, width = 64;
-  const Tensor features = randn({nodes, width});
-  const Tensor neighbours = randint(0, nodes, {nodes, degree});
+  const Tensor features = randn({nodes, width}).to(sample::device());
+  const Tensor neighbours = randint(0, nodes, {nodes, degree}).to(sample::device());
   // Each node has 1 to 8 real neighbours; the padding slots weigh nothing.
   const Tensor real_degree = randint(1, degree + 1, {nodes, 1});
   const Tensor slot = arange(degree).unsqueeze(0);
-  const Tensor edge_weights = rand({nodes, degree}) * (slot < real_degree);
-  const Tensor weight = randn({width, width}) / 8.0;
-  const Tensor bias = randn({width});
+  const Tensor edge_weights = (rand({nodes, degree}) * (slot < real_degree)).to(sample::device());
+  const Tensor weight = (randn({width, width}) / 8.0).to(sample::device());
+  const Tensor bias = randn({width}).to(sample::device());
   return {{"GNN message passing 2048 nodes x 8, width 64", nodes, [=](int64_t count) {
-             Tensor out = zeros({count, width});
+             Tensor out = zeros({count, width}, sample::device());
              message_passing(features, neighbours.narrow(0, 0, count),
                              edge_weights.narrow(0, 0, count), weight, bias, out);
              return out;

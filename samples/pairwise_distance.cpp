@@ -16,12 +16,12 @@ void pairwise_distance(const Tensor& x, const Tensor& y, Tensor& out) {
 }
 
 static sample::Case distances_of(int64_t n, int64_t m, int64_t width) {
-  const Tensor x = randn({n, width});
-  const Tensor y = randn({m, width});
+  const Tensor x = randn({n, width}).to(sample::device());
+  const Tensor y = randn({m, width}).to(sample::device());
   return {"pairwise_distance " + std::to_string(n) + "x" + std::to_string(m) + "x" +
               std::to_string(width),
           n, [=](int64_t count) {
-            Tensor out = zeros({count, m});
+            Tensor out = zeros({count, m}, sample::device());
             pairwise_distance(x.narrow(0, 0, count), y, out);
             return out;
           }};

@@ -9,7 +9,8 @@ using namespace vmap;
 Tensor pairwise_sum_prod(const Tensor& x, const Tensor& y) {
   // A double accumulator: at N=4096 the loop adds 16M float products one by one, and a
   // float32 running sum drifts by ~2e-4 relative, more than the 1e-4 both builds must meet.
-  Tensor total = zeros({}, kDouble);
+  // On x's device: an in-place add into a CPU tensor cannot read a device one.
+  Tensor total = zeros({}, TensorOptions(kDouble).device(x.device()));
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i)
 #pragma vmap
@@ -20,8 +21,8 @@ Tensor pairwise_sum_prod(const Tensor& x, const Tensor& y) {
 
 static sample::Case pairs_of(int64_t n) {
   // Positive values: the sum is far from 0, so the relative error stays meaningful.
-  const Tensor x = rand({n});
-  const Tensor y = rand({n});
+  const Tensor x = rand({n}).to(sample::device());
+  const Tensor y = rand({n}).to(sample::device());
   return {"pairwise_sum_prod, N=" + std::to_string(n), n,
           [=](int64_t count) { return pairwise_sum_prod(x.narrow(0, 0, count), y); }};
 }

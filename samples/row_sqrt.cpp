@@ -13,9 +13,9 @@ void row_sqrt(const Tensor& x, Tensor& out) {
 
 static sample::CaseList cases() {
   manual_seed(6);
-  const Tensor x = rand({1000, 100});
+  const Tensor x = rand({1000, 100}).to(sample::device());
   return {{"per-row sqrt [1000,100]", 1000, [=](int64_t count) {
-             Tensor out = zeros({count, 100});
+             Tensor out = zeros({count, 100}, sample::device());
              row_sqrt(x.narrow(0, 0, count), out);
              return out;
            }}};

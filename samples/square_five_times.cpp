@@ -20,9 +20,9 @@ static sample::CaseList cases() {
   manual_seed(7);
   const int64_t n = 1000000;
   // Near 1, so that the 32nd power neither underflows nor overflows.
-  const Tensor x = rand({n}) * 0.2 + 0.9;
+  const Tensor x = (rand({n}) * 0.2 + 0.9).to(sample::device());
   return {{"x = x*x five times, 1e6", n, [=](int64_t count) {
-             Tensor out = zeros({count});
+             Tensor out = zeros({count}, sample::device());
              square_five_times(x.narrow(0, 0, count), out);
              return out;
            }}};

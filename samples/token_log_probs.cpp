@@ -17,10 +17,10 @@ void token_log_probs(const Tensor& logits, const Tensor& targets, Tensor& out) {
 static sample::CaseList cases() {
   manual_seed(8);
   const int64_t batch = 64, sequence = 512, vocabulary = 1000;
-  const Tensor logits = randn({batch, sequence, vocabulary});
-  const Tensor targets = randint(0, vocabulary, {batch, sequence});
+  const Tensor logits = randn({batch, sequence, vocabulary}).to(sample::device());
+  const Tensor targets = randint(0, vocabulary, {batch, sequence}).to(sample::device());
   return {{"per-token log-prob gather 64x512, vocab 1000", batch, [=](int64_t count) {
-             Tensor out = zeros({count, sequence});
+             Tensor out = zeros({count, sequence}, sample::device());
              token_log_probs(logits.narrow(0, 0, count), targets.narrow(0, 0, count), out);
              return out;
            }}};

@@ -17,7 +17,7 @@ void upper_triangular_mask(Tensor& mask) {
 static sample::CaseList cases() {
   const int64_t n = 1024;
   return {{"upper-triangular mask 1024", n, [=](int64_t count) {
-             Tensor mask = zeros({count, n}, kBool);
+             Tensor mask = zeros({count, n}, TensorOptions(kBool).device(sample::device()));
              upper_triangular_mask(mask);
              return mask;
            }}};

@@ -3,11 +3,13 @@
 # loop on our runtime, its clang-vmap rewrite and, where LibTorch is installed, the same
 # loop in LibTorch and the hand-batched LibTorch code (samples/torch_batched). Prints a
 # Markdown table with the ratios (the one in BENCHMARKS.md). Threads: set OMP_NUM_THREADS
-# (LibTorch follows it too; the table says which). Extra arguments go to every benchmark
-# binary.
+# (LibTorch follows it too; the table says which). VMAP_DEVICE=cuda runs every build on the
+# GPU (--device cuda: inputs, outputs and the timed work there); a build that cannot use the
+# device says why and its column stays empty. Extra arguments go to every benchmark binary.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${VMAP_BUILD_DIR:-$root/build/release}
+device=${VMAP_DEVICE:-cpu}
 
 VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh" \
   vmap_samples_bench_per_example vmap_samples_bench_batched
@@ -21,11 +23,19 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for variant in "${variants[@]}"; do
+  code=0
   "$build_dir/samples/vmap_samples_bench_$variant" --benchmark_format=csv "$@" \
-    >"$work/$variant" 2>"$work/$variant.log"
+    --device "$device" >"$work/$variant" 2>"$work/$variant.log" || code=$?
+  if ((code == 77)); then  # no usable device for this build: its column stays empty
+    cat "$work/$variant.log" >&2
+    : >"$work/$variant"
+  elif ((code != 0)); then
+    cat "$work/$variant.log" >&2
+    exit "$code"
+  fi
 done
 
-echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc --all) cores, $(date -u +%F)"
+echo "device: $device, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc --all) cores, $(date -u +%F)"
 echo
 # CSV columns: name,iterations,real_time,cpu_time,time_unit,bytes_per_second,
 # items_per_second,label,error_occurred,error_message,examples_run,examples_total
@@ -40,12 +50,13 @@ awk -F, '
     if (a == "" || b == "") return "-"
     return a / b >= 10 ? sprintf("%.0fx", a / b) : sprintf("%.2fx", a / b)
   }
-  FNR == 1 { variant++; next }
+  FNR == 1 { next }
   $7 == "" { next }
   {
+    variant = FILENAME; sub(/.*\//, "", variant)  # the CSV file: which build ran
     name = $1; gsub(/"/, "", name); sub(/\/real_time$/, "", name)
     gsub(/;/, ",", name)  # bench_main.cpp wrote commas as semicolons, for the CSV
-    if (variant == 1) order[++n] = name
+    if (variant == "per_example") order[++n] = name
     seconds[variant, name] = $12 / $7  # one whole problem, from examples per second
   }
   END {
@@ -54,8 +65,8 @@ awk -F, '
     print "|---|---|---|---|---|---|---|---|"
     for (k = 1; k <= n; k++) {
       name = order[k]
-      ours = seconds[1, name]; rewritten = seconds[2, name]
-      loop = seconds[3, name]; batched = seconds[4, name]
+      ours = seconds["per_example", name]; rewritten = seconds["batched", name]
+      loop = seconds["torch_loop", name]; batched = seconds["torch_batched", name]
       printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, human(ours),
              human(rewritten), human(loop), human(batched), ratio(ours, rewritten),
              ratio(loop, rewritten), ratio(batched, rewritten)

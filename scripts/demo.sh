@@ -3,10 +3,13 @@
 # written and its clang-vmap rewrite, run side by side, with one rewrite's diff and a
 # table of times, speedups and the largest disagreement. Where LibTorch is installed, the
 # table also has the same loops in LibTorch and the hand-batched LibTorch code.
+# VMAP_DEVICE=cuda runs every build on the GPU (inputs, outputs and the timed work there;
+# --device cuda); a build that cannot use the device says why and leaves its column empty.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${VMAP_BUILD_DIR:-$root/build/release}
 samples_dir=$build_dir/samples
+device=${VMAP_DEVICE:-cpu}
 
 # A sample whose rewrite does not build yet must not hide the others: keep going, then
 # show what was built.
@@ -26,10 +29,13 @@ trap 'rm -rf "$work"' EXIT
 status=0
 # Each run appends "name, seconds, max error, examples run, examples" to its record file.
 run() {  # run RECORD_FILE PROGRAM ARGS...: a failure is shown and fails the demo
-  local record=$1 program=$2
+  local record=$1 program=$2 code=0
   shift 2
   [[ -x $program ]] || return 0
-  "$program" "$@" --record "$work/$record" >"$work/log" 2>&1 || { cat "$work/log"; status=1; }
+  "$program" "$@" --device "$device" --record "$work/$record" >"$work/log" 2>&1 || code=$?
+  ((code == 0)) && return 0
+  cat "$work/log"
+  ((code == 77)) || status=1  # 77: no usable device for this build, said in the log
 }
 for sample in "${samples[@]}"; do
   run per_example "$samples_dir/${sample}_per_example" --save "$work/$sample"
@@ -44,58 +50,8 @@ if [[ -n $(<"$samples_dir/torch_variants.txt") ]]; then
 fi
 
 echo
-echo "=== Per-example loop vs. its clang-vmap rewrite (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all cores}) ==="
-touch "$work"/{per_example,batched,torch_loop,torch_batched}  # awk reads all four
-awk -F'\t' '
-  function human(s) {
-    if (s == "") return "-"
-    if (s >= 1) return sprintf("%.2f s", s)
-    if (s >= 1e-3) return sprintf("%.2f ms", s * 1e3)
-    if (s >= 1e-6) return sprintf("%.1f us", s * 1e6)
-    return sprintf("%.0f ns", s * 1e9)
-  }
-  function ratio(a, b) {
-    if (a == "" || b == "") return "-"
-    return a / b >= 10 ? sprintf("%.0fx", a / b) : sprintf("%.2fx", a / b)
-  }
-  function prefix(v, name) {  # "[n/N]" when the loop ran n of N examples
-    return count[v, name] < examples[v, name] ? \
-      sprintf(" [%d/%d]", count[v, name], examples[v, name]) : ""
-  }
-  {
-    variant = FILENAME; sub(/.*\//, "", variant)  # the record file: which build ran
-    if (variant == "per_example") order[++n] = $1
-    if (variant == "torch_loop") libtorch = 1
-    seconds[variant, $1] = $2; error[variant, $1] = $3
-    count[variant, $1] = $4; examples[variant, $1] = $5
-  }
-  END {
-    format = "| %-44s | %26s | %10s | %7s | %9s |"
-    torch_format = " %26s | %12s | %13s | %16s |"
-    printf format, "workload", "per-example", "batched", "speedup", "max error"
-    if (libtorch)
-      printf torch_format, "LibTorch loop", "LibTorch batch", "vs torch loop", "vs torch batched"
-    printf "\n|%s|%s|%s|%s|%s|", "----------------------------------------------", \
-      "----------------------------", "------------", "---------", "-----------"
-    if (libtorch)
-      printf "%s|%s|%s|%s|", "----------------------------", "--------------", \
-        "---------------", "------------------"
-    printf "\n"
-    for (k = 1; k <= n; k++) {
-      name = order[k]
-      ours = seconds["per_example", name]; rewritten = seconds["batched", name]
-      printf format, name, human(ours) prefix("per_example", name), human(rewritten),
-             ratio(ours, rewritten),
-             rewritten == "" ? "-" : sprintf("%.1e", error["batched", name])
-      if (libtorch) {
-        loop = seconds["torch_loop", name]; batched = seconds["torch_batched", name]
-        printf torch_format, human(loop) prefix("torch_loop", name), human(batched),
-               ratio(loop, rewritten),
-               ratio(batched, rewritten)
-      }
-      printf "\n"
-    }
-  }' "$work/per_example" "$work/batched" "$work/torch_loop" "$work/torch_batched"
+echo "=== Per-example loop vs. its clang-vmap rewrite, on $device (OMP_NUM_THREADS=${OMP_NUM_THREADS:-all cores}) ==="
+"$root/scripts/sample_table.sh" "$work"
 echo
 echo "per-example [n/N]: timed on the first n of N examples and scaled to N (each example"
 echo "costs the same). max error: largest |batched - per-example| / max(|per-example|, 1)."

@@ -44,8 +44,10 @@ std::vector<int64_t> fit_sizes(std::vector<int64_t> sizes, int64_t from, int64_t
   return sizes;
 }
 
-Tensor fit(const Value& v, int64_t levels, int64_t rank) {
-  const Tensor& t = v.physical();
+// v fitted (fit_sizes) and on `device`: the destination's, for a write (copy_ crosses
+// devices too), or the values' a mask selects (Note [C++ scalars follow the tensors]).
+Tensor fit(const Value& v, int64_t levels, int64_t rank, Device device) {
+  const Tensor t = v.physical().to(device);
   const std::vector<int64_t> sizes = fit_sizes(t.sizes().vec(), v.levels(), levels, rank);
   return sizes == t.sizes().vec() ? t : t.reshape(sizes);
 }
@@ -68,7 +70,7 @@ void write_into(const Tensor& destination, int64_t levels, const Value& value) {
                    levels);
   Tensor keep;
   if (const Value* mask = current_mask()) {
-    keep = fit(*mask, levels, rank);
+    keep = fit(*mask, levels, rank, destination.device());
     check_not_shared(destination, keep.sizes().vec(), levels);
   }
   // A pending value goes straight into the destination (Note [Pending values]).
@@ -77,7 +79,7 @@ void write_into(const Tensor& destination, int64_t levels, const Value& value) {
   };
   if (detail::store_pending(destination, value, fitted, keep)) return;
   detail::settle_before_write(destination);
-  Tensor source = fit(value, levels, rank);
+  Tensor source = fit(value, levels, rank, destination.device());
   if (source.dtype() != destination.dtype()) source = source.to(destination.dtype());
   if (keep.defined()) source = vmap::where(keep, source, destination);
   destination.copy_(source);
@@ -90,14 +92,15 @@ void scatter_into(const detail::Place& origin, const Value& value) {
   const int64_t levels = origin.base.levels();
   const int64_t rank = destination.dim() - levels;
   const int64_t dim = rules::wrap_logical_dim("store", origin.dim, rank) + levels;
-  const Tensor position = fit(origin.index, levels, rank);
+  const Device device = destination.device();
+  const Tensor position = fit(origin.index, levels, rank, device);
   std::vector<int64_t> shape(static_cast<std::size_t>(destination.dim()), 1);
   shape[static_cast<std::size_t>(dim)] = destination.size(dim);
-  Tensor hit = vmap::arange(destination.size(dim)).reshape(shape) == position;
-  Tensor source = fit(value, levels, rank - 1).unsqueeze(dim);
+  Tensor hit = vmap::arange(destination.size(dim), device).reshape(shape) == position;
+  Tensor source = fit(value, levels, rank - 1, device).unsqueeze(dim);
   check_not_shared(destination, hit.sizes().vec(), levels);
   check_not_shared(destination, source.sizes().vec(), levels);
-  if (const Value* mask = current_mask()) hit = hit & fit(*mask, levels, rank);
+  if (const Value* mask = current_mask()) hit = hit & fit(*mask, levels, rank, device);
   destination.copy_(vmap::where(hit, source.to(destination.dtype()), destination));
 }
 
@@ -162,7 +165,7 @@ Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
   values = values.expand(full);
   if (const Value* mask = current_mask()) {
     const Tensor identity = vmap::full({}, identity_of(op, values.dtype()), values.dtype());
-    values = vmap::where(fit(*mask, levels, rank), values, identity);
+    values = vmap::where(fit(*mask, levels, rank, values.device()), values, identity);
   }
   std::vector<int64_t> dims(static_cast<std::size_t>(levels - keep));
   std::iota(dims.begin(), dims.end(), keep);
@@ -301,7 +304,7 @@ std::pair<std::vector<T>, std::vector<bool>> examples_in_order(const Value& e) {
   for (int64_t k = 0; k < levels; ++k) full.push_back(level_size(k));
   const int64_t count = std::accumulate(full.begin(), full.end(), int64_t{1}, std::multiplies<>());
   if (e.numel() != 1) throw Error("vmap: a C++ scalar accumulator needs a scalar per example");
-  Tensor values = e.aligned(levels);
+  Tensor values = e.aligned(levels).to(kCPU);  // read on the host: device values come over
   std::vector<int64_t> own;
   for (int64_t k = 0; k < levels; ++k) own.push_back(values.size(k));
   values =
@@ -309,7 +312,7 @@ std::pair<std::vector<T>, std::vector<bool>> examples_in_order(const Value& e) {
   std::vector<T> data(values.data_ptr<T>(), values.data_ptr<T>() + count);
   std::vector<bool> runs(static_cast<std::size_t>(count), true);
   if (const Value* mask = current_mask()) {
-    Tensor keep = fit(*mask, levels, 0).expand(full).reshape({count}).to(kBool).contiguous();
+    Tensor keep = fit(*mask, levels, 0, kCPU).expand(full).reshape({count}).to(kBool).contiguous();
     const bool* flags = keep.data_ptr<bool>();
     for (int64_t k = 0; k < count; ++k) runs[static_cast<std::size_t>(k)] = flags[k];
   }

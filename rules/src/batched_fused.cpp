@@ -306,10 +306,11 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
   const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
     const Tensor slot = narrow_block(destination, block);
-    if (!keep.defined()) return store_block(*source, block, slot);
+    if (!keep.defined()) return store_block(*source, block, slot);  // copy_ moves devices
     Memo memo;
-    const Tensor result = evaluate_block(*source, block, memo);
-    slot.copy_(vmap::where(narrow_block(keep, block), result.to(destination.dtype()), slot));
+    // Pending values are computed on the CPU.
+    const Tensor result = evaluate_block(*source, block, memo).to(destination.dtype());
+    slot.copy_(vmap::where(narrow_block(keep, block), result.to(slot.device()), slot));
   });
   return true;
 }

@@ -77,6 +77,12 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
 PendingOperand operand_of(
     const Value& v, const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
 
+// operand_of for an operand of a pointwise op on `device` (where its other operands are):
+// a C++ scalar on the CPU follows them (Note [C++ scalars follow the tensors]).
+PendingOperand operand_on(
+    const Value& v, Device device,
+    const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
+
 // Writes the pending `value` (fitted to the destination by `reshape_sizes`) into
 // `destination` block by block, masked by `keep` (destination coordinates) when defined.
 // False (nothing written) when the value is not pending or reads the destination's bytes.

@@ -79,6 +79,17 @@ struct Input {
 };
 Value dispatch(std::size_t op, std::vector<Input> inputs);
 
+// Note [C++ scalars follow the tensors]
+// A C++ scalar (a literal, an induction variable, arithmetic on them) has no device in the
+// source; its tensor is made on the CPU. Where it meets device tensors it follows them, as
+// LibTorch's wrapped numbers do: one number joins as a 0-d CPU tensor (the runtime passes it
+// to the kernel by value), more (the induction index, a number per example) are copied to
+// the device. Pending values are computed on the CPU (Note [Pending values]).
+// Where `v` lives, without computing it.
+Device placed_on(const Value& v);
+// `v` on `device` when it is a C++ scalar on the CPU; otherwise `v` itself.
+Value follow_device(const Value& v, Device device);
+
 // Op-table indices resolved at compile time; a typo or a removed entry fails to compile.
 consteval std::size_t op_index(std::string_view name, rules::OpForm form, int arity = -1) {
   const std::size_t index = rules::find_op(name, form, arity);

@@ -36,8 +36,9 @@ Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
   const int64_t levels = std::max(a.levels(), b.levels());
   const bool integral = !vmap::detail::is_floating(dtype);
   if (op == CppOp::rem && !integral) throw Error("operator%: needs integer operands");
+  const Device device = placed_on(a) != kCPU ? placed_on(a) : placed_on(b);
   auto operand = [&](const Value& v) {
-    return detail::operand_of(scalar_cast_to(v, dtype), [&](std::vector<int64_t> sizes) {
+    return detail::operand_on(scalar_cast_to(v, dtype), device, [&](std::vector<int64_t> sizes) {
       sizes.insert(sizes.begin() + v.levels(), static_cast<std::size_t>(levels - v.levels()), 1);
       return sizes;
     });
@@ -146,6 +147,9 @@ Value Value::unsqueeze(int64_t dim) const { return dispatch(member_op("unsqueeze
 Value Value::squeeze() const { return dispatch(member_op("squeeze", 1), {*this}); }
 Value Value::squeeze(int64_t dim) const { return dispatch(member_op("squeeze", 2), {*this, dim}); }
 Value Value::expand(IntList sizes) const { return dispatch(member_op("expand"), {*this, sizes}); }
+Value Value::expand_as(const Value& other) const {
+  return dispatch(member_op("expand_as"), {*this, other});
+}
 Value Value::reshape(IntList sizes) const { return dispatch(member_op("reshape"), {*this, sizes}); }
 Value Value::view(IntList sizes) const { return dispatch(member_op("view"), {*this, sizes}); }
 Value Value::transpose(int64_t dim0, int64_t dim1) const {
@@ -157,10 +161,16 @@ Value Value::flatten(int64_t start_dim, int64_t end_dim) const {
   return dispatch(member_op("flatten"), {*this, start_dim, end_dim});
 }
 Value Value::movedim(int64_t source, int64_t destination) const {
-  return dispatch(free_op("movedim"), {*this, source, destination});
+  return dispatch(op_index("movedim", member, {ArgKind::tensor, ArgKind::dim, ArgKind::dim}),
+                  {*this, source, destination});
 }
-Value Value::triu(int64_t diagonal) const { return dispatch(free_op("triu"), {*this, diagonal}); }
-Value Value::tril(int64_t diagonal) const { return dispatch(free_op("tril"), {*this, diagonal}); }
+Value Value::movedim(IntList source, IntList destination) const {
+  return dispatch(
+      op_index("movedim", member, {ArgKind::tensor, ArgKind::dim_list, ArgKind::dim_list}),
+      {*this, source, destination});
+}
+Value Value::triu(int64_t diagonal) const { return dispatch(member_op("triu"), {*this, diagonal}); }
+Value Value::tril(int64_t diagonal) const { return dispatch(member_op("tril"), {*this, diagonal}); }
 
 Value Value::sum() const { return dispatch(member_op("sum", 1), {*this}); }
 Value Value::sum(int64_t dim, bool keepdim) const {
@@ -206,22 +216,22 @@ Value Value::all(int64_t dim, bool keepdim) const {
 }
 Value Value::softmax(int64_t dim) const { return dispatch(free_op("softmax"), {*this, dim}); }
 Value Value::log_softmax(int64_t dim) const {
-  return dispatch(free_op("log_softmax"), {*this, dim});
+  return dispatch(member_op("log_softmax"), {*this, dim});
 }
 
 Value Value::matmul(const Value& other) const {
   return dispatch(member_op("matmul"), {*this, other});
 }
-Value Value::mm(const Value& other) const { return dispatch(free_op("mm"), {*this, other}); }
-Value Value::mv(const Value& other) const { return dispatch(free_op("mv"), {*this, other}); }
-Value Value::bmm(const Value& other) const { return dispatch(free_op("bmm"), {*this, other}); }
-Value Value::dot(const Value& other) const { return dispatch(free_op("dot"), {*this, other}); }
+Value Value::mm(const Value& other) const { return dispatch(member_op("mm"), {*this, other}); }
+Value Value::mv(const Value& other) const { return dispatch(member_op("mv"), {*this, other}); }
+Value Value::bmm(const Value& other) const { return dispatch(member_op("bmm"), {*this, other}); }
+Value Value::dot(const Value& other) const { return dispatch(member_op("dot"), {*this, other}); }
 
 Value Value::sqrt() const { return cmath(member_op("sqrt"), *this); }
 Value Value::exp() const { return cmath(member_op("exp"), *this); }
 Value Value::log() const { return cmath(member_op("log"), *this); }
-Value Value::sin() const { return cmath(free_op("sin"), *this); }
-Value Value::cos() const { return cmath(free_op("cos"), *this); }
+Value Value::sin() const { return cmath(member_op("sin"), *this); }
+Value Value::cos() const { return cmath(member_op("cos"), *this); }
 Value Value::tanh() const { return cmath(member_op("tanh"), *this); }
 Value Value::sigmoid() const { return dispatch(member_op("sigmoid"), {*this}); }
 Value Value::relu() const { return dispatch(member_op("relu"), {*this}); }
@@ -232,6 +242,32 @@ Value Value::logical_not() const { return batched::logical_not(*this); }
 Value Value::pow(const Value& exponent) const { return batched::pow(*this, exponent); }
 Value Value::clamp(const Value& min, const Value& max) const {
   return dispatch(member_op("clamp"), {*this, min, max});
+}
+Value Value::add(const Value& other, vmap::detail::Scalar alpha) const {
+  return dispatch(member_op("add"), {*this, other, alpha});
+}
+Value Value::sub(const Value& other, vmap::detail::Scalar alpha) const {
+  return dispatch(member_op("sub"), {*this, other, alpha});
+}
+Value Value::mul(const Value& other) const { return dispatch(member_op("mul"), {*this, other}); }
+Value Value::div(const Value& other) const { return dispatch(member_op("div"), {*this, other}); }
+Value Value::maximum(const Value& other) const {
+  return dispatch(member_op("maximum"), {*this, other});
+}
+Value Value::minimum(const Value& other) const {
+  return dispatch(member_op("minimum"), {*this, other});
+}
+Value Value::eq(const Value& other) const { return dispatch(member_op("eq"), {*this, other}); }
+Value Value::ne(const Value& other) const { return dispatch(member_op("ne"), {*this, other}); }
+Value Value::lt(const Value& other) const { return dispatch(member_op("lt"), {*this, other}); }
+Value Value::le(const Value& other) const { return dispatch(member_op("le"), {*this, other}); }
+Value Value::gt(const Value& other) const { return dispatch(member_op("gt"), {*this, other}); }
+Value Value::ge(const Value& other) const { return dispatch(member_op("ge"), {*this, other}); }
+Value Value::logical_and(const Value& other) const {
+  return dispatch(member_op("logical_and"), {*this, other});
+}
+Value Value::logical_or(const Value& other) const {
+  return dispatch(member_op("logical_or"), {*this, other});
 }
 
 const Value& Value::copy_(const Value& src) const {
@@ -260,8 +296,12 @@ Value& Value::operator/=(const Value& other) {
 
 // --- free functions ------------------------------------------------------------------------
 
-Value add(const Value& a, const Value& b) { return dispatch(free_op("add"), {a, b}); }
-Value sub(const Value& a, const Value& b) { return dispatch(free_op("sub"), {a, b}); }
+Value add(const Value& a, const Value& b, vmap::detail::Scalar alpha) {
+  return dispatch(free_op("add"), {a, b, alpha});
+}
+Value sub(const Value& a, const Value& b, vmap::detail::Scalar alpha) {
+  return dispatch(free_op("sub"), {a, b, alpha});
+}
 Value mul(const Value& a, const Value& b) { return dispatch(free_op("mul"), {a, b}); }
 Value div(const Value& a, const Value& b) { return dispatch(free_op("div"), {a, b}); }
 Value maximum(const Value& a, const Value& b) { return dispatch(free_op("maximum"), {a, b}); }
@@ -382,6 +422,9 @@ Value permute(const Value& x, vmap::detail::IntList dims) {
   return dispatch(free_op("permute"), {x, dims});
 }
 Value movedim(const Value& x, int64_t source, int64_t destination) {
+  return x.movedim(source, destination);
+}
+Value movedim(const Value& x, vmap::detail::IntList source, vmap::detail::IntList destination) {
   return x.movedim(source, destination);
 }
 Value flatten(const Value& x, int64_t start_dim, int64_t end_dim) {

@@ -102,7 +102,7 @@ bool is_pointwise(RuleId rule) {
 // Pointwise op over Values with `levels` level dims: broadcasting does the batching. The op
 // may stay pending (Note [Pending values]); the operands are brought to `levels` level dims
 // and a common logical rank, the promoted ones cast to the result type inside the node.
-Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels) {
+Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels, Device device) {
   int64_t max_rank = 0;
   for (const Input& input : inputs)
     if (const auto* v = std::get_if<Value>(&input.value); v && v->defined() && !v->is_cpp_scalar())
@@ -141,11 +141,12 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
     }
     const int64_t pad = max_rank - (v->is_cpp_scalar() ? 0 : logical_rank(*v));
     const int64_t own_levels = v->levels();
-    operands.push_back(detail::operand_of(*v, [=](std::vector<int64_t> sizes) {
+    auto to_rank = [=](std::vector<int64_t> sizes) {
       sizes.insert(sizes.begin() + own_levels, static_cast<std::size_t>(levels - own_levels), 1);
       sizes.insert(sizes.begin() + levels, static_cast<std::size_t>(std::max<int64_t>(pad, 0)), 1);
       return sizes;
-    }));
+    };
+    operands.push_back(detail::operand_on(*v, device, to_rank));
     const bool cast =
         dtype && std::ranges::find(promoted, position) != promoted.end() && v->dtype() != *dtype;
     casts.push_back(cast ? dtype : std::nullopt);
@@ -304,6 +305,28 @@ Value Value::item_as(Dtype dtype) const {
   return Access::make(scalars.to(dtype), levels_, true);
 }
 
+Device placed_on(const Value& v) {
+  return !v.defined() || Access::pending(v) ? kCPU : v.physical().device();
+}
+
+Value follow_device(const Value& v, Device device) {
+  if (device == kCPU || !v.is_cpp_scalar() || placed_on(v) == device) return v;
+  return Access::make(v.physical().to(device), v.levels(), true);
+}
+
+namespace detail {
+
+PendingOperand operand_on(
+    const Value& v, Device device,
+    const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes) {
+  const bool one_number = product(Access::physical_sizes(v)) == 1;
+  if (device != kCPU && v.is_cpp_scalar() && placed_on(v) == kCPU && one_number)
+    return v.physical().reshape({});  // passed to the kernel by value
+  return operand_of(follow_device(v, device), reshape_sizes);
+}
+
+}  // namespace detail
+
 Value scalar_cast_to(const Value& value, Dtype dtype) {
   const Tensor& physical = value.physical();
   return Access::make(physical.dtype() == dtype ? physical : physical.to(dtype), value.levels(),
@@ -322,8 +345,24 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
     }
   };
   visit_values([&](const Value& v) { levels = std::max(levels, v.levels()); });
+  Device device = kCPU;  // kCUDA when a Value is there
+  visit_values([&](const Value& v) {
+    if (placed_on(v) != kCPU) device = placed_on(v);
+  });
   const RuleId rule = kOpTable[op].rule;
-  if (is_pointwise(rule)) return pointwise(op, inputs, levels);
+  if (is_pointwise(rule)) return pointwise(op, inputs, levels, device);
+  // Note [C++ scalars follow the tensors]. Emplaced: assigning a Value under a mask merges.
+  if (device != kCPU) {
+    for (Input& input : inputs) {
+      if (const auto* v = std::get_if<Value>(&input.value)) {
+        input.value.emplace<Value>(follow_device(*v, device));
+      } else if (const auto* list = std::get_if<std::vector<Value>>(&input.value)) {
+        std::vector<Value> followed;
+        for (const Value& item : *list) followed.push_back(follow_device(item, device));
+        input.value.emplace<std::vector<Value>>(std::move(followed));
+      }
+    }
+  }
   if (is_reduction(rule))
     if (std::optional<Value> reduced = detail::reduce_pending(op, inputs)) return *reduced;
 

@@ -41,9 +41,16 @@ BatchedResult shift_dims_rule(std::size_t op, const CallArgs& args) {
   const bool adds_dim = kOpTable[op].rule == RuleId::unsqueeze;
   const std::string name = name_of(op);
   std::vector<std::pair<std::size_t, Arg>> replaced{{0, plain(front)}};
-  for (std::size_t i = 1; i < kOpTable[op].arity; ++i)
-    if (kOpTable[op].param(i) == ArgKind::dim && args.given(i))
+  for (std::size_t i = 1; i < kOpTable[op].arity; ++i) {
+    if (!args.given(i)) continue;
+    if (kOpTable[op].param(i) == ArgKind::dim)
       replaced.emplace_back(i, wrap_shifted(name, args.integer(i), rank + (adds_dim ? 1 : 0)));
+    if (kOpTable[op].param(i) == ArgKind::dim_list) {  // movedim({...}, {...})
+      std::vector<int64_t> dims;
+      for (int64_t dim : args.integers(i)) dims.push_back(wrap_shifted(name, dim, rank));
+      replaced.emplace_back(i, std::move(dims));
+    }
+  }
   // On a 0-d example every dim wraps to 0: squeeze, transpose, movedim leave it as it is.
   if (rank == 0 && !adds_dim) return {front, 0};
   std::vector<Arg> shifted(args.size());
@@ -168,6 +175,12 @@ BatchedResult squeeze_all_rule(std::size_t, const CallArgs& args) {
 }
 BatchedResult expand_rule(std::size_t, const CallArgs& args) {
   return expand_batch_rule(args.tensor(0), args.tensor_arg(0).bdim, args.integers(1));
+}
+// Only other's per-example shape matters, and it is the same for every example.
+BatchedResult expand_as_rule(std::size_t, const CallArgs& args) {
+  const TensorArg& other = args.tensor_arg(1);
+  return expand_batch_rule(args.tensor(0), args.tensor_arg(0).bdim,
+                           logical_sizes(other.value, other.bdim));
 }
 BatchedResult reshape_rule(std::size_t op, const CallArgs& args) {
   if (auto result = unbatched(op, args)) return *result;  // view() keeps its own checks

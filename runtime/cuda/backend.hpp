@@ -26,8 +26,9 @@ inline constexpr int device_max_operands = 4;  // output + 3 inputs, as the CPU 
 // device by name: (engine op name, input count) -> DeviceOp (runtime/cuda/device_ops.cpp), and
 // scalar_functors.hpp holds one host/device functor per DeviceOp with the CPU functor's exact
 // semantics (wrapping integers, NaN-propagating max/min, saturating float->int conversion).
-// Forms whose meaning is not fixed by name and arity (clamp with one bound, add with alpha)
-// are refused on the device with a vmap::Error rather than guessed.
+// Ops pass what changes an op's meaning as an operand (add's alpha, clamp's missing bound), so
+// name and arity fix the form; a table entry may still refuse a functor with captured state
+// (a vmap::Error) rather than guess what it means.
 enum class DeviceOp : uint8_t {
   fill,     // out = constant
   convert,  // out = in0 converted to out's dtype (copy_, to)
@@ -37,6 +38,8 @@ enum class DeviceOp : uint8_t {
   neg, abs, relu, sign, sqrt, exp, log, sin, cos, tanh, sigmoid,
   where,  // out = in0 ? in1 : in2
   clamp,  // out = min(max(in0, in1), in2), NaN in0 kept
+  div_trunc, remainder_trunc,  // C++ `/` and `%` (truncating for integers)
+  add_scaled, sub_scaled,      // in0 + in2 * in1, in0 - in2 * in1 (add / sub with alpha)
 };
 
 // One elementwise launch: out = op(in...) over a collapsed strided loop (plan_loop's), the

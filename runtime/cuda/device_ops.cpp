@@ -20,8 +20,8 @@ struct NamedOp {
   std::string_view name;
   int arity;
   DeviceOp op;
-  // The engine's functor for this name may carry state that changes its meaning (add's
-  // alpha); such forms are refused instead of run as the plain op.
+  // The engine's functor for this name may carry state that changes its meaning (a captured
+  // factor, say); such forms are refused instead of run as the plain op.
   bool stateless_only = false;
 };
 
@@ -30,8 +30,12 @@ constexpr NamedOp named_ops[] = {
     {"copy_", 1, DeviceOp::convert},
     {"add", 2, DeviceOp::add, true},
     {"add_", 2, DeviceOp::add, true},
+    {"add", 3, DeviceOp::add_scaled, true},
     {"sub", 2, DeviceOp::sub, true},
     {"sub_", 2, DeviceOp::sub, true},
+    {"sub", 3, DeviceOp::sub_scaled, true},
+    {"div_trunc", 2, DeviceOp::div_trunc},
+    {"remainder_trunc", 2, DeviceOp::remainder_trunc},
     {"mul", 2, DeviceOp::mul},
     {"mul_", 2, DeviceOp::mul},
     {"div", 2, DeviceOp::div},

@@ -68,6 +68,27 @@ struct Div {  // true division: the CPU promotes to a floating type first
   template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return a / b; }
 };
+// C++'s `/` and `%` on the batched side (pointwise.cpp's div_trunc, remainder_trunc): integers
+// truncate (x / -1 wraps, x % -1 is 0; the host refuses zero divisors first), floats divide
+// truly and take fmod.
+struct DivTrunc {
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return b == T(-1) ? wrapping(T(0), a, '-') : T(a / b);
+    else return a / b;
+  }
+};
+// add / sub with alpha: the factor comes as the third operand, x + factor * y (x - ...).
+struct AddScaled {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b, T factor) const {
+    return Add{}(a, Mul{}(factor, b));
+  }
+};
+struct SubScaled {
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b, T factor) const {
+    return Sub{}(a, Mul{}(factor, b));
+  }
+};
 struct Maximum {
   template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
     return a != a ? a : b != b ? b : a > b ? a : b;
@@ -174,6 +195,14 @@ VMAP_FLOAT_FUNCTOR(Tanh, VMAP_MATH(tanh)(x))
 VMAP_FLOAT_FUNCTOR(Sigmoid, T(1) / (T(1) + VMAP_MATH(exp)(-x)))
 #undef VMAP_FLOAT_FUNCTOR
 
+struct RemainderTrunc {
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return b == T(-1) ? T(0) : T(a % b);
+    else return VMAP_MATH(fmod)(a, b);
+  }
+};
+
 struct Where {
   template <class T> VMAP_HOST_DEVICE T operator()(bool condition, T a, T b) const {
     return condition ? a : b;
@@ -274,6 +303,10 @@ bool visit_device_op(DeviceOp op, Dtype out, const Dtype* in, int inputs, Visito
     case DeviceOp::sub: return uniform(Sub{}, two);
     case DeviceOp::mul: return uniform(Mul{}, two);
     case DeviceOp::div: return uniform(Div{}, two);
+    case DeviceOp::div_trunc: return uniform(DivTrunc{}, two);
+    case DeviceOp::remainder_trunc: return uniform(RemainderTrunc{}, two);
+    case DeviceOp::add_scaled: return uniform(AddScaled{}, three);
+    case DeviceOp::sub_scaled: return uniform(SubScaled{}, three);
     case DeviceOp::maximum: return uniform(Maximum{}, two);
     case DeviceOp::minimum: return uniform(Minimum{}, two);
     case DeviceOp::pow: return uniform(Pow{}, two);

@@ -160,14 +160,26 @@ void softmax_line(const T* in, int64_t in_stride, T* out, int64_t out_stride, in
   }
 }
 
+// On the device: the same steps as softmax_line, each a device op (the sum accumulates in
+// the input's type there, not in double).
+template <bool is_log>
+Tensor device_softmax(const Tensor& self, IntList dims) {
+  const Tensor shifted = self - amax(self, dims, true);
+  const Tensor sum_of_exps = sum(exp(shifted), dims, true);
+  return is_log ? shifted - log(sum_of_exps) : exp(shifted) / sum_of_exps;
+}
+
 template <bool is_log>
 Tensor softmax_impl(const char* op, const Tensor& self, int64_t dim) {
   const TensorImpl& impl = impl_of(self, op);
-  check_cpu(op, self);
   if (!is_floating(self.dtype()))
     fail(op, "expected a floating point tensor, but got ", self.dtype());
   const int64_t rank = self.dim();
   const int64_t wrapped = wrap_dim(op, dim, rank);
+  if (impl.device() != kCPU) {
+    if (self.numel() == 0) return empty_tensor(self.sizes(), self.dtype(), self.device());
+    return device_softmax<is_log>(self, rank == 0 ? IntList() : IntList(wrapped));
+  }
   Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   if (self.numel() == 0) return out;
   const int64_t count = rank == 0 ? 1 : impl.sizes[wrapped];

@@ -561,10 +561,28 @@ Tensor extreme(const char* op, const Tensor& self, IntList dims, bool keepdim) {
   });
 }
 
+// Note [Index reductions on the device]
+// argmax/argmin of CUDA tensors are composed of device ops: the extreme along the dim, the
+// positions that hold it, the first of them. The CPU's semantics follow: the first occurrence
+// wins, and a NaN counts as the extreme (amax/amin propagate it, and only NaNs then match).
+template <bool is_max>
+Tensor device_arg_extreme(const Tensor& input, int64_t dim, IntList out_sizes) {
+  if (input.dim() == 0) return zeros(out_sizes, TensorOptions(kInt64).device(input.device()));
+  dim = wrap_dim(is_max ? "argmax" : "argmin", dim, input.dim());
+  const int64_t count = input.size(dim);
+  const Tensor extreme = is_max ? amax(input, dim, true) : amin(input, dim, true);
+  const Tensor holds_extreme = logical_or(eq(input, extreme), ne(input, input));
+  Dims position_shape;
+  position_shape.resize(static_cast<size_t>(input.dim()), 1);
+  position_shape[static_cast<size_t>(dim)] = count;
+  const Tensor positions = arange(count).view(position_shape).to(input.device());
+  return amin(where(holds_extreme, positions, count), dim).reshape(out_sizes);
+}
+
 template <bool is_max>
 Tensor arg_extreme(const char* op, const Tensor& self, std::optional<int64_t> dim,
                    bool keepdim) {
-  checked_input(op, self);
+  impl_of(self, op);
   if (self.dtype() == kBool) fail(op, "not implemented for 'Bool'");
   // Without a dim: positions in the flattened (row-major) tensor.
   const Tensor input = dim ? self : self.contiguous().reshape({self.numel()});
@@ -575,6 +593,8 @@ Tensor arg_extreme(const char* op, const Tensor& self, std::optional<int64_t> di
     plan.out_sizes.assign({});
     for (int64_t d = 0; keepdim && d < self.dim(); ++d) plan.out_sizes.push_back(1);
   }
+  if (self.device() != kCPU)
+    return device_arg_extreme<is_max>(input, reduce_dim, plan.out_sizes);
   return visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) -> Tensor {
     if constexpr (!std::is_same_v<T, bool>)
       return reduce<T, int64_t>(input, plan, ArgReducer<T, is_max>{});
@@ -584,6 +604,11 @@ Tensor arg_extreme(const char* op, const Tensor& self, std::optional<int64_t> di
 
 template <bool is_any>
 Tensor logical(const char* op, const Tensor& self, IntList dims, bool keepdim) {
+  if (impl_of(self, op).device() != kCPU) {  // counts of the deciding elements, on the device
+    const Tensor deciding = is_any ? ne(self, 0) : eq(self, 0);
+    const Tensor count = sum_impl(deciding, dims, keepdim);
+    return is_any ? gt(count, 0) : eq(count, 0);
+  }
   const ReducePlan plan = plan_reduction(op, checked_input(op, self), dims, keepdim);
   return visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     return reduce<T, bool>(self, plan, LogicalReducer<T, is_any>{});

@@ -15,11 +15,17 @@ bool skipped_by_cat(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
 template <bool upper>
 Tensor triangle(const char* op, const Tensor& self, int64_t diagonal) {
   const TensorImpl& impl = impl_of(self, op);
-  check_cpu(op, self);
   const int64_t rank = self.dim();
   if (rank < 2) fail(op, "input tensor must have at least 2 dimensions, but got ", self.sizes());
-  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   const int64_t rows = impl.sizes[rank - 2], cols = impl.sizes[rank - 1];
+  if (impl.device() != kCPU) {
+    // One where() on the device, its [rows, cols] mask made here: kept where j - i >= diagonal
+    // (triu) or j - i <= diagonal (tril).
+    const Tensor offsets = arange(cols).unsqueeze(0) - arange(rows).unsqueeze(1);
+    const Tensor kept = upper ? offsets >= diagonal : offsets <= diagonal;
+    return where(kept.to(impl.device()), self, scalar_tensor(0, self.dtype()));
+  }
+  Tensor out = empty_tensor(self.sizes(), self.dtype(), self.device());
   if (self.numel() == 0) return out;
   const int64_t row_stride = impl.strides[rank - 2], col_stride = impl.strides[rank - 1];
   const int64_t matrices = self.numel() / (rows * cols);

@@ -213,12 +213,15 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
   }
   if (subtract && alpha.is_integral() && alpha.to_int64() == 1)
     return binary(name, a, b, SubOp{}, dtype);
+  // alpha is an operand, not captured state, so the device runs the same form (Note [Device
+  // ops]): (name, 3 inputs) is x + alpha * y, or x - alpha * y.
+  const Tensor factor = detail::scalar_tensor(alpha, dtype);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    const T factor = alpha.to<T>();
-    return elementwise<T, T, T>(name, {a.as(dtype), b.as(dtype)}, [factor, subtract](T x, T y) {
-      const T scaled = MulOp{}(factor, y);
-      return subtract ? SubOp{}(x, scaled) : AddOp{}(x, scaled);
-    });
+    if (subtract)
+      return elementwise<T, T, T, T>(name, {a.as(dtype), b.as(dtype), factor},
+                                     [](T x, T y, T f) { return SubOp{}(x, MulOp{}(f, y)); });
+    return elementwise<T, T, T, T>(name, {a.as(dtype), b.as(dtype), factor},
+                                   [](T x, T y, T f) { return AddOp{}(x, MulOp{}(f, y)); });
   });
 }
 
@@ -242,13 +245,21 @@ Tensor clamp_args(const Tensor& self, const std::optional<Arg>& lo, const std::o
   if (lo) operands.push_back(lo->operand);
   if (hi) operands.push_back(hi->operand);
   dtype = detail::result_type(operands);
+  // A missing bound is the widest one of the dtype, so both forms are one three-operand op
+  // (a captured bound could not run on the device: Note [Device ops]).
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    auto above = [](T x, T bound) { return x != x ? x : (x < bound ? bound : x); };
-    auto below = [](T x, T bound) { return x != x ? x : (x > bound ? bound : x); };
-    if (!hi) return elementwise<T, T, T>("clamp", {self.to(dtype), lo->as(dtype)}, above);
-    if (!lo) return elementwise<T, T, T>("clamp", {self.to(dtype), hi->as(dtype)}, below);
-    return elementwise<T, T, T, T>("clamp", {self.to(dtype), lo->as(dtype), hi->as(dtype)},
-                                   [=](T x, T l, T h) { return below(above(x, l), h); });
+    using limits = std::numeric_limits<T>;
+    const Tensor no_lower = detail::scalar_tensor(
+        limits::has_infinity ? -limits::infinity() : limits::lowest(), dtype);
+    const Tensor no_upper = detail::scalar_tensor(
+        limits::has_infinity ? limits::infinity() : limits::max(), dtype);
+    return elementwise<T, T, T, T>("clamp", {self.to(dtype), lo ? lo->as(dtype) : no_lower,
+                                             hi ? hi->as(dtype) : no_upper},
+                                   [](T x, T l, T h) {
+                                     if (x != x) return x;  // NaN stays
+                                     const T raised = x < l ? l : x;
+                                     return raised > h ? h : raised;
+                                   });
   });
 }
 
@@ -275,15 +286,8 @@ Tensor bitwise(const char* name, const Tensor& a, const Tensor& b, bool is_and) 
   });
 }
 
-// Any element satisfying pred (reads every element; for small validation scans).
-template <class T, class Pred>
-bool any_element(const Tensor& tensor, Pred pred) {
-  bool found = false;
-  Tensor flags = elementwise<bool, T>("scan", {tensor}, [pred](T x) { return pred(x); });
-  const bool* data = flags.data_ptr<bool>();
-  for (int64_t k = 0; k < flags.numel() && !found; ++k) found = data[k];
-  return found;
-}
+// Whether an integer divisor has a zero (on either device: any() is a device reduction).
+bool has_zero(const Tensor& divisor) { return any(eq(divisor, 0)).item<bool>(); }
 
 }  // namespace
 
@@ -565,8 +569,7 @@ Tensor div_trunc(const Tensor& a, const Tensor& b) {
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if constexpr (is_int<T>) {
       const Tensor divisor = b.to(dtype);
-      if (any_element<T>(divisor, [](T x) { return x == 0; }))
-        fail("div_trunc", "integer division by zero");
+      if (has_zero(divisor)) fail("div_trunc", "integer division by zero");
       return elementwise<T, T, T>("div_trunc", {a.to(dtype), divisor}, [](T x, T y) {
         return y == -1 ? wrapping(T(0), x, '-') : T(x / y);
       });
@@ -582,8 +585,7 @@ Tensor remainder_trunc(const Tensor& a, const Tensor& b) {
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const Tensor divisor = b.to(dtype);
     if constexpr (is_int<T>) {
-      if (any_element<T>(divisor, [](T x) { return x == 0; }))
-        fail("remainder_trunc", "integer division by zero");
+      if (has_zero(divisor)) fail("remainder_trunc", "integer division by zero");
       return elementwise<T, T, T>("remainder_trunc", {a.to(dtype), divisor},
                                   [](T x, T y) { return y == -1 ? T(0) : T(x % y); });
     } else if constexpr (std::is_floating_point_v<T>) {

@@ -6,6 +6,10 @@
 // Without --compare it prints the per-example time alone. --record F appends each case's
 // name, time (seconds, whole problem), max error, examples run and examples to F, tab
 // separated: scripts/demo.sh joins the records of all builds into its table.
+// --device cuda puts every case's inputs and outputs on the GPU (sample::device()); saved
+// and compared outputs are brought to the CPU, so a device run compares against a CPU
+// reference. Without a usable device it says why and exits 77 (CTest's SKIP_RETURN_CODE).
+// --check-only compares without timing (the emulated device of the tests is slow).
 //
 // The same driver also runs the samples built against LibTorch (torch_shim/): the loop as
 // written there saves, the hand-batched LibTorch code (torch_batched/) compares.
@@ -41,6 +45,9 @@ struct Measurement {
   Tensor output;          // of the first `count` examples
 };
 
+// The exit status of a run asked for a device it cannot use (CTest's SKIP_RETURN_CODE).
+constexpr int kSkipped = 77;
+
 // Floats must agree within 1e-4 relative (SPEC 1); integers and bools exactly.
 constexpr double kTolerance = 1e-4;
 
@@ -64,7 +71,7 @@ std::string format_seconds(double s) {
 }
 
 void save(std::ostream& out, const std::string& name, const Measurement& m) {
-  const Tensor values = m.output.to(vmap::kFloat64).contiguous();
+  const Tensor values = m.output.to(vmap::kCPU).to(vmap::kFloat64).contiguous();
   out << name << '\n'
       << m.examples << ' ' << m.count << ' ' << m.seconds << ' '
       << dtype_code(m.output) << ' ' << m.output.dim();
@@ -101,7 +108,7 @@ std::map<std::string, Measurement> load(std::istream& in) {
 double max_error(const Tensor& actual, const Tensor& expected) {
   if (actual.dtype() != expected.dtype() || actual.sizes() != expected.sizes())
     return std::numeric_limits<double>::infinity();
-  const Tensor a = actual.to(vmap::kFloat64).contiguous();
+  const Tensor a = actual.to(vmap::kCPU).to(vmap::kFloat64).contiguous();
   const Tensor b = expected.to(vmap::kFloat64).contiguous();
   const double* pa = a.data_ptr<double>();
   const double* pb = b.data_ptr<double>();
@@ -156,7 +163,8 @@ void record(std::ostream& out, const std::string& name, const Measurement& m, do
 
 int usage(const char* program) {
   std::fprintf(stderr,
-               "usage: %s [--save FILE | --compare FILE] [--record FILE] [--budget SECONDS]\n",
+               "usage: %s [--save FILE | --compare FILE [--check-only]] [--record FILE]\n"
+               "          [--budget SECONDS] [--device cpu|cuda]\n",
                program);
   return 2;
 }
@@ -168,15 +176,31 @@ int main(int argc, char** argv) {
   std::string compare_path;
   std::string record_path;
   double budget_s = 0.5;
+  std::string_view device_name = "cpu";
+  bool check_only = false;
   for (int k = 1; k < argc; ++k) {
     const std::string_view flag = argv[k];
+    if (flag == "--check-only") {
+      check_only = true;
+      continue;
+    }
     if (k + 1 == argc) return usage(argv[0]);
     if (flag == "--save") save_path = argv[++k];
     else if (flag == "--compare") compare_path = argv[++k];
     else if (flag == "--record") record_path = argv[++k];
     else if (flag == "--budget") budget_s = std::atof(argv[++k]);
+    else if (flag == "--device") device_name = argv[++k];
     else return usage(argv[0]);
   }
+  if (device_name != "cpu" && device_name != "cuda") return usage(argv[0]);
+  if (check_only && compare_path.empty()) return usage(argv[0]);
+  const vmap::Device device =
+      device_name == "cuda" ? vmap::Device(vmap::kCUDA) : vmap::Device(vmap::kCPU);
+  if (const std::string why = sample::device_unusable(device); !why.empty()) {
+    std::fprintf(stderr, "skipped: --device cuda: %s\n", why.c_str());
+    return kSkipped;
+  }
+  sample::set_device(device);
 
   std::map<std::string, Measurement> references;
   if (!compare_path.empty()) {
@@ -196,30 +220,37 @@ int main(int argc, char** argv) {
   int status = 0;
   for (const sample::MakeCases make_cases : sample::registered()) {
     for (const sample::Case& c : make_cases()) {
-      if (compare_path.empty()) {
-        const Measurement m = measure_per_example(c, budget_s);
-        if (saved.is_open()) save(saved, c.name, m);
-        if (records.is_open()) record(records, c.name, m, 0);
-        print_row(c.name, m, std::nullopt, 0);
-        continue;
-      }
-      const auto reference = references.find(c.name);
-      if (reference == references.end()) {
-        std::fprintf(stderr, "%s: no per-example result in %s\n", c.name.c_str(),
-                     compare_path.c_str());
-        return 2;
-      }
-      const Measurement& expected = reference->second;
-      const double error = max_error(c.run(expected.count), expected.output);
-      const bool exact = !is_floating(expected.output);
-      if (exact ? error != 0 : !(error <= kTolerance)) {
-        std::fprintf(stderr, "%s: batched result differs from the per-example one "
-                     "(max error %.3g)\n", c.name.c_str(), error);
+      try {  // a failing case (an op refused on the device, say) must not hide the others
+        if (compare_path.empty()) {
+          const Measurement m = measure_per_example(c, budget_s);
+          if (saved.is_open()) save(saved, c.name, m);
+          if (records.is_open()) record(records, c.name, m, 0);
+          print_row(c.name, m, std::nullopt, 0);
+          continue;
+        }
+        const auto reference = references.find(c.name);
+        if (reference == references.end()) {
+          std::fprintf(stderr, "%s: no per-example result in %s\n", c.name.c_str(),
+                       compare_path.c_str());
+          return 2;
+        }
+        const Measurement& expected = reference->second;
+        const double error = max_error(c.run(expected.count), expected.output);
+        const bool exact = !is_floating(expected.output);
+        if (exact ? error != 0 : !(error <= kTolerance)) {
+          std::fprintf(stderr, "%s: batched result differs from the per-example one "
+                       "(max error %.3g)\n", c.name.c_str(), error);
+          status = 1;
+        }
+        if (check_only) continue;
+        Measurement batched{c.examples, c.examples,
+                            sample::median_seconds(c, c.examples, budget_s)};
+        if (records.is_open()) record(records, c.name, batched, error);
+        print_row(c.name, expected, batched.seconds, error);
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s: %s\n", c.name.c_str(), error.what());
         status = 1;
       }
-      Measurement batched{c.examples, c.examples, sample::median_seconds(c, c.examples, budget_s)};
-      if (records.is_open()) record(records, c.name, batched, error);
-      print_row(c.name, expected, batched.seconds, error);
     }
   }
   return status;

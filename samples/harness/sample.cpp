@@ -10,15 +10,20 @@ std::vector<MakeCases>& registry() {
   static std::vector<MakeCases> samples;
   return samples;
 }
+vmap::Device current_device = vmap::kCPU;
 }  // namespace
 
 Registration::Registration(MakeCases make_cases) { registry().push_back(make_cases); }
 
 const std::vector<MakeCases>& registered() { return registry(); }
 
+vmap::Device device() { return current_device; }
+void set_device(vmap::Device device) { current_device = device; }
+
 double seconds_of(const std::function<void()>& run) {
   const auto start = std::chrono::steady_clock::now();
   run();
+  synchronize();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 

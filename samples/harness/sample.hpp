@@ -30,7 +30,18 @@ struct Registration {
 };
 const std::vector<MakeCases>& registered();
 
-// Seconds of wall time `run` takes.
+// Where the cases put their inputs and outputs (the driver's --device, default the CPU).
+// Only the cases' set-up reads it; the sample loops follow their tensors.
+vmap::Device device();
+void set_device(vmap::Device device);
+// Why tensors cannot be made on `device` here, empty when they can (harness/device_*.cpp:
+// one for our runtime, one for LibTorch).
+std::string device_unusable(vmap::Device device);
+// Waits for the work queued on device() (ops on a GPU return before it finishes); nothing
+// to wait for on the CPU.
+void synchronize();
+
+// Seconds of wall time `run` takes, device work included.
 double seconds_of(const std::function<void()>& run);
 
 // How many examples of `c` the per-example build runs so that the timing takes about

@@ -6,10 +6,10 @@
 static sample::CaseList cases() {
   torch::manual_seed(5);
   const int64_t n = 1000000;
-  const torch::Tensor a = torch::randn({n});
-  const torch::Tensor b = torch::randn({n});
+  const torch::Tensor a = torch::randn({n}).to(sample::device());
+  const torch::Tensor b = torch::randn({n}).to(sample::device());
   return {{"add_1d 1e6", n, [=](int64_t count) {
-             torch::Tensor out = torch::zeros({count});
+             torch::Tensor out = torch::zeros({count}, sample::device());
              torch::add_out(out, a.narrow(0, 0, count), b.narrow(0, 0, count));
              return out;
            }}};

@@ -6,11 +6,11 @@
 
 static sample::CaseList cases() {
   torch::manual_seed(2);
-  const torch::Tensor x = torch::randn({10000, 256});
-  const torch::Tensor weight = torch::randn({256, 256}) / 16.0;
-  const torch::Tensor bias = torch::randn({256});
+  const torch::Tensor x = torch::randn({10000, 256}).to(sample::device());
+  const torch::Tensor weight = (torch::randn({256, 256}) / 16.0).to(sample::device());
+  const torch::Tensor bias = torch::randn({256}).to(sample::device());
   return {{"Linear per vector, W 256x256, 10,000 vectors", 10000, [=](int64_t count) {
-             torch::Tensor out = torch::zeros({count, 256});
+             torch::Tensor out = torch::zeros({count, 256}, sample::device());
              torch::addmm_out(out, bias, x.narrow(0, 0, count), weight.t());
              return out;
            }}};

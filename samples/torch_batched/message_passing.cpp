@@ -8,15 +8,16 @@
 static sample::CaseList cases() {
   torch::manual_seed(9);
   const int64_t nodes = 2048, degree = 8, width = 64;
-  const torch::Tensor features = torch::randn({nodes, width});
-  const torch::Tensor neighbours = torch::randint(0, nodes, {nodes, degree});
+  const torch::Tensor features = torch::randn({nodes, width}).to(sample::device());
+  const torch::Tensor neighbours = torch::randint(0, nodes, {nodes, degree}).to(sample::device());
   const torch::Tensor real_degree = torch::randint(1, degree + 1, {nodes, 1});
   const torch::Tensor slot = torch::arange(degree).unsqueeze(0);
-  const torch::Tensor edge_weights = torch::rand({nodes, degree}) * (slot < real_degree);
-  const torch::Tensor weight = torch::randn({width, width}) / 8.0;
-  const torch::Tensor bias = torch::randn({width});
+  const torch::Tensor edge_weights =
+      (torch::rand({nodes, degree}) * (slot < real_degree)).to(sample::device());
+  const torch::Tensor weight = (torch::randn({width, width}) / 8.0).to(sample::device());
+  const torch::Tensor bias = torch::randn({width}).to(sample::device());
   return {{"GNN message passing 2048 nodes x 8, width 64", nodes, [=](int64_t count) {
-             torch::Tensor out = torch::zeros({count, width});
+             torch::Tensor out = torch::zeros({count, width}, sample::device());
              const torch::Tensor gathered =
                  features.index_select(0, neighbours.narrow(0, 0, count).flatten())
                      .view({count, degree, width});

@@ -7,12 +7,12 @@
 #include <string>
 
 static sample::Case distances_of(int64_t n, int64_t m, int64_t width) {
-  const torch::Tensor x = torch::randn({n, width});
-  const torch::Tensor y = torch::randn({m, width});
+  const torch::Tensor x = torch::randn({n, width}).to(sample::device());
+  const torch::Tensor y = torch::randn({m, width}).to(sample::device());
   return {"pairwise_distance " + std::to_string(n) + "x" + std::to_string(m) + "x" +
               std::to_string(width),
           n, [=](int64_t count) {
-            torch::Tensor out = torch::zeros({count, m});
+            torch::Tensor out = torch::zeros({count, m}, sample::device());
             const torch::Tensor difference = x.narrow(0, 0, count).unsqueeze(1) - y.unsqueeze(0);
             out.copy_(difference.pow(2).sum(-1).sqrt());
             return out;

@@ -7,8 +7,8 @@
 #include <string>
 
 static sample::Case pairs_of(int64_t n) {
-  const torch::Tensor x = torch::rand({n});
-  const torch::Tensor y = torch::rand({n});
+  const torch::Tensor x = torch::rand({n}).to(sample::device());
+  const torch::Tensor y = torch::rand({n}).to(sample::device());
   return {"pairwise_sum_prod, N=" + std::to_string(n), n, [=](int64_t count) {
             return torch::outer(x.narrow(0, 0, count), y).sum(torch::kDouble);
           }};

@@ -5,9 +5,9 @@
 
 static sample::CaseList cases() {
   torch::manual_seed(6);
-  const torch::Tensor x = torch::rand({1000, 100});
+  const torch::Tensor x = torch::rand({1000, 100}).to(sample::device());
   return {{"per-row sqrt [1000,100]", 1000, [=](int64_t count) {
-             torch::Tensor out = torch::zeros({count, 100});
+             torch::Tensor out = torch::zeros({count, 100}, sample::device());
              torch::sqrt_out(out, x.narrow(0, 0, count));
              return out;
            }}};

@@ -7,9 +7,9 @@
 static sample::CaseList cases() {
   torch::manual_seed(7);
   const int64_t n = 1000000;
-  const torch::Tensor x = torch::rand({n}) * 0.2 + 0.9;
+  const torch::Tensor x = (torch::rand({n}) * 0.2 + 0.9).to(sample::device());
   return {{"x = x*x five times, 1e6", n, [=](int64_t count) {
-             torch::Tensor out = torch::zeros({count});
+             torch::Tensor out = torch::zeros({count}, sample::device());
              const torch::Tensor prefix = x.narrow(0, 0, count);
              torch::mul_out(out, prefix, prefix);
              for (int round = 1; round < 5; ++round) out.mul_(out);

@@ -7,7 +7,8 @@
 static sample::CaseList cases() {
   const int64_t n = 1024;
   return {{"upper-triangular mask 1024", n, [=](int64_t count) {
-             torch::Tensor mask = torch::zeros({count, n}, torch::kBool);
+             const auto options = torch::TensorOptions(torch::kBool).device(sample::device());
+             torch::Tensor mask = torch::zeros({count, n}, options);
              mask.fill_(true).triu_();
              return mask;
            }}};

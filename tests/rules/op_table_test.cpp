@@ -43,6 +43,13 @@ constexpr std::string_view kSpecFreeFunctions[] = {
     // checks
     "allclose", "equal"};
 
+// Members the runtime has beyond SPEC's list, where LibTorch has them as members too: users
+// write `a.add(b)`, `x.mm(w)` as often as the free forms.
+constexpr std::string_view kLibTorchMembers[] = {
+    "add", "sub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
+    "logical_and", "logical_or", "logical_not", "sin", "cos", "mm", "mv", "bmm", "dot",
+    "expand_as", "movedim", "triu", "tril", "softmax", "log_softmax", "scalar_type"};
+
 bool has(std::string_view name, OpForm form) {
   return vmap::rules::find_op(name, form) != vmap::rules::kNoOp;
 }
@@ -52,6 +59,11 @@ TEST(OpTable, EverySpecMemberHasAnEntry) {
     EXPECT_TRUE(has(name, OpForm::member) || has(name, OpForm::inplace_member) ||
                 has(name, OpForm::compound_assign))
         << "SPEC member " << name << " has no op-table entry";
+}
+
+TEST(OpTable, EveryLibTorchMemberOfTheRuntimeHasAnEntry) {
+  for (std::string_view name : kLibTorchMembers)
+    EXPECT_TRUE(has(name, OpForm::member)) << "member " << name << " has no op-table entry";
 }
 
 TEST(OpTable, EverySpecOperatorHasAnEntry) {

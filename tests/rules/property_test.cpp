@@ -83,6 +83,7 @@ struct Generator {
     const auto main_shape = shape;
     const Dtype main_dtype = dtype;
     int64_t chosen_dim = 0;
+    std::optional<std::size_t> list_length;  // movedim's destination list matches its source
     int64_t length = 1;
     for (std::size_t i = 0; i < entry.arity; ++i) {
       const ArgKind kind = entry.param(i);
@@ -112,6 +113,10 @@ struct Generator {
             });
           } else if (rule == RuleId::compare_all) {
             plan.positions.push_back([=, this](int64_t) { return Arg(); });  // filled in make()
+          } else if (rule == RuleId::expand_as) {
+            const auto target = expanded(false);
+            plan.positions.push_back(
+                [=, this](int64_t) { return Arg(plain(tensor_of(target, main_dtype))); });
           } else {
             const auto other_shape =
                 rule == RuleId::ternary_where && i == 0 ? main_shape : broadcastable();
@@ -161,8 +166,11 @@ struct Generator {
           std::vector<int64_t> dims(shape.size());
           std::iota(dims.begin(), dims.end(), 0);
           rng.shuffle(dims);
-          if (rule != RuleId::permute)
+          if (rule == RuleId::movedim && list_length)
+            dims.resize(*list_length);
+          else if (rule != RuleId::permute)
             dims.resize(static_cast<std::size_t>(rng.uniform(0, rank())));
+          list_length = dims.size();
           for (int64_t& dim : dims)
             if (rng.chance(0.3)) dim -= rank();
           plan.positions.push_back([=](int64_t) { return Arg(dims); });
@@ -195,6 +203,12 @@ struct Generator {
           plan.positions.push_back([=](int64_t) { return Arg(value); });
           break;
         }
+        case ArgKind::number: {  // add/sub's alpha: a float one raises on integer operands
+          const detail::Scalar value = rng.chance(0.3) ? detail::Scalar(rng.real(-2.0, 2.0))
+                                                       : detail::Scalar(rng.uniform(-2, 2));
+          plan.positions.push_back([=](int64_t) { return Arg(value); });
+          break;
+        }
         case ArgKind::scalar: {
           const bool upper = i == 2;
           plan.positions.push_back([=, this](int64_t) {
@@ -223,17 +237,20 @@ struct Generator {
     return plan;
   }
 
+  // A shape `shape` expands to; -1 (keep the size) where `infer` allows it.
+  std::vector<int64_t> expanded(bool infer) {
+    std::vector<int64_t> sizes = shape;
+    for (int64_t& size : sizes)
+      if (size == 1 && rng.chance(0.5))
+        size = 2;
+      else if (infer && rng.chance(0.3))
+        size = -1;
+    if (rng.chance(0.5)) sizes.insert(sizes.begin(), 2);
+    return sizes;
+  }
+
   std::vector<int64_t> shape_for(RuleId rule) {
-    if (rule == RuleId::expand) {
-      std::vector<int64_t> sizes = shape;
-      for (int64_t& size : sizes)
-        if (size == 1 && rng.chance(0.5))
-          size = 2;
-        else if (rng.chance(0.3))
-          size = -1;
-      if (rng.chance(0.5)) sizes.insert(sizes.begin(), 2);
-      return sizes;
-    }
+    if (rule == RuleId::expand) return expanded(true);
     if (rule == RuleId::loop_invariant) return random_shape(0, 2);
     int64_t numel = 1;
     for (int64_t size : shape) numel *= size;

@@ -30,6 +30,6 @@ int main() {
 // CHECK-LABEL: void mlp(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 10
 // CHECK: vb::Value h = vb::linear(vb::at(x, n), W1, b1).relu();  // line 11
-// CHECK: vb::Value o = vb::per_example("mv", [&](std::vector<vmap::Tensor> _b_args) { return W2.mv(_b_args[0]); }, {h}) + b2;  // line 12
+// CHECK: vb::Value o = vb::mv(W2, h) + b2;  // line 12
 // CHECK: vb::at(logits, n) = vb::log_softmax(o, 0);  // line 13
 // CHECK: vb::at(pred, n) = o.argmax(0);  // line 14

@@ -131,6 +131,7 @@ class Value {
   Value squeeze() const;
   Value squeeze(int64_t dim) const;
   Value expand(IntList sizes) const;
+  Value expand_as(const Value& other) const;
   Value reshape(IntList sizes) const;
   Value view(IntList sizes) const;
   Value transpose(int64_t dim0, int64_t dim1) const;
@@ -138,6 +139,7 @@ class Value {
   Value permute(IntList dims) const;
   Value flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Value movedim(int64_t source, int64_t destination) const;
+  Value movedim(IntList source, IntList destination) const;
   Value triu(int64_t diagonal = 0) const;
   Value tril(int64_t diagonal = 0) const;
 
@@ -185,6 +187,21 @@ class Value {
   Value logical_not() const;
   Value pow(const Value& exponent) const;
   Value clamp(const Value& min, const Value& max) const;
+  // alpha is loop-invariant (the tool refuses a per-example one).
+  Value add(const Value& other, vmap::detail::Scalar alpha = 1) const;
+  Value sub(const Value& other, vmap::detail::Scalar alpha = 1) const;
+  Value mul(const Value& other) const;
+  Value div(const Value& other) const;
+  Value maximum(const Value& other) const;
+  Value minimum(const Value& other) const;
+  Value eq(const Value& other) const;
+  Value ne(const Value& other) const;
+  Value lt(const Value& other) const;
+  Value le(const Value& other) const;
+  Value gt(const Value& other) const;
+  Value ge(const Value& other) const;
+  Value logical_and(const Value& other) const;
+  Value logical_or(const Value& other) const;
 
   // --- in place: write through this Value's elements, masked (Note [Places])
   const Value& copy_(const Value& src) const;
@@ -283,8 +300,8 @@ Value per_example(const char* name, const std::function<Tensor(std::vector<Tenso
 bool unsafe_overlap(const Tensor& out, const Tensor& in);
 
 // --- free functions of SPEC section 4 on Values (the tool qualifies them as vb::name).
-Value add(const Value& a, const Value& b);
-Value sub(const Value& a, const Value& b);
+Value add(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
+Value sub(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
 Value mul(const Value& a, const Value& b);
 Value div(const Value& a, const Value& b);
 Value pow(const Value& a, const Value& b);
@@ -354,6 +371,7 @@ Value transpose(const Value& x, int64_t dim0, int64_t dim1);
 Value t(const Value& x);
 Value permute(const Value& x, vmap::detail::IntList dims);
 Value movedim(const Value& x, int64_t source, int64_t destination);
+Value movedim(const Value& x, vmap::detail::IntList source, vmap::detail::IntList destination);
 Value flatten(const Value& x, int64_t start_dim = 0, int64_t end_dim = -1);
 Value narrow(const Value& x, int64_t dim, const Value& start, int64_t length);
 Value triu(const Value& x, int64_t diagonal = 0);

@@ -104,7 +104,11 @@ class Generator {
         "x[i].gather(0, idx[i])", "z[i].sum(0)", "z[i].t().matmul(x[i].narrow(0, 0, 3))",
         "(z[i].amax(1).sum() * y[i])", "where(n[i] > 0, x[i], y[i])",
         "(n[i] * 2 + i).to(kFloat)", "x[i].reshape({1, 5}).squeeze(0)",
-        "x[i].unsqueeze(0).expand({2, 5}).sum(0)", "x[i].clone()"};
+        "x[i].unsqueeze(0).expand({2, 5}).sum(0)", "x[i].clone()",
+        // member forms (LibTorch users write these as often as the free functions)
+        "x[i].mul(y[i]).add(w.mv(y[i]), 0.5)", "x[i].div(y[i].abs().add(1.0)).sub(x[i].dot(y[i]))",
+        "w.mm(z[i].t()).sum(1)", "x[i].expand_as(z[i]).sum(0)",
+        "where(x[i].gt(y[i]).logical_or(y[i].le(0.0)), x[i].maximum(y[i]), y[i].minimum(x[i]))"};
     for (const std::string& local : locals_) leaves.push_back(local);
     for (int h = 0; h < helpers_; ++h) leaves.push_back("helper" + std::to_string(h) + "(x[i])");
     return one_of(leaves);

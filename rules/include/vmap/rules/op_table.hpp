@@ -35,6 +35,7 @@ enum class ArgKind : std::uint8_t {
   shape,        // per-example shape (expand, reshape, view)
   index,        // int64 position that may vary per example (select, operator[], narrow start)
   integer,      // other loop-invariant int64 (narrow length, triu diagonal, seed)
+  number,       // loop-invariant C++ number (add/sub's alpha)
   scalar,       // C++ number, may vary per example (fill_, clamp bounds, full value)
   keepdim,      // bool flag
   conversion,   // a dtype or a device (to)
@@ -91,6 +92,7 @@ enum class RuleId : std::uint8_t {
   squeeze_all,
   squeeze_dim,
   expand,
+  expand_as,  // x.expand_as(other): other's per-example shape
   reshape,  // reshape / view
   transpose,
   t,
@@ -173,6 +175,20 @@ constexpr OpEntry binary_free(std::string_view name) {
 constexpr OpEntry binary_op(std::string_view name) {
   return make(name, binary_operator, F::binary, R::binary_pointwise, {operand, operand});
 }
+// x.name(other): the free form's rule with the object as its first operand. `other` is an
+// operand where LibTorch has a Scalar overload, else a tensor.
+constexpr OpEntry binary_member(std::string_view name, ArgKind other = operand) {
+  return make(name, member, F::binary, R::binary_pointwise, {tensor, other});
+}
+// add / sub with LibTorch's alpha: a + alpha * b.
+constexpr OpEntry alpha_free(std::string_view name) {
+  return make(name, free_function, F::binary, R::binary_pointwise, {operand, operand, number},
+              Optional{1});
+}
+constexpr OpEntry alpha_member(std::string_view name) {
+  return make(name, member, F::binary, R::binary_pointwise, {tensor, operand, number},
+              Optional{1});
+}
 
 }  // namespace table_detail
 
@@ -186,6 +202,7 @@ inline constexpr auto kOpTable = [] {
     make("sizes",         member, F::metadata, R::metadata, {tensor}),
     make("numel",         member, F::metadata, R::metadata, {tensor}),
     make("dtype",         member, F::metadata, R::metadata, {tensor}),
+    make("scalar_type",   member, F::metadata, R::metadata, {tensor}),
     make("device",        member, F::metadata, R::metadata, {tensor}),
     make("is_contiguous", member, F::metadata, R::metadata, {tensor}),
     // --- conversions ---
@@ -197,7 +214,7 @@ inline constexpr auto kOpTable = [] {
     // --- unary pointwise ---
     unary_member("sqrt"), unary_member("exp"), unary_member("log"), unary_member("abs"),
     unary_member("neg"), unary_member("relu"), unary_member("sigmoid"), unary_member("tanh"),
-    unary_member("sign"),
+    unary_member("sign"), unary_member("sin"), unary_member("cos"), unary_member("logical_not"),
     unary_free("neg"), unary_free("abs"), unary_free("sqrt"), unary_free("exp"),
     unary_free("log"), unary_free("sin"), unary_free("cos"), unary_free("tanh"),
     unary_free("sigmoid"), unary_free("relu"), unary_free("logical_not"), unary_free("sign"),
@@ -207,11 +224,15 @@ inline constexpr auto kOpTable = [] {
     binary_op("operator+"), binary_op("operator-"), binary_op("operator*"), binary_op("operator/"),
     binary_op("operator<"), binary_op("operator<="), binary_op("operator>"), binary_op("operator>="),
     binary_op("operator=="), binary_op("operator!="), binary_op("operator&"), binary_op("operator|"),
-    binary_free("add"), binary_free("sub"), binary_free("mul"), binary_free("div"),
+    alpha_free("add"), alpha_free("sub"), binary_free("mul"), binary_free("div"),
     binary_free("pow"), binary_free("maximum"), binary_free("minimum"),
     binary_free("eq"), binary_free("ne"), binary_free("lt"), binary_free("le"),
     binary_free("gt"), binary_free("ge"), binary_free("logical_and"), binary_free("logical_or"),
-    make("pow",     member, F::binary, R::binary_pointwise, {tensor, operand}),
+    alpha_member("add"), alpha_member("sub"), binary_member("mul"), binary_member("div"),
+    binary_member("pow"), binary_member("maximum", tensor), binary_member("minimum", tensor),
+    binary_member("eq"), binary_member("ne"), binary_member("lt"), binary_member("le"),
+    binary_member("gt"), binary_member("ge"),
+    binary_member("logical_and", tensor), binary_member("logical_or", tensor),
     make("where",   free_function, F::binary, R::ternary_where, {tensor, operand, operand}),
     make("clamp",   member, F::nn, R::clamp, {tensor, scalar, scalar}),
     make("clamp",   free_function, F::nn, R::clamp, {tensor, scalar, scalar}),
@@ -255,8 +276,11 @@ inline constexpr auto kOpTable = [] {
     make("softmax",     free_function, F::nn, R::softmax, {tensor, dim}),
     make("softmax",     member, F::nn, R::softmax, {tensor, dim}),
     make("log_softmax", free_function, F::nn, R::softmax, {tensor, dim}),
+    make("log_softmax", member, F::nn, R::softmax, {tensor, dim}),
     make("triu",        free_function, F::nn, R::triangular, {tensor, integer}, Optional{1}),
     make("tril",        free_function, F::nn, R::triangular, {tensor, integer}, Optional{1}),
+    make("triu",        member, F::nn, R::triangular, {tensor, integer}, Optional{1}),
+    make("tril",        member, F::nn, R::triangular, {tensor, integer}, Optional{1}),
     // --- views ---
     make("operator[]", member, F::views, R::select, {tensor, index}, {}, view),
     make("select",     member, F::views, R::select, {tensor, dim, index}, {}, view),
@@ -265,12 +289,15 @@ inline constexpr auto kOpTable = [] {
     make("squeeze",    member, F::views, R::squeeze_all, {tensor}, {}, view),
     make("squeeze",    member, F::views, R::squeeze_dim, {tensor, dim}, {}, view),
     make("expand",     member, F::views, R::expand, {tensor, shape}, {}, view),
+    make("expand_as",  member, F::views, R::expand_as, {tensor, tensor}, {}, view),
     make("reshape",    member, F::views, R::reshape, {tensor, shape}, {}, view),
     make("view",       member, F::views, R::reshape, {tensor, shape}, {}, view),
     make("transpose",  member, F::views, R::transpose, {tensor, dim, dim}, {}, view),
     make("t",          member, F::views, R::t, {tensor}, {}, view),
     make("permute",    member, F::views, R::permute, {tensor, dim_list}, {}, view),
     make("flatten",    member, F::views, R::flatten, {tensor, dim, dim}, Optional{2}, view),
+    make("movedim",    member, F::views, R::movedim, {tensor, dim, dim}, {}, view),
+    make("movedim",    member, F::views, R::movedim, {tensor, dim_list, dim_list}, {}, view),
     make("narrow",     free_function, F::views, R::narrow, {tensor, dim, index, integer}, {}, view),
     make("unsqueeze",  free_function, F::views, R::unsqueeze, {tensor, dim}, {}, view),
     make("squeeze",    free_function, F::views, R::squeeze_all, {tensor}, {}, view),
@@ -280,6 +307,7 @@ inline constexpr auto kOpTable = [] {
     make("transpose",  free_function, F::views, R::transpose, {tensor, dim, dim}, {}, view),
     make("permute",    free_function, F::views, R::permute, {tensor, dim_list}, {}, view),
     make("movedim",    free_function, F::views, R::movedim, {tensor, dim, dim}, {}, view),
+    make("movedim",    free_function, F::views, R::movedim, {tensor, dim_list, dim_list}, {}, view),
     make("flatten",    free_function, F::views, R::flatten, {tensor, dim, dim}, Optional{2}, view),
     // --- indexing ---
     make("index_select", member, F::index, R::index_select, {tensor, dim, tensor}),
@@ -293,6 +321,10 @@ inline constexpr auto kOpTable = [] {
     make("mv",     free_function, F::linalg, R::mv, {tensor, tensor}),
     make("bmm",    free_function, F::linalg, R::bmm, {tensor, tensor}),
     make("dot",    free_function, F::linalg, R::dot, {tensor, tensor}),
+    make("mm",     member, F::linalg, R::mm, {tensor, tensor}),
+    make("mv",     member, F::linalg, R::mv, {tensor, tensor}),
+    make("bmm",    member, F::linalg, R::bmm, {tensor, tensor}),
+    make("dot",    member, F::linalg, R::dot, {tensor, tensor}),
     make("linear", free_function, F::linalg, R::linear, {tensor, tensor, tensor}, Optional{1}),
     // --- joining ---
     make("cat",   free_function, F::views, R::cat, {tensor_list, dim}, Optional{1}),
@@ -331,7 +363,7 @@ inline constexpr auto kOpTable = [] {
 
 // Update this when adding an op: the registry (registry.cpp) and the SPEC-coverage test
 // check the same number.
-static_assert(kOpTable.size() == 165, "op table changed: update the count, registry and README");
+static_assert(kOpTable.size() == 194, "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
 

@@ -49,6 +49,9 @@ class CallArgs {
   int64_t integer(std::size_t i, int64_t fallback = 0) const;
   std::vector<int64_t> integers(std::size_t i) const;  // an int64 or a list of them
   detail::Scalar scalar(std::size_t i) const;          // a Scalar, or a 0-d unbatched tensor
+  detail::Scalar scalar(std::size_t i, detail::Scalar fallback) const {
+    return given(i) ? scalar(i) : fallback;
+  }
   bool flag(std::size_t i, bool fallback = false) const;
   TensorOptions options(std::size_t i) const;
   const Arg& raw(std::size_t i) const { return args_[i]; }

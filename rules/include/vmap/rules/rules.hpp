@@ -64,6 +64,7 @@ BatchedResult select_rule(std::size_t op, const CallArgs& args);
 BatchedResult narrow_rule(std::size_t op, const CallArgs& args);
 BatchedResult squeeze_all_rule(std::size_t op, const CallArgs& args);
 BatchedResult expand_rule(std::size_t op, const CallArgs& args);
+BatchedResult expand_as_rule(std::size_t op, const CallArgs& args);
 BatchedResult reshape_rule(std::size_t op, const CallArgs& args);
 BatchedResult t_rule(std::size_t op, const CallArgs& args);
 BatchedResult permute_rule(std::size_t op, const CallArgs& args);

@@ -1,0 +1,182 @@
+// The batched API on device tensors: programs of vb:: calls, as rewritten loops make them
+// (reductions into C++ scalars and tensors, masked branches, gathers, nested levels), run
+// once on CPU inputs and once on the same inputs on the device; the results, brought back,
+// must agree. On the emulated backend (always; its device memory is unreadable by the host,
+// so a host read in rules/ crashes the test) and on CUDA (skipped without a device).
+#include "../cuda/emulated_backend.hpp"
+#include "rules_test_util.hpp"
+
+#include <vmap/batched.hpp>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <vector>
+
+namespace vmap {
+namespace {
+
+namespace vb = vmap::batched;
+using test::Rng;
+
+enum class Backend { emulated, cuda };
+
+class DeviceBatched : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::emulated) {
+      detail::register_device_backend(&emulated_);
+      return;
+    }
+    if (!detail::device_available()) GTEST_SKIP() << "no CUDA device (or no CUDA build)";
+  }
+  void TearDown() override {
+    detail::register_device_backend(nullptr);
+    if (GetParam() == Backend::emulated)
+      EXPECT_GT(emulated_.calls(), 0) << "the program never reached the device backend";
+  }
+
+  // `program` on `inputs` (CPU tensors) as they are and moved to the device; what it returns
+  // must agree (floats within 1e-4), and on the device it must stay on the device.
+  void expect_same_on_device(const std::vector<Tensor>& inputs,
+                             const std::function<std::vector<Tensor>(std::vector<Tensor>)>& program,
+                             bool results_on_device = true) {
+    const std::vector<Tensor> expected = program(inputs);
+    std::vector<Tensor> moved;
+    for (const Tensor& input : inputs) moved.push_back(input.to(kCUDA));
+    const std::vector<Tensor> actual = program(moved);
+    ASSERT_EQ(actual.size(), expected.size());
+    for (std::size_t k = 0; k < actual.size(); ++k) {
+      SCOPED_TRACE("result " + std::to_string(k));
+      if (results_on_device) EXPECT_EQ(actual[k].device(), kCUDA);
+      test::expect_same(actual[k].to(kCPU), expected[k], false);
+    }
+  }
+
+  device_testing::EmulatedBackend emulated_;
+};
+
+Tensor random(Rng& rng, std::vector<int64_t> sizes, Dtype dtype = kFloat32) {
+  return test::random_tensor(rng, sizes, dtype);
+}
+
+// `float total += x[i].sum().item<float>()` and an int count under a branch: the examples'
+// values are folded on the host in loop order, so they must come over from the device.
+TEST_P(DeviceBatched, ReductionsIntoCppScalars) {
+  Rng rng(1);
+  expect_same_on_device(
+      {random(rng, {9, 4})},
+      [](std::vector<Tensor> in) {
+        const Tensor& x = in[0];
+        float total = 0.5f;
+        int64_t positives = 0;
+        double largest = -1e9;
+        {
+          vb::Level level(0, x.size(0));
+          const vb::Value i = level.index();
+          vb::accumulate(total, vb::at(x, i).sum().item<float>(), vb::Reduce::add);
+          vb::accumulate(largest, vb::at(x, i)[1].item<double>(), vb::Reduce::max);
+          vb::Where branch(vb::at(x, i)[0] > 0);
+          vb::accumulate(positives, 1, vb::Reduce::add);
+        }
+        return std::vector<Tensor>{tensor(total), tensor(positives), tensor(largest)};
+      },
+      false);
+}
+
+// Accumulators that are tensors on the device: a sum, a running max, a masked sum.
+TEST_P(DeviceBatched, ReductionsIntoTensors) {
+  Rng rng(2);
+  expect_same_on_device({random(rng, {7, 3}), zeros({3}), full({3}, -100.0), zeros({})},
+                        [](std::vector<Tensor> in) {
+                          const Tensor& x = in[0];
+                          Tensor sum = in[1].clone(), max = in[2].clone(), masked = in[3].clone();
+                          {
+                            vb::Level level(0, x.size(0));
+                            const vb::Value i = level.index();
+                            vb::accumulate(sum, vb::at(x, i), vb::Reduce::add);
+                            vb::accumulate(max, vb::at(x, i), vb::Reduce::max);
+                            vb::Where branch(vb::at(x, i).sum() > 0);
+                            vb::accumulate(masked, vb::at(x, i).sum(), vb::Reduce::add);
+                          }
+                          return std::vector<Tensor>{sum, max, masked};
+                        });
+}
+
+// if/else on a per-example condition: both branches run, stores and a rebound local merged.
+TEST_P(DeviceBatched, MaskedBranches) {
+  Rng rng(3);
+  expect_same_on_device({random(rng, {6, 3}), zeros({6, 3}), zeros({6})},
+                        [](std::vector<Tensor> in) {
+                          const Tensor& x = in[0];
+                          Tensor out = in[1].clone(), scales = in[2].clone();
+                          vb::Level level(0, x.size(0));
+                          const vb::Value i = level.index();
+                          vb::Value scale = 1.0f;
+                          {
+                            vb::Where branch(vb::at(x, i).sum().item<float>() > 0);
+                            vb::at(out, i) = vb::at(x, i);
+                            scale = 2.0f;
+                            branch.flip();
+                            vb::at(out, i) = -vb::at(x, i);
+                          }
+                          vb::at(scales, i) = scale;
+                          return std::vector<Tensor>{out, scales};
+                        });
+}
+
+// Data-dependent reads and writes (gathers and scatters), an index_select per example, and
+// indices that only a masked-out example would read out of range.
+TEST_P(DeviceBatched, Gathers) {
+  Rng rng(4);
+  expect_same_on_device(
+      {random(rng, {6, 3}), tensor({4, 0, 5, 99}), test::random_index(rng, {4, 2}, 3),
+       zeros({4, 3}), zeros({4, 6}), zeros({4, 2})},
+      [](std::vector<Tensor> in) {
+        const Tensor &table = in[0], &index = in[1], &columns = in[2];
+        Tensor out = in[3].clone(), marks = in[4].clone(), picked = in[5].clone();
+        vb::Level level(0, 4);
+        const vb::Value i = level.index();
+        const vb::Value row = vb::at(index, i).item<int64_t>();
+        {
+          vb::Where guard(row < 6);
+          vb::at(out, i) = vb::at(table, row);
+          vb::at(vb::at(marks, i), row) = 1.0 + i;
+          vb::at(picked, i) = vb::at(table, row).index_select(0, vb::at(columns, i));
+        }
+        return std::vector<Tensor>{out, marks, picked};
+      });
+}
+
+// Two levels: distances of every pair, a reduction of the inner level into an outer value,
+// and the induction variables as numbers (the upper-triangular mask).
+TEST_P(DeviceBatched, NestedLevels) {
+  Rng rng(5);
+  expect_same_on_device(
+      {random(rng, {3, 4}), random(rng, {5, 4}), zeros({3, 5}), zeros({3}), zeros({3, 5}, kBool)},
+      [](std::vector<Tensor> in) {
+        const Tensor &a = in[0], &b = in[1];
+        Tensor distances = in[2].clone(), row_max = in[3].clone(), mask = in[4].clone();
+        vb::Level outer(0, a.size(0));
+        const vb::Value i = outer.index();
+        vb::Value largest = full({}, -10.0, a.device());
+        {
+          vb::Level inner(0, b.size(0));
+          const vb::Value j = inner.index();
+          const vb::Value difference = vb::at(a, i) - vb::at(b, j);
+          vb::at(vb::at(distances, i), j) = (difference * difference).sum().sqrt();
+          vb::accumulate(largest, vb::at(a, i).dot(vb::at(b, j)), vb::Reduce::max);
+          vb::at(vb::at(mask, i), j) = j >= i;
+        }
+        vb::at(row_max, i) = largest;
+        return std::vector<Tensor>{distances, row_max, mask};
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, DeviceBatched,
+                         ::testing::Values(Backend::emulated, Backend::cuda), [](const auto& info) {
+                           return info.param == Backend::emulated ? "emulated" : "cuda";
+                         });
+
+}  // namespace
+}  // namespace vmap
