@@ -7,6 +7,7 @@
 #include <exception>
 #include <mutex>
 #include <numeric>
+#include <optional>
 
 namespace vmap::batched {
 
@@ -44,7 +45,11 @@ std::vector<Block> plan_blocks(const std::vector<int64_t>& sizes, int64_t splitt
   while (dim > 0 && inner * sizes[static_cast<std::size_t>(dim)] <= kBlockElements)
     inner *= sizes[static_cast<std::size_t>(dim--)];
   const int64_t extent = sizes[static_cast<std::size_t>(dim)];
-  const int64_t chunk = std::max<int64_t>(1, kBlockElements / inner);
+  // Chunks of equal length: a short last block would leave a thread idle at the end (1000
+  // rows of 100 are 4 blocks of 250, not 3 of 327 and one of 19: 2 threads got 654 and 346).
+  const int64_t most = std::max<int64_t>(1, kBlockElements / inner);
+  const int64_t chunks = (extent + most - 1) / most;
+  const int64_t chunk = (extent + chunks - 1) / chunks;
   const int64_t outer = product({sizes.begin(), sizes.begin() + dim});
   std::vector<Block> blocks;
   for (int64_t position = 0; position < outer; ++position) {
@@ -98,7 +103,11 @@ bool fusable(const Pending& node) { return !node.operands.empty() && !node.value
 // Nodes already computed for this block: a node used twice (x * x) runs once.
 using Memo = std::vector<std::pair<const Pending*, Tensor>>;
 
-Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo) {
+// The node's block. With `into` (a slot the DAG does not read), the node's own op computes
+// into it when it can (Note [Results into a destination] in vmap/tensor.hpp); the caller
+// copies a result that is not the slot.
+Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo,
+                      const Tensor* into = nullptr) {
   if (node.value.defined()) return narrow_block(node.value, block);
   for (const auto& [done, result] : memo)
     if (done == &node) return result;
@@ -107,9 +116,17 @@ Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo) {
     blocks.push_back(std::holds_alternative<Tensor>(operand)
                          ? narrow_block(std::get<Tensor>(operand), block)
                          : evaluate_block(*std::get<PendingPtr>(operand), block, memo));
+  std::optional<vmap::detail::ResultInto> destination;
+  if (into) destination.emplace(*into);
   Tensor result = node.apply(blocks);
   memo.emplace_back(&node, result);
   return result;
+}
+
+// Stores the node's block into `slot` (which the DAG does not read).
+void store_block(const Pending& node, const Block& block, const Tensor& slot) {
+  Memo memo;
+  slot.copy_(evaluate_block(node, block, memo, &slot));  // no-op when computed in place
 }
 
 // --- live pending nodes (settle_before_write)
@@ -231,10 +248,8 @@ const Tensor& materialise(const Pending& node) {
     return node.value = evaluate_block(node, blocks.front(), memo);
   }
   const Tensor out = vmap::empty(node.sizes, node.dtype);
-  for_blocks(blocks, [&](const Block& block) {
-    Memo memo;
-    narrow_block(out, block).copy_(evaluate_block(node, block, memo));
-  });
+  for_blocks(blocks,
+             [&](const Block& block) { store_block(node, block, narrow_block(out, block)); });
   return node.value = out;
 }
 
@@ -290,13 +305,12 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
     if (source->sizes[d] != 1 && source->sizes[d] != room[d]) return false;
   const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
-    Memo memo;
-    Tensor result = evaluate_block(*source, block, memo);
-    if (result.dtype() != destination.dtype()) result = result.to(destination.dtype());
     const Tensor slot = narrow_block(destination, block);
-    result = result.to(slot.device());  // pending values are computed on the CPU
-    if (keep.defined()) result = vmap::where(narrow_block(keep, block), result, slot);
-    slot.copy_(result);
+    if (!keep.defined()) return store_block(*source, block, slot);  // copy_ moves devices
+    Memo memo;
+    // Pending values are computed on the CPU.
+    const Tensor result = evaluate_block(*source, block, memo).to(destination.dtype());
+    slot.copy_(vmap::where(narrow_block(keep, block), result.to(slot.device()), slot));
   });
   return true;
 }

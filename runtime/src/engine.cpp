@@ -18,10 +18,12 @@ int threads_for(int64_t work) {
   return static_cast<int>(std::min<int64_t>(omp_get_max_threads(), work / parallel_threshold));
 }
 
-// Runs the inner loop over linear element indices [begin, end) of the loop.
+// Runs the inner loop over linear element indices [begin, end) of the loop: a part of a row
+// alone, whole rows stacked up to the end of their dim (rank 1: one row of everything).
 void run_range(const StridedLoop& loop, int64_t begin, int64_t end, InnerLoop inner) {
   const int rank = loop.rank;
   const int64_t inner_size = loop.sizes[rank - 1];
+  const int64_t row_dim_size = rank >= 2 ? loop.sizes[rank - 2] : 1;
   std::array<int64_t, max_dims> index{};
   int64_t rest = begin;
   for (int d = rank - 1; d >= 0; --d) {
@@ -29,8 +31,11 @@ void run_range(const StridedLoop& loop, int64_t begin, int64_t end, InnerLoop in
     rest /= loop.sizes[d];
   }
   std::array<char*, max_operands> pointers{};
-  std::array<int64_t, max_operands> inner_strides{};
-  for (int op = 0; op < loop.operands; ++op) inner_strides[op] = loop.strides[op][rank - 1];
+  std::array<int64_t, max_operands> inner_strides{}, row_strides{};
+  for (int op = 0; op < loop.operands; ++op) {
+    inner_strides[op] = loop.strides[op][rank - 1];
+    row_strides[op] = rank >= 2 ? loop.strides[op][rank - 2] : 0;
+  }
   while (begin < end) {
     for (int op = 0; op < loop.operands; ++op) {
       char* pointer = loop.base[op];
@@ -38,10 +43,16 @@ void run_range(const StridedLoop& loop, int64_t begin, int64_t end, InnerLoop in
       pointers[op] = pointer;
     }
     const int64_t count = std::min(inner_size - index[rank - 1], end - begin);
-    inner(pointers.data(), inner_strides.data(), count);
-    begin += count;
-    index[rank - 1] += count;
-    for (int d = rank - 1; d > 0 && index[d] == loop.sizes[d]; --d) {
+    const int64_t rows =
+        index[rank - 1] == 0 && count == inner_size && rank >= 2
+            ? std::min(row_dim_size - index[rank - 2], (end - begin) / inner_size)
+            : 1;
+    inner(pointers.data(), inner_strides.data(), count, row_strides.data(), rows);
+    begin += count * rows;
+    if (rows > 1) index[rank - 2] += rows;
+    else index[rank - 1] += count;
+    for (int d = rank - 1; d > 0; --d) {
+      if (index[d] < loop.sizes[d]) continue;
       index[d] = 0;
       ++index[d - 1];
     }
@@ -67,8 +78,11 @@ void run_tiles(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inne
   const int64_t rows = loop.sizes[rank - 2], columns = loop.sizes[rank - 1];
   const int64_t bands = (rows + tile_size - 1) / tile_size;
   const int64_t outer = loop.numel / (rows * columns);
-  std::array<int64_t, max_operands> inner_strides{};
-  for (int op = 0; op < loop.operands; ++op) inner_strides[op] = loop.strides[op][rank - 1];
+  std::array<int64_t, max_operands> inner_strides{}, row_strides{};
+  for (int op = 0; op < loop.operands; ++op) {
+    inner_strides[op] = loop.strides[op][rank - 1];
+    row_strides[op] = loop.strides[op][rank - 2];
+  }
   parallel_for(outer * bands, cost_per_element * tile_size * columns, [&](int64_t begin, int64_t end) {
     std::array<char*, max_operands> base{};
     std::array<char*, max_operands> pointers{};
@@ -82,13 +96,12 @@ void run_tiles(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inne
         for (int op = 0; op < loop.operands; ++op) base[op] += index * loop.strides[op][d];
       }
       const int64_t row_end = std::min(rows, (band + 1) * tile_size);
+      const int64_t first_row = band * tile_size;
       for (int64_t column = 0; column < columns; column += tile_size) {
-        const int64_t count = std::min(tile_size, columns - column);
-        for (int64_t row = band * tile_size; row < row_end; ++row) {
-          for (int op = 0; op < loop.operands; ++op)
-            pointers[op] = base[op] + row * loop.strides[op][rank - 2] + column * inner_strides[op];
-          inner(pointers.data(), inner_strides.data(), count);
-        }
+        for (int op = 0; op < loop.operands; ++op)
+          pointers[op] = base[op] + first_row * row_strides[op] + column * inner_strides[op];
+        inner(pointers.data(), inner_strides.data(), std::min(tile_size, columns - column),
+              row_strides.data(), row_end - first_row);
       }
     }
   });

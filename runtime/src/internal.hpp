@@ -178,6 +178,9 @@ Dims contiguous_strides(IntList sizes);
 int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
 // A new contiguous tensor (uninitialised).
 Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU);
+// A pointwise op's result tensor: the live ResultInto's destination when it fits (Note
+// [Results into a destination] in tensor.hpp), else empty_tensor.
+Tensor result_tensor(IntList sizes, Dtype dtype, Device device);
 // A tensor over `storage` (no copy).
 Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
                    int64_t offset, Dtype dtype);
@@ -247,10 +250,11 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
 
 inline constexpr int max_operands = 4;  // output + 3 inputs
 
-// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones, then the
-// unary float math of namespace float_math.
+// Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones (the
+// comparisons give bools), then the unary float math of namespace float_math.
 enum class SimdOp : int8_t {
-  none, add, sub, mul, div, max, min,   // binary
+  none, add, sub, mul, div, max, min,      // binary
+  eq, ne, lt, le, gt, ge,                  // comparisons
   sqrt, exp, log, sin, cos, tanh, sigmoid  // float_math
 };
 
@@ -287,17 +291,30 @@ struct StridedLoop {
 // Inputs must be broadcastable to out's shape (error naming `op` otherwise).
 StridedLoop plan_loop(const char* op, const Tensor& out, std::span<const Tensor> inputs);
 
-// Calls inner(pointers, inner_strides_in_bytes, count) for every inner run of the loop.
-using InnerLoop = FunctionRef<void(char* const* pointers, const int64_t* strides, int64_t count)>;
+// Calls inner(pointers, strides, count, row_strides, rows) over the loop's inner runs, a
+// stack of `rows` runs of `count` elements at a time: run r of operand j starts at
+// pointers[j] + r * row_strides[j] and steps strides[j] (bytes). Whole rows of the inner dim
+// come `rows` at a time, so short inner runs (a broadcast over rows of 10) cost one call per
+// stack, not one per run.
+using InnerLoop = FunctionRef<void(char* const* pointers, const int64_t* strides, int64_t count,
+                                   const int64_t* row_strides, int64_t rows)>;
 void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner);
 
-// Vectorised run of a built-in op: out[k] = a[k] op b[k] where a/b advance (step 1) or stay
-// (step 0). Returns false when there is no kernel for that op/dtype.
+// Vectorised runs of a built-in op on operands of `dtype`: `rows` runs (as InnerLoop's) of
+// out[k] = a[k] op b[k], a/b advancing (step 1) or staying (step 0) along a run; comparisons
+// write bools. Returns false when there is no kernel for that op/dtype.
 bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
-                 const void* b, int64_t b_step, int64_t count);
+                 const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                 int64_t rows);
 // Vectorised run of a float_math op: out[k] = op(in[k]) (out may be in). Returns false when
 // there is no kernel for that op/dtype.
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count);
+
+// out[j] = row[index[j]] for j < count, float32 or float64 elements (`dtype`), vectorised
+// gathers; limit <= INT32_MAX. An index outside [0, limit) reads row[0] and makes the result
+// nonzero (0: every index was in range).
+uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
+                   int64_t limit);
 
 // Runs the engine's op `op` over the loop on the output's device: the op is found by name and
 // arity (Note [Device ops] in runtime/cuda/backend.hpp), a nullary op's value is computed here.
@@ -323,33 +340,43 @@ constexpr SimdOp simd_op_of() {
   return SimdOp::none;
 }
 
+// One stack of runs (InnerLoop's arguments); a flat run is a stack of one.
 template <class Out, class... In, class F, size_t... I>
 void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_t count,
-               std::index_sequence<I...>) {
-  Out* out = reinterpret_cast<Out*>(pointers[0]);
+               const int64_t* row_strides, int64_t rows, std::index_sequence<I...>) {
   if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 1) {
     if (count >= 8 && strides[0] == sizeof(Out) && strides[1] == sizeof(Out) &&
-        (std::is_same_v<Out, In> && ...) &&
-        simd_unary(F::simd_op, dtype_of<Out>, out, pointers[1], count))
-      return;
+        (std::is_same_v<Out, In> && ...)) {
+      bool done = true;
+      for (int64_t r = 0; r < rows && done; ++r)
+        done = simd_unary(F::simd_op, dtype_of<Out>, pointers[0] + r * row_strides[0],
+                          pointers[1] + r * row_strides[1], count);
+      if (done) return;  // no kernel: the first row returned false, nothing was written
+    }
   }
   if constexpr (simd_op_of<F>() != SimdOp::none && sizeof...(In) == 2) {
     using A = std::tuple_element_t<0, std::tuple<In...>>;
-    if (count >= 16 && strides[0] == sizeof(Out) && (strides[1] == 0 || strides[1] == sizeof(A)) &&
+    if (count * rows >= 16 && strides[0] == sizeof(Out) &&
+        (strides[1] == 0 || strides[1] == sizeof(A)) &&
         (strides[2] == 0 || strides[2] == sizeof(A)) &&
-        simd_binary(F::simd_op, dtype_of<Out>, out, pointers[1], strides[1] ? 1 : 0,
-                    pointers[2], strides[2] ? 1 : 0, count))
+        simd_binary(F::simd_op, dtype_of<A>, pointers[0], pointers[1], strides[1] ? 1 : 0,
+                    pointers[2], strides[2] ? 1 : 0, count, row_strides, rows))
       return;
   }
   const bool contiguous = strides[0] == sizeof(Out) && ((strides[I + 1] == sizeof(In)) && ...);
-  if (contiguous) {
-    std::tuple<const In*...> in{reinterpret_cast<const In*>(pointers[I + 1])...};
-    for (int64_t k = 0; k < count; ++k) out[k] = f(std::get<I>(in)[k]...);
-    return;
+  for (int64_t r = 0; r < rows; ++r) {
+    char* const row[] = {pointers[0] + r * row_strides[0],
+                         (pointers[I + 1] + r * row_strides[I + 1])...};
+    Out* out = reinterpret_cast<Out*>(row[0]);
+    if (contiguous) {
+      std::tuple<const In*...> in{reinterpret_cast<const In*>(row[I + 1])...};
+      for (int64_t k = 0; k < count; ++k) out[k] = f(std::get<I>(in)[k]...);
+      continue;
+    }
+    for (int64_t k = 0; k < count; ++k)
+      *reinterpret_cast<Out*>(row[0] + k * strides[0]) =
+          f(*reinterpret_cast<const In*>(row[I + 1] + k * strides[I + 1])...);
   }
-  for (int64_t k = 0; k < count; ++k)
-    *reinterpret_cast<Out*>(pointers[0] + k * strides[0]) =
-        f(*reinterpret_cast<const In*>(pointers[I + 1] + k * strides[I + 1])...);
 }
 
 }  // namespace engine_internal
@@ -396,9 +423,10 @@ void elementwise_into(const char* op, const Tensor& out, const TensorRefs<sizeof
       strides[j + 1] = element_size(in.dtype);
     }
   }
+  const std::array<int64_t, max_operands> no_rows{};
   if (flat && out_impl.numel * cost_per_element < parallel_threshold) {  // one run, no threads
     engine_internal::inner_run<Out, In...>(f, pointers.data(), strides.data(), out_impl.numel,
-                                           std::index_sequence_for<In...>{});
+                                           no_rows.data(), 1, std::index_sequence_for<In...>{});
     return;
   }
   if (flat) {
@@ -406,15 +434,16 @@ void elementwise_into(const char* op, const Tensor& out, const TensorRefs<sizeof
       std::array<char*, max_operands> at = pointers;
       for (size_t j = 0; j <= sizeof...(In); ++j) at[j] += begin * strides[j];
       engine_internal::inner_run<Out, In...>(f, at.data(), strides.data(), end - begin,
-                                             std::index_sequence_for<In...>{});
+                                             no_rows.data(), 1, std::index_sequence_for<In...>{});
     });
     return;
   }
   const StridedLoop loop = plan_loop(op, out, copies_of(inputs));
   run_loop(loop, cost_per_element,
-           [&](char* const* pointers, const int64_t* strides, int64_t count) {
-             engine_internal::inner_run<Out, In...>(f, pointers, strides, count,
-                                                    std::index_sequence_for<In...>{});
+           [&](char* const* pointers, const int64_t* strides, int64_t count,
+               const int64_t* row_strides, int64_t rows) {
+             engine_internal::inner_run<Out, In...>(f, pointers, strides, count, row_strides,
+                                                    rows, std::index_sequence_for<In...>{});
            });
 }
 template <class Out, class... In, class F>
@@ -449,7 +478,7 @@ Tensor elementwise(const char* op, const TensorRefs<sizeof...(In)>& inputs, F f,
     if (j == 0) shape.assign(sizes);
     else if (!(sizes == IntList(shape))) shape = broadcast_shapes(op, shape, sizes);
   }
-  Tensor out = empty_tensor(shape, dtype_of<Out>, device);
+  Tensor out = result_tensor(shape, dtype_of<Out>, device);
   elementwise_into<Out, In...>(op, out, inputs, std::move(f), cost_per_element);
   return out;
 }

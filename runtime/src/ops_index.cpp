@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 
 namespace vmap {
 namespace detail {
@@ -21,6 +22,22 @@ struct IndexedCopy {
   Dims self_strides;   // per output dim; the entry at `dim` is self's stride along dim
   Dims index_strides;  // per output dim, into the index tensor
 };
+
+// out[j] = source[index[j]] for j < count; nonzero when an index is outside [0, limit) (it
+// reads element 0 instead). Float rows with int64 indices use gathers (simd_pick).
+template <class T, class Index>
+uint64_t pick_row(T* out, const T* source, const Index* index, int64_t count, int64_t limit) {
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Index, int64_t>)
+    if (limit <= INT32_MAX) return simd_pick(dtype_of<T>, out, source, index, count, limit);
+  uint64_t out_of_range = 0;
+  for (int64_t j = 0; j < count; ++j) {
+    const uint64_t i = static_cast<uint64_t>(static_cast<int64_t>(index[j]));
+    const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
+    out_of_range |= i ^ safe;  // nonzero iff i is out of range (0 always is in range)
+    out[j] = source[safe];
+  }
+  return out_of_range;
+}
 
 // The copy, checking each index as it is used: an index outside [0, dim_size) (the unsigned
 // compare also catches negatives) reads element 0 instead and makes the result false, and
@@ -66,12 +83,7 @@ bool run_indexed_copy(const IndexedCopy& copy, const T* self, const Index* index
           else for (int64_t j = 0; j < row; ++j) out_row[j] = source[j * self_step];
         }
       } else if (last == dim && index_step == 1 && dim_stride == 1) {  // picks from one row
-        for (int64_t j = 0; j < row; ++j) {
-          const uint64_t i = static_cast<uint64_t>(static_cast<int64_t>(row_index[j]));
-          const uint64_t safe = i < limit ? i : 0;
-          out_of_range |= i ^ safe;  // nonzero iff i is out of range (0 always is in range)
-          out_row[j] = source[safe];
-        }
+        out_of_range |= pick_row(out_row, source, row_index, row, copy.dim_size);
       } else {
         const int64_t step = last == dim ? 0 : self_step;
         for (int64_t j = 0; j < row; ++j) {

@@ -45,6 +45,33 @@ double sum_run(const T* data, int64_t count) {
   return total;
 }
 
+// sum_run of `rows` rows of `count` values, row r at data + r * row_stride, into totals.
+// A row shorter than a vector is added one value at a time in T, from +0 (sum_run's tail);
+// whole vectors of such rows do exactly that lane by lane, one row per lane, with gathers:
+// the same bits as sum_run row by row, at a vector of rows per add instead of one value.
+template <class T>
+void sum_rows(const T* data, int64_t row_stride, int64_t rows, int64_t count, double* totals) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  using Index = hn::TFromD<decltype(di)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t r = 0;
+  if (count < lanes && row_stride * lanes <= std::numeric_limits<Index>::max()) {
+    HWY_ALIGN Index offsets[HWY_MAX_BYTES / sizeof(T)];
+    HWY_ALIGN T sums[HWY_MAX_BYTES / sizeof(T)];
+    for (int64_t j = 0; j < lanes; ++j) offsets[j] = static_cast<Index>(j * row_stride);
+    const auto index = hn::Load(di, offsets);
+    for (; r + lanes <= rows; r += lanes) {
+      const T* row = data + r * row_stride;
+      auto acc = hn::Zero(d);
+      for (int64_t k = 0; k < count; ++k) acc = hn::Add(acc, hn::GatherIndex(d, row + k, index));
+      hn::Store(acc, d, sums);
+      for (int64_t j = 0; j < lanes; ++j) totals[r + j] = 0.0 + static_cast<double>(sums[j]);
+    }
+  }
+  for (; r < rows; ++r) totals[r] = sum_run(data + r * row_stride, count);
+}
+
 // Max (or min) of count >= 1 values; NaN when any value is NaN (as torch's amax/amin).
 template <class T, bool is_max>
 T extreme_run(const T* data, int64_t count) {
@@ -73,6 +100,14 @@ T extreme_run(const T* data, int64_t count) {
 
 double sum_run_f32(const float* data, int64_t count) { return sum_run(data, count); }
 double sum_run_f64(const double* data, int64_t count) { return sum_run(data, count); }
+void sum_rows_f32(const float* data, int64_t row_stride, int64_t rows, int64_t count,
+                  double* totals) {
+  sum_rows(data, row_stride, rows, count, totals);
+}
+void sum_rows_f64(const double* data, int64_t row_stride, int64_t rows, int64_t count,
+                  double* totals) {
+  sum_rows(data, row_stride, rows, count, totals);
+}
 float max_run_f32(const float* data, int64_t count) { return extreme_run<float, true>(data, count); }
 float min_run_f32(const float* data, int64_t count) { return extreme_run<float, false>(data, count); }
 double max_run_f64(const double* data, int64_t count) {
@@ -97,6 +132,8 @@ namespace reduce_kernels {
 
 HWY_EXPORT(sum_run_f32);
 HWY_EXPORT(sum_run_f64);
+HWY_EXPORT(sum_rows_f32);
+HWY_EXPORT(sum_rows_f64);
 HWY_EXPORT(max_run_f32);
 HWY_EXPORT(min_run_f32);
 HWY_EXPORT(max_run_f64);
@@ -106,6 +143,14 @@ template <class T>
 double simd_sum(const T* x, int64_t count) {
   if constexpr (std::is_same_v<T, float>) return HWY_DYNAMIC_DISPATCH(sum_run_f32)(x, count);
   else return HWY_DYNAMIC_DISPATCH(sum_run_f64)(x, count);
+}
+
+template <class T>
+void simd_sum_rows(const T* x, int64_t row_stride, int64_t rows, int64_t count, double* totals) {
+  if constexpr (std::is_same_v<T, float>)
+    HWY_DYNAMIC_DISPATCH(sum_rows_f32)(x, row_stride, rows, count, totals);
+  else
+    HWY_DYNAMIC_DISPATCH(sum_rows_f64)(x, row_stride, rows, count, totals);
 }
 
 template <class T, bool is_max>
@@ -221,6 +266,9 @@ ReducePlan plan_reduction(const char* op, const TensorImpl& self, IntList dims, 
 //   Acc run(Acc acc, const In* x, int64_t stride, int64_t count, int64_t first_position) const;
 //   Acc merge(Acc earlier, Acc later) const;
 //   Out finish(Acc acc) const;
+// and optionally, for many short contiguous lines at once (line r at x + r * line_stride):
+//   void run_lines(const In* x, int64_t line_stride, int64_t lines, int64_t count, Out* out)
+//   const;  // out[r] = finish(run(identity(), line r, 1, count, 0)), bit for bit
 template <class In, class R>
 using AccOf = decltype(std::declval<const R&>().identity());
 
@@ -253,6 +301,25 @@ void reduce_by_output(const R& reducer, const In* in, const ReducePlan& plan, Ou
   const Axis line = reduced.count ? reduced.back() : Axis{1, 1};
   const int outer_axes = std::max(reduced.count - 1, 0);
   const int64_t lines = reduced.numel(outer_axes);
+  // One contiguous line per output: outputs along the innermost kept axis go to run_lines
+  // together (sum(-1) of [20000, 10] is 20000 lines of 10).
+  constexpr bool has_run_lines = requires(const In* x, Out* y) {
+    reducer.run_lines(x, int64_t{}, int64_t{}, int64_t{}, y);
+  };
+  if constexpr (has_run_lines) {
+    if (reduced.count == 1 && line.stride == 1 && plan.kept.count > 0) {
+      const Axis along = plan.kept.back();
+      parallel_for(plan.out_count, plan.reduce_count, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end;) {
+          const int64_t run = std::min(end - o, along.size - o % along.size);
+          reducer.run_lines(in + plan.kept.offset(o, plan.kept.count), along.stride, run,
+                            line.size, out + o);
+          o += run;
+        }
+      });
+      return;
+    }
+  }
   parallel_for(plan.out_count, plan.reduce_count, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
       const In* base = in + plan.kept.offset(o, plan.kept.count);
@@ -334,6 +401,17 @@ struct SumReducer {
       for (int64_t i = 0; i < count; ++i) total += static_cast<Acc>(x[i * stride]);
     }
     return acc + total;
+  }
+  void run_lines(const In* x, int64_t line_stride, int64_t lines, int64_t count, Out* out) const
+    requires std::is_floating_point_v<In>
+  {
+    constexpr int64_t batch = 256;
+    double totals[batch];
+    for (int64_t first = 0; first < lines; first += batch) {
+      const int64_t n = std::min(batch, lines - first);
+      reduce_kernels::simd_sum_rows(x + first * line_stride, line_stride, n, count, totals);
+      for (int64_t r = 0; r < n; ++r) out[first + r] = finish(identity() + totals[r]);
+    }
   }
   Acc merge(Acc a, Acc b) const { return a + b; }
   Out finish(Acc acc) const {

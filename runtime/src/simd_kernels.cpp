@@ -6,6 +6,8 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <hwy/contrib/math/math-inl.h>
 
 #include "internal.hpp"
@@ -49,51 +51,155 @@ struct ExtremumKernel {
 using MaxKernel = ExtremumKernel<true>;
 using MinKernel = ExtremumKernel<false>;
 
-template <class T, class Kernel>
-void binary_run(T* HWY_RESTRICT out, const T* a, int64_t a_step, const T* b, int64_t b_step,
-                int64_t count) {
+// Comparisons give a mask, false for NaN but in !=; integer vectors have no Ge/Le here, so
+// those are !(a > b) and !(a < b).
+template <class V>
+constexpr bool is_float_vector = hwy::IsFloat<hn::TFromV<V>>();
+struct EqKernel {
+  template <class V> auto vec(V a, V b) const { return hn::Eq(a, b); }
+  template <class T> bool operator()(T a, T b) const { return a == b; }
+};
+struct NeKernel {  // C++'s != holds for NaN; Highway's Ne (ordered) does not
+  template <class V> auto vec(V a, V b) const { return hn::Not(hn::Eq(a, b)); }
+  template <class T> bool operator()(T a, T b) const { return a != b; }
+};
+struct LtKernel {
+  template <class V> auto vec(V a, V b) const { return hn::Lt(a, b); }
+  template <class T> bool operator()(T a, T b) const { return a < b; }
+};
+struct GtKernel {
+  template <class V> auto vec(V a, V b) const { return hn::Gt(a, b); }
+  template <class T> bool operator()(T a, T b) const { return a > b; }
+};
+struct LeKernel {
+  template <class V> auto vec(V a, V b) const {
+    if constexpr (is_float_vector<V>) return hn::Le(a, b);
+    else return hn::Not(hn::Gt(a, b));
+  }
+  template <class T> bool operator()(T a, T b) const { return a <= b; }
+};
+struct GeKernel {
+  template <class V> auto vec(V a, V b) const {
+    if constexpr (is_float_vector<V>) return hn::Ge(a, b);
+    else return hn::Not(hn::Lt(a, b));
+  }
+  template <class T> bool operator()(T a, T b) const { return a >= b; }
+};
+
+// The 8 bools of the 8 bits of a byte, as one little-endian word (lane j's bool is byte j).
+constexpr std::array<uint64_t, 256> bools_of_bits = [] {
+  std::array<uint64_t, 256> table{};
+  for (int bits = 0; bits < 256; ++bits)
+    for (int bit = 0; bit < 8; ++bit)
+      if (bits >> bit & 1) table[bits] |= uint64_t{1} << (8 * bit);
+  return table;
+}();
+
+// Stores a kernel's result for the first `count` lanes: a vector of T, or a comparison's mask
+// as one bool per lane (through the mask's bits: narrowing the lanes takes shuffles).
+template <class D, class R, class Out>
+void store_result(D d, R result, Out* HWY_RESTRICT out, size_t count) {
+  const size_t lanes = hn::Lanes(d);
+  if constexpr (std::is_same_v<Out, bool>) {
+    uint8_t bits[(HWY_MAX_BYTES + 7) / 8] = {};
+    hn::StoreMaskBits(d, result, bits);
+    for (size_t lane = 0; lane < count; lane += 8) {
+      const uint64_t bools = bools_of_bits[bits[lane / 8]];
+      if (count - lane >= 8) std::memcpy(out + lane, &bools, 8);
+      else std::memcpy(out + lane, &bools, count - lane);
+    }
+  } else if (count == lanes) {
+    hn::StoreU(result, d, out);
+  } else {
+    hn::BlendedStore(result, hn::FirstN(d, count), d, out);
+  }
+}
+
+// out[k] = a[k] op b[k] over one run, a and b advancing (a_moves, b_moves) or staying on one
+// element. The tail is one masked vector where masked loads cannot fault (AVX-512), so short
+// runs (a broadcast over inner runs of 10) stay vectorised.
+template <class T, class Out, class Kernel, bool a_moves, bool b_moves>
+void binary_run(Out* HWY_RESTRICT out, const T* a, const T* b, int64_t count) {
   const hn::ScalableTag<T> d;
   const Kernel kernel;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto a_fixed = hn::Set(d, a[0]), b_fixed = hn::Set(d, b[0]);
   int64_t k = 0;
-  if (a_step == 1 && b_step == 1) {
-    for (; k + lanes <= count; k += lanes)
-      hn::StoreU(kernel.vec(hn::LoadU(d, a + k), hn::LoadU(d, b + k)), d, out + k);
-  } else if (a_step == 1) {
-    const auto scalar = hn::Set(d, b[0]);
-    for (; k + lanes <= count; k += lanes) hn::StoreU(kernel.vec(hn::LoadU(d, a + k), scalar), d, out + k);
-  } else if (b_step == 1) {
-    const auto scalar = hn::Set(d, a[0]);
-    for (; k + lanes <= count; k += lanes) hn::StoreU(kernel.vec(scalar, hn::LoadU(d, b + k)), d, out + k);
+  for (; k + lanes <= count; k += lanes) {
+    const auto x = a_moves ? hn::LoadU(d, a + k) : a_fixed;
+    const auto y = b_moves ? hn::LoadU(d, b + k) : b_fixed;
+    store_result(d, kernel.vec(x, y), out + k, static_cast<size_t>(lanes));
   }
-  for (; k < count; ++k) out[k] = kernel(a[k * a_step], b[k * b_step]);
+#if !HWY_MEM_OPS_MIGHT_FAULT
+  if (k < count) {
+    const auto mask = hn::FirstN(d, static_cast<size_t>(count - k));
+    const auto x = a_moves ? hn::MaskedLoad(mask, d, a + k) : a_fixed;
+    const auto y = b_moves ? hn::MaskedLoad(mask, d, b + k) : b_fixed;
+    store_result(d, kernel.vec(x, y), out + k, static_cast<size_t>(count - k));
+    return;
+  }
+#endif
+  for (; k < count; ++k) out[k] = kernel(a[a_moves ? k : 0], b[b_moves ? k : 0]);
 }
 
-#define VMAP_SIMD_KERNEL(NAME, T, KERNEL)                                                   \
-  void NAME(void* out, const void* a, int64_t a_step, const void* b, int64_t b_step,        \
-            int64_t count) {                                                                \
-    binary_run<T, KERNEL>(static_cast<T*>(out), static_cast<const T*>(a), a_step,           \
-                          static_cast<const T*>(b), b_step, count);                         \
+// `rows` runs, run r starting row_strides[0/1/2] * r bytes after out / a / b; a and b step
+// 1 or 0 (not both 0) along a run.
+template <class T, class Out, class Kernel, bool a_moves, bool b_moves>
+void binary_rows(void* out, const void* a, const void* b, int64_t count,
+                 const int64_t* row_strides, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r)
+    binary_run<T, Out, Kernel, a_moves, b_moves>(
+        reinterpret_cast<Out*>(static_cast<char*>(out) + r * row_strides[0]),
+        reinterpret_cast<const T*>(static_cast<const char*>(a) + r * row_strides[1]),
+        reinterpret_cast<const T*>(static_cast<const char*>(b) + r * row_strides[2]), count);
+}
+template <class T, class Out, class Kernel>
+void binary_rows(void* out, const void* a, int64_t a_step, const void* b, int64_t b_step,
+                 int64_t count, const int64_t* row_strides, int64_t rows) {
+  if (a_step && b_step)
+    binary_rows<T, Out, Kernel, true, true>(out, a, b, count, row_strides, rows);
+  else if (a_step)
+    binary_rows<T, Out, Kernel, true, false>(out, a, b, count, row_strides, rows);
+  else
+    binary_rows<T, Out, Kernel, false, true>(out, a, b, count, row_strides, rows);
+}
+
+#define VMAP_SIMD_KERNEL(NAME, T, OUT, KERNEL)                                                \
+  void NAME(void* out, const void* a, int64_t a_step, const void* b, int64_t b_step,          \
+            int64_t count, const int64_t* row_strides, int64_t rows) {                        \
+    binary_rows<T, OUT, KERNEL>(out, a, a_step, b, b_step, count, row_strides, rows);         \
   }
-VMAP_SIMD_KERNEL(AddF32, float, AddKernel)
-VMAP_SIMD_KERNEL(SubF32, float, SubKernel)
-VMAP_SIMD_KERNEL(MulF32, float, MulKernel)
-VMAP_SIMD_KERNEL(DivF32, float, DivKernel)
-VMAP_SIMD_KERNEL(MaxF32, float, MaxKernel)
-VMAP_SIMD_KERNEL(MinF32, float, MinKernel)
-VMAP_SIMD_KERNEL(AddF64, double, AddKernel)
-VMAP_SIMD_KERNEL(SubF64, double, SubKernel)
-VMAP_SIMD_KERNEL(MulF64, double, MulKernel)
-VMAP_SIMD_KERNEL(DivF64, double, DivKernel)
-VMAP_SIMD_KERNEL(MaxF64, double, MaxKernel)
-VMAP_SIMD_KERNEL(MinF64, double, MinKernel)
-VMAP_SIMD_KERNEL(AddI32, int32_t, AddKernel)
-VMAP_SIMD_KERNEL(SubI32, int32_t, SubKernel)
-VMAP_SIMD_KERNEL(MulI32, int32_t, MulKernel)
-VMAP_SIMD_KERNEL(MaxI32, int32_t, MaxKernel)
-VMAP_SIMD_KERNEL(MinI32, int32_t, MinKernel)
-VMAP_SIMD_KERNEL(AddI64, int64_t, AddKernel)
-VMAP_SIMD_KERNEL(SubI64, int64_t, SubKernel)
+#define VMAP_SIMD_COMPARISONS(SUFFIX, T)            \
+  VMAP_SIMD_KERNEL(Eq##SUFFIX, T, bool, EqKernel)   \
+  VMAP_SIMD_KERNEL(Ne##SUFFIX, T, bool, NeKernel)   \
+  VMAP_SIMD_KERNEL(Lt##SUFFIX, T, bool, LtKernel)   \
+  VMAP_SIMD_KERNEL(Le##SUFFIX, T, bool, LeKernel)   \
+  VMAP_SIMD_KERNEL(Gt##SUFFIX, T, bool, GtKernel)   \
+  VMAP_SIMD_KERNEL(Ge##SUFFIX, T, bool, GeKernel)
+VMAP_SIMD_KERNEL(AddF32, float, float, AddKernel)
+VMAP_SIMD_KERNEL(SubF32, float, float, SubKernel)
+VMAP_SIMD_KERNEL(MulF32, float, float, MulKernel)
+VMAP_SIMD_KERNEL(DivF32, float, float, DivKernel)
+VMAP_SIMD_KERNEL(MaxF32, float, float, MaxKernel)
+VMAP_SIMD_KERNEL(MinF32, float, float, MinKernel)
+VMAP_SIMD_KERNEL(AddF64, double, double, AddKernel)
+VMAP_SIMD_KERNEL(SubF64, double, double, SubKernel)
+VMAP_SIMD_KERNEL(MulF64, double, double, MulKernel)
+VMAP_SIMD_KERNEL(DivF64, double, double, DivKernel)
+VMAP_SIMD_KERNEL(MaxF64, double, double, MaxKernel)
+VMAP_SIMD_KERNEL(MinF64, double, double, MinKernel)
+VMAP_SIMD_KERNEL(AddI32, int32_t, int32_t, AddKernel)
+VMAP_SIMD_KERNEL(SubI32, int32_t, int32_t, SubKernel)
+VMAP_SIMD_KERNEL(MulI32, int32_t, int32_t, MulKernel)
+VMAP_SIMD_KERNEL(MaxI32, int32_t, int32_t, MaxKernel)
+VMAP_SIMD_KERNEL(MinI32, int32_t, int32_t, MinKernel)
+VMAP_SIMD_KERNEL(AddI64, int64_t, int64_t, AddKernel)
+VMAP_SIMD_KERNEL(SubI64, int64_t, int64_t, SubKernel)
+VMAP_SIMD_COMPARISONS(F32, float)
+VMAP_SIMD_COMPARISONS(F64, double)
+VMAP_SIMD_COMPARISONS(I32, int32_t)
+VMAP_SIMD_COMPARISONS(I64, int64_t)
+#undef VMAP_SIMD_COMPARISONS
 #undef VMAP_SIMD_KERNEL
 
 // Unary float math: `vec` computes a vector with Highway, `accurate` says whether every lane
@@ -225,6 +331,47 @@ void UnaryF64(SimdOp op, void* out, const void* in, int64_t count) {
   unary_dispatch<double>(op, out, in, count);
 }
 
+// out[j] = row[index[j]] with gathers, a vector of int64 indices at a time; an index outside
+// [0, limit) reads row[0] and makes the result nonzero (simd_pick's contract). float rows
+// gather with the indices narrowed to int32 (limit <= INT32_MAX, checked by the caller).
+template <class T>
+uint64_t pick_run(T* out, const T* row, const int64_t* index, int64_t count, int64_t limit) {
+  const hn::ScalableTag<int64_t> di;
+  const hn::Rebind<T, decltype(di)> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
+  const auto zero = hn::Zero(di), bound = hn::Set(di, limit);
+  auto bad = zero;
+  int64_t k = 0;
+  for (; k + lanes <= count; k += lanes) {
+    const auto i = hn::LoadU(di, index + k);
+    const auto safe = hn::IfThenElseZero(hn::AndNot(hn::Lt(i, zero), hn::Lt(i, bound)), i);
+    bad = hn::Or(bad, hn::Xor(i, safe));
+    if constexpr (sizeof(T) == 8) {
+      hn::StoreU(hn::GatherIndex(d, row, safe), d, out + k);
+    } else {
+      const hn::RebindToUnsigned<decltype(di)> du;
+      const hn::Rebind<uint32_t, decltype(di)> du32;
+      const hn::Rebind<int32_t, decltype(di)> di32;
+      const auto narrow = hn::BitCast(di32, hn::TruncateTo(du32, hn::BitCast(du, safe)));
+      hn::StoreU(hn::GatherIndex(d, row, narrow), d, out + k);
+    }
+  }
+  uint64_t result = hn::AllTrue(di, hn::Eq(bad, zero)) ? 0 : 1;
+  for (; k < count; ++k) {
+    const uint64_t i = static_cast<uint64_t>(index[k]);
+    const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
+    result |= i ^ safe;
+    out[k] = row[safe];
+  }
+  return result;
+}
+uint64_t PickF32(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
+  return pick_run(static_cast<float*>(out), static_cast<const float*>(row), index, count, limit);
+}
+uint64_t PickF64(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
+  return pick_run(static_cast<double*>(out), static_cast<const double*>(row), index, count, limit);
+}
+
 }  // namespace vmap::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -250,12 +397,34 @@ HWY_EXPORT(MaxI32);
 HWY_EXPORT(MinI32);
 HWY_EXPORT(AddI64);
 HWY_EXPORT(SubI64);
+#define VMAP_EXPORT_COMPARISONS(SUFFIX) \
+  HWY_EXPORT(Eq##SUFFIX);               \
+  HWY_EXPORT(Ne##SUFFIX);               \
+  HWY_EXPORT(Lt##SUFFIX);               \
+  HWY_EXPORT(Le##SUFFIX);               \
+  HWY_EXPORT(Gt##SUFFIX);               \
+  HWY_EXPORT(Ge##SUFFIX);
+VMAP_EXPORT_COMPARISONS(F32)
+VMAP_EXPORT_COMPARISONS(F64)
+VMAP_EXPORT_COMPARISONS(I32)
+VMAP_EXPORT_COMPARISONS(I64)
+#undef VMAP_EXPORT_COMPARISONS
+HWY_EXPORT(PickF32);
+HWY_EXPORT(PickF64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 
 namespace {
-using Kernel = void (*)(void*, const void*, int64_t, const void*, int64_t, int64_t);
+using Kernel = void (*)(void*, const void*, int64_t, const void*, int64_t, int64_t,
+                       const int64_t*, int64_t);
 
+#define VMAP_COMPARISON_CASES(SUFFIX)                                \
+  case SimdOp::eq: return HWY_DYNAMIC_DISPATCH(Eq##SUFFIX);          \
+  case SimdOp::ne: return HWY_DYNAMIC_DISPATCH(Ne##SUFFIX);          \
+  case SimdOp::lt: return HWY_DYNAMIC_DISPATCH(Lt##SUFFIX);          \
+  case SimdOp::le: return HWY_DYNAMIC_DISPATCH(Le##SUFFIX);          \
+  case SimdOp::gt: return HWY_DYNAMIC_DISPATCH(Gt##SUFFIX);          \
+  case SimdOp::ge: return HWY_DYNAMIC_DISPATCH(Ge##SUFFIX);
 Kernel kernel_for(SimdOp op, Dtype dtype) {
   switch (dtype) {
     case Dtype::Float32:
@@ -266,6 +435,7 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         case SimdOp::div: return HWY_DYNAMIC_DISPATCH(DivF32);
         case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxF32);
         case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinF32);
+        VMAP_COMPARISON_CASES(F32)
         default: return nullptr;
       }
     case Dtype::Float64:
@@ -276,6 +446,7 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         case SimdOp::div: return HWY_DYNAMIC_DISPATCH(DivF64);
         case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxF64);
         case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinF64);
+        VMAP_COMPARISON_CASES(F64)
         default: return nullptr;
       }
     case Dtype::Int32:
@@ -285,28 +456,38 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         case SimdOp::mul: return HWY_DYNAMIC_DISPATCH(MulI32);
         case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxI32);
         case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinI32);
+        VMAP_COMPARISON_CASES(I32)
         default: return nullptr;
       }
     case Dtype::Int64:
       switch (op) {
         case SimdOp::add: return HWY_DYNAMIC_DISPATCH(AddI64);
         case SimdOp::sub: return HWY_DYNAMIC_DISPATCH(SubI64);
+        VMAP_COMPARISON_CASES(I64)
         default: return nullptr;
       }
     case Dtype::Bool: return nullptr;
   }
   return nullptr;
 }
+#undef VMAP_COMPARISON_CASES
 }  // namespace
 
 bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,
-                 const void* b, int64_t b_step, int64_t count) {
+                 const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                 int64_t rows) {
   // Both operands broadcast: nothing to vectorise.
   if (a_step == 0 && b_step == 0) return false;
   const Kernel kernel = kernel_for(op, dtype);
   if (kernel == nullptr) return false;
-  kernel(out, a, a_step, b, b_step, count);
+  kernel(out, a, a_step, b, b_step, count, row_strides, rows);
   return true;
+}
+
+uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
+                   int64_t limit) {
+  if (dtype == Dtype::Float64) return HWY_DYNAMIC_DISPATCH(PickF64)(out, row, index, count, limit);
+  return HWY_DYNAMIC_DISPATCH(PickF32)(out, row, index, count, limit);
 }
 
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count) {

@@ -29,15 +29,23 @@ size_t size_class(size_t nbytes) {
 // the TensorImpl/Storage objects (pool_allocate, 16-byte steps up to 512 bytes) and the data
 // blocks of the small size classes (64-byte steps up to 4 KiB). A block freed on another
 // thread than the one that allocated it simply moves to that thread's lists.
+// Blocks up to 512 KiB have a few per-thread slots too: the fused evaluation's block
+// temporaries (32K elements, Note [Pending values] in rules/src/batched_fused.hpp) are made
+// and freed on every thread of a parallel loop at once, and would take turns on the lock.
 constexpr size_t pool_step = 16;
 constexpr size_t pool_max_bytes = 512;
 constexpr size_t pool_max_blocks = 4096;        // per size, per thread
 constexpr size_t small_block_max_bytes = 4096;  // the small size classes
 constexpr size_t small_blocks_per_thread = 64;  // per size class: at most 4 MiB a thread
+constexpr size_t medium_block_max_bytes = size_t{512} << 10;
+constexpr size_t medium_blocks_per_thread = 4;  // per size class: all full, 23 MiB a thread
+constexpr int medium_first_power = 12;          // classes above 4 KiB: four per power of two
+constexpr size_t medium_classes = 4 * (19 - medium_first_power + 1);
 
 struct ThreadPool {
   std::array<std::vector<void*>, pool_max_bytes / pool_step + 1> objects;
   std::array<std::vector<void*>, small_block_max_bytes / alignment + 1> data_blocks;
+  std::array<std::vector<void*>, medium_classes> medium_blocks;
   ~ThreadPool();
 };
 // Trivially destructible, so it can be read even while thread_local destructors run.
@@ -50,17 +58,28 @@ ThreadPool::~ThreadPool() {
     for (void* block : blocks) ::operator delete(block);
   for (auto& blocks : data_blocks)
     for (void* block : blocks) std::free(block);
+  for (auto& blocks : medium_blocks)
+    for (void* block : blocks) std::free(block);
 }
 
-// The data blocks' free list of this thread for a size class, or null (large class, caching
-// off, or the thread exiting).
-std::vector<void*>* thread_data_blocks(size_t size) {
+// This thread's free list of data blocks of a size class and how many it keeps, or a null
+// list (large class, caching off, or the thread exiting).
+struct ThreadBlocks {
+  std::vector<void*>* blocks = nullptr;
+  size_t limit = 0;
+};
+ThreadBlocks thread_data_blocks(size_t size) {
 #ifdef VMAP_NO_ALLOCATOR_CACHE
   (void)size;
-  return nullptr;
+  return {};
 #else
-  if (size > small_block_max_bytes || pool_gone) return nullptr;
-  return &thread_pool.data_blocks[size / alignment];
+  if (size > medium_block_max_bytes || pool_gone) return {};
+  if (size <= small_block_max_bytes)
+    return {&thread_pool.data_blocks[size / alignment], small_blocks_per_thread};
+  const int power = 63 - __builtin_clzll(size);  // size is a class: power + quarters
+  const size_t quarter = (size - (size_t{1} << power)) / (size_t{1} << (power - 2));
+  return {&thread_pool.medium_blocks[4 * (power - medium_first_power) + quarter],
+          medium_blocks_per_thread};
 #endif
 }
 
@@ -74,7 +93,7 @@ class CachingAllocator {
  public:
   void* allocate(size_t nbytes) {
     const size_t size = size_class(nbytes);
-    if (std::vector<void*>* blocks = thread_data_blocks(size); blocks && !blocks->empty()) {
+    if (std::vector<void*>* blocks = thread_data_blocks(size).blocks; blocks && !blocks->empty()) {
       void* block = blocks->back();
       blocks->pop_back();
       bump(thread_cache_hits_);
@@ -106,9 +125,9 @@ class CachingAllocator {
   void release(void* block, size_t nbytes) {
 #ifndef VMAP_NO_ALLOCATOR_CACHE
     const size_t size = size_class(nbytes);
-    if (std::vector<void*>* blocks = thread_data_blocks(size);
-        blocks && blocks->size() < small_blocks_per_thread) {
-      blocks->push_back(block);
+    if (const ThreadBlocks own = thread_data_blocks(size);
+        own.blocks && own.blocks->size() < own.limit) {
+      own.blocks->push_back(block);
       return;
     }
     std::lock_guard lock(mutex_);
@@ -129,8 +148,10 @@ class CachingAllocator {
       for (void* block : blocks) std::free(block);
       blocks.clear();
     };
-    if (!pool_gone)
+    if (!pool_gone) {
       for (auto& blocks : thread_pool.data_blocks) release(blocks);
+      for (auto& blocks : thread_pool.medium_blocks) release(blocks);
+    }
     std::lock_guard lock(mutex_);
     for (auto& blocks : small_blocks_) release(blocks);
     for (auto& [size, blocks] : free_blocks_) release(blocks);

@@ -107,6 +107,28 @@ Tensor empty_tensor(IntList sizes, Dtype dtype, Device device) {
   return Tensor(std::move(impl));
 }
 
+namespace {
+thread_local const Tensor* result_destination = nullptr;
+}  // namespace
+
+ResultInto::ResultInto(const Tensor& destination) : outer_(result_destination) {
+  result_destination = &destination;
+}
+ResultInto::~ResultInto() { result_destination = outer_; }
+
+Tensor result_tensor(IntList sizes, Dtype dtype, Device device) {
+  if (const Tensor* into = result_destination) {
+    const TensorImpl& impl = impl_of(*into);
+    if (impl.contiguous && impl.dtype == dtype && impl.device() == device &&
+        IntList(impl.sizes) == sizes) {
+      result_destination = nullptr;  // the first fitting op only
+      note_op();
+      return *into;
+    }
+  }
+  return empty_tensor(sizes, dtype, device);
+}
+
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset) {
   const TensorImpl& impl = impl_of(base);
   return make_tensor(impl.storage, sizes, strides, offset, impl.dtype);

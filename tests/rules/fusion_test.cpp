@@ -147,6 +147,29 @@ TEST(Fusion, StoresIntoStridedDestinations) {
   expect_identical(out, expected);
 }
 
+TEST(Fusion, StoresThatConvertOrBroadcast) {
+  // The last op of a block computes into the destination only where its result fits it
+  // (Note [Results into a destination]); an int64 result stored into float32, and one per
+  // example value broadcast along the destination's row, are converted and copied.
+  Rng rng(9);
+  const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kInt64);
+  const Tensor s = test::random_tensor(rng, {kRows, 1}, kFloat32);
+  Tensor converted = zeros({kRows, kWidth}), spread = zeros({kRows, kWidth, 20});
+  Tensor e_converted = zeros({kRows, kWidth}), e_spread = zeros({kRows, kWidth, 20});
+  for (int64_t i = 0; i < kRows; ++i) {
+    e_converted[i] = a[i] * 3 - a[i];
+    e_spread[i] = (a[i] * s[i]).unsqueeze(1).expand({kWidth, 20});
+  }
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    vb::at(converted, i) = vb::at(a, i) * 3 - vb::at(a, i);
+    vb::at(spread, i) = (vb::at(a, i) * vb::at(s, i)).unsqueeze(1);
+  }
+  expect_identical(converted, e_converted);
+  expect_identical(spread, e_spread);
+}
+
 TEST(Fusion, MaskedStoresKeepTheOtherExamples) {
   Rng rng(4);
   const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);

@@ -4,6 +4,8 @@
 
 #include "internal.hpp"
 
+#include <limits>
+
 using namespace vmap;
 using vmap_test::elements;
 using vmap_test::error_of;
@@ -102,6 +104,105 @@ TEST(Engine, TiledTransposedCopyMatchesNaiveLoop) {
   Tensor sum = big.t() + big.t().contiguous();
   EXPECT_EQ(sum[699][999].item<double>(), 2.0 * (999 * 700 + 699));
   EXPECT_EQ(sum[3][5].item<double>(), 2.0 * (5 * 700 + 3));
+}
+
+}  // namespace
+
+namespace {
+
+// x [n, 1, w] op y [1, m, w], element by element from the operands' values.
+template <class Out, class T, class F>
+void expect_broadcast_matches(const Tensor& result, const Tensor& x, const Tensor& y, F op) {
+  const int64_t n = x.size(0), m = y.size(1), w = x.size(2);
+  ASSERT_EQ(vmap_test::shape(result), (std::vector<int64_t>{n, m, w}));
+  const std::vector<T> a = elements<T>(x), b = elements<T>(y);
+  const std::vector<Out> got = elements<Out>(result);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t k = 0; k < w; ++k) {
+        const Out want = op(a[i * w + k], b[j * w + k]), have = got[(i * m + j) * w + k];
+        ASSERT_TRUE(have == want || (have != have && want != want))  // NaN: both
+            << have << " vs " << want << " at " << i << "," << j << "," << k;
+      }
+}
+
+TEST(Engine, BroadcastOverShortRowsMatchesNaiveLoop) {
+  // Inner runs of every width around the vector sizes: stacks of rows, partial vectors (the
+  // masked tail), comparisons writing bools; x has a NaN, and values equal to y's.
+  for (int64_t w = 1; w <= 35; ++w) {
+    SCOPED_TRACE(w);
+    Tensor x = randn({3, 1, w});
+    x.view({-1}).narrow(0, 0, 1).fill_(std::numeric_limits<double>::quiet_NaN());
+    Tensor y = randn({1, 5, w});
+    y[0][2].copy_(x[1][0]);
+    expect_broadcast_matches<float, float>(x - y, x, y, [](float a, float b) { return a - b; });
+    expect_broadcast_matches<float, float>(y - x, x, y, [](float a, float b) { return b - a; });
+    expect_broadcast_matches<bool, float>(x >= y, x, y, [](float a, float b) { return a >= b; });
+    expect_broadcast_matches<bool, float>(x != y, x, y, [](float a, float b) { return a != b; });
+    const Tensor xd = x.to(kFloat64), yd = y.to(kFloat64);
+    expect_broadcast_matches<double, double>(xd * yd, xd, yd,
+                                             [](double a, double b) { return a * b; });
+    expect_broadcast_matches<bool, double>(xd < yd, xd, yd,
+                                           [](double a, double b) { return a < b; });
+    const Tensor xi = randint(-3, 3, {3, 1, w}, kInt64), yi = randint(-3, 3, {1, 5, w}, kInt64);
+    expect_broadcast_matches<int64_t, int64_t>(xi - yi, xi, yi,
+                                               [](int64_t a, int64_t b) { return a - b; });
+    expect_broadcast_matches<bool, int64_t>(xi <= yi, xi, yi,
+                                            [](int64_t a, int64_t b) { return a <= b; });
+    expect_broadcast_matches<bool, int64_t>(xi == yi, xi, yi,
+                                            [](int64_t a, int64_t b) { return a == b; });
+    const Tensor xs = xi.to(kInt32), ys = yi.to(kInt32);
+    expect_broadcast_matches<int32_t, int32_t>(xs * ys, xs, ys,
+                                               [](int32_t a, int32_t b) { return a * b; });
+    expect_broadcast_matches<bool, int32_t>(xs > ys, xs, ys,
+                                            [](int32_t a, int32_t b) { return a > b; });
+    // One operand fixed along the inner run ([7, 1] against [7, w]), on either side.
+    const Tensor fixed = randn({7, 1}), moving = randn({7, w});
+    const std::vector<float> f = elements<float>(fixed), v = elements<float>(moving);
+    const std::vector<float> difference = elements<float>(moving - fixed);
+    const std::vector<bool> greater = elements<bool>(fixed > moving);
+    for (int64_t r = 0; r < 7; ++r)
+      for (int64_t k = 0; k < w; ++k) {
+        ASSERT_EQ(difference[r * w + k], v[r * w + k] - f[r]) << r << "," << k;
+        ASSERT_EQ(greater[r * w + k], f[r] > v[r * w + k]) << r << "," << k;
+      }
+  }
+  // Large enough to be split across threads inside rows and inside stacks of rows.
+  const Tensor x = randn({300, 1, 37}), y = randn({1, 401, 37});
+  expect_broadcast_matches<float, float>(x - y, x, y, [](float a, float b) { return a - b; });
+  // The upper-triangular mask's `j >= i`.
+  const Tensor mask =
+      arange(0, 997, kInt64).reshape({1, 997}) >= arange(0, 1000, kInt64).reshape({1000, 1});
+  const std::vector<bool> flags = elements<bool>(mask);
+  for (int64_t i = 0; i < 1000; ++i)
+    for (int64_t j = 0; j < 997; ++j) ASSERT_EQ(flags[i * 997 + j], j >= i) << i << "," << j;
+}
+
+}  // namespace
+
+namespace {
+
+// Note [Results into a destination]: the first pointwise op that fits writes there.
+TEST(Engine, ResultIntoTheDestination) {
+  const Tensor a = randn({4, 5}), b = randn({4, 5});
+  const Tensor out = zeros({4, 5});
+  const Tensor transposed = zeros({5, 4}).t();  // [4, 5], not contiguous
+  {
+    detail::ResultInto into(transposed);
+    EXPECT_NE((a + b).raw_data(), transposed.raw_data());
+  }
+  {
+    detail::ResultInto into(out);
+    EXPECT_NE((a[0] + b[0]).raw_data(), out.raw_data());  // other sizes
+    EXPECT_NE((a > b).raw_data(), out.raw_data());        // other dtype
+    EXPECT_NE(a.to(kFloat64).raw_data(), out.raw_data());
+    const Tensor sum = a + b;
+    EXPECT_EQ(sum.raw_data(), out.raw_data());
+    EXPECT_NE((a * b).raw_data(), out.raw_data());  // the first fitting op only
+  }
+  EXPECT_NE((a - b).raw_data(), out.raw_data());
+  const std::vector<float> x = elements<float>(a), y = elements<float>(b), z = elements<float>(out);
+  for (size_t k = 0; k < z.size(); ++k) ASSERT_EQ(z[k], x[k] + y[k]) << k;
 }
 
 }  // namespace

@@ -163,6 +163,19 @@ TEST(OpsIndex, ThreadedFastPathsMatchNaiveLoops) {
   bad[0][31] = int64_t{256};
   EXPECT_EQ(error_of([&] { gather(rows, 1, bad.expand({1024, 32})); }),
             "gather: index 256 out of range for dim 1 of size 256");
+  // float32 rows pick with gathers of the indices narrowed to int32: an index out of range
+  // is caught before narrowing (2^33 would narrow to 0), in the vectors and in the tail.
+  const Tensor floats = random_tensor({4, 256}, kFloat32, 9);
+  Tensor wild = random_indices({4, 37}, 256, kInt64, 10);
+  EXPECT_EQ(values(gather(floats, 1, wild)), naive_gather(floats, 1, wild));
+  for (int64_t position : {3, 36}) {
+    for (int64_t index : {int64_t{-1}, int64_t{256}, int64_t{1} << 33}) {
+      Tensor broken = wild.clone();
+      broken[2][position] = index;
+      EXPECT_EQ(error_of([&] { gather(floats, 1, broken); }),
+                "gather: index " + std::to_string(index) + " out of range for dim 1 of size 256");
+    }
+  }
   Tensor bad_picks = random_indices({100000}, 4096, kInt32, 8);
   bad_picks[77777] = -1;
   EXPECT_EQ(error_of([&] { index_select(random_tensor({4096, 2}, kInt32), 0, bad_picks); }),

@@ -256,3 +256,28 @@ TEST(OpsReduce, BadDims) {
 }
 
 }  // namespace
+
+namespace {
+
+// Many short lines reduced at once (a vector of lines per add) give each line's own sum, bit
+// for bit: what a per-example sum and its batched form must agree on.
+TEST(OpsReduce, ShortLinesSumAsOneLineAtATime) {
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    for (int64_t width = 1; width <= 20; ++width) {
+      SCOPED_TRACE(::testing::Message() << dtype << " width " << width);
+      const Tensor wide = random_tensor({4, 37, width + 3}, dtype, width);
+      for (const Tensor& x : {wide.narrow(2, 0, width).contiguous(), wide.narrow(2, 2, width),
+                              wide.narrow(2, 1, width).transpose(0, 1)}) {
+        const Tensor sums = x.sum({-1}), means = x.mean({2});
+        for (int64_t i = 0; i < x.size(0); ++i)
+          for (int64_t j = 0; j < x.size(1); ++j) {
+            ASSERT_TRUE(equal(sums[i][j], x[i][j].sum())) << i << "," << j;
+            ASSERT_TRUE(equal(means[i][j], x[i][j].mean())) << i << "," << j;
+          }
+        expect_close(values(sums), reference(x, mask(3, {2}), sum_of), 1e-5, 1e-4);
+      }
+    }
+  }
+}
+
+}  // namespace

@@ -391,6 +391,25 @@ Tensor remainder_trunc(const Tensor& a, const Tensor& b);
 // Whether a and b view overlapping bytes of one storage (rewritten code checks outputs vs
 // inputs at run time with this, and falls back to the per-example loop when true).
 bool overlaps(const Tensor& a, const Tensor& b);
+
+// Note [Results into a destination]
+// While a ResultInto lives, the first pointwise op on this thread whose result has the
+// destination's sizes, dtype and device computes it into the destination (a contiguous
+// tensor that overlaps none of the op's inputs) and returns the destination instead of a new
+// tensor. The fused evaluation (rules/src/batched_fused.cpp) wraps the last op of a block in
+// one, so the block's result lands in the user's `out` as hand-written `*_out` calls do,
+// without a temporary and a copy. Only a hint: the caller copies a result that is not the
+// destination (an op may return an input, or make its result some other way).
+class ResultInto {
+ public:
+  explicit ResultInto(const Tensor& destination);
+  ~ResultInto();
+  ResultInto(const ResultInto&) = delete;
+  ResultInto& operator=(const ResultInto&) = delete;
+
+ private:
+  const Tensor* outer_;
+};
 }  // namespace detail
 
 }  // namespace vmap
