@@ -95,6 +95,7 @@ struct Job {
   std::string Path;         ///< as given
   std::string AbsolutePath; ///< as named in replacements
   std::optional<RewrittenFile> Result;
+  unsigned LoopsLeftAsWritten = 0; ///< refused under --keep-going
 };
 
 /// Every file the parse read, system headers included.
@@ -246,6 +247,8 @@ public:
         Outcomes.push_back(transformLoop(Context, Loops, Index));
     if (Engine.hasErrorOccurred())
       return; // refused (or -Werror): the file gets no output
+    TheJob.LoopsLeftAsWritten = static_cast<unsigned>(llvm::count_if(
+        Outcomes, [](const LoopOutcome &Outcome) { return !Outcome.Batched; }));
     std::optional<tooling::Replacements> Replacements =
         rewrite(Context, Outcomes, TheJob.AbsolutePath, Diags);
     if (!Replacements)
@@ -506,6 +509,7 @@ int main(int argc, const char **argv) {
   for (const std::string &Path : SourcePaths)
     Jobs.push_back({Path, absolutePath(Path), std::nullopt});
   bool AllRewritten = true;
+  bool SomeLoopsLeftAsWritten = false;
   for (auto [Index, Job] : llvm::enumerate(Jobs)) {
     if (ShowProgress)
       llvm::errs() << "[" << Index + 1 << "/" << Jobs.size() << "] "
@@ -535,6 +539,10 @@ int main(int argc, const char **argv) {
                    << Job.Path << "; it is left as it was\n";
     if (!Rewritten || !writeOutputs(*Job.Result))
       AllRewritten = false;
+    // --keep-going writes what it could and still fails the run, as `make -k`
+    // does: SPEC's status 0 means every annotated loop was rewritten.
+    else if (Job.LoopsLeftAsWritten > 0)
+      SomeLoopsLeftAsWritten = true;
   }
   if (!AllRewritten)
     return Refused;
@@ -552,5 +560,5 @@ int main(int argc, const char **argv) {
     if (!succeeded(writeDepfile(DepfilePath, Targets)))
       return Refused;
   }
-  return Success;
+  return SomeLoopsLeftAsWritten ? Refused : Success;
 }

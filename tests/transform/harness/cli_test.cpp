@@ -269,7 +269,7 @@ TEST_F(CommandLine, RefusedFileGetsNoOutput) {
 TEST_F(CommandLine, KeepGoingLeavesRefusedLoopsAsWritten) {
   file("a.cpp", kAddOneThenBreak);
   tool_run result = run("a.cpp --keep-going");
-  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.status, 1) << result.err;  // the output is written, the run still fails
   EXPECT_NE(result.err.find("a.cpp:10:7: warning:"), std::string::npos) << result.err;
   EXPECT_NE(result.err.find("loop left as written"), std::string::npos) << result.err;
   // The first loop is batched, the second kept with its pragma.
@@ -278,6 +278,20 @@ TEST_F(CommandLine, KeepGoingLeavesRefusedLoopsAsWritten) {
                             "    if (i == 2)\n      break;"),
             std::string::npos)
       << result.out;
+}
+
+TEST_F(CommandLine, KeepGoingSucceedsWhenEveryLoopIsRewritten) {
+  file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp --keep-going -o out.cpp");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(CommandLine, KeepGoingWritesTheFileAndStillFails) {
+  fs::path input = file("a.cpp", kAddOneThenBreak);
+  tool_run in_place = run("a.cpp --keep-going -i");
+  EXPECT_EQ(in_place.status, 1) << in_place.err;
+  EXPECT_NE(read_file(input).find("vmap::batched"), std::string::npos);
 }
 
 TEST_F(CommandLine, KeepGoingWithWerrorFails) {
