@@ -2,6 +2,7 @@
 // promotion (Note [Promotion tiers]). Integer arithmetic wraps like torch's (no UB).
 #include "internal.hpp"
 #include "../cuda/device_ops.hpp"
+#include "../cuda/scalar_functors.hpp"
 
 #include <cmath>
 #include <limits>
@@ -18,39 +19,19 @@ using detail::Operand;
 using detail::Scalar;
 using detail::SimdOp;
 
-template <class T>
-constexpr bool is_int = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+// The ops' semantics are the device's scalar functors (runtime/cuda/scalar_functors.hpp),
+// so the CPU engine and the CUDA kernels run one definition; the CPU side adds the SIMD tags.
+namespace functors = detail::scalar_functors;
+using functors::is_int;
 
-template <class T>
-T wrapping(T a, T b, char op) {
-  using U = std::make_unsigned_t<T>;
-  const U x = static_cast<U>(a), y = static_cast<U>(b);
-  return static_cast<T>(op == '+' ? U(x + y) : op == '-' ? U(x - y) : U(x * y));
-}
-
-struct AddOp {
+struct AddOp : functors::Add {
   static constexpr SimdOp simd_op = SimdOp::add;
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a || b;
-    else if constexpr (is_int<T>) return wrapping(a, b, '+');
-    else return a + b;
-  }
 };
-struct SubOp {
+struct SubOp : functors::Sub {
   static constexpr SimdOp simd_op = SimdOp::sub;
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a != b;
-    else if constexpr (is_int<T>) return wrapping(a, b, '-');
-    else return a - b;
-  }
 };
-struct MulOp {
+struct MulOp : functors::Mul {
   static constexpr SimdOp simd_op = SimdOp::mul;
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a && b;
-    else if constexpr (is_int<T>) return wrapping(a, b, '*');
-    else return a * b;
-  }
 };
 struct DivOp {  // only instantiated usefully for floating types (true division)
   static constexpr SimdOp simd_op = SimdOp::div;
@@ -59,52 +40,18 @@ struct DivOp {  // only instantiated usefully for floating types (true division)
     else return b == 0 ? T(0) : T(a / b);
   }
 };
-struct MaxOp {
+struct MaxOp : functors::Maximum {
   static constexpr SimdOp simd_op = SimdOp::max;
-  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a > b ? a : b; }
 };
-struct MinOp {
+struct MinOp : functors::Minimum {
   static constexpr SimdOp simd_op = SimdOp::min;
-  template <class T> T operator()(T a, T b) const { return a != a ? a : b != b ? b : a < b ? a : b; }
-};
-
-// Integer power by squaring; negative exponents as torch (1, -1 stay; others give 0).
-template <class T>
-T integer_pow(T base, T exponent) {
-  if (exponent < 0) {
-    if (base == 1) return 1;
-    if (base == -1) return exponent % 2 == 0 ? 1 : -1;
-    return 0;
-  }
-  T result = 1;
-  while (exponent > 0) {
-    if (exponent & 1) result = wrapping(result, base, '*');
-    base = wrapping(base, base, '*');
-    exponent >>= 1;
-  }
-  return result;
-}
-struct PowOp {
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (std::is_same_v<T, bool>) return a || !b;
-    else if constexpr (is_int<T>) return integer_pow(a, b);
-    else return std::pow(a, b);
-  }
 };
 
 // Float to integer conversion without UB: NaN and out-of-range values give the minimum, as
 // x86's conversion instructions (and so LibTorch there) do.
 template <class To, class From>
 To convert(From value) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return value != From(0);
-  } else if constexpr (std::is_floating_point_v<From> && is_int<To>) {
-    constexpr From lower = static_cast<From>(std::numeric_limits<To>::min());
-    if (!(value >= lower && value < -lower)) return std::numeric_limits<To>::min();
-    return static_cast<To>(value);
-  } else {
-    return static_cast<To>(value);
-  }
+  return functors::Convert<To>{}(value);
 }
 
 // An operand: a tensor (borrowed for the call, not copied: refcounts are the bulk of a small
@@ -211,20 +158,18 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
   const Dtype dtype = promote(a, b);
   if (alpha.is_floating() && !detail::is_floating(dtype))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
-  if (!subtract && alpha.is_integral() && alpha.to_int64() == 1)
-    return binary(name, a, b, AddOp{}, dtype);
   if (subtract) check_subtraction(name, a, b);
-  if (subtract && alpha.is_integral() && alpha.to_int64() == 1)
-    return binary(name, a, b, SubOp{}, dtype);
+  if (alpha.is_integral() && alpha.to_int64() == 1)
+    return subtract ? binary(name, a, b, SubOp{}, dtype) : binary(name, a, b, AddOp{}, dtype);
   // alpha is an operand, not captured state, so the device runs the same form (Note [Device
   // ops]): (name, 3 inputs) is x + alpha * y, or x - alpha * y.
   const Tensor factor = detail::scalar_tensor(alpha, dtype);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if (subtract)
       return elementwise<T, T, T, T>(name, {a.as(dtype), b.as(dtype), factor},
-                                     [](T x, T y, T f) { return SubOp{}(x, MulOp{}(f, y)); });
+                                     functors::SubScaled{});
     return elementwise<T, T, T, T>(name, {a.as(dtype), b.as(dtype), factor},
-                                   [](T x, T y, T f) { return AddOp{}(x, MulOp{}(f, y)); });
+                                   functors::AddScaled{});
   });
 }
 
@@ -238,7 +183,7 @@ Tensor power(const Arg& base, const Arg& exponent) {
     fail("pow", "integers to negative integer powers are not allowed (exponent ",
          exponent.number->to_int64(), ")");
   if (dtype == kBool) fail("pow", "not implemented for 'Bool'");
-  return binary("pow", base, exponent, PowOp{}, dtype);
+  return binary("pow", base, exponent, functors::Pow{}, dtype);
 }
 
 Tensor clamp_args(const Tensor& self, const std::optional<Arg>& lo, const std::optional<Arg>& hi) {
@@ -258,11 +203,7 @@ Tensor clamp_args(const Tensor& self, const std::optional<Arg>& lo, const std::o
         limits::has_infinity ? limits::infinity() : limits::max(), dtype);
     return elementwise<T, T, T, T>("clamp", {self.to(dtype), lo ? lo->as(dtype) : no_lower,
                                              hi ? hi->as(dtype) : no_upper},
-                                   [](T x, T l, T h) {
-                                     if (x != x) return x;  // NaN stays
-                                     const T raised = x < l ? l : x;
-                                     return raised > h ? h : raised;
-                                   });
+                                   functors::Clamp{});
   });
 }
 
@@ -321,28 +262,19 @@ Tensor neg(const Tensor& self) {
   if (detail::impl_of(self, "neg").dtype == kBool)
     fail("neg", "negation, the `-` operator, on a bool tensor is not supported. If you are "
                 "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary_same("neg", self, []<class T>(T x) -> T {
-    if constexpr (is_int<T>) return wrapping(T(0), x, '-');
-    else return -x;
-  });
+  return unary_same("neg", self, functors::Neg{});
 }
 Tensor abs(const Tensor& self) {
   if (self.dtype() == kBool) fail("abs", "not implemented for 'Bool'");
-  return unary_same("abs", self, []<class T>(T x) -> T {
-    if constexpr (is_int<T>) return x < 0 ? wrapping(T(0), x, '-') : x;
-    else return std::abs(x);
-  });
+  return unary_same("abs", self, functors::Abs{});
 }
 Tensor relu(const Tensor& self) {
   if (self.dtype() == kBool) fail("relu", "boolean inputs not supported for relu");
   // NaN and -0 stay as they are (LibTorch's clamp_min(x, 0)).
-  return unary_same("relu", self, []<class T>(T x) -> T { return !(x < T(0)) ? x : T(0); });
+  return unary_same("relu", self, functors::Relu{});
 }
 Tensor sign(const Tensor& self) {
-  return unary_same("sign", self, []<class T>(T x) -> T {
-    if constexpr (std::is_same_v<T, bool>) return x;
-    else return static_cast<T>((T(0) < x) - (x < T(0)));
-  });
+  return unary_same("sign", self, functors::Sign{});
 }
 Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, detail::float_math::Sqrt{}, 2); }
 Tensor exp(const Tensor& self) { return unary_float("exp", self, detail::float_math::Exp{}); }
@@ -573,9 +505,7 @@ Tensor div_trunc(const Tensor& a, const Tensor& b) {
     if constexpr (is_int<T>) {
       const Tensor divisor = b.to(dtype);
       if (has_zero(divisor)) fail("div_trunc", "integer division by zero");
-      return elementwise<T, T, T>("div_trunc", {a.to(dtype), divisor}, [](T x, T y) {
-        return y == -1 ? wrapping(T(0), x, '-') : T(x / y);
-      });
+      return elementwise<T, T, T>("div_trunc", {a.to(dtype), divisor}, functors::DivTrunc{});
     } else {
       return Tensor();
     }
@@ -587,13 +517,10 @@ Tensor remainder_trunc(const Tensor& a, const Tensor& b) {
   if (dtype == kBool) dtype = kInt64;
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const Tensor divisor = b.to(dtype);
-    if constexpr (is_int<T>) {
-      if (has_zero(divisor)) fail("remainder_trunc", "integer division by zero");
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (is_int<T> && has_zero(divisor)) fail("remainder_trunc", "integer division by zero");
       return elementwise<T, T, T>("remainder_trunc", {a.to(dtype), divisor},
-                                  [](T x, T y) { return y == -1 ? T(0) : T(x % y); });
-    } else if constexpr (std::is_floating_point_v<T>) {
-      return elementwise<T, T, T>("remainder_trunc", {a.to(dtype), divisor},
-                                  [](T x, T y) { return std::fmod(x, y); });
+                                  functors::RemainderTrunc{});
     } else {
       return Tensor();
     }
