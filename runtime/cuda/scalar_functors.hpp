@@ -1,7 +1,8 @@
 // One scalar functor per DeviceOp (Note [Device ops] in backend.hpp), compiled for the host and
 // for the device, and the dispatch from (op, dtypes) to a functor and its element types.
-// Semantics are the CPU engine's (runtime/src/pointwise.cpp): tests/cuda checks every entry
-// against the CPU op on the host, and the CUDA tests again on the device.
+// The CPU engine runs most of these functors too (runtime/src/pointwise.cpp), so an op's
+// semantics are written once; tests/cuda checks every entry against the CPU op on the host,
+// and the CUDA tests again on the device.
 #pragma once
 
 #include "backend.hpp"
