@@ -2,9 +2,12 @@
 
 #include "ast_util.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include <vmap/rules/op_table.hpp>
+#include <cctype>
 
 using namespace clang;
 
@@ -68,6 +71,44 @@ StringRef sourceText(const ASTContext &Context, SourceRange Range) {
 unsigned lineOf(const ASTContext &Context, SourceLocation Loc) {
   const SourceManager &SM = Context.getSourceManager();
   return SM.getExpansionLineNumber(Loc);
+}
+
+llvm::SmallVector<std::string, 4>
+templateArgumentTexts(const FunctionDecl *F) {
+  llvm::SmallVector<std::string, 4> Texts;
+  const TemplateArgumentList *Args = F->getTemplateSpecializationArgs();
+  if (!Args)
+    return Texts;
+  const ASTContext &Context = F->getASTContext();
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressTagKeyword = true;
+  for (const TemplateArgument &Arg : Args->asArray()) {
+    if (Arg.getKind() == TemplateArgument::Type) {
+      Texts.push_back(
+          TypeName::getFullyQualifiedName(Arg.getAsType(), Context, Policy));
+    } else {
+      std::string Text;
+      llvm::raw_string_ostream OS(Text);
+      Arg.print(Policy, OS, /*IncludeType=*/false);
+      Texts.push_back(std::move(Text));
+    }
+  }
+  return Texts;
+}
+
+std::string cloneName(const FunctionDecl *F) {
+  std::string Name = "_b_" + F->getNameAsString();
+  for (const std::string &Arg : templateArgumentTexts(F)) {
+    Name += '_';
+    for (char C : Arg) // `vmap::Tensor` -> `vmap_Tensor`, `-1` -> `neg1`
+      if (std::isalnum(static_cast<unsigned char>(C)))
+        Name += C;
+      else if (C == '-')
+        Name += "neg";
+      else if (Name.back() != '_')
+        Name += '_';
+  }
+  return Name;
 }
 
 bool isMetadataCall(const Expr *E) {

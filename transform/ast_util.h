@@ -37,6 +37,16 @@ llvm::StringRef sourceText(const clang::ASTContext &Context,
 /// 1-based line of \p Loc in the file (expansion location).
 unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 
+/// The name of the batched clone of \p F (a function of this file): `_b_f`,
+/// and for a function template's specialization its template arguments
+/// spelled in too (`_b_scaled_float`), so each specialization gets its own.
+std::string cloneName(const clang::FunctionDecl *F);
+
+/// The template arguments of \p F, a specialization of a function template,
+/// as C++ text (`float`, `vmap::Tensor`, `3`).
+llvm::SmallVector<std::string, 4>
+templateArgumentTexts(const clang::FunctionDecl *F);
+
 /// True if a metadata member of Tensor (`size`, `dim`, ... : the same for
 /// every example, so the result is never batched).
 bool isMetadataCall(const clang::Expr *E);

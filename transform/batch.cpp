@@ -4,6 +4,7 @@
 #include "ast_util.h"
 #include "diagnostics.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include <vmap/rules/op_table.hpp>
@@ -154,14 +155,16 @@ public:
 
 private:
   bool refuse(diag::Kind Kind, const Expr *At, diag::Kind Note,
-              std::string Arg = "") {
+              std::string Arg = "", std::string NoteArg = "") {
     {
       DiagnosticBuilder Builder = Diags.report(Kind, At->getBeginLoc());
       Builder << At->getSourceRange();
       if (!Arg.empty())
         Builder << Arg;
     }
-    Diags.report(Note, At->getBeginLoc());
+    DiagnosticBuilder Builder = Diags.report(Note, At->getBeginLoc());
+    if (!NoteArg.empty())
+      Builder << NoteArg;
     return false;
   }
 
@@ -218,6 +221,42 @@ private:
     return set(Call, Lowering::PerExample);
   }
 
+  /// Why the function of this file that \p Call calls cannot be batched as a
+  /// clone, or std::nullopt when it can. A function template's specialization
+  /// is cloned with its template parameters bound as aliases (emit.cpp), which
+  /// needs type and integer parameters, and every argument spelled at the call
+  /// (a default argument's text may name the template parameters).
+  std::optional<std::string> whyNoClone(const CallExpr *Call,
+                                        const FunctionDecl *Definition) const {
+    if (isa<CXXMethodDecl>(Definition))
+      return "it is a member function";
+    if (Definition->isVariadic())
+      return "it is variadic";
+    if (!Context.getSourceManager().isBeforeInTranslationUnit(
+            Definition->getEndLoc(), Call->getBeginLoc()))
+      return "it is defined after the loop that calls it";
+    if (const FunctionTemplateDecl *Template = Definition->getPrimaryTemplate()) {
+      for (const NamedDecl *Param : *Template->getTemplateParameters())
+        if (Param->isParameterPack() || isa<TemplateTemplateParmDecl>(Param) ||
+            Param->getName().empty())
+          return "its template has a parameter pack, a template template "
+                 "parameter or an unnamed parameter";
+      for (const TemplateArgument &Arg :
+           Definition->getTemplateSpecializationArgs()->asArray())
+        if (Arg.getKind() != TemplateArgument::Type &&
+            Arg.getKind() != TemplateArgument::Integral)
+          return "a template argument is neither a type nor an integer";
+      if (llvm::any_of(Call->arguments(), [](const Expr *Arg) {
+            return isa<CXXDefaultArgExpr>(Arg);
+          }))
+        return "the call leaves an argument of a function template to its "
+               "default; pass it explicitly";
+    } else if (Definition->isTemplateInstantiation()) {
+      return "it is a member of a class template";
+    }
+    return std::nullopt;
+  }
+
   /// A call of a function defined in this file: batch its body as a clone.
   bool lowerClone(const CallExpr *Call, const FunctionDecl *Definition) {
     static unsigned Depth = 0; // clones of clones; recursion is refused
@@ -232,13 +271,15 @@ private:
                       "a non-const reference argument");
       BatchedParams.push_back(Batched);
     }
-    if (Depth > 8 || isa<CXXMethodDecl>(Definition) ||
-        Definition->isVariadic() || Definition->isTemplateInstantiation() ||
-        !Context.getSourceManager().isInMainFile(Definition->getLocation()) ||
-        !Context.getSourceManager().isBeforeInTranslationUnit(
-            Definition->getEndLoc(), Call->getBeginLoc()))
-      return refuse(diag::refuse_call, Call, diag::note_side_effects,
-                    "'" + Definition->getNameAsString() + "'");
+    std::string Callee = "'" + Definition->getNameAsString() + "'";
+    if (!Context.getSourceManager().isInMainFile(Definition->getLocation()))
+      return refuse(diag::refuse_call, Call, diag::note_side_effects, Callee);
+    std::optional<std::string> Why = whyNoClone(Call, Definition);
+    if (Depth > 8)
+      Why = "calls of functions of this file nest more than 8 deep (is it "
+            "recursive?)";
+    if (Why)
+      return refuse(diag::refuse_call, Call, diag::note_no_clone, Callee, *Why);
     ++Depth;
     std::optional<LoopAnalysis> Analysis =
         analyseCallee(Context, Definition, BatchedParams, Diags);
@@ -311,6 +352,11 @@ private:
     if (Member) {
       const CXXMethodDecl *Method = Member->getMethodDecl();
       if (!InVmap) {
+        const FunctionDecl *Definition = nullptr;
+        if (AnyBatched && Method && Method->hasBody(Definition) &&
+            Context.getSourceManager().isInMainFile(Definition->getLocation()))
+          return refuse(diag::refuse_call, Call, diag::note_no_clone,
+                        "'" + Name + "'", "it is a member function");
         if (AnyBatched)
           return refuse(diag::refuse_call, Call, diag::note_side_effects,
                         "'" + Name + "'");

@@ -12,11 +12,14 @@
 #include "emit.h"
 #include "ast_util.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/QualTypeNames.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/AST/TypeLoc.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include <vmap/rules/op_table.hpp>
 
 using namespace clang;
@@ -309,7 +312,7 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     return perExample(Call);
   case Lowering::Clone: {
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-    return "_b_" + Name + "(" + args(Args) + ")";
+    return cloneName(Call->getDirectCallee()) + "(" + args(Args) + ")";
   }
   }
   llvm_unreachable("unknown lowering");
@@ -663,9 +666,20 @@ LoopOutcome Printer::run() {
   return Outcome;
 }
 
+// Note [Clones of function templates]
+// A specialization of a function template of this file is cloned as a plain
+// function of its own name (`_b_scaled_float`): the body is printed from the
+// template's text, so each template parameter is bound at the top of the body
+// (`using T = float;`, `constexpr int N = 3;`, marked [[maybe_unused]]), and
+// the parameters that stay unbatched are spelled with their instantiated
+// types, which the aliases do not reach. batch.cpp refuses the templates this
+// cannot express.
 std::pair<SourceLocation, std::string> Printer::clone() {
   const FunctionDecl *F = A.Callee;
-  std::string Name = F->getNameAsString();
+  const FunctionTemplateDecl *Template = F->getPrimaryTemplate();
+  llvm::SmallVector<std::string, 4> TemplateArgs = templateArgumentTexts(F);
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressTagKeyword = true;
   std::string Params;
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
     const ParmVarDecl *Param = F->getParamDecl(I);
@@ -675,16 +689,38 @@ std::pair<SourceLocation, std::string> Printer::clone() {
     std::string BatchedType = Param->getType()->isReferenceType()
                                   ? "const vmap::batched::Value& "
                                   : "vmap::batched::Value ";
-    Params += A.BatchedParams[I]
-                  ? BatchedType + Param->getNameAsString()
-                  : sourceText(Context, Param->getSourceRange()).str();
+    if (A.BatchedParams[I])
+      Params += BatchedType + Param->getNameAsString();
+    else if (Template)
+      Params += TypeName::getFullyQualifiedName(Param->getType(), Context,
+                                                Policy) +
+                " " + Param->getNameAsString();
+    else
+      Params += sourceText(Context, Param->getSourceRange()).str();
   }
   std::string Result =
       F->getReturnType()->isVoidType() ? "void" : "vmap::batched::Value";
-  Out += "\n\n// clang-vmap: batched clone of '" + Name + "' (line " +
+  std::string Shown = F->getNameAsString();
+  if (Template)
+    Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
+  Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
          std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
-  Out += "static " + Result + " _b_" + Name + "(" + Params + ") {\n";
+  Out += "static " + Result + " " + cloneName(F) + "(" + Params + ") {\n";
   Out += "  namespace vb = vmap::batched;\n";
+  if (Template) {
+    const TemplateParameterList *Names = Template->getTemplateParameters();
+    for (unsigned I = 0; I < Names->size(); ++I) {
+      const NamedDecl *Name = Names->getParam(I);
+      if (const auto *Value = dyn_cast<NonTypeTemplateParmDecl>(Name))
+        Out += "  [[maybe_unused]] constexpr " +
+               TypeName::getFullyQualifiedName(Value->getType(), Context,
+                                               Policy) +
+               " " + Name->getNameAsString() + " = " + TemplateArgs[I] + ";\n";
+      else
+        Out += "  using " + Name->getNameAsString() + " [[maybe_unused]] = " +
+               TemplateArgs[I] + ";\n";
+    }
+  }
   block(F->getBody(), 2);
   Out += "}";
   SourceLocation After = Lexer::getLocForEndOfToken(

@@ -1,0 +1,37 @@
+// Functions of this file that cannot be batched as clones: each refusal says why.
+#include <vmap/vmap.hpp>
+using namespace vmap;
+
+template <class... Ts>
+Tensor total(const Tensor& first, const Ts&... rest) { return (first + ... + rest); }
+
+template <class T>
+Tensor shifted(const Tensor& x, T offset = T(1)) { return x + offset; }
+
+struct Scaler {
+  float factor;
+  Tensor apply(const Tensor& x) const { return x * factor; }
+};
+
+Tensor later(const Tensor& x);
+
+void features(const Tensor& x, const Scaler& scaler, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out[i] = total(x[i], x[i]);
+// CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:14: error: call to 'total' has no batching rule and cannot run per example
+// CHECK: note: functions defined in this file are batched as clones, but not this one: its template has a parameter pack, a template template parameter or an unnamed parameter
+    out[i] += shifted(x[i], 1.0f) + shifted<float>(x[i]);
+// CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:37: error: call to 'shifted' has no batching rule and cannot run per example
+// CHECK: note: functions defined in this file are batched as clones, but not this one: the call leaves an argument of a function template to its default; pass it explicitly
+    out[i] += scaler.apply(x[i]);
+// CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:15: error: call to 'apply' has no batching rule and cannot run per example
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it is a member function
+    out[i] += later(x[i]);
+// CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:15: error: call to 'later' has no batching rule and cannot run per example
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it is defined after the loop that calls it
+// CHECK: 4 errors generated.
+  }
+}
+
+Tensor later(const Tensor& x) { return x.relu(); }
