@@ -144,7 +144,8 @@ class Generator {
     const std::string name = "helper" + std::to_string(h);
     if (h == 0)
       return "static Tensor " + name + "(const Tensor& v) { return v * 0.5 + 1.0; }\n\n";
-    return "static Tensor " + name + "(const Tensor& v) {\n  Tensor s = v.abs();\n"
+    // A function template: its call batches as a clone of the specialization.
+    return "template <class T>\nstatic T " + name + "(const T& v) {\n  T s = v.abs();\n"
            "  return s / (s.sum() + 1.0);\n}\n\n";
   }
 
