@@ -185,7 +185,7 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
   }
   return refuseAt(diag::refuse_unsupported, S->getSourceRange(),
                   diag::note_unsupported,
-                  {std::string("'") + S->getStmtClassName() + "'"});
+                  {describeStmt(S)});
 }
 
 bool Analyser::walkDecl(const DeclStmt *S, Scope &Where) {
@@ -393,13 +393,11 @@ bool Analyser::walkExpr(const Expr *E, Scope &Where) {
       E->isValueDependent())
     return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                     diag::note_unsupported,
-                    {isa<CXXThrowExpr>(E) ? "'throw'"
-                                          : std::string("'") +
-                                                E->getStmtClassName() + "'"});
+                    {describeStmt(E)});
   if (!isa<DeclRefExpr>(E) && !isAllowedExpr(E))
     return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                     diag::note_unsupported,
-                    {std::string("'") + E->getStmtClassName() + "'"});
+                    {describeStmt(E)});
   if (isa<CallExpr>(E))
     Calls.push_back({cast<CallExpr>(E), Where});
   if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(E))

@@ -73,6 +73,26 @@ unsigned lineOf(const ASTContext &Context, SourceLocation Loc) {
   return SM.getExpansionLineNumber(Loc);
 }
 
+std::string describeStmt(const Stmt *S) {
+  switch (S->getStmtClass()) {
+  case Stmt::WhileStmtClass: return "a 'while' loop";
+  case Stmt::DoStmtClass: return "a 'do' loop";
+  case Stmt::CXXForRangeStmtClass: return "a range-based 'for' loop";
+  case Stmt::SwitchStmtClass: return "a 'switch'";
+  case Stmt::CXXTryStmtClass: return "a 'try' block";
+  case Stmt::LabelStmtClass: return "a label";
+  case Stmt::GCCAsmStmtClass: return "inline assembly";
+  case Stmt::LambdaExprClass: return "a lambda";
+  case Stmt::CXXNewExprClass: return "'new'";
+  case Stmt::CXXDeleteExprClass: return "'delete'";
+  case Stmt::CXXThrowExprClass: return "'throw'";
+  case Stmt::StmtExprClass: return "a statement expression";
+  case Stmt::CoawaitExprClass: return "'co_await'";
+  case Stmt::CoyieldExprClass: return "'co_yield'";
+  default: return std::string("'") + S->getStmtClassName() + "'";
+  }
+}
+
 llvm::SmallVector<std::string, 4>
 templateArgumentTexts(const FunctionDecl *F) {
   llvm::SmallVector<std::string, 4> Texts;

@@ -37,6 +37,10 @@ llvm::StringRef sourceText(const clang::ASTContext &Context,
 /// 1-based line of \p Loc in the file (expansion location).
 unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 
+/// What \p S is, as a diagnostic names it to a C++ user: "a 'while' loop",
+/// "a lambda"; other nodes by clang's class name.
+std::string describeStmt(const clang::Stmt *S);
+
 /// The name of the batched clone of \p F (a function of this file): `_b_f`,
 /// and for a function template's specialization its template arguments
 /// spelled in too (`_b_scaled_float`), so each specialization gets its own.

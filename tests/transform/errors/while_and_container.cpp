@@ -8,7 +8,7 @@ void refused(const Tensor& x, Tensor& out, std::vector<float>& log) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     int64_t k = 0;
     while (k < 3) {
-// CHECK: {{.*}}while_and_container.cpp:[[@LINE-1]]:5: error: 'WhileStmt' is not supported in the body of a vmap loop
+// CHECK: {{.*}}while_and_container.cpp:[[@LINE-1]]:5: error: a 'while' loop is not supported in the body of a vmap loop
 // CHECK: note: rewrite it with the forms listed in SPEC section 2
       out[i] += x[i];
       ++k;
