@@ -15,6 +15,7 @@
 #include "analyse_detail.h"
 #include "ast_util.h"
 #include "diagnostics.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -150,6 +151,8 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
     return walkIf(cast<IfStmt>(S), Where);
   case Stmt::ForStmtClass:
     return walkFor(cast<ForStmt>(S), Where);
+  case Stmt::CXXForRangeStmtClass:
+    return walkRangeFor(cast<CXXForRangeStmt>(S), Where);
   case Stmt::BreakStmtClass:
     return refuseAt(diag::refuse_jump, S->getSourceRange(),
                     diag::note_no_jumps, {"break"});
@@ -257,6 +260,51 @@ bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
   return walkStmt(For->getBody(), Inner);
 }
 
+// std::vector, std::array, std::deque or std::span of Tensor, or a C array of
+// them: what a range-based `for` over it yields is a Tensor.
+static bool holdsTensors(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  if (const auto *Array = dyn_cast<ConstantArrayType>(T.getTypePtr()))
+    return isTensorType(Array->getElementType());
+  const auto *Record = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsCXXRecordDecl());
+  if (!Record || !Record->isInStdNamespace() ||
+      !llvm::is_contained({"vector", "array", "deque", "span"},
+                          Record->getName()))
+    return false;
+  const TemplateArgumentList &Args = Record->getTemplateArgs();
+  return Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type &&
+         isTensorType(Args[0].getAsType());
+}
+
+void Analyser::readsContainer(const Expr *Container) {
+  const VarDecl *Var = referencedVar(Container);
+  if (Var && holdsTensors(Var->getType()) &&
+      !llvm::is_contained(TensorContainers, Var))
+    TensorContainers.push_back(Var);
+}
+
+// A range-based `for` is a plain loop over a loop-invariant range (checked in
+// checkContexts): it stays a loop, its body batched. Its variable is bound by
+// the loop alone, so writes to it are refused as to an induction variable (they
+// would write through to the range, or need a batched variable in its place).
+bool Analyser::walkRangeFor(const CXXForRangeStmt *For, Scope &Where) {
+  if (For->getInit())
+    return refuseAt(diag::refuse_unsupported, For->getSourceRange(),
+                    diag::note_unsupported,
+                    {"a range-based 'for' with an initialiser"});
+  RangeLoops.push_back({For, Where});
+  if (!walkExpr(For->getRangeInit(), Where))
+    return false;
+  const VarDecl *Var = For->getLoopVariable();
+  Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()), Where.Ifs,
+                          true};
+  RangeVars.insert(Var);
+  readsContainer(For->getRangeInit());
+  Scope Inner = Where;
+  return walkStmt(For->getBody(), Inner);
+}
+
 std::optional<Access> Analyser::accessOf(const Expr *E) const {
   E = stripImplicit(E);
   if (const VarDecl *Var = referencedVar(E)) {
@@ -352,10 +400,13 @@ bool Analyser::walkExpr(const Expr *E, Scope &Where) {
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
     if (Unary->isIncrementDecrementOp())
       return recordWrite(E, Unary->getSubExpr(), nullptr, Where);
-  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E))
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (Operator->isAssignmentOp() && Operator->getNumArgs() == 2)
       return recordWrite(E, Operator->getArg(0), Operator->getArg(1), Where) &&
              walkExpr(Operator->getArg(1), Where);
+    if (Operator->getOperator() == OO_Subscript)
+      readsContainer(Operator->getArg(0));
+  }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *Method = Member->getMethodDecl();
     if (Method && isTensorType(Member->getImplicitObjectArgument()->getType()) &&

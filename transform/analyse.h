@@ -48,6 +48,9 @@ struct Reduction {
 struct OverlapCheck {
   const clang::VarDecl *Written = nullptr;
   const clang::VarDecl *Read = nullptr;
+  /// The two bound to the same view are safe (the loop reads only each
+  /// example's own slot of Read); else any shared byte runs the loop.
+  bool SameViewSafe = true;
 };
 
 struct LoopAnalysis {

@@ -291,6 +291,10 @@ bool Analyser::checkWrites() {
     if (InductionLevel.count(Var))
       return refuseAt(diag::refuse_induction_written, W.Site->getSourceRange(),
                       diag::note_loop_form, {quoted(Var)});
+    if (RangeVars.contains(W.Resolved.Base))
+      return refuseAt(diag::refuse_range_variable_written,
+                      W.Site->getSourceRange(), diag::note_range_variable,
+                      {quoted(W.Resolved.Base)});
     const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
     bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
                                !isRebinding(W, Param);
@@ -334,36 +338,36 @@ bool Analyser::checkWrites() {
   });
 }
 
+bool Analyser::readsOwnSlot(const ReadEvent &R, const WriteEvent &W,
+                            unsigned Depth) {
+  llvm::SmallVector<unsigned, 4> Common = commonLevels(R.Where, W.Where, Depth);
+  unsigned Last = 0;
+  bool Same = true;
+  for (unsigned Level : Common) {
+    auto IsOwn = [&](const Step &S) {
+      return inductionLevel(S.Index) == static_cast<int>(Level);
+    };
+    auto InWrite = llvm::find_if(W.Resolved.Steps, IsOwn);
+    unsigned Position = InWrite - W.Resolved.Steps.begin();
+    Last = std::max(Last, Position);
+    Same = Same && Position < R.Resolved.Steps.size() &&
+           IsOwn(R.Resolved.Steps[Position]);
+  }
+  for (unsigned P = 0; Same && !Common.empty() && P <= Last; ++P)
+    Same = P < R.Resolved.Steps.size() && P < W.Resolved.Steps.size() &&
+           sameStep(R.Resolved.Steps[P], W.Resolved.Steps[P]);
+  return Same;
+}
+
 bool Analyser::checkReads() {
   return checkEach(Reads, [&](const ReadEvent &R) {
     const VarDecl *Base = R.Resolved.Base;
-    for (const WriteEvent &W : Writes) {
-      if (W.Resolved.Base != Base || W.Written.Steps.empty())
-        continue;
-      llvm::SmallVector<unsigned, 4> Common =
-          commonLevels(R.Where, W.Where, depthOf(Base));
-      if (Common.empty())
-        continue;
-      unsigned Last = 0;
-      bool Same = true;
-      for (unsigned Level : Common) {
-        auto IsOwn = [&](const Step &S) {
-          return inductionLevel(S.Index) == static_cast<int>(Level);
-        };
-        auto InWrite = llvm::find_if(W.Resolved.Steps, IsOwn);
-        unsigned Position = InWrite - W.Resolved.Steps.begin();
-        Last = std::max(Last, Position);
-        Same = Same && Position < R.Resolved.Steps.size() &&
-               IsOwn(R.Resolved.Steps[Position]);
-      }
-      for (unsigned P = 0; Same && P <= Last; ++P)
-        Same = P < R.Resolved.Steps.size() && P < W.Resolved.Steps.size() &&
-               sameStep(R.Resolved.Steps[P], W.Resolved.Steps[P]);
-      if (!Same)
+    for (const WriteEvent &W : Writes)
+      if (W.Resolved.Base == Base && !W.Written.Steps.empty() &&
+          !readsOwnSlot(R, W, depthOf(Base)))
         return refuseAt(diag::refuse_loop_carried,
                         R.Read.Site->getSourceRange(), diag::note_own_slot,
                         {quoted(Base)});
-    }
     return true;
   });
 }
@@ -415,6 +419,14 @@ bool Analyser::checkContexts() {
                                      : For->getSourceRange(),
                       diag::note_batched_context,
                       {"the bound of a plain loop"});
+    return true;
+  });
+  Ok &= checkEach(RangeLoops, [&](const auto &Loop) {
+    const Expr *Range = Loop.first->getRangeInit();
+    if (levels(Range))
+      return refuseAt(diag::refuse_batched_context, Range->getSourceRange(),
+                      diag::note_batched_context,
+                      {"the range of a plain loop"});
     return true;
   });
   for (const auto &[Var, Levels] : Result.BatchedVars)
@@ -527,9 +539,23 @@ bool Analyser::checkAliasing() {
       bool Known = llvm::any_of(Result.OverlapChecks, [&](const OverlapCheck &C) {
         return C.Written == Written && C.Read == Read;
       });
-      if (!Known)
-        Result.OverlapChecks.push_back({Written, Read});
+      if (Known)
+        continue;
+      // Bound to the same view, the two are one tensor: safe only when the
+      // loop reads each example's own slot of it, as checkReads asks of one
+      // variable.
+      bool SameViewSafe = true;
+      for (const ReadEvent &R : Reads)
+        for (const WriteEvent &W : Writes)
+          if (R.Resolved.Base == Read && W.Resolved.Base == Written &&
+              !W.Written.Steps.empty())
+            SameViewSafe &= readsOwnSlot(R, W, depthOf(Read));
+      Result.OverlapChecks.push_back({Written, Read, SameViewSafe});
     }
+    // Elements of a container are read whole: only distinct memory is safe.
+    for (const VarDecl *Container : TensorContainers)
+      if (!Locals.count(Container))
+        Result.OverlapChecks.push_back({Written, Container, false});
     return true;
   });
 }
@@ -615,6 +641,8 @@ std::optional<LoopAnalysis> Analyser::finish() {
     levels(For->getCond());
     levels(For->getInc());
   }
+  for (const auto &[For, Where] : RangeLoops)
+    levels(For->getRangeInit());
   for (const VmapLevel &Level : Result.Levels) {
     levels(Level.Start);
     levels(Level.Bound);

@@ -78,6 +78,7 @@ public:
   bool walkDecl(const clang::DeclStmt *S, Scope &Where);
   bool walkIf(const clang::IfStmt *If, Scope &Where);
   bool walkFor(const clang::ForStmt *For, Scope &Where);
+  bool walkRangeFor(const clang::CXXForRangeStmt *For, Scope &Where);
   bool walkExpr(const clang::Expr *E, Scope &Where);
   bool walkAccessIndices(const Access &A, Scope &Where);
   bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
@@ -95,6 +96,9 @@ public:
   bool checkBounds();
   bool checkWrites();
   bool checkReads();
+  /// Whether read \p R stays inside the slot that write \p W writes, for
+  /// every vmap level both sit in (below \p Depth, the variable's own).
+  bool readsOwnSlot(const ReadEvent &R, const WriteEvent &W, unsigned Depth);
   bool checkReductions();
   bool checkContexts();
   bool checkAliasing();
@@ -125,6 +129,12 @@ public:
   std::vector<std::pair<const clang::DeclStmt *, Scope>> Decls;
   std::vector<std::pair<const clang::IfStmt *, Scope>> Ifs;
   std::vector<std::pair<const clang::ForStmt *, Scope>> PlainLoops;
+  std::vector<std::pair<const clang::CXXForRangeStmt *, Scope>> RangeLoops;
+  llvm::DenseSet<const clang::VarDecl *> RangeVars; ///< their loop variables
+  /// Containers of tensors the loop reads elements of (`weights[k]`, a range
+  /// of a range-based `for`): checked for overlap with the outputs.
+  llvm::SmallVector<const clang::VarDecl *, 2> TensorContainers;
+  void readsContainer(const clang::Expr *Container);
   std::vector<std::pair<unsigned, Scope>> Bounds; ///< level, scope outside it
   std::vector<std::pair<const clang::CallExpr *, Scope>> Calls;
   std::vector<WriteEvent> Writes;

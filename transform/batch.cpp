@@ -5,6 +5,7 @@
 #include "diagnostics.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include <vmap/rules/op_table.hpp>
@@ -147,6 +148,11 @@ public:
     if (const auto *Call = dyn_cast<CallExpr>(S))
       if (!lower(Call))
         return false;
+    // A range-based `for`'s begin/end/++ calls are implicit: the loop's own.
+    if (const auto *Range = dyn_cast<CXXForRangeStmt>(S)) {
+      bool Ok = visit(Range->getRangeInit());
+      return visit(Range->getBody()) && Ok;
+    }
     bool Ok = true;
     for (const Stmt *Child : S->children())
       Ok &= visit(Child);

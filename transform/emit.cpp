@@ -555,6 +555,18 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     Out += Pad + "}\n";
     return;
   }
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(S)) {
+    // Its range is loop-invariant (analyse_check.cpp): the header as written.
+    line(Indent,
+         sourceText(Context, SourceRange(Range->getForLoc(),
+                                         Range->getRParenLoc()))
+                 .str() +
+             " {",
+         S);
+    block(Range->getBody(), Indent + 2);
+    Out += Pad + "}\n";
+    return;
+  }
   if (const auto *If = dyn_cast<IfStmt>(S)) {
     if (!A.MaskedIfs.count(If)) {
       line(Indent, "if (" + expr(If->getCond()) + ") {", S);
@@ -634,7 +646,9 @@ LoopOutcome Printer::run() {
     for (const OverlapCheck &Check : A.OverlapChecks) {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(Indent + 4, ' ');
-      Condition += "vmap::batched::unsafe_overlap(" +
+      Condition += std::string(Check.SameViewSafe
+                                   ? "vmap::batched::unsafe_overlap("
+                                   : "vmap::batched::any_overlap(") +
                    Check.Written->getNameAsString() + ", " +
                    Check.Read->getNameAsString() + ")";
     }

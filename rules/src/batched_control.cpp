@@ -413,6 +413,10 @@ Value per_example(const char* name, const std::function<Tensor(std::vector<Tenso
 
 // --- aliasing ------------------------------------------------------------------------------
 
+bool any_overlap(const Tensor& out, const Tensor& in) {
+  return out.defined() && in.defined() && vmap::detail::overlaps(out, in);
+}
+
 bool unsafe_overlap(const Tensor& out, const Tensor& in) {
   if (!out.defined() || !in.defined()) return false;
   const bool same_view = out.raw_data() == in.raw_data() && out.dtype() == in.dtype() &&

@@ -10,6 +10,14 @@ void shift_add(const Tensor& in, Tensor& out) {
     out[i] = in[i] + 1;
 }
 
+// Reads all of `in`, not only the example's slot: the same view is not safe here, since
+// the loop as written sees the rows it has already replaced.
+void center(const Tensor& in, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < out.size(0); ++i)
+    out[i] = in[i] - in.sum(0);
+}
+
 Tensor fresh_output(const Tensor& in) {
   Tensor out = zeros({in.size(0)});
 #pragma vmap
@@ -32,6 +40,12 @@ int main() {
   shift_add(z, z);                                      // the same view: in place
   std::cout << z << "\n";
   std::cout << fresh_output(x) << "\n";
+  Tensor rows = arange(6).reshape({3, 2}).to(kFloat);
+  Tensor centered = zeros({3, 2});
+  center(rows, centered);                               // distinct: batched
+  std::cout << centered << "\n";
+  center(rows, rows);                                   // the same view: runs the loop
+  std::cout << rows << "\n";
 }
 
 // CHECK-LABEL: void shift_add(
@@ -40,6 +54,9 @@ int main() {
 // CHECK-NEXT: out[i] = in[i] + 1;
 // CHECK-NEXT: } else { // clang-vmap: batched from line 9
 // CHECK: vb::at(out, i) = vb::at(in, i) + 1;  // line 10
+// CHECK-LABEL: void center(
+// CHECK-NEXT: if (vmap::batched::any_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK: vb::at(out, i) = vb::at(in, i) - in.sum(0);  // line 18
 // CHECK-LABEL: Tensor fresh_output(
 // CHECK-NOT: unsafe_overlap
-// CHECK: vb::at(out, i) = vb::at(in, i) * 3;  // line 17
+// CHECK: vb::at(out, i) = vb::at(in, i) * 3;  // line 25

@@ -298,6 +298,19 @@ Value per_example(const char* name, const std::function<Tensor(std::vector<Tenso
 // True when out and in share memory but are not the same view: the rewritten code then
 // runs the original loop (SPEC section 2, aliasing).
 bool unsafe_overlap(const Tensor& out, const Tensor& in);
+// True when out and in share memory at all, the same view included: for an input the loop
+// reads beyond each example's own slot (`out[i] = in[i] - in.sum(0)` with out and in one
+// tensor sees the rows it already replaced).
+bool any_overlap(const Tensor& out, const Tensor& in);
+// The same for each tensor of a container the loop reads from (`weights[k]`, `for (const
+// Tensor& w : weights)`).
+template <class Tensors>
+  requires(!std::is_convertible_v<const Tensors&, const Tensor&>)
+bool any_overlap(const Tensor& out, const Tensors& ins) {
+  for (const Tensor& in : ins)
+    if (any_overlap(out, in)) return true;
+  return false;
+}
 
 // --- free functions of SPEC section 4 on Values (the tool qualifies them as vb::name).
 Value add(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
