@@ -481,6 +481,15 @@ Dtype floating_common(const Value& a, const Value& b) {
 Value cpp_binary(std::size_t op, const Value& a, const Value& b, Dtype dtype) {
   return scalar_cast_to(dispatch(op, {scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)}), dtype);
 }
+// std::max / std::min pick by one comparison (`a < b ? b : a`, `b < a ? b : a`), so a NaN
+// is kept or dropped by its position, not propagated as by maximum; std::fmax / std::fmin
+// return the other operand when one is NaN (as glibc: the first on ties).
+Value cpp_pick(const Value& a, const Value& b, Dtype dtype, bool larger, bool skip_nan) {
+  const Value x = scalar_cast_to(a, dtype), y = scalar_cast_to(b, dtype);
+  Value take_y = larger ? x < y : y < x;
+  if (skip_nan) take_y = take_y || x != x;
+  return where(take_y, y, x);
+}
 }  // namespace
 
 Value floor(const Value& x) { return rounded(x, false); }
@@ -490,21 +499,19 @@ Value pow(const Value& a, const Value& b) {
   return dispatch(free_op("pow"), {a, b});
 }
 Value fmax(const Value& a, const Value& b) {
-  if (both_cpp(a, b)) return cpp_binary(free_op("maximum"), a, b, floating_common(a, b));
+  if (both_cpp(a, b)) return cpp_pick(a, b, floating_common(a, b), true, true);
   return maximum(a, b);
 }
 Value fmin(const Value& a, const Value& b) {
-  if (both_cpp(a, b)) return cpp_binary(free_op("minimum"), a, b, floating_common(a, b));
+  if (both_cpp(a, b)) return cpp_pick(a, b, floating_common(a, b), false, true);
   return minimum(a, b);
 }
 Value max(const Value& a, const Value& b) {
-  if (both_cpp(a, b))
-    return cpp_binary(free_op("maximum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
+  if (both_cpp(a, b)) return cpp_pick(a, b, cpp_common_dtype(a.dtype(), b.dtype()), true, false);
   return maximum(a, b);
 }
 Value min(const Value& a, const Value& b) {
-  if (both_cpp(a, b))
-    return cpp_binary(free_op("minimum"), a, b, cpp_common_dtype(a.dtype(), b.dtype()));
+  if (both_cpp(a, b)) return cpp_pick(a, b, cpp_common_dtype(a.dtype(), b.dtype()), false, false);
   return minimum(a, b);
 }
 

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace vmap {
 namespace {
@@ -223,6 +225,28 @@ TEST(BatchedApi, CppScalarsFollowCppArithmetic) {
   }
   EXPECT_EQ(vb::sqrt(vb::scalar_cast<float>(i * i)).dtype(), kFloat32);  // float stays float
   EXPECT_EQ(vb::floor(vb::scalar_cast<double>(i) / 2.0).physical()[0].item<double>(), -2.0);
+}
+
+TEST(BatchedApi, CppMinMaxTreatNaNAsTheStandardLibraryDoes) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> as = {1.0f, nan, 2.0f, nan, -4.0f};
+  const std::vector<float> bs = {nan, 1.0f, 3.0f, nan, -5.0f};
+  const Tensor a_values = tensor(as), b_values = tensor(bs);
+  vb::Level level(0, 5);
+  const vb::Value i = level.index();
+  const vb::Value a = vb::at(a_values, i).item<float>();
+  const vb::Value b = vb::at(b_values, i).item<float>();
+  const vb::Value results[] = {vb::max(a, b), vb::min(a, b), vb::fmax(a, b), vb::fmin(a, b)};
+  for (std::size_t k = 0; k < as.size(); ++k) {
+    const float expected[] = {std::max(as[k], bs[k]), std::min(as[k], bs[k]),
+                              std::fmax(as[k], bs[k]), std::fmin(as[k], bs[k])};
+    for (int f = 0; f < 4; ++f) {
+      EXPECT_TRUE(results[f].is_cpp_scalar());
+      const float got = results[f].physical()[static_cast<int64_t>(k)].item<float>();
+      EXPECT_TRUE(got == expected[f] || (std::isnan(got) && std::isnan(expected[f])))
+          << "function " << f << " at " << k << ": got " << got << ", expected " << expected[f];
+    }
+  }
 }
 
 TEST(BatchedApi, PromotionUsesPerExampleRanks) {
