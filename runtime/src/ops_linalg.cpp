@@ -154,19 +154,16 @@ bool batch_is_broadcast(const Tensor& b) {
 }
 
 // a [batch..., M, K] @ b [batch..., K, N] with equal batch shapes (possibly expanded views)
-// into a new contiguous [batch..., M, N].
+// into `out`, contiguous [batch..., M, N] and overlapping neither.
 template <class T>
-Tensor batched_product(const char* op, Tensor a, Tensor b) {
+void batched_product(const char* op, Tensor a, Tensor b, const Tensor& out) {
   const int64_t rank = a.dim();
   const int64_t m = a.size(rank - 2), k = a.size(rank - 1), n = b.size(rank - 1);
-  Dims out_sizes(a.sizes());
-  out_sizes.back() = n;
-  Tensor out = empty_tensor(out_sizes, a.dtype(), a.device());
   const int64_t batch = m * n == 0 ? 0 : out.numel() / (m * n);
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0) return;
   if (k == 0) {
     out.zero_();
-    return out;
+    return;
   }
 
   constexpr bool use_blas = std::is_floating_point_v<T>;
@@ -190,7 +187,7 @@ Tensor batched_product(const char* op, Tensor a, Tensor b) {
                      b_data + batch_offset(i, batch_sizes, b.strides()), b_layout,
                      out_data + i * m * n, m, n, k);
     });
-    return out;
+    return;
   }
   if constexpr (use_blas) {
     // x @ W^T for a stack of x rows: one GEMM (the case `linear` and batched vectors hit).
@@ -199,14 +196,13 @@ Tensor batched_product(const char* op, Tensor a, Tensor b) {
       check_blas_int(op, batch * m);
       const MatrixLayout folded{batch * m, k, a_layout.row_stride, 1};
       blas_product(a_data, folded, b_data, b_layout, out_data, batch * m, n, k);
-      return out;
+      return;
     }
     for (int64_t i = 0; i < batch; ++i)
       blas_product(a_data + batch_offset(i, batch_sizes, a.strides()), a_layout,
                    b_data + batch_offset(i, batch_sizes, b.strides()), b_layout,
                    out_data + i * m * n, m, n, k);
   }
-  return out;
 }
 
 void check_operands(const char* op, const Tensor& a, const Tensor& b) {
@@ -226,13 +222,28 @@ void check_inner(const char* op, const Tensor& a, const Tensor& b, int64_t a_col
          " vs ", b_rows, ")");
 }
 
-// The product of a [batch..., M, K] and b [batch..., K, N] after checks; batches equal.
-Tensor product(const char* op, const Tensor& a, const Tensor& b) {
-  if (a.device() != kCPU) return device_product(op, a, b);
-  return visit_dtype(a.dtype(), [&]<class T>(std::type_identity<T>) -> Tensor {
+// The product of a [batch..., M, K] and b [batch..., K, N] after checks (batches equal) into
+// `out`: contiguous [batch..., M, N], overlapping neither.
+void product_into(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  if (a.device() != kCPU) return device_product(op, a, b, out);
+  visit_dtype(a.dtype(), [&]<class T>(std::type_identity<T>) {
     if constexpr (std::is_same_v<T, bool>) __builtin_unreachable();
-    else return batched_product<T>(op, a, b);
+    else batched_product<T>(op, a, b, out);
   });
+}
+
+Dims product_sizes(const Tensor& a, const Tensor& b) {
+  Dims sizes(a.sizes());
+  sizes.back() = b.size(-1);
+  return sizes;
+}
+
+// The product in a new tensor, or in the live ResultInto's destination (Note [Results into a
+// destination] in tensor.hpp).
+Tensor product(const char* op, const Tensor& a, const Tensor& b) {
+  const Tensor out = result_tensor(product_sizes(a, b), a.dtype(), a.device(), {&a, &b});
+  product_into(op, a, b, out);
+  return out;
 }
 
 }  // namespace
@@ -306,18 +317,32 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// x @ W^T (+ b) as one product over x's rows, [rows, K] @ [K, N], into the result: the live
+// ResultInto's destination when it fits and overlaps no operand (Note [Results into a
+// destination] in tensor.hpp; what LibTorch's addmm_out gives hand-batched code), then the
+// bias added in place.
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   detail::check_operands("linear", input, weight);
   if (weight.dim() != 1 && weight.dim() != 2)
     fail("linear", "weight must be 1-D or 2-D, but got ", weight.sizes());
-  Tensor out = matmul(input, weight.t());
-  if (!bias || !bias->defined()) return out;
-  if (bias->dtype() != input.dtype())
+  const Tensor weight_t = weight.dim() == 2 ? weight.t() : weight.unsqueeze(1);  // [K, N]
+  if (input.dim() == 0) return matmul(input, weight_t);  // matmul's error
+  const int64_t inner = input.size(-1);
+  detail::check_inner("linear", input, weight_t, inner, weight_t.size(0));
+  std::vector<int64_t> sizes(input.sizes().begin(), input.sizes().end() - 1);
+  const int64_t rows = detail::checked_numel("linear", sizes);
+  if (weight.dim() == 2) sizes.push_back(weight.size(0));
+  const bool has_bias = bias && bias->defined();
+  if (has_bias && bias->dtype() != input.dtype())
     fail("linear", "expected bias of dtype ", input.dtype(), ", but got ", bias->dtype());
-  if (!detail::broadcastable_to(bias->sizes(), out.sizes()))
+  if (has_bias && !detail::broadcastable_to(bias->sizes(), sizes))
     fail("linear", "bias of shape ", bias->sizes(), " does not broadcast to the output shape ",
-         out.sizes());
-  out += *bias;
+         detail::IntList(sizes));
+  const Tensor out = detail::result_tensor(sizes, input.dtype(), input.device(),
+                                           {&input, &weight, has_bias ? &*bias : nullptr});
+  detail::product_into("linear", input.reshape({rows, inner}), weight_t,
+                       out.view({rows, weight_t.size(1)}));
+  if (has_bias) out += *bias;
   return out;
 }
 
