@@ -414,9 +414,9 @@ void settle_before_write(const Tensor& destination) {
   for (const auto& weak : nodes) {
     const PendingPtr node = weak.lock();
     if (!node) continue;
-    if (deferred(*node) ? reads(*node, destination)
-                        : node->value_in_destination &&
-                              vmap::detail::overlaps(node->value, destination))
+    if (deferred(*node)
+            ? reads(*node, destination)
+            : node->value_in_destination && vmap::detail::overlaps(node->value, destination))
       materialise(*node);
   }
 }

@@ -243,12 +243,13 @@ Tensor device_reduce(const char* op, ReduceOp reduce_op, const Tensor& self,
   return out;
 }
 
-void device_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
+void device_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out,
+                    bool accumulate) {
   const int64_t rank = a.dim();
   const int64_t m = a.size(rank - 2), k = a.size(rank - 1), n = b.size(rank - 1);
   if (out.numel() == 0) return;
   if (k == 0) {
-    out.zero_();
+    if (!accumulate) out.zero_();
     return;
   }
   if (!is_floating(a.dtype()))
@@ -257,7 +258,7 @@ void device_product(const char* op, const Tensor& a, const Tensor& b, const Tens
     if (extent > INT_MAX) fail(op, "matrix extent ", extent, " is too large for cuBLAS");
   Tensor left = a, right = b;
   GemmCall call{a.dtype(), out.numel() / (m * n), m, n, k, gemm_operand(left),
-                gemm_operand(right), out.raw_data()};
+                gemm_operand(right), out.raw_data(), accumulate};
   device_backend(op).gemm(op, call);
 }
 

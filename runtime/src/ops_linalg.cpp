@@ -66,30 +66,31 @@ struct Blas<double> {
   static constexpr auto gemm = cblas_dgemm;
 };
 
-// c[m, n] (contiguous) = a[m, k] @ b[k, n], both with BLAS layouts. k >= 1, m, n >= 1.
+// c[m, n] (contiguous) = a[m, k] @ b[k, n] + beta * c, both with BLAS layouts. k >= 1,
+// m, n >= 1; beta 0 or 1.
 template <class T>
 void blas_product(const T* a, const MatrixLayout& a_layout, const T* b,
-                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k) {
+                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k, T beta) {
   const BlasOperand a_op = *blas_operand(a_layout), b_op = *blas_operand(b_layout);
   const auto flip = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; };
   if (n == 1) {  // c = a @ b_column
     const int64_t inc = vector_increment(k, b_layout.row_stride);
     if (a_op.trans == CblasNoTrans)
-      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, m, k, T(1), a, a_op.ld, b, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, m, k, T(1), a, a_op.ld, b, inc, beta, c, 1);
     else
-      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, m, T(1), a, a_op.ld, b, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, m, T(1), a, a_op.ld, b, inc, beta, c, 1);
     return;
   }
   if (m == 1) {  // c = b^T @ a_row
     const int64_t inc = vector_increment(k, a_layout.col_stride);
     if (b_op.trans == CblasNoTrans)
-      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), k, n, T(1), b, b_op.ld, a, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), k, n, T(1), b, b_op.ld, a, inc, beta, c, 1);
     else
-      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), n, k, T(1), b, b_op.ld, a, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), n, k, T(1), b, b_op.ld, a, inc, beta, c, 1);
     return;
   }
   Blas<T>::gemm(CblasRowMajor, a_op.trans, b_op.trans, m, n, k, T(1), a, a_op.ld, b, b_op.ld,
-                T(0), c, n);
+                beta, c, n);
 }
 
 // Integer products wrap around on overflow (as LibTorch's), without signed-overflow UB.
@@ -103,11 +104,12 @@ T multiply_add(T acc, T x, T y) {
   }
 }
 
-// c[m, n] (contiguous) = a[m, k] @ b[k, n] for any strides.
+// c[m, n] (contiguous) = a[m, k] @ b[k, n] for any strides; added to c with `accumulate`.
 template <class T>
 void loop_product(const T* a, const MatrixLayout& a_layout, const T* b,
-                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k) {
-  std::fill(c, c + m * n, T{});
+                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k,
+                  bool accumulate) {
+  if (!accumulate) std::fill(c, c + m * n, T{});
   for (int64_t i = 0; i < m; ++i) {
     T* c_row = c + i * n;
     for (int64_t p = 0; p < k; ++p) {
@@ -154,15 +156,16 @@ bool batch_is_broadcast(const Tensor& b) {
 }
 
 // a [batch..., M, K] @ b [batch..., K, N] with equal batch shapes (possibly expanded views)
-// into `out`, contiguous [batch..., M, N] and overlapping neither.
+// into `out`, contiguous [batch..., M, N] and overlapping neither; added to what it holds with
+// `accumulate` (BLAS beta 1, as addmm).
 template <class T>
-void batched_product(const char* op, Tensor a, Tensor b, const Tensor& out) {
+void batched_product(const char* op, Tensor a, Tensor b, const Tensor& out, bool accumulate) {
   const int64_t rank = a.dim();
   const int64_t m = a.size(rank - 2), k = a.size(rank - 1), n = b.size(rank - 1);
   const int64_t batch = m * n == 0 ? 0 : out.numel() / (m * n);
   if (out.numel() == 0) return;
   if (k == 0) {
-    out.zero_();
+    if (!accumulate) out.zero_();
     return;
   }
 
@@ -185,23 +188,24 @@ void batched_product(const char* op, Tensor a, Tensor b, const Tensor& out) {
       for (int64_t i = begin; i < end; ++i)
         loop_product(a_data + batch_offset(i, batch_sizes, a.strides()), a_layout,
                      b_data + batch_offset(i, batch_sizes, b.strides()), b_layout,
-                     out_data + i * m * n, m, n, k);
+                     out_data + i * m * n, m, n, k, accumulate);
     });
     return;
   }
   if constexpr (use_blas) {
+    const T beta = accumulate ? T(1) : T(0);
     // x @ W^T for a stack of x rows: one GEMM (the case `linear` and batched vectors hit).
     if (batch > 1 && batch_is_broadcast(b) && batch_folds_into_rows(a) &&
         a_layout.col_stride == 1 && a_layout.row_stride >= std::max<int64_t>(k, 1)) {
       check_blas_int(op, batch * m);
       const MatrixLayout folded{batch * m, k, a_layout.row_stride, 1};
-      blas_product(a_data, folded, b_data, b_layout, out_data, batch * m, n, k);
+      blas_product(a_data, folded, b_data, b_layout, out_data, batch * m, n, k, beta);
       return;
     }
     for (int64_t i = 0; i < batch; ++i)
       blas_product(a_data + batch_offset(i, batch_sizes, a.strides()), a_layout,
                    b_data + batch_offset(i, batch_sizes, b.strides()), b_layout,
-                   out_data + i * m * n, m, n, k);
+                   out_data + i * m * n, m, n, k, beta);
   }
 }
 
@@ -223,12 +227,13 @@ void check_inner(const char* op, const Tensor& a, const Tensor& b, int64_t a_col
 }
 
 // The product of a [batch..., M, K] and b [batch..., K, N] after checks (batches equal) into
-// `out`: contiguous [batch..., M, N], overlapping neither.
-void product_into(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  if (a.device() != kCPU) return device_product(op, a, b, out);
+// `out`, contiguous [batch..., M, N] and overlapping neither; added to it with `accumulate`.
+void product_into(const char* op, const Tensor& a, const Tensor& b, const Tensor& out,
+                  bool accumulate = false) {
+  if (a.device() != kCPU) return device_product(op, a, b, out, accumulate);
   visit_dtype(a.dtype(), [&]<class T>(std::type_identity<T>) {
     if constexpr (std::is_same_v<T, bool>) __builtin_unreachable();
-    else batched_product<T>(op, a, b, out);
+    else batched_product<T>(op, a, b, out, accumulate);
   });
 }
 
@@ -319,8 +324,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 
 // x @ W^T (+ b) as one product over x's rows, [rows, K] @ [K, N], into the result: the live
 // ResultInto's destination when it fits and overlaps no operand (Note [Results into a
-// destination] in tensor.hpp; what LibTorch's addmm_out gives hand-batched code), then the
-// bias added in place.
+// destination] in tensor.hpp). As LibTorch's addmm: the bias is copied into the result and the
+// GEMM adds to it (beta 1): one pass over the result fewer than a GEMM and then `+= bias`.
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   detail::check_operands("linear", input, weight);
   if (weight.dim() != 1 && weight.dim() != 2)
@@ -340,9 +345,9 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
          detail::IntList(sizes));
   const Tensor out = detail::result_tensor(sizes, input.dtype(), input.device(),
                                            {&input, &weight, has_bias ? &*bias : nullptr});
+  if (has_bias) out.copy_(*bias);
   detail::product_into("linear", input.reshape({rows, inner}), weight_t,
-                       out.view({rows, weight_t.size(1)}));
-  if (has_bias) out += *bias;
+                       out.view({rows, weight_t.size(1)}), /*accumulate=*/has_bias);
   return out;
 }
 
