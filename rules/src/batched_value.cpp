@@ -120,6 +120,7 @@ Tensor split_levels(const Tensor& result, rules::BatchDim bdim,
 // (small, or not batch first): the caller calls it now.
 std::optional<Value> deferred_call(std::size_t op, const std::vector<rules::Arg>& args,
                                    const std::vector<int64_t>& merged_sizes, int64_t levels) {
+  if (product(merged_sizes) <= 1) return std::nullopt;  // no second example (or none at all)
   std::vector<rules::Arg> probe = args;  // the first example alone
   std::vector<Tensor> inputs;
   bool large = false;
@@ -132,7 +133,7 @@ std::optional<Value> deferred_call(std::size_t op, const std::vector<rules::Arg>
     large = large || tensor->value.numel() >= detail::kBlockElements;
     tensor->value = tensor->value.narrow(*tensor->bdim, 0, 1);
   }
-  if (!large || product(merged_sizes) <= 1) return std::nullopt;
+  if (!large) return std::nullopt;
   const auto [one, bdim] = rules::call_rule(op, probe);
   if (bdim != 0) return std::nullopt;
   std::vector<int64_t> batch_first = tail_sizes(one, 1);  // the rule's result, batch first

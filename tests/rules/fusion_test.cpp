@@ -514,6 +514,17 @@ TEST(Deferred, SmallCallsAndOtherUsesAreEager) {
   expect_identical(y.physical(), linear(c.x, c.weight, c.bias));
 }
 
+TEST(Deferred, ZeroTripLoops) {
+  const LinearCase c(31);
+  Tensor out = full({kRows, kOut}, 3.0);
+  {
+    vb::Level level(0, 0);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+  }
+  expect_identical(out, full({kRows, kOut}, 3.0));
+}
+
 TEST(Deferred, ShapeErrorsAtTheCall) {
   const LinearCase c(30);
   vb::Level level(0, kRows);
