@@ -409,12 +409,17 @@ TEST(Deferred, StoredProductsAndGathersLandInTheSlot) {
 TEST(Deferred, StoredValueEqualsTheEagerBatchedCall) {
   // The deferred call is the eager one, into another buffer: the same GEMM, bit for bit.
   const LinearCase c(23);
-  Tensor out = zeros({kRows, kOut});
+  Tensor out = zeros({kRows, kOut}), copied = zeros({kRows, kOut});
   {
     vb::Level level(0, kRows);
-    vb::at(out, level.index()) = vb::linear(vb::at(c.x, level.index()), c.weight, c.bias);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    const vb::Value y = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    vb::at(copied, i).copy_(y);  // `out[i].copy_(e)`: the same store
+    EXPECT_TRUE(computed_into(y, copied));
   }
   expect_identical(out, linear(c.x, c.weight, c.bias));
+  expect_identical(copied, out);
 }
 
 TEST(Deferred, InputsOverwrittenBeforeTheStore) {
