@@ -98,7 +98,9 @@ void for_blocks(const std::vector<Block>& blocks, const std::function<void(const
   if (failure) std::rethrow_exception(failure);
 }
 
-bool fusable(const Pending& node) { return !node.operands.empty() && !node.value.defined(); }
+// Not computed yet and reading tensors the loop body may write (settle_before_write).
+bool deferred(const Pending& node) { return !node.operands.empty() && !node.value.defined(); }
+bool fusable(const Pending& node) { return deferred(node) && !node.compute; }
 
 // Nodes already computed for this block: a node used twice (x * x) runs once.
 using Memo = std::vector<std::pair<const Pending*, Tensor>>;
@@ -239,7 +241,12 @@ PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function
 }
 
 const Tensor& materialise(const Pending& node) {
+  if (node.value_in_destination) {  // the slot is the user's: any other use gets its own copy
+    node.value = node.value.clone();
+    node.value_in_destination = false;
+  }
   if (node.value.defined()) return node.value;
+  if (node.compute) return node.value = node.compute(Tensor());
   if (node.operands.empty()) return node.value = node.apply({});
   const std::vector<Block> blocks =
       plan_blocks(node.sizes, static_cast<int64_t>(node.sizes.size()));
@@ -251,6 +258,18 @@ const Tensor& materialise(const Pending& node) {
   for_blocks(blocks,
              [&](const Block& block) { store_block(node, block, narrow_block(out, block)); });
   return node.value = out;
+}
+
+PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
+                      std::vector<Tensor> inputs,
+                      std::function<Tensor(const Tensor& destination)> compute) {
+  auto node = std::make_shared<Pending>();
+  node->sizes = std::move(sizes);
+  node->dtype = dtype;
+  node->device = device;
+  node->operands.assign(inputs.begin(), inputs.end());
+  node->compute = std::move(compute);
+  return registered(std::move(node));
 }
 
 PendingOperand operand_of(const Value& v, const SizesMap& reshape_sizes) {
@@ -292,9 +311,31 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
   return Access::make_pending(registered(std::move(node)), levels, cpp_scalar);
 }
 
+namespace {
+
+// A whole node's call into the destination it fills exactly (Note [Deferred results]).
+bool store_whole(const Tensor& destination, const Pending& node, const SizesMap& reshape_sizes,
+                 const Tensor& keep) {
+  if (keep.defined() || reshape_sizes(node.sizes) != destination.sizes().vec() ||
+      !destination.is_contiguous())
+    return false;
+  settle_before_write(destination);  // computes the node when it reads the destination
+  if (!deferred(node)) return false;
+  const Tensor slot = destination.view(node.sizes);
+  const Tensor result = node.compute(slot);
+  node.value = result;
+  node.value_in_destination = result.raw_data() == slot.raw_data();
+  slot.copy_(result);  // no-op when computed in place
+  return true;
+}
+
+}  // namespace
+
 bool store_pending(const Tensor& destination, const Value& value, const SizesMap& reshape_sizes,
                    const Tensor& keep) {
   const PendingPtr& node = Access::pending(value);
+  if (node && node->compute && deferred(*node))
+    return store_whole(destination, *node, reshape_sizes, keep);
   if (!node || !fusable(*node)) return false;
   settle_before_write(destination);  // computes `value` too when it reads the destination
   if (!fusable(*node)) return false;
@@ -370,9 +411,14 @@ void settle_before_write(const Tensor& destination) {
   prune_live_nodes();
   // Copied: materialising never registers nodes, but keep the loop independent of that.
   const std::vector<std::weak_ptr<const Pending>> nodes = live_nodes;
-  for (const auto& weak : nodes)
-    if (const PendingPtr node = weak.lock(); node && fusable(*node) && reads(*node, destination))
+  for (const auto& weak : nodes) {
+    const PendingPtr node = weak.lock();
+    if (!node) continue;
+    if (deferred(*node)
+            ? reads(*node, destination)
+            : node->value_in_destination && vmap::detail::overlaps(node->value, destination))
       materialise(*node);
+  }
 }
 
 }  // namespace detail

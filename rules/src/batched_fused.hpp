@@ -32,6 +32,27 @@
 //
 // The induction index (Level::index()) is a pending *source*: arange(n) is made only when
 // the index is used as a number; `x[i]` views x without it (select_by_induction).
+//
+// Note [Deferred results]
+// A pointwise chain lands in the destination of its store (store_block); a GEMM or a gather
+// did not: C++17 evaluates the right side of `out[i] = linear(x[i], w, b)` first, so the
+// product was made into a new tensor and then copied into out, a full extra pass that
+// hand-written LibTorch code (addmm_out) does not make. So a non-pointwise op whose rule
+// lands its result in a destination (lands_in_destination, batched_value.cpp) may stay
+// pending too, as a *whole* node: one call of its rule on the merged operands, kept with the
+// tensors it reads as leaves, never blocked or fused. Its sizes and dtype come from a probe,
+// the same rule call on the first example alone (batch 1: the rule's result has the same
+// per-example shape at any batch size, and the probe raises the call's shape and dtype
+// errors where eager code would). Then:
+//   - stored unmasked into a place: the call runs under ResultInto(the slot), so the runtime
+//     op computes into out (Note [Results into a destination]); the node then keeps a view
+//     of the slot as its value, and settle_before_write copies it out before the slot is
+//     written again, as does any other use (which would have copied it eagerly anyway);
+//   - anything else (a masked store, an operand of another op): materialised, as eagerly.
+// settle_before_write computes it before any of its leaves is overwritten, as for a chain.
+// Data-dependent errors of later examples (an index out of range) are raised where the
+// value is computed: the store, or its first other use. Small calls are eager (the probe
+// would cost more than the copy it saves).
 #pragma once
 
 #include "batched_internal.hpp"
@@ -57,15 +78,26 @@ using PendingApply = std::function<Tensor(const std::vector<Tensor>&)>;
 struct Pending {
   std::vector<int64_t> sizes;  // physical sizes of the result
   Dtype dtype;
-  std::vector<PendingOperand> operands;
+  std::vector<PendingOperand> operands;  // a whole node's: the tensors its call reads
   PendingApply apply;
+  // A whole node's call (Note [Deferred results]): the value, computed into `destination`
+  // (the value's sizes, read by no operand) where the op can; undefined: a new tensor.
+  std::function<Tensor(const Tensor& destination)> compute;
+  Device device = kCPU;
   mutable Tensor value;  // set once materialised
+  mutable bool value_in_destination = false;  // value views the slot a store computed it into
 };
 
 // A pending source (no operands) computed by `make` when first needed.
 PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make);
 // The node's value, computed (block by block) and cached on first use.
 const Tensor& materialise(const Pending& node);
+
+// A whole node (Note [Deferred results]) of physical `sizes` and `dtype` on `device`, whose
+// call `compute` reads `inputs`.
+PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
+                      std::vector<Tensor> inputs,
+                      std::function<Tensor(const Tensor& destination)> compute);
 
 // One pointwise op over operands already brought to a common rank (`levels` level dims):
 // a pending Value when the result is at least one block, else computed now. `apply` gets
@@ -84,8 +116,9 @@ PendingOperand operand_on(
     const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
 
 // Writes the pending `value` (fitted to the destination by `reshape_sizes`) into
-// `destination` block by block, masked by `keep` (destination coordinates) when defined.
-// False (nothing written) when the value is not pending or reads the destination's bytes.
+// `destination` block by block, masked by `keep` (destination coordinates) when defined; a
+// whole node in one call, unmasked only. False (nothing written) when the value is not
+// pending, reads the destination's bytes, or is a whole node that does not fill it exactly.
 bool store_pending(const Tensor& destination, const Value& value,
                    const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes,
                    const Tensor& keep);
@@ -101,7 +134,8 @@ std::optional<Tensor> reduce_levels_pending(
     const Value& e, const std::function<Tensor(const Tensor&, std::vector<int64_t>)>& reduce);
 
 // Materialises every live pending value whose leaves overlap `destination`, before it is
-// written (Note [Pending values]).
+// written (Note [Pending values]), and copies out a stored whole value that views it (Note
+// [Deferred results]).
 void settle_before_write(const Tensor& destination);
 
 }  // namespace vmap::batched::detail

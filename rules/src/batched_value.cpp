@@ -99,6 +99,63 @@ bool is_pointwise(RuleId rule) {
          rule == RuleId::ternary_where || rule == RuleId::clamp;
 }
 
+// Rules whose batched result is the runtime op's own result, batch first, which the op
+// computes into a ResultInto destination (Note [Deferred results]).
+bool lands_in_destination(RuleId rule) {
+  return rule == RuleId::linear || rule == RuleId::matmul || rule == RuleId::mm ||
+         rule == RuleId::bmm || rule == RuleId::gather || rule == RuleId::index_select;
+}
+
+// A rule's batched result with its batch dim split back into the level dims.
+Tensor split_levels(const Tensor& result, rules::BatchDim bdim,
+                    const std::vector<int64_t>& merged_sizes) {
+  const Tensor front = rules::move_bdim_to_front(result, bdim);
+  std::vector<int64_t> sizes = merged_sizes;
+  const std::vector<int64_t> rest = tail_sizes(front, 1);
+  sizes.insert(sizes.end(), rest.begin(), rest.end());
+  return front.reshape(sizes);
+}
+
+// The rule call on the merged `args` as a whole node (Note [Deferred results]), or nullopt
+// (small, or not batch first): the caller calls it now.
+std::optional<Value> deferred_call(std::size_t op, const std::vector<rules::Arg>& args,
+                                   const std::vector<int64_t>& merged_sizes, int64_t levels) {
+  if (product(merged_sizes) <= 1) return std::nullopt;  // no second example (or none at all)
+  std::vector<rules::Arg> probe = args;  // the first example alone
+  std::vector<Tensor> inputs;
+  bool large = false;
+  for (rules::Arg& arg : probe) {
+    if (std::holds_alternative<std::vector<TensorArg>>(arg)) return std::nullopt;
+    auto* tensor = std::get_if<TensorArg>(&arg);
+    if (!tensor) continue;
+    inputs.push_back(tensor->value);
+    if (!tensor->bdim) continue;
+    large = large || tensor->value.numel() >= detail::kBlockElements;
+    tensor->value = tensor->value.narrow(*tensor->bdim, 0, 1);
+  }
+  if (!large) return std::nullopt;
+  const auto [one, bdim] = rules::call_rule(op, probe);
+  if (bdim != 0) return std::nullopt;
+  std::vector<int64_t> batch_first = tail_sizes(one, 1);  // the rule's result, batch first
+  batch_first.insert(batch_first.begin(), product(merged_sizes));
+  if (product(batch_first) < detail::kBlockElements) return std::nullopt;
+  auto compute = [op, args, merged_sizes, batch_first](const Tensor& destination) {
+    Tensor slot;
+    std::optional<vmap::detail::ResultInto> into;
+    if (destination.defined()) {
+      slot = destination.view(batch_first);
+      into.emplace(slot);
+    }
+    const auto [result, result_bdim] = rules::call_rule(op, args);
+    return split_levels(result, result_bdim, merged_sizes);
+  };
+  std::vector<int64_t> sizes = merged_sizes;
+  sizes.insert(sizes.end(), batch_first.begin() + 1, batch_first.end());
+  return Access::make_pending(detail::whole_node(std::move(sizes), one.dtype(), one.device(),
+                                                 std::move(inputs), std::move(compute)),
+                              levels, false);
+}
+
 // Pointwise op over Values with `levels` level dims: broadcasting does the batching. The op
 // may stay pending (Note [Pending values]); the operands are brought to `levels` level dims
 // and a common logical rank, the promoted ones cast to the result type inside the node.
@@ -285,7 +342,7 @@ std::vector<int64_t> Value::sizes() const {
 }
 int64_t Value::numel() const { return product(sizes()); }
 Dtype Value::dtype() const { return Access::physical_dtype(*this); }
-Device Value::device() const { return physical().device(); }
+Device Value::device() const { return pending_ ? pending_->device : physical().device(); }
 bool Value::is_contiguous() const {
   // Each example's elements are contiguous when the logical dims have contiguous strides.
   int64_t expected = 1;
@@ -305,9 +362,7 @@ Value Value::item_as(Dtype dtype) const {
   return Access::make(scalars.to(dtype), levels_, true);
 }
 
-Device placed_on(const Value& v) {
-  return !v.defined() || Access::pending(v) ? kCPU : v.physical().device();
-}
+Device placed_on(const Value& v) { return v.defined() ? v.device() : kCPU; }
 
 Value follow_device(const Value& v, Device device) {
   if (device == kCPU || !v.is_cpp_scalar() || placed_on(v) == device) return v;
@@ -409,14 +464,13 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
       args.push_back(std::get<rules::Arg>(input.value));
     }
   }
+  if (lands_in_destination(rule))
+    if (std::optional<Value> deferred = deferred_call(op, args, merged_sizes, levels))
+      return *deferred;
   auto [result, bdim] = rules::call_rule(op, args);
-  const bool cpp_scalar = kOpTable[op].rule == RuleId::item;
+  const bool cpp_scalar = rule == RuleId::item;
   if (!bdim) return Access::make(result, 0, cpp_scalar);
-  const Tensor front = rules::move_bdim_to_front(result, bdim);
-  std::vector<int64_t> sizes = merged_sizes;
-  const std::vector<int64_t> rest = tail_sizes(front, 1);
-  sizes.insert(sizes.end(), rest.begin(), rest.end());
-  return Access::make(front.reshape(sizes), levels, cpp_scalar);
+  return Access::make(split_levels(result, bdim, merged_sizes), levels, cpp_scalar);
 }
 
 // --- reads through an index (Note [Places]) ------------------------------------------

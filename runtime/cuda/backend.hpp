@@ -106,6 +106,7 @@ struct GemmCall {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   MatrixOperand a, b;
   void* out = nullptr;
+  bool accumulate = false;  // out[b] += a[b] @ b[b] (BLAS beta 1: linear's bias)
 };
 
 class DeviceBackend {

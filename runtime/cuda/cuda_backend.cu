@@ -128,7 +128,9 @@ class CudaBackend final : public DeviceBackend {
             static_cast<int>(call.k), is_double ? static_cast<const void*>(&one) : &one_f,
             call.b.data, type, static_cast<int>(b_ld), call.b.batch_stride, call.a.data, type,
             static_cast<int>(a_ld), call.a.batch_stride,
-            is_double ? static_cast<const void*>(&zero) : &zero_f, call.out, type,
+            is_double ? static_cast<const void*>(call.accumulate ? &one : &zero)
+                      : (call.accumulate ? &one_f : &zero_f),
+            call.out, type,
             static_cast<int>(call.n), call.m * call.n, static_cast<int>(call.batch),
             is_double ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         op, "cublasGemmStridedBatchedEx");

@@ -243,16 +243,14 @@ Tensor device_reduce(const char* op, ReduceOp reduce_op, const Tensor& self,
   return out;
 }
 
-Tensor device_product(const char* op, const Tensor& a, const Tensor& b) {
+void device_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out,
+                    bool accumulate) {
   const int64_t rank = a.dim();
   const int64_t m = a.size(rank - 2), k = a.size(rank - 1), n = b.size(rank - 1);
-  Dims out_sizes(a.sizes());
-  out_sizes.back() = n;
-  Tensor out = empty_tensor(out_sizes, a.dtype(), a.device());
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0) return;
   if (k == 0) {
-    out.zero_();
-    return out;
+    if (!accumulate) out.zero_();
+    return;
   }
   if (!is_floating(a.dtype()))
     fail(op, "not implemented for '", a.dtype(), "' on CUDA (cuBLAS has no integer GEMM)");
@@ -260,9 +258,8 @@ Tensor device_product(const char* op, const Tensor& a, const Tensor& b) {
     if (extent > INT_MAX) fail(op, "matrix extent ", extent, " is too large for cuBLAS");
   Tensor left = a, right = b;
   GemmCall call{a.dtype(), out.numel() / (m * n), m, n, k, gemm_operand(left),
-                gemm_operand(right), out.raw_data()};
+                gemm_operand(right), out.raw_data(), accumulate};
   device_backend(op).gemm(op, call);
-  return out;
 }
 
 bool device_indexed_copy(const char* op, int64_t dim, int64_t dim_size, IntList self_strides,

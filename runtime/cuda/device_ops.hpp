@@ -15,8 +15,10 @@ void copy_bytes(const Tensor& destination, const Tensor& source, size_t nbytes);
 // A reduction of `self` over the dims flagged in is_reduced into a new [out_sizes] tensor.
 Tensor device_reduce(const char* op, ReduceOp reduce_op, const Tensor& self,
                      std::span<const bool> is_reduced, IntList out_sizes, Dtype out_dtype);
-// a [batch..., m, k] @ b [batch..., k, n] with equal batch shapes into a new contiguous tensor.
-Tensor device_product(const char* op, const Tensor& a, const Tensor& b);
+// a [batch..., m, k] @ b [batch..., k, n] with equal batch shapes into `out` (added to it
+// with `accumulate`), contiguous [batch..., m, n] on their device and overlapping neither.
+void device_product(const char* op, const Tensor& a, const Tensor& b, const Tensor& out,
+                    bool accumulate);
 // ops_index.cpp's indexed copy into `out` (contiguous). False when an index is out of range.
 bool device_indexed_copy(const char* op, int64_t dim, int64_t dim_size, IntList self_strides,
                          IntList index_strides, const Tensor& self, const Tensor& index,

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <sstream>
@@ -178,9 +179,12 @@ Dims contiguous_strides(IntList sizes);
 int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
 // A new contiguous tensor (uninitialised).
 Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU);
-// A pointwise op's result tensor: the live ResultInto's destination when it fits (Note
-// [Results into a destination] in tensor.hpp), else empty_tensor.
-Tensor result_tensor(IntList sizes, Dtype dtype, Device device);
+// An op's result tensor: the live ResultInto's destination when it fits (Note [Results into
+// a destination] in tensor.hpp) and overlaps none of `reads`, else empty_tensor. A pointwise
+// op's caller guarantees the overlap itself; an op that writes its result and then reads its
+// inputs again (a GEMM, a gather, linear's bias) names them in `reads`.
+Tensor result_tensor(IntList sizes, Dtype dtype, Device device,
+                     std::initializer_list<const Tensor*> reads = {});
 // A tensor over `storage` (no copy).
 Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
                    int64_t offset, Dtype dtype);

@@ -66,30 +66,31 @@ struct Blas<double> {
   static constexpr auto gemm = cblas_dgemm;
 };
 
-// c[m, n] (contiguous) = a[m, k] @ b[k, n], both with BLAS layouts. k >= 1, m, n >= 1.
+// c[m, n] (contiguous) = a[m, k] @ b[k, n] + beta * c, both with BLAS layouts. k >= 1,
+// m, n >= 1; beta 0 or 1.
 template <class T>
 void blas_product(const T* a, const MatrixLayout& a_layout, const T* b,
-                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k) {
+                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k, T beta) {
   const BlasOperand a_op = *blas_operand(a_layout), b_op = *blas_operand(b_layout);
   const auto flip = [](CBLAS_TRANSPOSE t) { return t == CblasNoTrans ? CblasTrans : CblasNoTrans; };
   if (n == 1) {  // c = a @ b_column
     const int64_t inc = vector_increment(k, b_layout.row_stride);
     if (a_op.trans == CblasNoTrans)
-      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, m, k, T(1), a, a_op.ld, b, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, CblasNoTrans, m, k, T(1), a, a_op.ld, b, inc, beta, c, 1);
     else
-      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, m, T(1), a, a_op.ld, b, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, CblasTrans, k, m, T(1), a, a_op.ld, b, inc, beta, c, 1);
     return;
   }
   if (m == 1) {  // c = b^T @ a_row
     const int64_t inc = vector_increment(k, a_layout.col_stride);
     if (b_op.trans == CblasNoTrans)
-      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), k, n, T(1), b, b_op.ld, a, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), k, n, T(1), b, b_op.ld, a, inc, beta, c, 1);
     else
-      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), n, k, T(1), b, b_op.ld, a, inc, T(0), c, 1);
+      Blas<T>::gemv(CblasRowMajor, flip(b_op.trans), n, k, T(1), b, b_op.ld, a, inc, beta, c, 1);
     return;
   }
   Blas<T>::gemm(CblasRowMajor, a_op.trans, b_op.trans, m, n, k, T(1), a, a_op.ld, b, b_op.ld,
-                T(0), c, n);
+                beta, c, n);
 }
 
 // Integer products wrap around on overflow (as LibTorch's), without signed-overflow UB.
@@ -103,11 +104,12 @@ T multiply_add(T acc, T x, T y) {
   }
 }
 
-// c[m, n] (contiguous) = a[m, k] @ b[k, n] for any strides.
+// c[m, n] (contiguous) = a[m, k] @ b[k, n] for any strides; added to c with `accumulate`.
 template <class T>
 void loop_product(const T* a, const MatrixLayout& a_layout, const T* b,
-                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k) {
-  std::fill(c, c + m * n, T{});
+                  const MatrixLayout& b_layout, T* c, int64_t m, int64_t n, int64_t k,
+                  bool accumulate) {
+  if (!accumulate) std::fill(c, c + m * n, T{});
   for (int64_t i = 0; i < m; ++i) {
     T* c_row = c + i * n;
     for (int64_t p = 0; p < k; ++p) {
@@ -154,19 +156,17 @@ bool batch_is_broadcast(const Tensor& b) {
 }
 
 // a [batch..., M, K] @ b [batch..., K, N] with equal batch shapes (possibly expanded views)
-// into a new contiguous [batch..., M, N].
+// into `out`, contiguous [batch..., M, N] and overlapping neither; added to what it holds with
+// `accumulate` (BLAS beta 1, as addmm).
 template <class T>
-Tensor batched_product(const char* op, Tensor a, Tensor b) {
+void batched_product(const char* op, Tensor a, Tensor b, const Tensor& out, bool accumulate) {
   const int64_t rank = a.dim();
   const int64_t m = a.size(rank - 2), k = a.size(rank - 1), n = b.size(rank - 1);
-  Dims out_sizes(a.sizes());
-  out_sizes.back() = n;
-  Tensor out = empty_tensor(out_sizes, a.dtype(), a.device());
   const int64_t batch = m * n == 0 ? 0 : out.numel() / (m * n);
-  if (out.numel() == 0) return out;
+  if (out.numel() == 0) return;
   if (k == 0) {
-    out.zero_();
-    return out;
+    if (!accumulate) out.zero_();
+    return;
   }
 
   constexpr bool use_blas = std::is_floating_point_v<T>;
@@ -188,25 +188,25 @@ Tensor batched_product(const char* op, Tensor a, Tensor b) {
       for (int64_t i = begin; i < end; ++i)
         loop_product(a_data + batch_offset(i, batch_sizes, a.strides()), a_layout,
                      b_data + batch_offset(i, batch_sizes, b.strides()), b_layout,
-                     out_data + i * m * n, m, n, k);
+                     out_data + i * m * n, m, n, k, accumulate);
     });
-    return out;
+    return;
   }
   if constexpr (use_blas) {
+    const T beta = accumulate ? T(1) : T(0);
     // x @ W^T for a stack of x rows: one GEMM (the case `linear` and batched vectors hit).
     if (batch > 1 && batch_is_broadcast(b) && batch_folds_into_rows(a) &&
         a_layout.col_stride == 1 && a_layout.row_stride >= std::max<int64_t>(k, 1)) {
       check_blas_int(op, batch * m);
       const MatrixLayout folded{batch * m, k, a_layout.row_stride, 1};
-      blas_product(a_data, folded, b_data, b_layout, out_data, batch * m, n, k);
-      return out;
+      blas_product(a_data, folded, b_data, b_layout, out_data, batch * m, n, k, beta);
+      return;
     }
     for (int64_t i = 0; i < batch; ++i)
       blas_product(a_data + batch_offset(i, batch_sizes, a.strides()), a_layout,
                    b_data + batch_offset(i, batch_sizes, b.strides()), b_layout,
-                   out_data + i * m * n, m, n, k);
+                   out_data + i * m * n, m, n, k, beta);
   }
-  return out;
 }
 
 void check_operands(const char* op, const Tensor& a, const Tensor& b) {
@@ -226,13 +226,29 @@ void check_inner(const char* op, const Tensor& a, const Tensor& b, int64_t a_col
          " vs ", b_rows, ")");
 }
 
-// The product of a [batch..., M, K] and b [batch..., K, N] after checks; batches equal.
-Tensor product(const char* op, const Tensor& a, const Tensor& b) {
-  if (a.device() != kCPU) return device_product(op, a, b);
-  return visit_dtype(a.dtype(), [&]<class T>(std::type_identity<T>) -> Tensor {
+// The product of a [batch..., M, K] and b [batch..., K, N] after checks (batches equal) into
+// `out`, contiguous [batch..., M, N] and overlapping neither; added to it with `accumulate`.
+void product_into(const char* op, const Tensor& a, const Tensor& b, const Tensor& out,
+                  bool accumulate = false) {
+  if (a.device() != kCPU) return device_product(op, a, b, out, accumulate);
+  visit_dtype(a.dtype(), [&]<class T>(std::type_identity<T>) {
     if constexpr (std::is_same_v<T, bool>) __builtin_unreachable();
-    else return batched_product<T>(op, a, b);
+    else batched_product<T>(op, a, b, out, accumulate);
   });
+}
+
+Dims product_sizes(const Tensor& a, const Tensor& b) {
+  Dims sizes(a.sizes());
+  sizes.back() = b.size(-1);
+  return sizes;
+}
+
+// The product in a new tensor, or in the live ResultInto's destination (Note [Results into a
+// destination] in tensor.hpp).
+Tensor product(const char* op, const Tensor& a, const Tensor& b) {
+  const Tensor out = result_tensor(product_sizes(a, b), a.dtype(), a.device(), {&a, &b});
+  product_into(op, a, b, out);
+  return out;
 }
 
 }  // namespace
@@ -306,18 +322,33 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   return out;
 }
 
+// x @ W^T (+ b) as one product over x's rows, [rows, K] @ [K, N], into the result: the live
+// ResultInto's destination when it fits and overlaps no operand (Note [Results into a
+// destination] in tensor.hpp). As LibTorch's addmm: the bias is copied into the result and the
+// GEMM adds to it (beta 1): one pass over the result fewer than a GEMM and then `+= bias`
+// ([10000, 256] @ [256, 256] on OpenBLAS, 1 thread: 11.0 ms, as the GEMM alone, vs 12.3 ms).
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   detail::check_operands("linear", input, weight);
   if (weight.dim() != 1 && weight.dim() != 2)
     fail("linear", "weight must be 1-D or 2-D, but got ", weight.sizes());
-  Tensor out = matmul(input, weight.t());
-  if (!bias || !bias->defined()) return out;
-  if (bias->dtype() != input.dtype())
+  const Tensor weight_t = weight.dim() == 2 ? weight.t() : weight.unsqueeze(1);  // [K, N]
+  if (input.dim() == 0) return matmul(input, weight_t);  // matmul's error
+  const int64_t inner = input.size(-1);
+  detail::check_inner("linear", input, weight_t, inner, weight_t.size(0));
+  std::vector<int64_t> sizes(input.sizes().begin(), input.sizes().end() - 1);
+  const int64_t rows = detail::checked_numel("linear", sizes);
+  if (weight.dim() == 2) sizes.push_back(weight.size(0));
+  const bool has_bias = bias && bias->defined();
+  if (has_bias && bias->dtype() != input.dtype())
     fail("linear", "expected bias of dtype ", input.dtype(), ", but got ", bias->dtype());
-  if (!detail::broadcastable_to(bias->sizes(), out.sizes()))
+  if (has_bias && !detail::broadcastable_to(bias->sizes(), sizes))
     fail("linear", "bias of shape ", bias->sizes(), " does not broadcast to the output shape ",
-         out.sizes());
-  out += *bias;
+         detail::IntList(sizes));
+  const Tensor out = detail::result_tensor(sizes, input.dtype(), input.device(),
+                                           {&input, &weight, has_bias ? &*bias : nullptr});
+  if (has_bias) out.copy_(*bias);
+  detail::product_into("linear", input.reshape({rows, inner}), weight_t,
+                       out.view({rows, weight_t.size(1)}), /*accumulate=*/has_bias);
   return out;
 }
 

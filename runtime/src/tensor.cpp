@@ -116,11 +116,13 @@ ResultInto::ResultInto(const Tensor& destination) : outer_(result_destination) {
 }
 ResultInto::~ResultInto() { result_destination = outer_; }
 
-Tensor result_tensor(IntList sizes, Dtype dtype, Device device) {
+Tensor result_tensor(IntList sizes, Dtype dtype, Device device,
+                     std::initializer_list<const Tensor*> reads) {
   if (const Tensor* into = result_destination) {
     const TensorImpl& impl = impl_of(*into);
+    const auto read = [into](const Tensor* input) { return input && overlaps(*into, *input); };
     if (impl.contiguous && impl.dtype == dtype && impl.device() == device &&
-        IntList(impl.sizes) == sizes) {
+        IntList(impl.sizes) == sizes && std::ranges::none_of(reads, read)) {
       result_destination = nullptr;  // the first fitting op only
       note_op();
       return *into;

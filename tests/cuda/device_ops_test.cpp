@@ -381,6 +381,37 @@ TEST_P(DeviceOps, GatherAndIndexSelect) {
             std::string::npos);
 }
 
+// Note [Results into a destination]: on the device too, a product, linear and a gather land
+// in a destination that fits and overlaps nothing they read.
+TEST_P(DeviceOps, ResultsIntoADestination) {
+  const Tensor x = randn({6, 7}), weight = randn({5, 7}), bias = randn({5});
+  const Tensor index = randint(0, 7, {6, 4});
+  const std::vector<std::pair<std::function<Tensor(const std::vector<Tensor>&)>, Tensor>> ops{
+      {[](const std::vector<Tensor>& t) { return linear(t[0], t[1], t[2]); }, zeros({6, 5})},
+      {[](const std::vector<Tensor>& t) { return mm(t[0], t[1].t()); }, zeros({6, 5})},
+      {[](const std::vector<Tensor>& t) { return gather(t[0], 1, t[3]); }, zeros({6, 4})}};
+  for (const auto& [op, like] : ops) {
+    const std::vector<Tensor> on_device{x.to(kCUDA), weight.to(kCUDA), bias.to(kCUDA),
+                                        index.to(kCUDA)};
+    const Tensor out = zeros(like.sizes(), kCUDA);
+    {
+      detail::ResultInto into(out);
+      EXPECT_EQ(op(on_device).raw_data(), out.raw_data());
+    }
+    expect_matches(out, op({x, weight, bias, index}));
+  }
+  // The bias is the destination: linear leaves it alone.
+  const Tensor buffer = randn({6, 5}).to(kCUDA), before = buffer.to(kCPU);
+  Tensor result;
+  {
+    detail::ResultInto into(buffer);
+    result = linear(x.to(kCUDA), weight.to(kCUDA), buffer[2]);
+  }
+  EXPECT_NE(result.raw_data(), buffer.raw_data());
+  expect_matches(result, linear(x, weight, before[2]));
+  expect_matches(buffer, before);
+}
+
 TEST_P(DeviceOps, MixedDevicesAreErrors) {
   const Tensor on_device = randn({4, 5}).to(kCUDA), on_cpu = randn({4, 5});
   EXPECT_NE(error_of([&] { (void)(on_device + on_cpu); }).find("same device"), std::string::npos);

@@ -181,11 +181,12 @@ class EmulatedBackend final : public detail::DeviceBackend {
     for (int64_t batch = 0; batch < call.batch; ++batch)
       for (int64_t i = 0; i < call.m; ++i)
         for (int64_t j = 0; j < call.n; ++j) {
-          double sum = 0;
+          T& result = out[(batch * call.m + i) * call.n + j];
+          double sum = call.accumulate ? double(result) : 0.0;
           for (int64_t l = 0; l < call.k; ++l)
             sum += double(a[batch * call.a.batch_stride + i * call.a.row_stride + l * call.a.col_stride]) *
                    double(b[batch * call.b.batch_stride + l * call.b.row_stride + j * call.b.col_stride]);
-          out[(batch * call.m + i) * call.n + j] = static_cast<T>(sum);
+          result = static_cast<T>(sum);
         }
   }
 

@@ -173,6 +173,28 @@ TEST_P(DeviceBatched, NestedLevels) {
       });
 }
 
+// Note [Deferred results]: a product and a gather large enough to be stored straight into
+// their device slots, and the same product used again after its slot is overwritten.
+TEST_P(DeviceBatched, DeferredResultsIntoSlots) {
+  Rng rng(6);
+  expect_same_on_device(
+      {random(rng, {2000, 24}), random(rng, {36, 24}), random(rng, {36}),
+       test::random_index(rng, {2000, 20}, 24), zeros({2000, 36}), zeros({2000, 20}),
+       zeros({2000, 36})},
+      [](std::vector<Tensor> in) {
+        const Tensor &x = in[0], &weight = in[1], &bias = in[2], &index = in[3];
+        Tensor out = in[4].clone(), picked = in[5].clone(), again = in[6].clone();
+        vb::Level level(0, x.size(0));
+        const vb::Value i = level.index();
+        const vb::Value y = vb::linear(vb::at(x, i), weight, bias);
+        vb::at(out, i) = y;
+        vb::at(picked, i) = vb::gather(vb::at(x, i), 0, vb::at(index, i));
+        vb::at(out, i) = vb::at(out, i) * 2;
+        vb::at(again, i) = y;
+        return std::vector<Tensor>{out, picked, again};
+      });
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceBatched,
                          ::testing::Values(Backend::emulated, Backend::cuda), [](const auto& info) {
                            return info.param == Backend::emulated ? "emulated" : "cuda";

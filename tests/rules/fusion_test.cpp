@@ -331,6 +331,213 @@ TEST(Fusion, ObservingAPendingValueComputesIt) {
   expect_identical(copy.physical(), e.physical());
 }
 
+// --- Note [Deferred results]: a GEMM or gather stored into a slot is computed into it.
+
+constexpr int64_t kIn = 24, kOut = 36;  // [kRows, kOut]: 72K elements, a deferred result
+
+// Whether the stored value `v` (a whole node) was computed into `out`'s memory.
+bool computed_into(const vb::Value& v, const Tensor& out) {
+  const auto& node = vb::Access::pending(v);
+  return node && node->value_in_destination && node->value.raw_data() == out.raw_data();
+}
+
+// A product per example (a GEMV) and batched (a GEMM) round differently: SPEC's 1e-4.
+void expect_products_close(const Tensor& actual, const Tensor& expected) {
+  ASSERT_EQ(actual.sizes().vec(), expected.sizes().vec());
+  ASSERT_EQ(actual.dtype(), expected.dtype());
+  EXPECT_TRUE(vmap::allclose(actual, expected, 1e-4, 1e-4))
+      << (actual.to(kFloat64) - expected.to(kFloat64)).abs().amax().item<double>();
+}
+
+struct LinearCase {
+  Tensor x, weight, bias;
+  explicit LinearCase(uint64_t seed, int64_t in = kIn, int64_t out = kOut) {
+    Rng rng(seed);
+    x = test::random_tensor(rng, {kRows, in}, kFloat32);
+    weight = test::random_tensor(rng, {out, in}, kFloat32);
+    bias = test::random_tensor(rng, {out}, kFloat32);
+  }
+  // The per-example loop.
+  Tensor expected() const {
+    Tensor result = zeros({kRows, weight.size(0)});
+    for (int64_t i = 0; i < kRows; ++i) result[i] = linear(x[i], weight, bias);
+    return result;
+  }
+};
+
+TEST(Deferred, StoredProductsAndGathersLandInTheSlot) {
+  const LinearCase c(21);
+  Rng rng(22);
+  const Tensor left = test::random_tensor(rng, {kRows, 3, 8}, kFloat32);
+  const Tensor right = test::random_tensor(rng, {kRows, 8, 6}, kFloat32);
+  const Tensor source = test::random_tensor(rng, {kRows, 50}, kFloat64);
+  const Tensor index = test::random_index(rng, {kRows, 20}, 50);
+  const Tensor strided = c.weight.narrow(1, 0, 8).t().narrow(1, 0, kIn);  // [8, kIn]
+  Tensor linear_out = zeros({kRows, kOut}), matmul_out = zeros({kRows, 3, 6}),
+         mm_out = zeros({kRows, 3, kIn}), gather_out = zeros({kRows, 20}, kFloat64),
+         select_out = zeros({kRows, 20}, kFloat64);
+  Tensor e_matmul = zeros_like(matmul_out), e_mm = zeros_like(mm_out),
+         e_gather = zeros_like(gather_out), e_select = zeros_like(select_out);
+  for (int64_t i = 0; i < kRows; ++i) {
+    e_matmul[i] = matmul(left[i], right[i]);
+    e_mm[i] = mm(left[i], strided);
+    e_gather[i] = source[i].gather(0, index[i]);
+    e_select[i] = source[i].index_select(0, index[i]);
+  }
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    const std::vector<std::pair<vb::Value, Tensor>> stores{
+        {vb::linear(vb::at(c.x, i), c.weight, c.bias), linear_out},
+        {vb::matmul(vb::at(left, i), vb::at(right, i)), matmul_out},
+        {vb::mm(vb::at(left, i), strided), mm_out},
+        {vb::gather(vb::at(source, i), 0, vb::at(index, i)), gather_out},
+        {vb::at(source, i).index_select(0, vb::at(index, i)), select_out}};
+    for (const auto& [value, out] : stores) {
+      EXPECT_TRUE(is_pending(value));
+      vb::at(out, i) = value;
+      EXPECT_TRUE(computed_into(value, out));
+    }
+  }
+  expect_products_close(linear_out, c.expected());
+  expect_products_close(matmul_out, e_matmul);
+  expect_products_close(mm_out, e_mm);
+  expect_identical(gather_out, e_gather);
+  expect_identical(select_out, e_select);
+}
+
+TEST(Deferred, StoredValueEqualsTheEagerBatchedCall) {
+  // The deferred call is the eager one, into another buffer: the same GEMM, bit for bit.
+  const LinearCase c(23);
+  Tensor out = zeros({kRows, kOut}), copied = zeros({kRows, kOut});
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    const vb::Value y = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    vb::at(copied, i).copy_(y);  // `out[i].copy_(e)`: the same store
+    EXPECT_TRUE(computed_into(y, copied));
+  }
+  expect_identical(out, linear(c.x, c.weight, c.bias));
+  expect_identical(copied, out);
+}
+
+TEST(Deferred, InputsOverwrittenBeforeTheStore) {
+  const LinearCase c(24, kIn, kIn);
+  Tensor x = c.x.clone(), weight = c.weight.clone(), out = zeros({kRows, kIn});
+  Tensor in_place = c.x.clone();
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    const vb::Value y = vb::linear(vb::at(x, i), weight, c.bias);
+    ASSERT_TRUE(is_pending(y));
+    vb::at(x, i) = 0.0;  // y read x[i]: computed before the write
+    EXPECT_FALSE(is_pending(y));
+    vb::at(out, i) = y;
+    // The slot is the call's own input (reads and writes the same view): not computed into.
+    vb::at(in_place, i) = vb::linear(vb::at(in_place, i), weight, c.bias);
+  }
+  expect_products_close(out, c.expected());
+  expect_products_close(in_place, c.expected());
+  expect_identical(x, zeros({kRows, kIn}));
+}
+
+TEST(Deferred, AValueStoredAndUsedAgain) {
+  const LinearCase c(25);
+  const Tensor expected = c.expected();
+  Tensor first = zeros({kRows, kOut}), second = zeros({kRows, kOut}), third = zeros({kRows, kOut});
+  Tensor total = zeros({kRows});
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    const vb::Value y = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    const vb::Value copy = y;
+    vb::at(first, i) = y;
+    EXPECT_TRUE(computed_into(y, first));
+    vb::at(first, i) = -1.0;   // y lives in first: copied out before the write
+    vb::at(second, i) = y + 1;  // another use: its own copy
+    vb::at(total, i) = copy.sum();
+    vb::at(third, i) = copy;
+  }
+  expect_identical(first, full({kRows, kOut}, -1.0));
+  expect_products_close(second, expected + 1);
+  expect_products_close(third, expected);
+  expect_products_close(total, expected.sum(1));
+}
+
+TEST(Deferred, MaskedStoresKeepTheOtherExamples) {
+  const LinearCase c(26);
+  Rng rng(27);
+  const Tensor flags = test::random_tensor(rng, {kRows}, kBool);
+  const Tensor index = test::random_index(rng, {kRows, kOut}, kIn);
+  Tensor out = full({kRows, kOut}, -7.0), expected = full({kRows, kOut}, -7.0);
+  for (int64_t i = 0; i < kRows; ++i)
+    if (flags[i].item<bool>()) expected[i] = linear(c.x[i], c.weight, c.bias);
+    else expected[i] = c.x[i].gather(0, index[i]);
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    const vb::Value y = vb::linear(vb::at(c.x, i), c.weight, c.bias);  // deferred outside
+    vb::Where where(vb::at(flags, i).item<bool>());
+    vb::at(out, i) = y;
+    where.flip();
+    vb::at(out, i) = vb::gather(vb::at(c.x, i), 0, vb::at(index, i));  // deferred inside
+  }
+  expect_products_close(out, expected);
+}
+
+TEST(Deferred, SlotsOfAnotherLayoutOrDtype) {
+  const LinearCase c(28);
+  const Tensor expected = c.expected();
+  Tensor storage = zeros({kOut, kRows});
+  const Tensor strided = storage.t();
+  Tensor doubles = zeros({kRows, kOut}, kFloat64), spread = zeros({kRows, 2, kOut});
+  {
+    vb::Level level(0, kRows);
+    const vb::Value i = level.index();
+    vb::at(strided, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    vb::at(doubles, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+    vb::at(spread, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);  // broadcast per row
+  }
+  expect_products_close(strided, expected);
+  expect_products_close(doubles, expected.to(kFloat64));
+  expect_products_close(spread, expected.unsqueeze(1).expand({kRows, 2, kOut}).contiguous());
+}
+
+TEST(Deferred, SmallCallsAndOtherUsesAreEager) {
+  const LinearCase c(29);
+  {
+    vb::Level level(0, 10);  // 10 x kOut: below one block
+    EXPECT_FALSE(is_pending(vb::linear(vb::at(c.x, level.index()), c.weight, c.bias)));
+  }
+  vb::Level level(0, kRows);
+  const vb::Value y = vb::linear(vb::at(c.x, level.index()), c.weight, c.bias);
+  ASSERT_TRUE(is_pending(y));
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{kOut}));  // known without computing it
+  EXPECT_EQ(y.dtype(), kFloat32);
+  EXPECT_TRUE(is_pending(y));
+  expect_identical(y.physical(), linear(c.x, c.weight, c.bias));
+}
+
+TEST(Deferred, ZeroTripLoops) {
+  const LinearCase c(31);
+  Tensor out = full({kRows, kOut}, 3.0);
+  {
+    vb::Level level(0, 0);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::linear(vb::at(c.x, i), c.weight, c.bias);
+  }
+  expect_identical(out, full({kRows, kOut}, 3.0));
+}
+
+TEST(Deferred, ShapeErrorsAtTheCall) {
+  const LinearCase c(30);
+  vb::Level level(0, kRows);
+  const vb::Value i = level.index();
+  EXPECT_THROW(vb::linear(vb::at(c.x, i), c.weight.t(), c.bias), Error);
+  EXPECT_THROW(vb::linear(vb::at(c.x, i), c.weight, c.bias.to(kFloat64)), Error);
+}
+
 // Random chains of pointwise ops over leaves of random dtypes and C++ numbers (int 2,
 // double 0.75: wrapped numbers on both sides): the batched chain (pending, computed block by
 // block into `out`) equals the per-example loop bit for bit, dtype included. The same

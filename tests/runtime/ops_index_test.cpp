@@ -2,6 +2,7 @@
 // non-contiguous operands, 0-d and empty cases, and the bounds-check messages.
 #include "ops_reference.hpp"
 
+#include <functional>
 #include <random>
 
 using namespace vmap;
@@ -180,6 +181,37 @@ TEST(OpsIndex, ThreadedFastPathsMatchNaiveLoops) {
   bad_picks[77777] = -1;
   EXPECT_EQ(error_of([&] { index_select(random_tensor({4096, 2}, kInt32), 0, bad_picks); }),
             "index_select: index -1 out of range for dim 0 of size 4096");
+}
+
+// Note [Results into a destination]: gathers copy into a destination that fits and overlaps
+// neither the source nor the index, with the same values; otherwise they leave it alone.
+TEST(OpsIndex, ResultsIntoADestination) {
+  auto computed_into = [](const Tensor& destination, const std::function<Tensor()>& op) {
+    detail::ResultInto into(destination);
+    return op();
+  };
+  const Tensor source = random_tensor({30, 40}, kFloat32);
+  const Tensor index = random_indices({30, 25}, 40), rows = random_indices({12}, 30);
+  const Tensor gathered = zeros({30, 25}), selected = zeros({12, 40});
+  EXPECT_EQ(computed_into(gathered, [&] { return source.gather(1, index); }).raw_data(),
+            gathered.raw_data());
+  EXPECT_TRUE(equal(gathered, source.gather(1, index)));
+  EXPECT_EQ(computed_into(selected, [&] { return source.index_select(0, rows); }).raw_data(),
+            selected.raw_data());
+  EXPECT_TRUE(equal(selected, source.index_select(0, rows)));
+  // Other dtype, not contiguous, or the source itself: a new tensor.
+  const Tensor doubles = zeros({30, 25}, kFloat64), transposed = zeros({25, 30}).t();
+  for (const Tensor& out : {doubles, transposed}) {
+    const Tensor result = computed_into(out, [&] { return source.gather(1, index); });
+    EXPECT_NE(result.raw_data(), out.raw_data());
+    EXPECT_TRUE(equal(result, source.gather(1, index)));
+    EXPECT_EQ(out.abs().sum().item<double>(), 0.0);
+  }
+  const Tensor square = random_tensor({30, 30}, kFloat32), before = square.clone();
+  const Tensor shuffle = random_indices({30, 30}, 30);
+  const Tensor result = computed_into(square, [&] { return square.gather(1, shuffle); });
+  EXPECT_TRUE(equal(result, before.gather(1, shuffle)));
+  EXPECT_TRUE(equal(square, before));
 }
 
 TEST(OpsIndex, BoundsAndArgumentErrors) {

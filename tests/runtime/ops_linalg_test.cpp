@@ -3,6 +3,8 @@
 // folded batch, empty shapes and the error messages.
 #include "ops_reference.hpp"
 
+#include <functional>
+
 using namespace vmap;
 using namespace vmap_test;
 using V = std::vector<int64_t>;
@@ -153,6 +155,64 @@ TEST(OpsLinalg, MvDotLinear) {
                  naive_bmm(x.reshape({1, 10, 30}), weight.t().reshape({1, 30, 7})),
                  tolerance(dtype), abs_tolerance(dtype));
   }
+}
+
+// Note [Results into a destination]: the products and linear compute into a destination that
+// fits (sizes, dtype, contiguous) and overlaps nothing they read, with the same values as into
+// a new tensor; otherwise they leave it alone.
+TEST(OpsLinalg, ResultsIntoADestination) {
+  auto computed_into = [](const Tensor& destination, const std::function<Tensor()>& op) {
+    detail::ResultInto into(destination);
+    return op();
+  };
+  for (Dtype dtype : {kFloat32, kFloat64, kInt64}) {
+    SCOPED_TRACE(testing::Message() << dtype);
+    const Tensor x = random_tensor({40, 30}, dtype), weight = random_tensor({20, 30}, dtype);
+    const Tensor bias = random_tensor({20}, dtype);
+    const Tensor xs = random_tensor({5, 8, 30}, dtype), ys = random_tensor({5, 30, 6}, dtype);
+    const std::vector<std::pair<std::function<Tensor()>, Tensor>> fitting{
+        {[&] { return linear(x, weight, bias); }, zeros({40, 20}, dtype)},
+        {[&] { return linear(x, weight); }, zeros({40, 20}, dtype)},
+        {[&] { return mm(x, weight.t()); }, zeros({40, 20}, dtype)},
+        {[&] { return matmul(x, weight.t()); }, zeros({40, 20}, dtype)},
+        {[&] { return matmul(xs, ys); }, zeros({5, 8, 6}, dtype)},
+        {[&] { return bmm(xs, ys); }, zeros({5, 8, 6}, dtype)},
+        {[&] { return matmul(xs, weight.t()); }, zeros({5, 8, 20}, dtype)}};
+    for (const auto& [op, out] : fitting) {
+      EXPECT_EQ(computed_into(out, op).raw_data(), out.raw_data());
+      EXPECT_TRUE(equal(out, op()));  // the same product, bit for bit
+    }
+    // Other dtype, not contiguous: a new tensor, the destination untouched.
+    for (const Tensor& out : {zeros({40, 20}, dtype == kFloat64 ? kFloat32 : kFloat64),
+                              zeros({20, 40}, dtype).t()}) {
+      const Tensor result = computed_into(out, [&] { return linear(x, weight, bias); });
+      EXPECT_NE(result.raw_data(), out.raw_data());
+      EXPECT_TRUE(equal(result, linear(x, weight, bias)));
+      EXPECT_EQ(out.abs().sum().item<double>(), 0.0);
+    }
+    // A destination that is also an operand (the bias, the input) would be read after it is
+    // written: a new tensor, the operand untouched.
+    const Tensor buffer = random_tensor({40, 20}, dtype), before = buffer.clone();
+    const Tensor row_bias = computed_into(buffer, [&] { return linear(x, weight, buffer[3]); });
+    EXPECT_TRUE(equal(row_bias, linear(x, weight, before[3])));
+    const Tensor square = random_tensor({20, 20}, dtype);
+    const Tensor input = computed_into(buffer, [&] { return linear(buffer, square, bias); });
+    EXPECT_TRUE(equal(input, linear(before, square, bias)));
+    const Tensor left = computed_into(buffer, [&] { return mm(buffer, square); });
+    EXPECT_TRUE(equal(left, mm(before, square)));
+    EXPECT_TRUE(equal(buffer, before));
+  }
+}
+
+// linear with a 1-D weight (a dot per row) and a bias that broadcasts.
+TEST(OpsLinalg, LinearVectorWeightAndBroadcastBias) {
+  const Tensor x = random_tensor({6, 4, 5}, kFloat64), vector = random_tensor({5}, kFloat64);
+  const Tensor weight = random_tensor({3, 5}, kFloat64), one = random_tensor({1}, kFloat64);
+  expect_close(values(linear(x, vector, tensor(2.5, kFloat64))), values(matmul(x, vector) + 2.5),
+               1e-12, 1e-12);
+  expect_close(values(linear(x, weight, one)), values(matmul(x, weight.t()) + one), 1e-12,
+               1e-12);
+  EXPECT_EQ(shape(linear(x[0][0], vector)), V({}));
 }
 
 TEST(OpsLinalg, EmptyShapes) {

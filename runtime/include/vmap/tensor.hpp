@@ -393,13 +393,17 @@ Tensor remainder_trunc(const Tensor& a, const Tensor& b);
 bool overlaps(const Tensor& a, const Tensor& b);
 
 // Note [Results into a destination]
-// While a ResultInto lives, the first pointwise op on this thread whose result has the
-// destination's sizes, dtype and device computes it into the destination (a contiguous
-// tensor that overlaps none of the op's inputs) and returns the destination instead of a new
-// tensor. The fused evaluation (rules/src/batched_fused.cpp) wraps the last op of a block in
-// one, so the block's result lands in the user's `out` as hand-written `*_out` calls do,
-// without a temporary and a copy. Only a hint: the caller copies a result that is not the
-// destination (an op may return an input, or make its result some other way).
+// While a ResultInto lives, the first op on this thread whose result has the destination's
+// sizes, dtype and device (a contiguous tensor) computes it into the destination and returns
+// the destination instead of a new tensor: a pointwise op (its caller makes sure that the
+// destination overlaps none of its inputs), and the products (matmul, mm, bmm, linear) and
+// gathers (gather, index_select), which check that it overlaps none of what they read. The
+// fused evaluation (rules/src/batched_fused.cpp) wraps the last op of a block in one, and a
+// deferred non-pointwise call its whole call (Note [Deferred results] there), so the result
+// lands in the user's `out` as hand-written `*_out` calls do, without a temporary and a
+// copy. Only a hint: the caller copies a result that is not the destination (an op may
+// return an input, or make its result some other way; an inner op of a composite one may
+// take the destination first, as scratch).
 class ResultInto {
  public:
   explicit ResultInto(const Tensor& destination);
