@@ -8,6 +8,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <span>
 
 namespace vmap::batched {
 
@@ -75,24 +76,32 @@ Tensor narrow_block(Tensor t, const Block& block) {
   return t;
 }
 
-// Runs fn on blocks[first..], on OpenMP threads when there are several.
+// Runs fn on blocks[first..], on OpenMP threads when there are several: thread t of T takes
+// the t-th of T contiguous runs of blocks, as the runtime splits an op's elements (Note
+// [Thread grain] in runtime/src/engine.cpp), so each thread writes the part of the
+// destination that it zeroed and reads the part of the inputs it read in the last call,
+// both still in its core's cache (a dynamic schedule dealt them anew on every call).
 void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn,
                 std::size_t first = 0) {
-  const auto count = static_cast<int64_t>(blocks.size());
+  const auto count = static_cast<int64_t>(blocks.size() - first);
   const auto begin = static_cast<int64_t>(first);
-  if (count - begin <= 1 || omp_get_max_threads() == 1 || omp_in_parallel()) {
-    for (int64_t k = begin; k < count; ++k) fn(blocks[static_cast<std::size_t>(k)]);
+  const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), count));
+  if (threads <= 1 || omp_in_parallel()) {
+    for (const Block& block : std::span(blocks).subspan(first)) fn(block);
     return;
   }
   std::exception_ptr failure;
   std::mutex failure_mutex;
-#pragma omp parallel for schedule(dynamic, 1)  // a descheduled thread delays one block
-  for (int64_t k = begin; k < count; ++k) {
-    try {
-      fn(blocks[static_cast<std::size_t>(k)]);
-    } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
+#pragma omp parallel num_threads(threads)
+  {
+    const int64_t thread = omp_get_thread_num(), team = omp_get_num_threads();
+    for (int64_t k = begin + count * thread / team; k < begin + count * (thread + 1) / team; ++k) {
+      try {
+        fn(blocks[static_cast<std::size_t>(k)]);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
     }
   }
   if (failure) std::rethrow_exception(failure);

@@ -3,6 +3,7 @@
 // pending and are computed block by block; every expected value comes from the per-example
 // loop in plain runtime ops.
 #include "batched_fused.hpp"
+#include "omp_threads.hpp"
 #include "rules_test_util.hpp"
 
 #include <vmap/batched.hpp>
@@ -246,6 +247,39 @@ TEST(Fusion, AccumulatorsReducePendingValuesBlockByBlock) {
   }
   EXPECT_NEAR(total.item<double>(), e_total, 1e-5 * std::abs(e_total) + 1e-3);
   EXPECT_EQ(biggest.item<float>(), e_biggest);
+}
+
+// Blocks run on 2 threads, thread t taking the t-th run of blocks (for_blocks): 2 to 31
+// blocks of 100-wide rows, stored, reduced per example (the first block runs before the
+// others) and materialised, against the per-example loop.
+TEST(Fusion, BlocksOnTwoThreadsCoverEveryExample) {
+  const vmap_test::OmpThreads two(2);
+  Rng rng(12);
+  const int64_t width = 100;  // 327 rows a block
+  for (const int64_t rows : {400, 700, 1000, 1500, 10000}) {
+    SCOPED_TRACE(rows);
+    const Tensor a = test::random_tensor(rng, {rows, width}, kFloat32),
+                 b = test::random_tensor(rng, {rows, width}, kFloat32);
+    Tensor stored = zeros({rows, width}), sums = zeros({rows}), doubled = zeros({rows, width});
+    Tensor e_stored = zeros({rows, width}), e_sums = zeros({rows});
+    for (int64_t i = 0; i < rows; ++i) {
+      const Tensor e = (a[i] - b[i]) * a[i];
+      e_stored[i] = e;
+      e_sums[i] = e.sum();
+    }
+    {
+      vb::Level level(0, rows);
+      const vb::Value i = level.index();
+      const vb::Value e = (vb::at(a, i) - vb::at(b, i)) * vb::at(a, i);
+      vb::at(stored, i) = e;
+      vb::at(sums, i) = e.sum();
+      EXPECT_TRUE(is_pending(e));
+      doubled.copy_(e.physical() * 2);  // materialised block by block
+    }
+    expect_identical(stored, e_stored);
+    expect_identical(sums, e_sums);
+    expect_identical(doubled, e_stored * 2);
+  }
 }
 
 TEST(Fusion, AStoreOfTheWrongShapeStillFails) {
