@@ -138,6 +138,20 @@ void store_block(const Pending& node, const Block& block, const Tensor& slot) {
   slot.copy_(evaluate_block(node, block, memo, &slot));  // no-op when computed in place
 }
 
+// Whether a store runs as one call rather than block by block: a single op over materialised
+// tensors that can write the whole destination itself (contiguous, of its sizes and dtype,
+// unmasked). Blocks keep a chain's intermediates in cache, and this has none; the op's own
+// thread split is the blocks' (Note [Thread grain] in runtime/src/engine.cpp), without a
+// runtime call and a fresh prefetch stream per block.
+bool stores_whole(const Pending& source, const Tensor& destination, const Tensor& keep) {
+  return !keep.defined() && destination.device() == kCPU && destination.is_contiguous() &&
+         destination.dtype() == source.dtype && destination.sizes().vec() == source.sizes &&
+         std::ranges::none_of(source.operands, [](const PendingOperand& operand) {
+           const auto* child = std::get_if<PendingPtr>(&operand);
+           return child && fusable(**child);
+         });
+}
+
 // --- live pending nodes (settle_before_write)
 thread_local std::vector<std::weak_ptr<const Pending>> live_nodes;
 
@@ -312,7 +326,9 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
   if (source->sizes.size() != room.size()) return false;  // the eager copy_ reports it
   for (std::size_t d = 0; d < room.size(); ++d)
     if (source->sizes[d] != 1 && source->sizes[d] != room[d]) return false;
-  const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
+  const std::vector<Block> blocks = stores_whole(*source, destination, keep)
+                                        ? std::vector<Block>{{}}
+                                        : plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
     const Tensor slot = narrow_block(destination, block);
     if (!keep.defined()) return store_block(*source, block, slot);  // copy_ moves devices

@@ -282,6 +282,31 @@ TEST(Fusion, BlocksOnTwoThreadsCoverEveryExample) {
   }
 }
 
+// One op over materialised tensors, stored into a contiguous destination of its sizes and
+// dtype, runs as one call that writes the destination (stores_whole); a chain still runs
+// block by block, a call per node and block.
+TEST(Fusion, AOneOpStoreRunsAsOneCall) {
+  Rng rng(13);
+  const int64_t width = 100;  // 327 rows a block
+  auto store_cost = [&](int64_t rows, bool chain) {
+    const Tensor a = test::random_tensor(rng, {rows, width}, kFloat32),
+                 b = test::random_tensor(rng, {rows, width}, kFloat32);
+    Tensor out = zeros({rows, width});
+    const int64_t before = vmap::detail::op_count();
+    {
+      vb::Level level(0, rows);
+      const vb::Value i = level.index();
+      const vb::Value sum = vb::at(a, i) + vb::at(b, i);
+      vb::at(out, i) = chain ? sum * vb::at(a, i) : sum;
+    }
+    const int64_t cost = vmap::detail::op_count() - before;
+    expect_identical(out, chain ? (a + b) * a : a + b);
+    return cost;
+  };
+  EXPECT_EQ(store_cost(400, false), store_cost(10000, false));  // 2 and 31 blocks
+  EXPECT_LT(store_cost(400, true), store_cost(10000, true));
+}
+
 TEST(Fusion, AStoreOfTheWrongShapeStillFails) {
   Rng rng(11);
   const Tensor a = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
