@@ -8,7 +8,9 @@ namespace vmap_test {
 
 class OmpThreads {
  public:
-  explicit OmpThreads(int threads) : before_(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  explicit OmpThreads(int threads) : before_(omp_get_max_threads()) {
+    omp_set_num_threads(threads);
+  }
   ~OmpThreads() { omp_set_num_threads(before_); }
   OmpThreads(const OmpThreads&) = delete;
   OmpThreads& operator=(const OmpThreads&) = delete;

@@ -216,8 +216,8 @@ namespace {
 
 constexpr int64_t kGrain = detail::parallel_grain;
 // Sizes around the grain (Note [Thread grain] in runtime/src/engine.cpp), unaligned ones too.
-const std::vector<int64_t> kAroundTheGrain = {1,         kGrain - 1,     kGrain,        kGrain + 1,
-                                              kGrain + 7, 2 * kGrain - 3, 2 * kGrain + 1, 5 * kGrain + 11};
+const std::vector<int64_t> kAroundTheGrain = {
+    1, kGrain - 1, kGrain, kGrain + 1, kGrain + 7, 2 * kGrain - 3, 2 * kGrain + 1, 5 * kGrain + 11};
 
 TEST(Engine, ParallelForSplitsWorkAboveOneGrainIntoEqualRuns) {
   const vmap_test::OmpThreads two(2);
@@ -241,7 +241,8 @@ TEST(Engine, ParallelForSplitsWorkAboveOneGrainIntoEqualRuns) {
       EXPECT_EQ(runs[k].thread, static_cast<int>(k));  // thread t takes the t-th run
       if (k > 0) EXPECT_EQ(runs[k].begin, runs[k - 1].end);
     }
-    EXPECT_LE(std::abs((runs.front().end - runs.front().begin) - (runs.back().end - runs.back().begin)), 1);
+    const int64_t first = runs.front().end - runs.front().begin;
+    EXPECT_LE(std::abs(first - (runs.back().end - runs.back().begin)), 1);
     // Cost per item counts: n items of cost 3 are 3n work.
     std::atomic<int> calls = 0;
     detail::parallel_for(n, 3, [&](int64_t, int64_t) { ++calls; });
@@ -265,8 +266,7 @@ TEST(Engine, FillsAndOpsAroundTheGrainMatchElementByElement) {
       const Tensor both = zeros({2 * n});
       both.view({n, 2}).select(1, 0).fill_(2.5);
       const std::vector<float> written = elements<float>(both);
-      for (int64_t k = 0; k < 2 * n; ++k)
-        ASSERT_EQ(written[k], k % 2 == 0 ? 2.5f : 0.0f) << k;
+      for (int64_t k = 0; k < 2 * n; ++k) ASSERT_EQ(written[k], k % 2 == 0 ? 2.5f : 0.0f) << k;
       const Tensor x = rand({n}) + 0.5, y = randn({n});
       const std::vector<float> xs = elements<float>(x), ys = elements<float>(y);
       const std::vector<float> sums = elements<float>(x + y), roots = elements<float>(x.sqrt());
