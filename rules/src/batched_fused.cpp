@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <numeric>
@@ -76,11 +77,13 @@ Tensor narrow_block(Tensor t, const Block& block) {
   return t;
 }
 
-// Runs fn on blocks[first..], on OpenMP threads when there are several: thread t of T takes
-// the t-th of T contiguous runs of blocks, as the runtime splits an op's elements (Note
-// [Thread grain] in runtime/src/engine.cpp), so each thread writes the part of the
-// destination that it zeroed and reads the part of the inputs it read in the last call,
-// both still in its core's cache (a dynamic schedule dealt them anew on every call).
+// Runs fn on blocks[first..], on OpenMP threads when there are several. Thread t of T starts
+// on the t-th of T contiguous runs of blocks, as the runtime splits an op's elements (Note
+// [Thread grain] in runtime/src/engine.cpp): it writes the part of the destination that it
+// zeroed and reads the part of the inputs it read in the last call, both still in its
+// core's cache (a dynamic schedule dealt the blocks anew on every call). A thread done with
+// its run takes the next blocks of the others' runs, so a thread descheduled on a shared
+// machine delays a block, not its whole run.
 void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn,
                 std::size_t first = 0) {
   const auto count = static_cast<int64_t>(blocks.size() - first);
@@ -90,17 +93,29 @@ void for_blocks(const std::vector<Block>& blocks, const std::function<void(const
     for (const Block& block : std::span(blocks).subspan(first)) fn(block);
     return;
   }
+  struct alignas(64) Run {  // a cache line each: the threads bump them at once
+    std::atomic<int64_t> next;
+    int64_t end;
+  };
+  std::vector<Run> runs(static_cast<std::size_t>(threads));
+  for (int64_t run = 0; run < threads; ++run) {
+    runs[static_cast<std::size_t>(run)].next = begin + count * run / threads;
+    runs[static_cast<std::size_t>(run)].end = begin + count * (run + 1) / threads;
+  }
   std::exception_ptr failure;
   std::mutex failure_mutex;
 #pragma omp parallel num_threads(threads)
   {
-    const int64_t thread = omp_get_thread_num(), team = omp_get_num_threads();
-    for (int64_t k = begin + count * thread / team; k < begin + count * (thread + 1) / team; ++k) {
-      try {
-        fn(blocks[static_cast<std::size_t>(k)]);
-      } catch (...) {
-        std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
+    const int thread = omp_get_thread_num();
+    for (int step = 0; step < threads; ++step) {  // its own run first (a smaller team: all)
+      Run& run = runs[static_cast<std::size_t>((thread + step) % threads)];
+      for (int64_t k = run.next++; k < run.end; k = run.next++) {
+        try {
+          fn(blocks[static_cast<std::size_t>(k)]);
+        } catch (...) {
+          std::lock_guard lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+        }
       }
     }
   }

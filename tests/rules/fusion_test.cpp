@@ -249,15 +249,20 @@ TEST(Fusion, AccumulatorsReducePendingValuesBlockByBlock) {
   EXPECT_EQ(biggest.item<float>(), e_biggest);
 }
 
-// Blocks run on 2 threads, thread t taking the t-th run of blocks (for_blocks): 2 to 31
-// blocks of 100-wide rows, stored, reduced per example (the first block runs before the
-// others) and materialised, against the per-example loop.
-TEST(Fusion, BlocksOnTwoThreadsCoverEveryExample) {
-  const vmap_test::OmpThreads two(2);
+// Blocks on threads, thread t starting on the t-th run of blocks and then taking blocks of
+// the others' runs (for_blocks): 2 to 31 blocks of 100-wide rows on 2 and on 3 threads (more
+// threads than this machine's cores: some wait their turn while others take their blocks),
+// stored, reduced per example (the first block runs before the others) and materialised,
+// against the per-example loop.
+TEST(Fusion, BlocksOnThreadsCoverEveryExample) {
   Rng rng(12);
   const int64_t width = 100;  // 327 rows a block
-  for (const int64_t rows : {400, 700, 1000, 1500, 10000}) {
-    SCOPED_TRACE(rows);
+  // (threads, rows)
+  const std::vector<std::pair<int, int64_t>> cases = {{2, 400},   {2, 700}, {2, 1000}, {2, 1500},
+                                                      {2, 10000}, {3, 700}, {3, 10000}};
+  for (const auto& [threads, rows] : cases) {
+    SCOPED_TRACE(testing::Message() << threads << " threads, " << rows << " rows");
+    const vmap_test::OmpThreads count(threads);
     const Tensor a = test::random_tensor(rng, {rows, width}, kFloat32),
                  b = test::random_tensor(rng, {rows, width}, kFloat32);
     Tensor stored = zeros({rows, width}), sums = zeros({rows}), doubled = zeros({rows, width});
