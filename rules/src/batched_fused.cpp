@@ -4,10 +4,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <span>
 
 namespace vmap::batched {
 
@@ -75,24 +77,46 @@ Tensor narrow_block(Tensor t, const Block& block) {
   return t;
 }
 
-// Runs fn on blocks[first..], on OpenMP threads when there are several.
+// Runs fn on blocks[first..], on OpenMP threads when there are several. Thread t of T starts
+// on the t-th of T contiguous runs of blocks, as the runtime splits an op's elements (Note
+// [Thread grain] in runtime/src/engine.cpp): it writes the part of the destination that it
+// zeroed and reads the part of the inputs it read in the last call, both still in its
+// core's cache (a dynamic schedule dealt the blocks anew on every call). A thread done with
+// its run takes the next blocks of the others' runs, so a thread descheduled on a shared
+// machine delays a block, not its whole run.
 void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn,
                 std::size_t first = 0) {
-  const auto count = static_cast<int64_t>(blocks.size());
+  const auto count = static_cast<int64_t>(blocks.size() - first);
   const auto begin = static_cast<int64_t>(first);
-  if (count - begin <= 1 || omp_get_max_threads() == 1 || omp_in_parallel()) {
-    for (int64_t k = begin; k < count; ++k) fn(blocks[static_cast<std::size_t>(k)]);
+  const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), count));
+  if (threads <= 1 || omp_in_parallel()) {
+    for (const Block& block : std::span(blocks).subspan(first)) fn(block);
     return;
+  }
+  struct alignas(64) Run {  // a cache line each: the threads bump them at once
+    std::atomic<int64_t> next;
+    int64_t end;
+  };
+  std::vector<Run> runs(static_cast<std::size_t>(threads));
+  for (int64_t run = 0; run < threads; ++run) {
+    runs[static_cast<std::size_t>(run)].next = begin + count * run / threads;
+    runs[static_cast<std::size_t>(run)].end = begin + count * (run + 1) / threads;
   }
   std::exception_ptr failure;
   std::mutex failure_mutex;
-#pragma omp parallel for schedule(dynamic, 1)  // a descheduled thread delays one block
-  for (int64_t k = begin; k < count; ++k) {
-    try {
-      fn(blocks[static_cast<std::size_t>(k)]);
-    } catch (...) {
-      std::lock_guard lock(failure_mutex);
-      if (!failure) failure = std::current_exception();
+#pragma omp parallel num_threads(threads)
+  {
+    const int thread = omp_get_thread_num();
+    for (int step = 0; step < threads; ++step) {  // its own run first (a smaller team: all)
+      Run& run = runs[static_cast<std::size_t>((thread + step) % threads)];
+      for (int64_t k = run.next++; k < run.end; k = run.next++) {
+        try {
+          fn(blocks[static_cast<std::size_t>(k)]);
+        } catch (...) {
+          std::lock_guard lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+        }
+      }
     }
   }
   if (failure) std::rethrow_exception(failure);
@@ -129,6 +153,20 @@ Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo,
 void store_block(const Pending& node, const Block& block, const Tensor& slot) {
   Memo memo;
   slot.copy_(evaluate_block(node, block, memo, &slot));  // no-op when computed in place
+}
+
+// Whether a store runs as one call rather than block by block: a single op over materialised
+// tensors that can write the whole destination itself (contiguous, of its sizes and dtype,
+// unmasked). Blocks keep a chain's intermediates in cache, and this has none; the op's own
+// thread split is the blocks' (Note [Thread grain] in runtime/src/engine.cpp), without a
+// runtime call and a fresh prefetch stream per block.
+bool stores_whole(const Pending& source, const Tensor& destination, const Tensor& keep) {
+  return !keep.defined() && destination.device() == kCPU && destination.is_contiguous() &&
+         destination.dtype() == source.dtype && destination.sizes().vec() == source.sizes &&
+         std::ranges::none_of(source.operands, [](const PendingOperand& operand) {
+           const auto* child = std::get_if<PendingPtr>(&operand);
+           return child && fusable(**child);
+         });
 }
 
 // --- live pending nodes (settle_before_write)
@@ -344,7 +382,9 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
   if (source->sizes.size() != room.size()) return false;  // the eager copy_ reports it
   for (std::size_t d = 0; d < room.size(); ++d)
     if (source->sizes[d] != 1 && source->sizes[d] != room[d]) return false;
-  const std::vector<Block> blocks = plan_blocks(destination.sizes().vec(), destination.dim());
+  const std::vector<Block> blocks = stores_whole(*source, destination, keep)
+                                        ? std::vector<Block>{{}}
+                                        : plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
     const Tensor slot = narrow_block(destination, block);
     if (!keep.defined()) return store_block(*source, block, slot);  // copy_ moves devices

@@ -8,7 +8,8 @@
 // materialised leaf tensors, whose physical sizes and dtype are known without computing it
 // (the dtype by running the node's op once on 0-d operands of the operands' dtypes, so it is
 // the eager op's own promotion). The DAG is computed where it is consumed:
-//   - stored into a place (store): block by block straight into the destination view;
+//   - stored into a place (store): block by block straight into the destination view (a
+//     single op over materialised tensors in one call, stores_whole in batched_fused.cpp);
 //   - reduced per example (sum, mean, amax, ... over logical dims): block by block along the
 //     level dims, each block reduced by the same rule call, so [n, m, d] never exists;
 //   - reduced over the levels by vb::accumulate into a Tensor: each block reduced, then the
@@ -22,7 +23,8 @@
 // each example as before; only vb::accumulate adds block results in another order).
 // C++-scalar arithmetic (`j >= i`) may be pending too, except integer division, which raises
 // on a zero divisor and so runs where the eager code would raise.
-// Blocks run on OpenMP threads; runtime ops inside a parallel region stay single-threaded.
+// Blocks run on OpenMP threads, split as the runtime splits an op (for_blocks); runtime ops
+// inside a parallel region stay single-threaded.
 // Small results (below one block) are computed eagerly: fusion would not pay for itself;
 // so are ops with a device (CUDA) operand, whose blocks the runtime would not keep in cache.
 //

@@ -104,6 +104,14 @@ void BM_CopyTransposed(benchmark::State& state) {
   measure(state, side * side, 2, [&] { b.copy_(a.t()); });
 }
 
+// The output allocation every sample call times: above one grain (32K floats) it runs on
+// threads, split as the op that then writes the output (Note [Thread grain] in
+// runtime/src/engine.cpp). 100000 is the per-row sqrt sample's output.
+void BM_Zeros(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  measure(state, n, 1, [&] { benchmark::DoNotOptimize(zeros({n})); });
+}
+
 // Fixed per-op costs (LibTorch 1.13 here: add 646 ns, x[i] 313 ns, out[i] = t 840 ns,
 // item() 437 ns, empty({1}) 240 ns; vmap_overhead_vs_torch_bench measures both in one run).
 void BM_OverheadAdd1(benchmark::State& state) {
@@ -134,6 +142,7 @@ BENCHMARK(BM_TriadReference)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_Add)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_AddInPlace)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_MulChain)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
+BENCHMARK(BM_Zeros)->Arg(1 << 15)->Arg(100000)->Arg(l3)->UseRealTime();
 BENCHMARK(BM_Copy)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_CopyTransposed)->Arg(64)->Arg(1024)->UseRealTime();
 BENCHMARK(BM_OverheadAdd1);

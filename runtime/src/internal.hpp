@@ -238,11 +238,12 @@ class FunctionRef<R(Args...)> {
   R (*call_)(void*, Args...);
 };
 
-// Below this much work (elements x cost per element) threads cost more than they save.
-inline constexpr int64_t parallel_threshold = int64_t{1} << 16;
+// Work (elements x cost per element) per thread: a thread for each grain begun, so work
+// above one grain runs on threads (Note [Thread grain] in engine.cpp).
+inline constexpr int64_t parallel_grain = int64_t{1} << 15;
 
-// Splits [0, n) into chunks run on OpenMP threads when n * cost_per_item is large enough to
-// pay for the threads; otherwise runs body(0, n) on the calling thread.
+// Splits [0, n) into equal contiguous chunks, chunk t on OpenMP thread t, when
+// n * cost_per_item is above one grain; otherwise runs body(0, n) on the calling thread.
 void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, int64_t)> body);
 
 // ---------------------------------------------------------------------------------------------
@@ -428,7 +429,7 @@ void elementwise_into(const char* op, const Tensor& out, const TensorRefs<sizeof
     }
   }
   const std::array<int64_t, max_operands> no_rows{};
-  if (flat && out_impl.numel * cost_per_element < parallel_threshold) {  // one run, no threads
+  if (flat && out_impl.numel * cost_per_element <= parallel_grain) {  // one run, no threads
     engine_internal::inner_run<Out, In...>(f, pointers.data(), strides.data(), out_impl.numel,
                                            no_rows.data(), 1, std::index_sequence_for<In...>{});
     return;

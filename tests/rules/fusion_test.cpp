@@ -3,6 +3,7 @@
 // pending and are computed block by block; every expected value comes from the per-example
 // loop in plain runtime ops.
 #include "batched_fused.hpp"
+#include "omp_threads.hpp"
 #include "rules_test_util.hpp"
 
 #include <vmap/batched.hpp>
@@ -246,6 +247,69 @@ TEST(Fusion, AccumulatorsReducePendingValuesBlockByBlock) {
   }
   EXPECT_NEAR(total.item<double>(), e_total, 1e-5 * std::abs(e_total) + 1e-3);
   EXPECT_EQ(biggest.item<float>(), e_biggest);
+}
+
+// Blocks on threads, thread t starting on the t-th run of blocks and then taking blocks of
+// the others' runs (for_blocks): 2 to 31 blocks of 100-wide rows on 2 and on 3 threads (more
+// threads than this machine's cores: some wait their turn while others take their blocks),
+// stored, reduced per example (the first block runs before the others) and materialised,
+// against the per-example loop.
+TEST(Fusion, BlocksOnThreadsCoverEveryExample) {
+  Rng rng(12);
+  const int64_t width = 100;  // 327 rows a block
+  // (threads, rows)
+  const std::vector<std::pair<int, int64_t>> cases = {{2, 400},   {2, 700}, {2, 1000}, {2, 1500},
+                                                      {2, 10000}, {3, 700}, {3, 10000}};
+  for (const auto& [threads, rows] : cases) {
+    SCOPED_TRACE(testing::Message() << threads << " threads, " << rows << " rows");
+    const vmap_test::OmpThreads count(threads);
+    const Tensor a = test::random_tensor(rng, {rows, width}, kFloat32),
+                 b = test::random_tensor(rng, {rows, width}, kFloat32);
+    Tensor stored = zeros({rows, width}), sums = zeros({rows}), doubled = zeros({rows, width});
+    Tensor e_stored = zeros({rows, width}), e_sums = zeros({rows});
+    for (int64_t i = 0; i < rows; ++i) {
+      const Tensor e = (a[i] - b[i]) * a[i];
+      e_stored[i] = e;
+      e_sums[i] = e.sum();
+    }
+    {
+      vb::Level level(0, rows);
+      const vb::Value i = level.index();
+      const vb::Value e = (vb::at(a, i) - vb::at(b, i)) * vb::at(a, i);
+      vb::at(stored, i) = e;
+      vb::at(sums, i) = e.sum();
+      EXPECT_TRUE(is_pending(e));
+      doubled.copy_(e.physical() * 2);  // materialised block by block
+    }
+    expect_identical(stored, e_stored);
+    expect_identical(sums, e_sums);
+    expect_identical(doubled, e_stored * 2);
+  }
+}
+
+// One op over materialised tensors, stored into a contiguous destination of its sizes and
+// dtype, runs as one call that writes the destination (stores_whole); a chain still runs
+// block by block, a call per node and block.
+TEST(Fusion, AOneOpStoreRunsAsOneCall) {
+  Rng rng(13);
+  const int64_t width = 100;  // 327 rows a block
+  auto store_cost = [&](int64_t rows, bool chain) {
+    const Tensor a = test::random_tensor(rng, {rows, width}, kFloat32),
+                 b = test::random_tensor(rng, {rows, width}, kFloat32);
+    Tensor out = zeros({rows, width});
+    const int64_t before = vmap::detail::op_count();
+    {
+      vb::Level level(0, rows);
+      const vb::Value i = level.index();
+      const vb::Value sum = vb::at(a, i) + vb::at(b, i);
+      vb::at(out, i) = chain ? sum * vb::at(a, i) : sum;
+    }
+    const int64_t cost = vmap::detail::op_count() - before;
+    expect_identical(out, chain ? (a + b) * a : a + b);
+    return cost;
+  };
+  EXPECT_EQ(store_cost(400, false), store_cost(10000, false));  // 2 and 31 blocks
+  EXPECT_LT(store_cost(400, true), store_cost(10000, true));
 }
 
 TEST(Fusion, AStoreOfTheWrongShapeStillFails) {

@@ -3,8 +3,13 @@
 #include "test_util.hpp"
 
 #include "internal.hpp"
+#include "omp_threads.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
 #include <limits>
+#include <mutex>
 
 using namespace vmap;
 using vmap_test::elements;
@@ -203,6 +208,76 @@ TEST(Engine, ResultIntoTheDestination) {
   EXPECT_NE((a - b).raw_data(), out.raw_data());
   const std::vector<float> x = elements<float>(a), y = elements<float>(b), z = elements<float>(out);
   for (size_t k = 0; k < z.size(); ++k) ASSERT_EQ(z[k], x[k] + y[k]) << k;
+}
+
+}  // namespace
+
+namespace {
+
+constexpr int64_t kGrain = detail::parallel_grain;
+// Sizes around the grain (Note [Thread grain] in runtime/src/engine.cpp), unaligned ones too.
+const std::vector<int64_t> kAroundTheGrain = {
+    1, kGrain - 1, kGrain, kGrain + 1, kGrain + 7, 2 * kGrain - 3, 2 * kGrain + 1, 5 * kGrain + 11};
+
+TEST(Engine, ParallelForSplitsWorkAboveOneGrainIntoEqualRuns) {
+  const vmap_test::OmpThreads two(2);
+  for (const int64_t n : kAroundTheGrain) {
+    SCOPED_TRACE(n);
+    struct Run {
+      int64_t begin, end;
+      int thread;
+    };
+    std::vector<Run> runs;
+    std::mutex mutex;
+    detail::parallel_for(n, 1, [&](int64_t begin, int64_t end) {
+      std::lock_guard lock(mutex);
+      runs.push_back({begin, end, omp_get_thread_num()});
+    });
+    std::ranges::sort(runs, {}, &Run::begin);
+    ASSERT_EQ(runs.size(), n > kGrain ? 2u : 1u);
+    EXPECT_EQ(runs.front().begin, 0);
+    EXPECT_EQ(runs.back().end, n);
+    for (size_t k = 0; k < runs.size(); ++k) {
+      EXPECT_EQ(runs[k].thread, static_cast<int>(k));  // thread t takes the t-th run
+      if (k > 0) EXPECT_EQ(runs[k].begin, runs[k - 1].end);
+    }
+    const int64_t first = runs.front().end - runs.front().begin;
+    EXPECT_LE(std::abs(first - (runs.back().end - runs.back().begin)), 1);
+    // Cost per item counts: n items of cost 3 are 3n work.
+    std::atomic<int> calls = 0;
+    detail::parallel_for(n, 3, [&](int64_t, int64_t) { ++calls; });
+    EXPECT_EQ(calls, 3 * n > kGrain ? 2 : 1);
+  }
+}
+
+// Fills and pointwise ops of every size around the grain, on 1 and on 2 threads, against
+// values computed here element by element.
+TEST(Engine, FillsAndOpsAroundTheGrainMatchElementByElement) {
+  for (const int threads : {1, 2}) {
+    const vmap_test::OmpThreads count(threads);
+    for (const int64_t n : kAroundTheGrain) {
+      SCOPED_TRACE(testing::Message() << threads << " threads, " << n << " elements");
+      // Blocks the allocator hands out again hold old values: zeros must clear all of them.
+      { const Tensor old = full({n}, 7.0); }
+      EXPECT_EQ(elements<float>(zeros({n})), std::vector<float>(n, 0.0f));
+      EXPECT_EQ(elements<int64_t>(full({n}, -3, kInt64)), std::vector<int64_t>(n, -3));
+      EXPECT_EQ(elements<double>(ones({n}, kFloat64)), std::vector<double>(n, 1.0));
+      // Every other element of a 2n vector: a strided fill leaves the rest alone.
+      const Tensor both = zeros({2 * n});
+      both.view({n, 2}).select(1, 0).fill_(2.5);
+      const std::vector<float> written = elements<float>(both);
+      for (int64_t k = 0; k < 2 * n; ++k) ASSERT_EQ(written[k], k % 2 == 0 ? 2.5f : 0.0f) << k;
+      const Tensor x = rand({n}) + 0.5, y = randn({n});
+      const std::vector<float> xs = elements<float>(x), ys = elements<float>(y);
+      const std::vector<float> sums = elements<float>(x + y), roots = elements<float>(x.sqrt());
+      const std::vector<bool> less = elements<bool>(x < y);
+      for (int64_t k = 0; k < n; ++k) {
+        ASSERT_EQ(sums[k], xs[k] + ys[k]) << k;
+        ASSERT_EQ(roots[k], std::sqrt(xs[k])) << k;
+        ASSERT_EQ(less[k], xs[k] < ys[k]) << k;
+      }
+    }
+  }
 }
 
 }  // namespace
