@@ -182,8 +182,12 @@ class Generator {
       case 5:
         if (!locals_.empty() && chance(50)) {
           const std::string& local = one_of(locals_);
-          return pad + "for (int k = 0; k < 3; ++k)\n" + pad + "  " + local + " = " + local +
-                 " * 0.5 + " + tensor_expression(1) + " * k;\n";
+          // Counted or range-based, both plain loops (chosen without a draw, so the seeds'
+          // other choices stay as they were).
+          const char* header =
+              locals_.size() % 2 ? "for (int k = 0; k < 3; ++k)\n" : "for (int k : {0, 1, 2})\n";
+          return pad + header + pad + "  " + local + " = " + local + " * 0.5 + " +
+                 tensor_expression(1) + " * k;\n";
         }
         [[fallthrough]];
       default: return pad + store() + ";\n";
