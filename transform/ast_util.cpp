@@ -93,6 +93,12 @@ std::string describeStmt(const Stmt *S) {
   }
 }
 
+std::string qualifiedTypeName(QualType T, const ASTContext &Context) {
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressTagKeyword = true;
+  return TypeName::getFullyQualifiedName(T, Context, Policy);
+}
+
 llvm::SmallVector<std::string, 4>
 templateArgumentTexts(const FunctionDecl *F) {
   llvm::SmallVector<std::string, 4> Texts;
@@ -100,16 +106,13 @@ templateArgumentTexts(const FunctionDecl *F) {
   if (!Args)
     return Texts;
   const ASTContext &Context = F->getASTContext();
-  PrintingPolicy Policy = Context.getPrintingPolicy();
-  Policy.SuppressTagKeyword = true;
   for (const TemplateArgument &Arg : Args->asArray()) {
     if (Arg.getKind() == TemplateArgument::Type) {
-      Texts.push_back(
-          TypeName::getFullyQualifiedName(Arg.getAsType(), Context, Policy));
+      Texts.push_back(qualifiedTypeName(Arg.getAsType(), Context));
     } else {
       std::string Text;
       llvm::raw_string_ostream OS(Text);
-      Arg.print(Policy, OS, /*IncludeType=*/false);
+      Arg.print(Context.getPrintingPolicy(), OS, /*IncludeType=*/false);
       Texts.push_back(std::move(Text));
     }
   }

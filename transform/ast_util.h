@@ -46,6 +46,11 @@ std::string describeStmt(const clang::Stmt *S);
 /// spelled in too (`_b_scaled_float`), so each specialization gets its own.
 std::string cloneName(const clang::FunctionDecl *F);
 
+/// \p T as C++ text that names it from any scope (`vmap::Tensor`,
+/// `const std::vector<float> &`).
+std::string qualifiedTypeName(clang::QualType T,
+                              const clang::ASTContext &Context);
+
 /// The template arguments of \p F, a specialization of a function template,
 /// as C++ text (`float`, `vmap::Tensor`, `3`).
 llvm::SmallVector<std::string, 4>

@@ -13,7 +13,6 @@
 #include "ast_util.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
-#include "clang/AST/QualTypeNames.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/AST/TypeLoc.h"
@@ -692,8 +691,6 @@ std::pair<SourceLocation, std::string> Printer::clone() {
   const FunctionDecl *F = A.Callee;
   const FunctionTemplateDecl *Template = F->getPrimaryTemplate();
   llvm::SmallVector<std::string, 4> TemplateArgs = templateArgumentTexts(F);
-  PrintingPolicy Policy = Context.getPrintingPolicy();
-  Policy.SuppressTagKeyword = true;
   std::string Params;
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
     const ParmVarDecl *Param = F->getParamDecl(I);
@@ -706,9 +703,8 @@ std::pair<SourceLocation, std::string> Printer::clone() {
     if (A.BatchedParams[I])
       Params += BatchedType + Param->getNameAsString();
     else if (Template)
-      Params += TypeName::getFullyQualifiedName(Param->getType(), Context,
-                                                Policy) +
-                " " + Param->getNameAsString();
+      Params += qualifiedTypeName(Param->getType(), Context) + " " +
+                Param->getNameAsString();
     else
       Params += sourceText(Context, Param->getSourceRange()).str();
   }
@@ -727,9 +723,8 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       const NamedDecl *Name = Names->getParam(I);
       if (const auto *Value = dyn_cast<NonTypeTemplateParmDecl>(Name))
         Out += "  [[maybe_unused]] constexpr " +
-               TypeName::getFullyQualifiedName(Value->getType(), Context,
-                                               Policy) +
-               " " + Name->getNameAsString() + " = " + TemplateArgs[I] + ";\n";
+               qualifiedTypeName(Value->getType(), Context) + " " +
+               Name->getNameAsString() + " = " + TemplateArgs[I] + ";\n";
       else
         Out += "  using " + Name->getNameAsString() + " [[maybe_unused]] = " +
                TemplateArgs[I] + ";\n";
