@@ -127,7 +127,7 @@ bool Analyser::canonicalLoop(const ForStmt *For, unsigned Depth) {
   unsigned Index = Result.Levels.size();
   Result.Levels.push_back(Level);
   InductionLevel[Var] = Index;
-  Locals[Var] = LocalInfo{Depth + 1, {}, true};
+  Locals[Var] = LocalInfo{Depth + 1, {}};
   Result.BatchedVars[Var] = LevelSet(1) << Index;
   return true;
 }
@@ -200,7 +200,7 @@ bool Analyser::walkDecl(const DeclStmt *S, Scope &Where) {
                       diag::note_unsupported,
                       {Var ? "a static local" : "this declaration"});
     Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()),
-                            Where.Ifs, false};
+                            Where.Ifs};
     if (const Expr *Init = Var->getInit()) {
       if (isTensorType(Var->getType()))
         if (std::optional<Access> Alias = accessOf(Init))
@@ -248,11 +248,6 @@ bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
   PlainLoops.push_back({For, Where});
   if (!walkStmt(For->getInit(), Inner))
     return false;
-  if (For->getInit())
-    if (const auto *Init = dyn_cast<DeclStmt>(For->getInit()))
-      for (const Decl *D : Init->decls())
-        if (const auto *Var = dyn_cast<VarDecl>(D))
-          Locals[Var].PlainInduction = true;
   if (For->getCond() && !walkExpr(For->getCond(), Inner))
     return false;
   if (For->getInc() && !walkExpr(For->getInc(), Inner))
@@ -297,8 +292,7 @@ bool Analyser::walkRangeFor(const CXXForRangeStmt *For, Scope &Where) {
   if (!walkExpr(For->getRangeInit(), Where))
     return false;
   const VarDecl *Var = For->getLoopVariable();
-  Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()), Where.Ifs,
-                          true};
+  Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()), Where.Ifs};
   RangeVars.insert(Var);
   readsContainer(For->getRangeInit());
   Scope Inner = Where;

@@ -615,7 +615,7 @@ Analyser::runCallee(const FunctionDecl *Callee,
     // (a by-value Tensor shares the caller's elements: only rebinding it is,
     // checkWrites).
     if (!Param->getType()->isReferenceType())
-      Locals[Param] = LocalInfo{0, {}, false};
+      Locals[Param] = LocalInfo{0, {}};
     if (BatchedParams[I])
       Result.BatchedVars[Param] = 1;
   }

@@ -33,7 +33,6 @@ struct Access {
 struct LocalInfo {
   unsigned Depth = 0; ///< vmap levels enclosing the declaration
   llvm::SmallVector<const clang::IfStmt *, 4> Ifs;
-  bool PlainInduction = false;
 };
 
 struct WriteEvent {
