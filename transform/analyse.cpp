@@ -202,11 +202,20 @@ bool Analyser::walkDecl(const DeclStmt *S, Scope &Where) {
     Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()),
                             Where.Ifs};
     if (const Expr *Init = Var->getInit()) {
-      if (isTensorType(Var->getType()))
-        if (std::optional<Access> Alias = accessOf(Init))
-          Aliases[Var] = *Alias;
-      if (!walkExpr(Init, Where))
+      // A Tensor made from a variable or a view of one shares its elements,
+      // and so does a reference (Note [Aliases in the body]).
+      std::optional<Access> Alias;
+      if (isTensorType(Var->getType()) || isBoundReference(Var))
+        Alias = accessOf(Init);
+      if (Alias) {
+        // Only the handle is taken here: the elements are read or written
+        // through the alias, where the accesses resolve to them.
+        Aliases[Var] = *Alias;
+        if (!walkAccessIndices(*Alias, Where))
+          return false;
+      } else if (!walkExpr(Init, Where)) {
         return false;
+      }
     }
   }
   return true;
@@ -574,6 +583,27 @@ bool Analyser::isInvariantAt(const VarDecl *Var, const Scope &Where) const {
 unsigned Analyser::depthOf(const VarDecl *Var) const {
   auto It = Locals.find(Var);
   return It == Locals.end() ? 0 : It->second.Depth;
+}
+
+/// Note [Aliases in the body]
+/// A name declared in the body can reach storage it did not make: a reference
+/// (`int64_t &c = count;`, `Tensor &t = acc;`) is another name for what it is
+/// bound to, and a copy of a Tensor (`Tensor t = acc;`, `Tensor row = out[i];`)
+/// is a handle to the same elements (LibTorch semantics). Both are recorded in
+/// Aliases, so reads and writes through them resolve to the variable they
+/// reach. Writes through a reference are refused (checkWrites), so are
+/// non-const references to per-example values (checkReferences); an in-place
+/// write through a Tensor copy is checked as a write into what it shares, and
+/// refused where what it shares is unknown (a user function's result, `to`).
+bool isBoundReference(const VarDecl *Var) {
+  if (!Var->getType()->isReferenceType() || !Var->getInit() ||
+      isa<ParmVarDecl>(Var))
+    return false;
+  // Bound to a temporary, a reference keeps it alive: a local copy.
+  const Expr *Init = Var->getInit();
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Init))
+    Init = Cleanups->getSubExpr();
+  return !isa<MaterializeTemporaryExpr>(Init->IgnoreParens());
 }
 
 bool isViewMember(llvm::StringRef Name) {

@@ -61,6 +61,38 @@ bool isFreshTensor(const VarDecl *Var) {
   return llvm::is_contained(Factories, Name);
 }
 
+/// Whether the Tensor \p E evaluates to has elements of its own (Note [Aliases
+/// in the body]): a factory's, clone's or a computing op's result. Views, `to`
+/// and `contiguous` (which return their input when nothing changes), in-place
+/// ops (which return their object) and calls of other functions may not.
+bool hasOwnElements(const Expr *E) {
+  E = stripImplicit(E);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 0; // an undefined Tensor
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !isInVmapNamespace(Callee))
+    return false;
+  namespace rules = vmap::rules;
+  std::string Name = calleeName(Call);
+  if (isa<CXXMemberCallExpr>(Call) && Name == "clone")
+    return true;
+  rules::OpForm Form = rules::OpForm::free_function;
+  if (isa<CXXMemberCallExpr>(Call))
+    Form = rules::OpForm::member;
+  else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call))
+    Form = Operator->isAssignmentOp() ? rules::OpForm::compound_assign
+           : Operator->getNumArgs() == 1 ? rules::OpForm::unary_operator
+                                         : rules::OpForm::binary_operator;
+  std::size_t Entry = rules::find_op(Name, Form);
+  if (Entry == rules::kNoOp)
+    return false;
+  const rules::OpEntry &Op = rules::kOpTable[Entry];
+  return !Op.returns_view && Op.rule != rules::RuleId::convert &&
+         Op.family != rules::Family::inplace &&
+         Form != rules::OpForm::compound_assign;
+}
+
 /// The runtime's argument types (`detail::Scalar`): the op taking them decides.
 bool isRuntimeType(QualType T) {
   const CXXRecordDecl *Record =
@@ -295,6 +327,10 @@ bool Analyser::checkWrites() {
       return refuseAt(diag::refuse_range_variable_written,
                       W.Site->getSourceRange(), diag::note_range_variable,
                       {quoted(W.Resolved.Base)});
+    if (Locals.count(Var) && isBoundReference(Var))
+      return refuseAt(diag::refuse_write_through_reference,
+                      W.Site->getSourceRange(), diag::note_write_referent,
+                      {quoted(Var), "'" + text(Var->getInit()) + "'"});
     const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
     bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
                                !isRebinding(W, Param);
@@ -306,7 +342,16 @@ bool Analyser::checkWrites() {
         return refuseAt(diag::refuse_invariant_write,
                         W.Site->getSourceRange(), diag::note_reduction,
                         {quoted(Var)});
-      return true;
+      if (!writesElements(W)) {
+        // In place into a Tensor whose elements may be another's.
+        if (isTensorType(Var->getType()) && !isRebinding(W, Var) &&
+            !isa<ParmVarDecl>(Var) && !ownsElements(Var))
+          return refuseAt(diag::refuse_write_unknown_elements,
+                          W.Site->getSourceRange(), diag::note_clone,
+                          {quoted(Var)});
+        return true;
+      }
+      // In place through a copy or view: a write into what it shares.
     }
     const Access &Slot = W.Resolved;
     unsigned BaseDepth = depthOf(Slot.Base);
@@ -318,6 +363,10 @@ bool Analyser::checkWrites() {
       auto Own = llvm::find_if(Slot.Steps, [&](const Step &S) {
         return inductionLevel(S.Index) == static_cast<int>(Level);
       });
+      if (Own == Slot.Steps.end() && W.Written.Base != Slot.Base)
+        return refuseAt(diag::refuse_write_shared_elements,
+                        W.Site->getSourceRange(), diag::note_clone,
+                        {quoted(Var), quoted(Slot.Base)});
       if (Own == Slot.Steps.end())
         return refuseAt(diag::refuse_store_not_own_slot,
                         W.Site->getSourceRange(), diag::note_store_own_slot,
@@ -363,7 +412,7 @@ bool Analyser::checkReads() {
   return checkEach(Reads, [&](const ReadEvent &R) {
     const VarDecl *Base = R.Resolved.Base;
     for (const WriteEvent &W : Writes)
-      if (W.Resolved.Base == Base && !W.Written.Steps.empty() &&
+      if (W.Resolved.Base == Base && writesElements(W) &&
           !readsOwnSlot(R, W, depthOf(Base)))
         return refuseAt(diag::refuse_loop_carried,
                         R.Read.Site->getSourceRange(), diag::note_own_slot,
@@ -520,7 +569,7 @@ bool Analyser::checkAliasing() {
   };
   llvm::SmallVector<const VarDecl *, 4> WrittenTensors;
   for (const WriteEvent &W : Writes)
-    if (!W.Written.Steps.empty() && !Locals.count(W.Resolved.Base) &&
+    if (writesElements(W) && !Locals.count(W.Resolved.Base) &&
         isTensorType(W.Resolved.Base->getType()) &&
         !llvm::is_contained(WrittenTensors, W.Resolved.Base))
       WrittenTensors.push_back(W.Resolved.Base);
@@ -548,7 +597,7 @@ bool Analyser::checkAliasing() {
       for (const ReadEvent &R : Reads)
         for (const WriteEvent &W : Writes)
           if (R.Resolved.Base == Read && W.Resolved.Base == Written &&
-              !W.Written.Steps.empty())
+              writesElements(W))
             SameViewSafe &= readsOwnSlot(R, W, depthOf(Read));
       Result.OverlapChecks.push_back({Written, Read, SameViewSafe});
     }
@@ -556,6 +605,40 @@ bool Analyser::checkAliasing() {
     for (const VarDecl *Container : TensorContainers)
       if (!Locals.count(Container))
         Result.OverlapChecks.push_back({Written, Container, false});
+    return true;
+  });
+}
+
+bool Analyser::writesElements(const WriteEvent &W) const {
+  if (!W.Written.Steps.empty())
+    return true;
+  return W.Resolved.Base != W.Written.Base && !isRebinding(W, W.Written.Base);
+}
+
+bool Analyser::ownsElements(const VarDecl *Var) const {
+  if (Var->getInit() && !hasOwnElements(Var->getInit()))
+    return false;
+  return llvm::all_of(Writes, [&](const WriteEvent &W) {
+    return !isRebinding(W, Var) || !W.Value || hasOwnElements(W.Value);
+  });
+}
+
+// Note [Aliases in the body]: a non-const reference to a per-example value
+// would be a reference to its batched value, which the rewrite cannot bind.
+bool Analyser::checkReferences() {
+  using DeclAt = std::pair<const DeclStmt *, Scope>;
+  return checkEach(Decls, [&](const DeclAt &Decl) {
+    for (const clang::Decl *D : Decl.first->decls()) {
+      const auto *Var = dyn_cast<VarDecl>(D);
+      if (!Var || !isBoundReference(Var) ||
+          Var->getType().getNonReferenceType().isConstQualified())
+        continue;
+      const VarDecl *Referent = referencedVar(Var->getInit());
+      if (Referent && Result.BatchedVars.lookup(Referent))
+        return refuseAt(diag::refuse_reference_to_per_example,
+                        Var->getSourceRange(), diag::note_const_reference,
+                        {quoted(Var), quoted(Referent)});
+    }
     return true;
   });
 }
@@ -653,6 +736,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
   checkReductions();
   checkReads();
   checkAliasing();
+  checkReferences();
   if (Refused && Result.Callee)
     return std::nullopt;
   Result.Refused = Refused;

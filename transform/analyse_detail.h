@@ -59,6 +59,9 @@ struct ReductionSite {
 bool isAllowedExpr(const clang::Expr *E);
 bool isViewMember(llvm::StringRef Name);
 bool isInPlaceMember(llvm::StringRef Name);
+/// A reference bound to an lvalue, not to a temporary (Note [Aliases in the
+/// body]).
+bool isBoundReference(const clang::VarDecl *Var);
 
 class Analyser {
 public:
@@ -101,6 +104,12 @@ public:
   bool checkReductions();
   bool checkContexts();
   bool checkAliasing();
+  bool checkReferences();
+  /// Whether \p W writes elements (a slot, or in place through a Tensor copy
+  /// or view), not only rebinds a variable.
+  bool writesElements(const WriteEvent &W) const;
+  /// Whether every value \p Var holds has elements of its own.
+  bool ownsElements(const clang::VarDecl *Var) const;
   void findPromotedLocals();
   std::string stepKey(const Step &S);
   bool sameStep(const Step &A, const Step &B);
