@@ -247,7 +247,7 @@ std::string Printer::args(llvm::ArrayRef<const Expr *> Args) {
 }
 
 std::string Printer::perExample(const CallExpr *Call) {
-  // vb::per_example("f", [&](std::vector<vmap::Tensor> _b_args) {
+  // vb::per_example("f", [&](std::vector<::vmap::Tensor> _b_args) {
   //   return f(_b_args[0], invariant); }, {batched...})
   llvm::SmallVector<const Expr *, 4> Operands;
   std::string Callee;
@@ -283,7 +283,7 @@ std::string Printer::perExample(const CallExpr *Call) {
   }
   Inner += ")";
   return vb("per_example(\"") + Name +
-         "\", [&](std::vector<vmap::Tensor> " + ArgsName + ") { return " +
+         "\", [&](std::vector<::vmap::Tensor> " + ArgsName + ") { return " +
          Inner +
          "; }, {" + Batched + "})";
 }
@@ -522,7 +522,7 @@ void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
   if (TopLevel) {
     Out += Pad + "{ // clang-vmap: batched from line " +
            std::to_string(lineOf(Context, For->getBeginLoc())) + "\n";
-    Out += Pad + "  namespace " + Alias + " = vmap::batched;\n";
+    Out += Pad + "  namespace " + Alias + " = ::vmap::batched;\n";
   } else {
     Out += Pad + "{\n";
   }
@@ -656,8 +656,8 @@ LoopOutcome Printer::run() {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(Indent + 4, ' ');
       Condition += std::string(Check.SameViewSafe
-                                   ? "vmap::batched::unsafe_overlap("
-                                   : "vmap::batched::any_overlap(") +
+                                   ? "::vmap::batched::unsafe_overlap("
+                                   : "::vmap::batched::any_overlap(") +
                    Check.Written->getNameAsString() + ", " +
                    Check.Read->getNameAsString() + ")";
     }
@@ -708,8 +708,8 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       Params += ", ";
     // A by-value parameter stays one: the body may rebind it.
     std::string BatchedType = Param->getType()->isReferenceType()
-                                  ? "const vmap::batched::Value& "
-                                  : "vmap::batched::Value ";
+                                  ? "const ::vmap::batched::Value& "
+                                  : "::vmap::batched::Value ";
     if (A.BatchedParams[I])
       Params += BatchedType + Param->getNameAsString();
     else if (Template)
@@ -719,14 +719,14 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       Params += sourceText(Context, Param->getSourceRange()).str();
   }
   std::string Result =
-      F->getReturnType()->isVoidType() ? "void" : "vmap::batched::Value";
+      F->getReturnType()->isVoidType() ? "void" : "::vmap::batched::Value";
   std::string Shown = F->getNameAsString();
   if (Template)
     Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
   Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
          std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
   Out += "static " + Result + " " + cloneName(F) + "(" + Params + ") {\n";
-  Out += "  namespace " + Alias + " = vmap::batched;\n";
+  Out += "  namespace " + Alias + " = ::vmap::batched;\n";
   if (Template) {
     const TemplateParameterList *Names = Template->getTemplateParameters();
     for (unsigned I = 0; I < Names->size(); ++I) {

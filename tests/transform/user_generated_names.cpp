@@ -1,4 +1,4 @@
-// A user's names that the rewrite also generates (`vb`, `_b_level0`, `_b_where0`,
+// A user's names that the rewrite also generates (`vb`, `vmap`, `_b_level0`, `_b_where0`,
 // `_b_args`, `batched`, `i`) as globals, parameters, locals before the loop and
 // locals of the body: the rewrite picks fresh names where the function uses them,
 // and the rewritten program builds and computes what the loop computes.
@@ -14,6 +14,7 @@ const int64_t i = 7;
 // vmap;` in the rewritten code (README: what it refuses); one in a namespace is not.
 namespace app {
 const float batched = 3.0f;
+struct vmap {}; // hides ::vmap in app: the rewrite names ::vmap::batched
 }
 
 // `_b_twice` is what the batched clone of `twice` would be named.
@@ -79,34 +80,35 @@ int main() {
   std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << e << "\n";
 }
 
-// CHECK: static vmap::batched::Value _b__b_twice(const vmap::batched::Value& t) {
-// CHECK: static vmap::batched::Value _b_twice_1(const vmap::batched::Value& t) {
+// CHECK: static ::vmap::batched::Value _b__b_twice(const ::vmap::batched::Value& t) {
+// CHECK: static ::vmap::batched::Value _b_twice_1(const ::vmap::batched::Value& t) {
 // CHECK-LABEL: void parameters(
-// CHECK: namespace vb_1 = vmap::batched;
-// CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 25
+// CHECK: namespace vb_1 = ::vmap::batched;
+// CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 26
 // CHECK-NEXT: const vb_1::Value i = _b_level0_1.index();
-// CHECK-NEXT: vb_1::at(out, i) = vb_1::at(x, i) * vb + _b_level0 + batched;  // line 26
+// CHECK-NEXT: vb_1::at(out, i) = vb_1::at(x, i) * vb + _b_level0 + batched;  // line 27
 // CHECK-LABEL: void locals_before(
-// CHECK: namespace vb_1 = vmap::batched;
-// CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0) - _b_level0 + 2);  // line 36
+// CHECK: namespace vb_1 = ::vmap::batched;
+// CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0) - _b_level0 + 2);  // line 37
 // CHECK-NEXT: const vb_1::Value k = _b_level0_1.index();
-// CHECK-NEXT: { vb_1::Where _b_where0_1(vb_1::at(x, k).sum().item<float>() > vb);  // line 37
-// CHECK-NEXT: vb_1::at(out, k) = vb_1::at(x, k) * vb + batched + _b_where0;  // line 38
+// CHECK-NEXT: { vb_1::Where _b_where0_1(vb_1::at(x, k).sum().item<float>() > vb);  // line 38
+// CHECK-NEXT: vb_1::at(out, k) = vb_1::at(x, k) * vb + batched + _b_where0;  // line 39
 // CHECK-NEXT: _b_where0_1.flip();
-// CHECK-NEXT: vb_1::at(out, k) = vb_1::at(x, k) - i;  // line 40
+// CHECK-NEXT: vb_1::at(out, k) = vb_1::at(x, k) - i;  // line 41
 // CHECK-LABEL: void body_locals(
-// CHECK: namespace vb_1 = vmap::batched;
-// CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 46
+// CHECK: namespace vb_1 = ::vmap::batched;
+// CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 47
 // CHECK-NEXT: const vb_1::Value i = _b_level0_1.index();
-// CHECK-NEXT: vb_1::Value vb = vb_1::at(x, i) * 2;  // line 47
-// CHECK-NEXT: vb_1::Value _b_level0 = vb + 1;  // line 48
-// CHECK-NEXT: vb_1::Value batched = _b_level0.sin();  // line 49
-// CHECK-NEXT: vb_1::Value _b_args = batched * batched;  // line 50
-// CHECK-NEXT: vb_1::at(out, i) = _b_args + _b_twice_1(vb_1::at(x, i));  // line 51
+// CHECK-NEXT: vb_1::Value vb = vb_1::at(x, i) * 2;  // line 48
+// CHECK-NEXT: vb_1::Value _b_level0 = vb + 1;  // line 49
+// CHECK-NEXT: vb_1::Value batched = _b_level0.sin();  // line 50
+// CHECK-NEXT: vb_1::Value _b_args = batched * batched;  // line 51
+// CHECK-NEXT: vb_1::at(out, i) = _b_args + _b_twice_1(vb_1::at(x, i));  // line 52
 // CHECK-LABEL: void globals(
-// CHECK: namespace vb_1 = vmap::batched;
-// CHECK: vb_1::at(out, k) = vb_1::at(x, k) * vb + _b_level0 + batched + i + _b__b_twice(vb_1::at(x, k));  // line 59
+// CHECK: if (::vmap::batched::unsafe_overlap(out, x)) {
+// CHECK: namespace vb_1 = ::vmap::batched;
+// CHECK: vb_1::at(out, k) = vb_1::at(x, k) * vb + _b_level0 + batched + i + _b__b_twice(vb_1::at(x, k));  // line 60
 // CHECK-LABEL: void plain(
-// CHECK: namespace vb = vmap::batched;
-// CHECK-NEXT: vb::Level _b_level0(0, x.size(0));  // line 66
+// CHECK: namespace vb = ::vmap::batched;
+// CHECK-NEXT: vb::Level _b_level0(0, x.size(0));  // line 67
 // CHECK-NEXT: const vb::Value k = _b_level0.index();
