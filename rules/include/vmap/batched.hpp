@@ -211,6 +211,7 @@ class Value {
   Value& operator-=(const Value& other);
   Value& operator*=(const Value& other);
   Value& operator/=(const Value& other);
+  Value& operator%=(const Value& other);  // C++ integers only, as operator%
 
   // Escape hatches for the rules and the fallback.
   // Computes a pending value first (Note [Pending values] in src/batched_fused.hpp).
