@@ -470,6 +470,15 @@ bool Analyser::checkContexts() {
     for (unsigned Position = 0; Position < Call->getNumArgs(); ++Position)
       if (const CXXConstructExpr *List = tensorListArgument(Call, Position))
         TensorLists.insert(List);
+  // What an argument of a runtime op is converted to (`std::optional<Tensor>`
+  // for linear's bias, `std::optional<Scalar>` for clamp's bounds) is the
+  // runtime's business: the op table says which arguments may vary (batch.cpp).
+  llvm::DenseSet<const Expr *> OpArguments;
+  for (const auto &[Call, Where] : Calls)
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isInVmapNamespace(Callee))
+      for (const Expr *Arg : Call->arguments())
+        OpArguments.insert(Arg->IgnoreImplicit());
   const SourceManager &SM = Context.getSourceManager();
   // Outer expressions first, so one refusal covers what lies inside it.
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
@@ -518,7 +527,7 @@ bool Analyser::checkContexts() {
                         diag::note_batched_context,
                         {"a cast to '" + Cast->getType().getAsString() + "'"});
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-      if (!TensorLists.contains(Construct) &&
+      if (!TensorLists.contains(Construct) && !OpArguments.contains(Construct) &&
           !isTensorType(Construct->getType()) &&
           !isScalarType(Construct->getType()) &&
           !isRuntimeType(Construct->getType()))
