@@ -93,6 +93,7 @@ private:
   std::string original(const Expr *E);
   void collectEdits(const Expr *E, std::vector<Edit> &Edits);
   std::optional<std::string> fromScratch(const Expr *E);
+  std::string writtenType(const ExplicitCastExpr *Cast);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
@@ -346,6 +347,18 @@ bool isArithmeticConversion(const ImplicitCastExpr *Cast,
   }
 }
 
+/// The type of \p Cast as spelled in the source: `T` in a function template,
+/// also when printing one of its specializations (Note [Loops in templates]).
+std::string Printer::writtenType(const ExplicitCastExpr *Cast) {
+  if (const TypeSourceInfo *Written = Cast->getTypeInfoAsWritten()) {
+    StringRef Text =
+        sourceText(Context, Written->getTypeLoc().getSourceRange());
+    if (!Text.empty())
+      return Text.str();
+  }
+  return Cast->getTypeAsWritten().getAsString(Context.getPrintingPolicy());
+}
+
 std::string Printer::expr(const Expr *E) {
   if (!E)
     return "";
@@ -372,9 +385,8 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
              expr(Cast->getSubExpr()) + ")";
   if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
     if (isScalarType(Cast->getType()))
-      return vb("scalar_cast<") +
-             Cast->getTypeAsWritten().getAsString(Context.getPrintingPolicy()) +
-             ">(" + expr(Cast->getSubExprAsWritten()) + ")";
+      return vb("scalar_cast<") + writtenType(Cast) + ">(" +
+             expr(Cast->getSubExprAsWritten()) + ")";
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
     if (Unary->getOpcode() == UO_LNot)
       return vb("logical_not(") + expr(Unary->getSubExpr()) + ")";
@@ -415,8 +427,19 @@ std::string Printer::scalarInit(const VarDecl *Var, const Expr *Init) {
   QualType Declared = Var->getType().getNonReferenceType().getUnqualifiedType();
   auto Levels = A.BatchedVars.find(Var);
   if (Levels == A.BatchedVars.end() || !Levels->second || batched(Init) ||
-      !isScalarType(Declared) ||
-      Context.hasSameUnqualifiedType(Written->getType(), Declared))
+      !isScalarType(Declared))
+    return expr(Init);
+  // `T acc = 0;` in a template is cast to `T` in every specialization, so
+  // all of them print the same text (Note [Loops in templates]).
+  if (Declared->getAs<SubstTemplateTypeParmType>() &&
+      Var->getTypeSourceInfo()) {
+    StringRef Spelled = sourceText(
+        Context,
+        Var->getTypeSourceInfo()->getTypeLoc().getUnqualifiedLoc().getSourceRange());
+    if (!Spelled.empty())
+      return vb("scalar_cast<") + Spelled.str() + ">(" + expr(Written) + ")";
+  }
+  if (Context.hasSameUnqualifiedType(Written->getType(), Declared))
     return expr(Init);
   return vb("scalar_cast<") +
          Declared.getAsString(Context.getPrintingPolicy()) + ">(" +

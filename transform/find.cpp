@@ -186,6 +186,54 @@ std::vector<VmapLoop> find(ASTContext &Context,
   return std::move(Binder.Loops);
 }
 
+llvm::SmallVector<const FunctionDecl *, 4>
+compiledSpecializations(const FunctionDecl *Function) {
+  llvm::SmallVector<const FunctionDecl *, 4> Specializations;
+  const FunctionTemplateDecl *Template =
+      Function ? Function->getDescribedFunctionTemplate() : nullptr;
+  if (!Template)
+    return Specializations;
+  for (const FunctionDecl *Specialization : Template->specializations())
+    if (Specialization->doesThisDeclarationHaveABody() ||
+        Specialization->getBody())
+      Specializations.push_back(Specialization);
+  return Specializations;
+}
+
+namespace {
+/// The `for` statements of an instantiated body, by where they are written.
+class ForsByLocation : public RecursiveASTVisitor<ForsByLocation> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitForStmt(ForStmt *For) {
+    Fors[For->getForLoc().getRawEncoding()] = For;
+    return true;
+  }
+  llvm::DenseMap<SourceLocation::UIntTy, const ForStmt *> Fors;
+};
+} // namespace
+
+std::vector<VmapLoop> inSpecialization(llvm::ArrayRef<VmapLoop> Loops,
+                                       unsigned Top,
+                                       const FunctionDecl *Specialization) {
+  ForsByLocation Instantiated;
+  Instantiated.TraverseDecl(const_cast<FunctionDecl *>(Specialization));
+  std::vector<VmapLoop> Result(Loops.begin(), Loops.end());
+  for (unsigned Index = Top; Index < Result.size(); ++Index) {
+    int Ancestor = static_cast<int>(Index);
+    while (Ancestor > static_cast<int>(Top))
+      Ancestor = Result[Ancestor].Parent;
+    if (Ancestor != static_cast<int>(Top))
+      continue;
+    VmapLoop &Loop = Result[Index];
+    Loop.For = Instantiated.Fors.lookup(Loop.For->getForLoc().getRawEncoding());
+    Loop.Function = Specialization;
+    if (!Loop.For)
+      return {};
+  }
+  return Result;
+}
+
 void dumpLoops(llvm::ArrayRef<VmapLoop> Loops, const SourceManager &SM,
                llvm::raw_ostream &OS) {
   for (auto [Index, Loop] : llvm::enumerate(Loops)) {

@@ -38,6 +38,21 @@ std::vector<VmapLoop> find(clang::ASTContext &Context,
                            llvm::ArrayRef<VmapPragma> Pragmas,
                            Diagnostics &Diags);
 
+/// Note [Loops in templates]: a loop in a function template (or a generic
+/// lambda) is found in the template's pattern, whose expressions depend on
+/// the template parameters; it is analysed in each compiled specialization of
+/// the template instead. These are those specializations, in declaration
+/// order; empty when \p Function is not a template pattern.
+llvm::SmallVector<const clang::FunctionDecl *, 4>
+compiledSpecializations(const clang::FunctionDecl *Function);
+
+/// \p Loops with the loop \p Top and the loops nested in it (all in
+/// Top's function, a template pattern) replaced by their counterparts in
+/// \p Specialization, one of its compiledSpecializations.
+std::vector<VmapLoop> inSpecialization(llvm::ArrayRef<VmapLoop> Loops,
+                                       unsigned Top,
+                                       const clang::FunctionDecl *Specialization);
+
 /// --dump-after=find: one line per loop.
 void dumpLoops(llvm::ArrayRef<VmapLoop> Loops,
                const clang::SourceManager &SM, llvm::raw_ostream &OS);
