@@ -152,6 +152,48 @@ private:
 
 } // namespace
 
+namespace {
+class SkippedPragmas : public PPCallbacks {
+public:
+  SkippedPragmas(const SourceManager &SM,
+                 std::vector<std::pair<SourceLocation, unsigned>> &Skipped)
+      : SM(SM), Skipped(Skipped) {}
+
+  void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
+    if (!SM.isInMainFile(Range.getBegin()))
+      return;
+    auto [File, Begin] = SM.getDecomposedLoc(Range.getBegin());
+    unsigned End = SM.getFileOffset(Range.getEnd());
+    StringRef Text = SM.getBufferData(File).slice(Begin, End);
+    for (size_t LineStart = 0; LineStart < Text.size();) {
+      size_t LineEnd = Text.find('\n', LineStart);
+      if (LineEnd == StringRef::npos)
+        LineEnd = Text.size();
+      StringRef Line = Text.slice(LineStart, LineEnd);
+      StringRef Rest = Line.ltrim();
+      size_t Hash = Line.size() - Rest.size();
+      if (Rest.consume_front("#") && (Rest = Rest.ltrim()).consume_front("pragma") &&
+          (Rest = Rest.ltrim()).consume_front("vmap") &&
+          (Rest.empty() || !isAsciiIdentifierContinue(Rest.front())))
+        Skipped.push_back(
+            {Range.getBegin().getLocWithOffset(LineStart + Hash),
+             static_cast<unsigned>(Line.size() - Rest.size() - Hash)});
+      LineStart = LineEnd + 1;
+    }
+  }
+
+private:
+  const SourceManager &SM;
+  std::vector<std::pair<SourceLocation, unsigned>> &Skipped;
+};
+} // namespace
+
+void registerSkippedPragmas(
+    Preprocessor &PP, std::vector<std::pair<SourceLocation, unsigned>> &Skipped) {
+  PP.addPPCallbacks(
+      std::make_unique<SkippedPragmas>(PP.getSourceManager(), Skipped));
+}
+
 void registerVmapPragma(Preprocessor &PP, std::vector<VmapPragma> &Pragmas,
                         Diagnostics &Diags) {
   PP.AddPragmaHandler(new VmapPragmaHandler(Pragmas, Diags));

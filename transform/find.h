@@ -32,6 +32,16 @@ struct VmapPragma {
 void registerVmapPragma(clang::Preprocessor &PP,
                         std::vector<VmapPragma> &Pragmas, Diagnostics &Diags);
 
+/// Note [Pragmas in skipped code]: a `#pragma vmap` in code the preprocessor
+/// skips (`#ifdef NDEBUG` when the tool's flags lack -DNDEBUG) is not
+/// rewritten; the rewrite turns it into an `#error`, so that if the compiler's
+/// flags select that code, the build fails instead of running the loop per
+/// example. Registers a callback that appends the location of each such
+/// `#pragma vmap` of the main file and the length of its text to \p Skipped.
+void registerSkippedPragmas(
+    clang::Preprocessor &PP,
+    std::vector<std::pair<clang::SourceLocation, unsigned>> &Skipped);
+
 /// find: the annotated loops of the main file, outer loops before the loops
 /// nested in them (so a loop's Parent index is always smaller than its own).
 std::vector<VmapLoop> find(clang::ASTContext &Context,

@@ -305,6 +305,7 @@ public:
       : Diags(Compiler.getDiagnostics(), KeepGoing), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
+    registerSkippedPragmas(Compiler.getPreprocessor(), SkippedPragmas);
   }
 
   void HandleTranslationUnit(ASTContext &Context) override {
@@ -327,6 +328,17 @@ public:
         rewrite(Context, Outcomes, TheJob.AbsolutePath, Diags);
     if (!Replacements)
       return;
+    // Note [Pragmas in skipped code]
+    for (auto [Loc, Length] : SkippedPragmas)
+      if (llvm::Error Error = Replacements->add(tooling::Replacement(
+              SM, Loc, Length,
+              "#error \"clang-vmap: this '#pragma vmap' loop was not rewritten: "
+              "the tool saw this code excluded by the preprocessor (give it the "
+              "compiler's flags)\""))) {
+        Diags.report(clang_vmap::diag::err_cannot_rewrite, Loc)
+            << llvm::toString(std::move(Error));
+        return;
+      }
     if (DumpAfter == Pass::Rewrite)
       dumpReplacements(*Replacements, llvm::errs());
     llvm::StringRef Original = SM.getBufferData(SM.getMainFileID());
@@ -398,6 +410,7 @@ private:
   }
 
   std::vector<VmapPragma> Pragmas;
+  std::vector<std::pair<SourceLocation, unsigned>> SkippedPragmas;
   Diagnostics Diags;
   Job &TheJob;
   std::shared_ptr<AllDependencies> Dependencies;
