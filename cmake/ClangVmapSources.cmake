@@ -6,7 +6,11 @@
 #
 # - The rewrite reruns when the source, a header it includes (the tool's depfile), or the
 #   tool itself changes, and never on a no-op build.
-# - The tool sees the target's include directories, compile definitions and C++ standard.
+# - The tool sees the target's whole compile command for the source (Note [The compile
+#   command]): CMAKE_CXX_FLAGS and CMAKE_CXX_FLAGS_<CONFIG> (-DNDEBUG in Release), the
+#   target's compile options, definitions, include directories and C++ standard, and the
+#   source's own compile options and definitions, so the loops it rewrites are the loops
+#   the compiler compiles.
 # - A refused loop fails the build with the tool's clang-style diagnostic.
 # - With CLANG_VMAP_WRITE_DIFFS ON, the unified diff of each rewrite is written next to it
 #   (<source>.vmap.diff) for reviewers.
@@ -36,6 +40,31 @@ function(_clang_vmap_standard_flag target out_var)
   # CXX_EXTENSIONS unset means ON (gnu++NN), as CMake compiles it.
   set(dialect "$<IF:$<OR:$<STREQUAL:${extensions},>,$<BOOL:${extensions}>>,gnu++,c++>")
   set(${out_var} "$<$<BOOL:${chosen}>:-std=${dialect}${chosen}>" PARENT_SCOPE)
+endfunction()
+
+# Note [The compile command]
+# CMake compiles a C++ source with CMAKE_CXX_FLAGS, CMAKE_CXX_FLAGS_<CONFIG>, -std, the
+# target's COMPILE_OPTIONS (its own, its directory's add_compile_options and what it links
+# brings), -I and -D, and the source's own COMPILE_OPTIONS and COMPILE_DEFINITIONS (which
+# move to the rewritten source). The tool gets the same, so a definition such as NDEBUG
+# selects the same code for both. The flag variables
+# are read when clang_vmap_sources() is called, as for the directory's targets; the
+# configuration is chosen by $<CONFIG>, so single- and multi-config generators agree.
+function(_clang_vmap_configuration_flags out_var)
+  separate_arguments(common UNIX_COMMAND "${CMAKE_CXX_FLAGS}")
+  set(flags ${common})
+  set(configurations ${CMAKE_CONFIGURATION_TYPES} ${CMAKE_BUILD_TYPE} Debug Release
+                     RelWithDebInfo MinSizeRel)
+  list(REMOVE_DUPLICATES configurations)
+  foreach(configuration IN LISTS configurations)
+    string(TOUPPER "${configuration}" upper)
+    separate_arguments(per_config UNIX_COMMAND "${CMAKE_CXX_FLAGS_${upper}}")
+    if(per_config)
+      list(JOIN per_config "$<SEMICOLON>" joined)
+      list(APPEND flags "$<$<CONFIG:${configuration}>:${joined}>")
+    endif()
+  endforeach()
+  set(${out_var} ${flags} PARENT_SCOPE)
 endfunction()
 
 function(clang_vmap_sources target)
@@ -85,11 +114,15 @@ function(clang_vmap_sources target)
   set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>>")
   set(includes "$<FILTER:${includes},EXCLUDE,^(${implicit_regex})$>")
   set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(options "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
+  _clang_vmap_configuration_flags(configuration_flags)
+  _clang_vmap_standard_flag(${target} standard_flag)
   set(compiler_flags
+      ${configuration_flags}
+      "${standard_flag}"
+      "${options}"
       "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
       "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>")
-  _clang_vmap_standard_flag(${target} standard_flag)
-  list(PREPEND compiler_flags "${standard_flag}")
 
   get_target_property(target_sources ${target} SOURCES)
   set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
@@ -113,6 +146,24 @@ function(clang_vmap_sources target)
     cmake_path(GET rewritten PARENT_PATH rewritten_dir)
     file(MAKE_DIRECTORY "${rewritten_dir}")
 
+    get_source_file_property(source_options "${source_path}" COMPILE_OPTIONS)
+    get_source_file_property(source_definitions "${source_path}" COMPILE_DEFINITIONS)
+    if(NOT source_options)
+      set(source_options "")
+    endif()
+    if(NOT source_definitions)
+      set(source_definitions "")
+    endif()
+    set(source_flags ${source_options})
+    foreach(definition IN LISTS source_definitions)
+      list(APPEND source_flags "-D${definition}")
+    endforeach()
+    # The tool parses with clang, the build may compile with another compiler: warnings
+    # the compiler's -Werror is meant for, or warning flags clang does not know, must not
+    # stop the rewrite.
+    set(source_compiler_flags ${compiler_flags} ${source_flags} -Wno-error
+                              -Wno-unknown-warning-option)
+
     set(outputs "${rewritten}")
     set(diff_command "")
     if(CLANG_VMAP_WRITE_DIFFS)
@@ -121,7 +172,7 @@ function(clang_vmap_sources target)
       set(diff_command
           COMMAND "${CMAKE_COMMAND}" "-DTOOL=$<TARGET_FILE:vmap::clang-vmap>"
                   "-DSOURCE=${source_path}" "-DOUTPUT=${diff}"
-                  -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapDiff.cmake" -- ${compiler_flags})
+                  -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapDiff.cmake" -- ${source_compiler_flags})
     endif()
 
     cmake_path(RELATIVE_PATH rewritten BASE_DIRECTORY "${CMAKE_BINARY_DIR}"
@@ -129,7 +180,7 @@ function(clang_vmap_sources target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND $<TARGET_FILE:vmap::clang-vmap> "${source_path}" -o "${rewritten}"
-              -MD -MF "${depfile}" -- ${compiler_flags}
+              -MD -MF "${depfile}" -- ${source_compiler_flags}
       # The tool may leave an unchanged output as it was; the build must see it as new.
       COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"
       ${diff_command}
@@ -142,6 +193,10 @@ function(clang_vmap_sources target)
     # The rewritten file lives in the build tree: its "..." includes still resolve next
     # to the original. Loops left as written (--keep-going) still carry the pragma.
     cmake_path(GET source_path PARENT_PATH source_dir)
+    # The source's own options and definitions now apply to its rewrite.
+    set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_OPTIONS ${source_options})
+    set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_DEFINITIONS
+                 ${source_definitions})
     set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_OPTIONS
                  "-iquote" "${source_dir}"
                  "$<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang,AppleClang>:-Wno-unknown-pragmas>")

@@ -164,6 +164,29 @@ bool checkEach(const RangeT &Events, CheckT Check) {
   return Ok;
 }
 
+/// The operand of a `/` or `%` on unsigned integers that C++ converts from a
+/// signed type (`d % n` with `int d = -7` and `size_t n` wraps -7 around), or
+/// null. Batched integers are signed (rules' cpp_dtype), so such a result would
+/// differ; a non-negative constant converts to the same value.
+const Expr *signedMadeUnsigned(const BinaryOperator *Binary,
+                               const ASTContext &Context) {
+  QualType Computation = Binary->getType();
+  if (const auto *Compound = dyn_cast<CompoundAssignOperator>(Binary))
+    Computation = Compound->getComputationResultType();
+  if (!Computation->isUnsignedIntegerType())
+    return nullptr;
+  for (const Expr *Operand : {Binary->getLHS(), Binary->getRHS()}) {
+    const Expr *Written = Operand->IgnoreParenImpCasts();
+    if (!Written->getType()->isSignedIntegerType())
+      continue;
+    std::optional<llvm::APSInt> Constant =
+        Written->getIntegerConstantExpr(Context);
+    if (!Constant || Constant->isNegative())
+      return Operand;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 //===-- 2. classify -------------------------------------------------------===//
@@ -496,6 +519,15 @@ bool Analyser::checkContexts() {
     for (unsigned Position = 0; Position < Call->getNumArgs(); ++Position)
       if (const CXXConstructExpr *List = tensorListArgument(Call, Position))
         TensorLists.insert(List);
+  // What an argument of a runtime op is converted to (`std::optional<Tensor>`
+  // for linear's bias, `std::optional<Scalar>` for clamp's bounds) is the
+  // runtime's business: the op table says which arguments may vary (batch.cpp).
+  llvm::DenseSet<const Expr *> OpArguments;
+  for (const auto &[Call, Where] : Calls)
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && isInVmapNamespace(Callee))
+      for (const Expr *Arg : Call->arguments())
+        OpArguments.insert(Arg->IgnoreImplicit());
   const SourceManager &SM = Context.getSourceManager();
   // Outer expressions first, so one refusal covers what lies inside it.
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
@@ -510,10 +542,17 @@ bool Analyser::checkContexts() {
                       {"a C++ array or pointer index"});
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       switch (Binary->getOpcode()) {
-      case BO_Add: case BO_Sub: case BO_Mul: case BO_Div:
+      case BO_Div: case BO_Rem: case BO_DivAssign: case BO_RemAssign:
+        if (const Expr *Signed = signedMadeUnsigned(Binary, Context))
+          return refuseAt(diag::refuse_unsupported, Signed->getSourceRange(),
+                          diag::note_unsupported,
+                          {"a signed per-example operand of an unsigned '" +
+                           Binary->getOpcodeStr().str() + "'"});
+        break;
+      case BO_Add: case BO_Sub: case BO_Mul:
       case BO_LT: case BO_GT: case BO_LE: case BO_GE: case BO_EQ: case BO_NE:
       case BO_LAnd: case BO_LOr: case BO_Assign: case BO_AddAssign:
-      case BO_SubAssign: case BO_MulAssign: case BO_DivAssign:
+      case BO_SubAssign: case BO_MulAssign:
         break;
       default:
         return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
@@ -537,7 +576,7 @@ bool Analyser::checkContexts() {
                         diag::note_batched_context,
                         {"a cast to '" + Cast->getType().getAsString() + "'"});
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-      if (!TensorLists.contains(Construct) &&
+      if (!TensorLists.contains(Construct) && !OpArguments.contains(Construct) &&
           !isTensorType(Construct->getType()) &&
           !isScalarType(Construct->getType()) &&
           !isRuntimeType(Construct->getType()))

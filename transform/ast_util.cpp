@@ -4,6 +4,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/QualTypeNames.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include <vmap/rules/op_table.hpp>
@@ -131,6 +132,72 @@ std::string cloneName(const FunctionDecl *F) {
       else if (Name.back() != '_')
         Name += '_';
   }
+  // A user's own `_b_f` keeps its name (Note [Generated names]).
+  const IdentifierTable &Idents = F->getASTContext().Idents;
+  std::string Base = Name;
+  for (unsigned Suffix = 1; Idents.find(Name) != Idents.end(); ++Suffix)
+    Name = Base + "_" + std::to_string(Suffix);
+  return Name;
+}
+
+// Note [Generated names]
+// Rewritten code declares names of its own in the user's function: the alias
+// `vb` of the batched API, `_b_level0`, `_b_where0`, `_b_args`. Each is the
+// fixed name (so goldens stay stable) unless the function already spells or
+// refers to it, in which case a suffix makes it fresh: a user's `vb` or
+// `_b_level0`, local or global, is then neither hidden nor redeclared. The
+// alias names `::vmap::batched`, which no user `vmap` or `batched` can hide.
+namespace {
+class NameCollector : public RecursiveASTVisitor<NameCollector> {
+public:
+  explicit NameCollector(llvm::StringSet<> &Names) : Names(Names) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+  bool VisitNamedDecl(NamedDecl *D) { return add(D); }
+  bool VisitDeclRefExpr(DeclRefExpr *E) { return add(E->getDecl()); }
+  bool VisitMemberExpr(MemberExpr *E) { return add(E->getMemberDecl()); }
+
+private:
+  bool add(const NamedDecl *D) {
+    if (D && D->getDeclName().isIdentifier())
+      Names.insert(D->getName());
+    return true;
+  }
+  llvm::StringSet<> &Names;
+};
+} // namespace
+
+llvm::StringSet<> namesUsedIn(const FunctionDecl *F) {
+  llvm::StringSet<> Names;
+  if (!F)
+    return Names;
+  NameCollector(Names).TraverseDecl(const_cast<FunctionDecl *>(F));
+  const ASTContext &Context = F->getASTContext();
+  const SourceManager &SM = Context.getSourceManager();
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(F->getSourceRange()), SM,
+      Context.getLangOpts());
+  if (Range.isInvalid())
+    return Names;
+  // The raw lexer wants a NUL after its buffer: lex a copy.
+  std::string Text =
+      Lexer::getSourceText(Range, SM, Context.getLangOpts()).str();
+  Lexer Raw(Range.getBegin(), Context.getLangOpts(), Text.data(), Text.data(),
+            Text.data() + Text.size());
+  Token Tok;
+  for (bool AtEnd = false; !AtEnd;) {
+    AtEnd = Raw.LexFromRawLexer(Tok);
+    if (Tok.is(tok::raw_identifier))
+      Names.insert(Tok.getRawIdentifier());
+  }
+  return Names;
+}
+
+std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken) {
+  std::string Name = Base.str();
+  for (unsigned Suffix = 1; Taken.contains(Name); ++Suffix)
+    Name = (Base + "_" + llvm::Twine(Suffix)).str();
+  Taken.insert(Name);
   return Name;
 }
 

@@ -6,6 +6,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/StringSet.h"
 #include <string>
 
 namespace clang_vmap {
@@ -55,6 +56,16 @@ std::string qualifiedTypeName(clang::QualType T,
 /// as C++ text (`float`, `vmap::Tensor`, `3`).
 llvm::SmallVector<std::string, 4>
 templateArgumentTexts(const clang::FunctionDecl *F);
+
+/// Every name \p F spells or refers to: the identifiers of its text and the
+/// names of the declarations its body refers to (also through macros), so
+/// generated names can avoid them (Note [Generated names]).
+llvm::StringSet<> namesUsedIn(const clang::FunctionDecl *F);
+
+/// Generated names that a user's name can neither collide with nor be hidden
+/// by: \p Base itself unless \p Taken holds it, else `Base_1`, `Base_2`...;
+/// the name picked is added to \p Taken.
+std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken);
 
 /// True if a metadata member of Tensor (`size`, `dim`, ... : the same for
 /// every example, so the result is never batched).

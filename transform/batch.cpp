@@ -293,8 +293,11 @@ private:
     if (Analysis)
       Clone = batch(std::move(*Analysis), Diags);
     --Depth;
-    if (!Clone)
+    if (!Clone) {
+      Diags.report(diag::note_called_from_loop, Call->getBeginLoc(),
+                   {Call->getSourceRange()}, Callee);
       return false;
+    }
     Plan.Clones.push_back(std::make_unique<BatchPlan>(std::move(*Clone)));
     return set(Call, Lowering::Clone);
   }
@@ -321,7 +324,10 @@ private:
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
       return refuse(diag::refuse_call, Call, diag::note_side_effects,
-                    "this function");
+                    "'" +
+                        sourceText(Context, Call->getCallee()->getSourceRange())
+                            .str() +
+                        "'");
     std::string Name = calleeName(Call);
     bool InVmap = isInVmapNamespace(Callee);
     if ((InVmap && isRandomFactory(Name)) || Name == "rand" ||
@@ -407,6 +413,9 @@ private:
       return AnyBatched ? lowerFallback(Call, Callee) : true;
     if (!AnyBatched && Callee->isInStdNamespace())
       return true;
+    if (!Callee->isDefined() && !Callee->isInStdNamespace())
+      return refuse(diag::refuse_call, Call, diag::note_external_function,
+                    "'" + Name + "'", "'" + Name + "'");
     return refuse(diag::refuse_call, Call, diag::note_side_effects,
                   "'" + Name + "'");
   }

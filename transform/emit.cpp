@@ -33,11 +33,11 @@ struct Edit {
 
 const char *reduceName(ReduceOp Op) {
   switch (Op) {
-  case ReduceOp::Add: return "vb::Reduce::add";
-  case ReduceOp::Sub: return "vb::Reduce::sub";
-  case ReduceOp::Mul: return "vb::Reduce::mul";
-  case ReduceOp::Max: return "vb::Reduce::max";
-  case ReduceOp::Min: return "vb::Reduce::min";
+  case ReduceOp::Add: return "Reduce::add";
+  case ReduceOp::Sub: return "Reduce::sub";
+  case ReduceOp::Mul: return "Reduce::mul";
+  case ReduceOp::Max: return "Reduce::max";
+  case ReduceOp::Min: return "Reduce::min";
   }
   llvm_unreachable("unknown reduction");
 }
@@ -71,7 +71,9 @@ class Printer {
 public:
   explicit Printer(const BatchPlan &Plan)
       : Plan(Plan), A(Plan.Analysis), Context(*A.Context),
-        SM(Context.getSourceManager()) {}
+        SM(Context.getSourceManager()),
+        Taken(namesUsedIn(A.Loop ? A.Loop->Function : A.Callee)),
+        Alias(freshName("vb", Taken)), ArgsName(freshName("_b_args", Taken)) {}
 
   LoopOutcome run();
   /// The batched clone of a function and where it goes: right after the
@@ -91,7 +93,10 @@ private:
   std::string original(const Expr *E);
   void collectEdits(const Expr *E, std::vector<Edit> &Edits);
   std::optional<std::string> fromScratch(const Expr *E);
+  std::string writtenType(const ExplicitCastExpr *Cast);
   bool batched(const Expr *E) const { return A.isBatched(E); }
+  /// \p Member of the batched API, through this function's alias of it.
+  std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
 
   // Statements.
   void stmt(const Stmt *S, unsigned Indent);
@@ -119,6 +124,10 @@ private:
   std::string Error;
   SourceRange ErrorRange;
   unsigned NumWheres = 0;
+  /// Note [Generated names]: the user's names in this function, and ours.
+  llvm::StringSet<> Taken;
+  std::string Alias;    ///< of vmap::batched
+  std::string ArgsName; ///< of a per-example fallback's lambda
 };
 
 //===-- expressions -------------------------------------------------------===//
@@ -239,7 +248,7 @@ std::string Printer::args(llvm::ArrayRef<const Expr *> Args) {
 }
 
 std::string Printer::perExample(const CallExpr *Call) {
-  // vb::per_example("f", [&](std::vector<vmap::Tensor> _b_args) {
+  // vb::per_example("f", [&](std::vector<::vmap::Tensor> _b_args) {
   //   return f(_b_args[0], invariant); }, {batched...})
   llvm::SmallVector<const Expr *, 4> Operands;
   std::string Callee;
@@ -256,7 +265,7 @@ std::string Printer::perExample(const CallExpr *Call) {
     if (!Batched.empty())
       Batched += ", ";
     Batched += expr(E);
-    return "_b_args[" + std::to_string(NumBatched++) + "]";
+    return ArgsName + "[" + std::to_string(NumBatched++) + "]";
   };
   std::string Name = calleeName(Call);
   if (Member) {
@@ -274,8 +283,9 @@ std::string Printer::perExample(const CallExpr *Call) {
     Inner += Operand(Operands[I]);
   }
   Inner += ")";
-  return "vb::per_example(\"" + Name +
-         "\", [&](std::vector<vmap::Tensor> _b_args) { return " + Inner +
+  return vb("per_example(\"") + Name +
+         "\", [&](std::vector<::vmap::Tensor> " + ArgsName + ") { return " +
+         Inner +
          "; }, {" + Batched + "})";
 }
 
@@ -287,14 +297,14 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
   case Lowering::At: {
     const auto *Operator = cast<CXXOperatorCallExpr>(Call);
     if (isTensorType(Operator->getArg(1)->getType()))
-      return "vb::Value(" + expr(Operator->getArg(0)) + ")[" +
+      return vb("Value(") + expr(Operator->getArg(0)) + ")[" +
              expr(Operator->getArg(1)) + "]";
-    return "vb::at(" + expr(Operator->getArg(0)) + ", " +
+    return vb("at(") + expr(Operator->getArg(0)) + ", " +
            expr(Operator->getArg(1)) + ")";
   }
   case Lowering::Qualified: {
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-    return "vb::" + Name + "(" + args(Args) + ")";
+    return vb("") + Name + "(" + args(Args) + ")";
   }
   case Lowering::MemberAsFree: {
     const auto *Member = cast<CXXMemberCallExpr>(Call);
@@ -302,10 +312,10 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     std::string Object = expr(Member->getImplicitObjectArgument());
     if (hasFreeForm(Name) || Name == "select") { // vb::select is a place
       std::string Rest = args(Args);
-      return "vb::" + Name + "(" + Object + (Rest.empty() ? "" : ", ") + Rest +
+      return vb("") + Name + "(" + Object + (Rest.empty() ? "" : ", ") + Rest +
              ")";
     }
-    return "vb::Value(" + Object + ")." + Name + "(" + args(Args) + ")";
+    return vb("Value(") + Object + ")." + Name + "(" + args(Args) + ")";
   }
   case Lowering::PerExample:
     return perExample(Call);
@@ -337,6 +347,18 @@ bool isArithmeticConversion(const ImplicitCastExpr *Cast,
   }
 }
 
+/// The type of \p Cast as spelled in the source: `T` in a function template,
+/// also when printing one of its specializations (Note [Loops in templates]).
+std::string Printer::writtenType(const ExplicitCastExpr *Cast) {
+  if (const TypeSourceInfo *Written = Cast->getTypeInfoAsWritten()) {
+    StringRef Text =
+        sourceText(Context, Written->getTypeLoc().getSourceRange());
+    if (!Text.empty())
+      return Text.str();
+  }
+  return Cast->getTypeAsWritten().getAsString(Context.getPrintingPolicy());
+}
+
 std::string Printer::expr(const Expr *E) {
   if (!E)
     return "";
@@ -358,32 +380,31 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
     return std::nullopt;
   if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
     if (isArithmeticConversion(Cast, Context))
-      return "vb::scalar_cast<" +
+      return vb("scalar_cast<") +
              Cast->getType().getCanonicalType().getAsString() + ">(" +
              expr(Cast->getSubExpr()) + ")";
   if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
     if (isScalarType(Cast->getType()))
-      return "vb::scalar_cast<" +
-             Cast->getTypeAsWritten().getAsString(Context.getPrintingPolicy()) +
-             ">(" + expr(Cast->getSubExprAsWritten()) + ")";
+      return vb("scalar_cast<") + writtenType(Cast) + ">(" +
+             expr(Cast->getSubExprAsWritten()) + ")";
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
     if (Unary->getOpcode() == UO_LNot)
-      return "vb::logical_not(" + expr(Unary->getSubExpr()) + ")";
+      return vb("logical_not(") + expr(Unary->getSubExpr()) + ")";
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
     if (Binary->getOpcode() == BO_LAnd)
-      return "vb::logical_and(" + expr(Binary->getLHS()) + ", " +
+      return vb("logical_and(") + expr(Binary->getLHS()) + ", " +
              expr(Binary->getRHS()) + ")";
     if (Binary->getOpcode() == BO_LOr)
-      return "vb::logical_or(" + expr(Binary->getLHS()) + ", " +
+      return vb("logical_or(") + expr(Binary->getLHS()) + ", " +
              expr(Binary->getRHS()) + ")";
   }
   if (const auto *Conditional = dyn_cast<ConditionalOperator>(E)) {
     if (batched(Conditional->getCond()))
-      return "vb::where(" + expr(Conditional->getCond()) + ", " +
+      return vb("where(") + expr(Conditional->getCond()) + ", " +
              expr(Conditional->getTrueExpr()) + ", " +
              expr(Conditional->getFalseExpr()) + ")";
-    return "(" + expr(Conditional->getCond()) + " ? vb::Value(" +
-           expr(Conditional->getTrueExpr()) + ") : vb::Value(" +
+    return "(" + expr(Conditional->getCond()) + " ? " + vb("Value(") +
+           expr(Conditional->getTrueExpr()) + ") : " + vb("Value(") +
            expr(Conditional->getFalseExpr()) + "))";
   }
   return std::nullopt;
@@ -406,10 +427,21 @@ std::string Printer::scalarInit(const VarDecl *Var, const Expr *Init) {
   QualType Declared = Var->getType().getNonReferenceType().getUnqualifiedType();
   auto Levels = A.BatchedVars.find(Var);
   if (Levels == A.BatchedVars.end() || !Levels->second || batched(Init) ||
-      !isScalarType(Declared) ||
-      Context.hasSameUnqualifiedType(Written->getType(), Declared))
+      !isScalarType(Declared))
     return expr(Init);
-  return "vb::scalar_cast<" +
+  // `T acc = 0;` in a template is cast to `T` in every specialization, so
+  // all of them print the same text (Note [Loops in templates]).
+  if (Declared->getAs<SubstTemplateTypeParmType>() &&
+      Var->getTypeSourceInfo()) {
+    StringRef Spelled = sourceText(
+        Context,
+        Var->getTypeSourceInfo()->getTypeLoc().getUnqualifiedLoc().getSourceRange());
+    if (!Spelled.empty())
+      return vb("scalar_cast<") + Spelled.str() + ">(" + expr(Written) + ")";
+  }
+  if (Context.hasSameUnqualifiedType(Written->getType(), Declared))
+    return expr(Init);
+  return vb("scalar_cast<") +
          Declared.getAsString(Context.getPrintingPolicy()) + ">(" +
          expr(Written) + ")";
 }
@@ -430,7 +462,7 @@ std::string Printer::decl(const DeclStmt *S) {
       unsigned Begin, End;
       if (offsets(Type.getSourceRange(), Begin, End) &&
           llvm::none_of(Edits, [&](const Edit &E) { return E.Begin == Begin; }))
-        Edits.push_back({Begin, End, "vb::Value"});
+        Edits.push_back({Begin, End, vb("Value")});
       else if (!offsets(Type.getSourceRange(), Begin, End))
         fail("the type of '" + Var->getNameAsString() + "' is in a macro");
     }
@@ -474,7 +506,7 @@ void Printer::promote(const VarDecl *Var, unsigned Indent, bool AtDeclaration) {
   }
   std::string Name = Var->getNameAsString();
   line(Indent,
-       Name + " = vb::where(" + Everyone + ", " + Name + ", " + Name +
+       Name + " = " + vb("where(") + Everyone + ", " + Name + ", " + Name +
            ");  // clang-vmap: one '" + Name + "' per example",
        nullptr);
 }
@@ -509,11 +541,11 @@ void Printer::block(const Stmt *S, unsigned Indent) {
 void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
   const VmapLevel *Level = A.levelOf(For);
   std::string Pad(Indent, ' ');
-  std::string Name = "_b_level" + std::to_string(Level->Depth);
+  std::string Name = freshName("_b_level" + std::to_string(Level->Depth), Taken);
   if (TopLevel) {
     Out += Pad + "{ // clang-vmap: batched from line " +
            std::to_string(lineOf(Context, For->getBeginLoc())) + "\n";
-    Out += Pad + "  namespace vb = vmap::batched;\n";
+    Out += Pad + "  namespace " + Alias + " = ::vmap::batched;\n";
   } else {
     Out += Pad + "{\n";
   }
@@ -521,9 +553,9 @@ void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
   if (Level->Inclusive)
     Bound = "(" + Bound + ") + 1";
   line(Indent + 2,
-       "vb::Level " + Name + "(" + expr(Level->Start) + ", " + Bound + ");",
+       vb("Level ") + Name + "(" + expr(Level->Start) + ", " + Bound + ");",
        For);
-  Out += Pad + "  const vb::Value " + Level->Induction->getNameAsString() +
+  Out += Pad + "  const " + vb("Value ") + Level->Induction->getNameAsString() +
          " = " + Name + ".index();\n";
   block(For->getBody(), Indent + 2);
   Out += Pad + "}\n";
@@ -577,8 +609,9 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
       Out += Pad + "}\n";
       return;
     }
-    std::string Where = "_b_where" + std::to_string(NumWheres++);
-    line(Indent, "{ vb::Where " + Where + "(" + expr(If->getCond()) + ");", S);
+    std::string Where =
+        freshName("_b_where" + std::to_string(NumWheres++), Taken);
+    line(Indent, "{ " + vb("Where ") + Where + "(" + expr(If->getCond()) + ");", S);
     stmt(If->getThen(), Indent + 2);
     if (If->getElse()) {
       Out += Pad + "  " + Where + ".flip();\n";
@@ -594,8 +627,8 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     if (Reduction != A.Reductions.end()) {
       const clang_vmap::Reduction &R = Reduction->second;
       return line(Indent,
-                  "vb::accumulate(" + expr(R.Accumulator) + ", " +
-                      expr(R.Value) + ", " + reduceName(R.Op) + ");",
+                  vb("accumulate(") + expr(R.Accumulator) + ", " +
+                      expr(R.Value) + ", " + vb(reduceName(R.Op)) + ");",
                   S);
     }
     line(Indent, expr(E) + ";", S);
@@ -646,8 +679,8 @@ LoopOutcome Printer::run() {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(Indent + 4, ' ');
       Condition += std::string(Check.SameViewSafe
-                                   ? "vmap::batched::unsafe_overlap("
-                                   : "vmap::batched::any_overlap(") +
+                                   ? "::vmap::batched::unsafe_overlap("
+                                   : "::vmap::batched::any_overlap(") +
                    Check.Written->getNameAsString() + ", " +
                    Check.Read->getNameAsString() + ")";
     }
@@ -698,8 +731,8 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       Params += ", ";
     // A by-value parameter stays one: the body may rebind it.
     std::string BatchedType = Param->getType()->isReferenceType()
-                                  ? "const vmap::batched::Value& "
-                                  : "vmap::batched::Value ";
+                                  ? "const ::vmap::batched::Value& "
+                                  : "::vmap::batched::Value ";
     if (A.BatchedParams[I])
       Params += BatchedType + Param->getNameAsString();
     else if (Template)
@@ -709,14 +742,14 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       Params += sourceText(Context, Param->getSourceRange()).str();
   }
   std::string Result =
-      F->getReturnType()->isVoidType() ? "void" : "vmap::batched::Value";
+      F->getReturnType()->isVoidType() ? "void" : "::vmap::batched::Value";
   std::string Shown = F->getNameAsString();
   if (Template)
     Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
   Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
          std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
   Out += "static " + Result + " " + cloneName(F) + "(" + Params + ") {\n";
-  Out += "  namespace vb = vmap::batched;\n";
+  Out += "  namespace " + Alias + " = ::vmap::batched;\n";
   if (Template) {
     const TemplateParameterList *Names = Template->getTemplateParameters();
     for (unsigned I = 0; I < Names->size(); ++I) {

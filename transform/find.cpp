@@ -152,6 +152,48 @@ private:
 
 } // namespace
 
+namespace {
+class SkippedPragmas : public PPCallbacks {
+public:
+  SkippedPragmas(const SourceManager &SM,
+                 std::vector<std::pair<SourceLocation, unsigned>> &Skipped)
+      : SM(SM), Skipped(Skipped) {}
+
+  void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
+    if (!SM.isInMainFile(Range.getBegin()))
+      return;
+    auto [File, Begin] = SM.getDecomposedLoc(Range.getBegin());
+    unsigned End = SM.getFileOffset(Range.getEnd());
+    StringRef Text = SM.getBufferData(File).slice(Begin, End);
+    for (size_t LineStart = 0; LineStart < Text.size();) {
+      size_t LineEnd = Text.find('\n', LineStart);
+      if (LineEnd == StringRef::npos)
+        LineEnd = Text.size();
+      StringRef Line = Text.slice(LineStart, LineEnd);
+      StringRef Rest = Line.ltrim();
+      size_t Hash = Line.size() - Rest.size();
+      if (Rest.consume_front("#") && (Rest = Rest.ltrim()).consume_front("pragma") &&
+          (Rest = Rest.ltrim()).consume_front("vmap") &&
+          (Rest.empty() || !isAsciiIdentifierContinue(Rest.front())))
+        Skipped.push_back(
+            {Range.getBegin().getLocWithOffset(LineStart + Hash),
+             static_cast<unsigned>(Line.size() - Rest.size() - Hash)});
+      LineStart = LineEnd + 1;
+    }
+  }
+
+private:
+  const SourceManager &SM;
+  std::vector<std::pair<SourceLocation, unsigned>> &Skipped;
+};
+} // namespace
+
+void registerSkippedPragmas(
+    Preprocessor &PP, std::vector<std::pair<SourceLocation, unsigned>> &Skipped) {
+  PP.addPPCallbacks(
+      std::make_unique<SkippedPragmas>(PP.getSourceManager(), Skipped));
+}
+
 void registerVmapPragma(Preprocessor &PP, std::vector<VmapPragma> &Pragmas,
                         Diagnostics &Diags) {
   PP.AddPragmaHandler(new VmapPragmaHandler(Pragmas, Diags));
@@ -184,6 +226,54 @@ std::vector<VmapLoop> find(ASTContext &Context,
     if (!Binder.Bound[Index])
       Diags.report(diag::err_pragma_without_loop, Pragma.Loc);
   return std::move(Binder.Loops);
+}
+
+llvm::SmallVector<const FunctionDecl *, 4>
+compiledSpecializations(const FunctionDecl *Function) {
+  llvm::SmallVector<const FunctionDecl *, 4> Specializations;
+  const FunctionTemplateDecl *Template =
+      Function ? Function->getDescribedFunctionTemplate() : nullptr;
+  if (!Template)
+    return Specializations;
+  for (const FunctionDecl *Specialization : Template->specializations())
+    if (Specialization->doesThisDeclarationHaveABody() ||
+        Specialization->getBody())
+      Specializations.push_back(Specialization);
+  return Specializations;
+}
+
+namespace {
+/// The `for` statements of an instantiated body, by where they are written.
+class ForsByLocation : public RecursiveASTVisitor<ForsByLocation> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitForStmt(ForStmt *For) {
+    Fors[For->getForLoc().getRawEncoding()] = For;
+    return true;
+  }
+  llvm::DenseMap<SourceLocation::UIntTy, const ForStmt *> Fors;
+};
+} // namespace
+
+std::vector<VmapLoop> inSpecialization(llvm::ArrayRef<VmapLoop> Loops,
+                                       unsigned Top,
+                                       const FunctionDecl *Specialization) {
+  ForsByLocation Instantiated;
+  Instantiated.TraverseDecl(const_cast<FunctionDecl *>(Specialization));
+  std::vector<VmapLoop> Result(Loops.begin(), Loops.end());
+  for (unsigned Index = Top; Index < Result.size(); ++Index) {
+    int Ancestor = static_cast<int>(Index);
+    while (Ancestor > static_cast<int>(Top))
+      Ancestor = Result[Ancestor].Parent;
+    if (Ancestor != static_cast<int>(Top))
+      continue;
+    VmapLoop &Loop = Result[Index];
+    Loop.For = Instantiated.Fors.lookup(Loop.For->getForLoc().getRawEncoding());
+    Loop.Function = Specialization;
+    if (!Loop.For)
+      return {};
+  }
+  return Result;
 }
 
 void dumpLoops(llvm::ArrayRef<VmapLoop> Loops, const SourceManager &SM,

@@ -32,11 +32,36 @@ struct VmapPragma {
 void registerVmapPragma(clang::Preprocessor &PP,
                         std::vector<VmapPragma> &Pragmas, Diagnostics &Diags);
 
+/// Note [Pragmas in skipped code]: a `#pragma vmap` in code the preprocessor
+/// skips (`#ifdef NDEBUG` when the tool's flags lack -DNDEBUG) is not
+/// rewritten; the rewrite turns it into an `#error`, so that if the compiler's
+/// flags select that code, the build fails instead of running the loop per
+/// example. Registers a callback that appends the location of each such
+/// `#pragma vmap` of the main file and the length of its text to \p Skipped.
+void registerSkippedPragmas(
+    clang::Preprocessor &PP,
+    std::vector<std::pair<clang::SourceLocation, unsigned>> &Skipped);
+
 /// find: the annotated loops of the main file, outer loops before the loops
 /// nested in them (so a loop's Parent index is always smaller than its own).
 std::vector<VmapLoop> find(clang::ASTContext &Context,
                            llvm::ArrayRef<VmapPragma> Pragmas,
                            Diagnostics &Diags);
+
+/// Note [Loops in templates]: a loop in a function template (or a generic
+/// lambda) is found in the template's pattern, whose expressions depend on
+/// the template parameters; it is analysed in each compiled specialization of
+/// the template instead. These are those specializations, in declaration
+/// order; empty when \p Function is not a template pattern.
+llvm::SmallVector<const clang::FunctionDecl *, 4>
+compiledSpecializations(const clang::FunctionDecl *Function);
+
+/// \p Loops with the loop \p Top and the loops nested in it (all in
+/// Top's function, a template pattern) replaced by their counterparts in
+/// \p Specialization, one of its compiledSpecializations.
+std::vector<VmapLoop> inSpecialization(llvm::ArrayRef<VmapLoop> Loops,
+                                       unsigned Top,
+                                       const clang::FunctionDecl *Specialization);
 
 /// --dump-after=find: one line per loop.
 void dumpLoops(llvm::ArrayRef<VmapLoop> Loops,

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ast_util.h"
 #include "diagnostics.h"
 #include "emit.h"
 #include "find.h"
@@ -200,11 +201,18 @@ void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {
   }
 }
 
+LoopOutcome runInSpecializations(ASTContext &Context,
+                                 llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
+                                 Diagnostics &Diags);
+
 /// analyse -> batch -> emit; the passes report their own refusals.
 LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           unsigned Top, Diagnostics &Diags) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
+  const FunctionDecl *Function = Loops[Top].Function;
+  if (Function && Function->getDescribedFunctionTemplate())
+    return runInSpecializations(Context, Loops, Top, Diags);
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)
     return Refused;
@@ -224,6 +232,72 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   return Outcome;
 }
 
+/// `scale<float>`, as a diagnostic names a specialization.
+std::string specializationName(const FunctionDecl *Specialization) {
+  std::string Name = isa<CXXMethodDecl>(Specialization) &&
+                             cast<CXXMethodDecl>(Specialization)
+                                 ->getParent()
+                                 ->isLambda()
+                         ? "the generic lambda"
+                         : Specialization->getNameAsString();
+  return "'" + Name + "<" +
+         llvm::join(templateArgumentTexts(Specialization), ", ") + ">'";
+}
+
+/// Note [Loops in templates]: the loop is analysed, batched and printed in
+/// every compiled specialization of its template; the rewrite, printed from
+/// the template's own text, must come out the same for each, since it is
+/// written once, into the template.
+LoopOutcome runInSpecializations(ASTContext &Context,
+                                 llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
+                                 Diagnostics &Diags) {
+  LoopOutcome Refused;
+  Refused.Loop = &Loops[Top];
+  SourceLocation At = Loops[Top].For->getForLoc();
+  llvm::SmallVector<const FunctionDecl *, 4> Specializations =
+      compiledSpecializations(Loops[Top].Function);
+  if (Specializations.empty()) {
+    Diags.report(clang_vmap::diag::refuse_template_not_compiled, At);
+    Diags.report(clang_vmap::diag::note_template_not_compiled, At);
+    return Refused;
+  }
+  std::optional<LoopOutcome> Batched;
+  const FunctionDecl *First = nullptr;
+  for (const FunctionDecl *Specialization : Specializations) {
+    std::vector<VmapLoop> Instance = inSpecialization(Loops, Top, Specialization);
+    if (Instance.empty())
+      continue; // not instantiated down to this loop (a discarded branch)
+    LoopOutcome Outcome = runLoopPasses(Context, Instance, Top, Diags);
+    Outcome.Loop = &Loops[Top];
+    if (!Outcome.Batched) {
+      Diags.report(clang_vmap::diag::note_in_specialization,
+                   Specialization->getPointOfInstantiation())
+          << specializationName(Specialization);
+      return Outcome;
+    }
+    if (!Batched) {
+      Batched = std::move(Outcome);
+      First = Specialization;
+      continue;
+    }
+    if (Outcome.Text != Batched->Text) {
+      Diags.report(clang_vmap::diag::refuse_specializations_differ, At)
+          << specializationName(First) << specializationName(Specialization);
+      Diags.report(clang_vmap::diag::note_specializations_differ, At);
+      return Refused;
+    }
+    for (auto &Insertion : Outcome.Insertions)
+      if (!llvm::is_contained(Batched->Insertions, Insertion))
+        Batched->Insertions.push_back(std::move(Insertion));
+  }
+  if (!Batched) {
+    Diags.report(clang_vmap::diag::refuse_template_not_compiled, At);
+    Diags.report(clang_vmap::diag::note_template_not_compiled, At);
+    return Refused;
+  }
+  return std::move(*Batched);
+}
+
 class VmapConsumer : public ASTConsumer {
 public:
   VmapConsumer(CompilerInstance &Compiler, Job &Job,
@@ -231,6 +305,7 @@ public:
       : Diags(Compiler.getDiagnostics(), KeepGoing), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
+    registerSkippedPragmas(Compiler.getPreprocessor(), SkippedPragmas);
   }
 
   void HandleTranslationUnit(ASTContext &Context) override {
@@ -253,6 +328,17 @@ public:
         rewrite(Context, Outcomes, TheJob.AbsolutePath, Diags);
     if (!Replacements)
       return;
+    // Note [Pragmas in skipped code]
+    for (auto [Loc, Length] : SkippedPragmas)
+      if (llvm::Error Error = Replacements->add(tooling::Replacement(
+              SM, Loc, Length,
+              "#error \"clang-vmap: this '#pragma vmap' loop was not rewritten: "
+              "the tool saw this code excluded by the preprocessor (give it the "
+              "compiler's flags)\""))) {
+        Diags.report(clang_vmap::diag::err_cannot_rewrite, Loc)
+            << llvm::toString(std::move(Error));
+        return;
+      }
     if (DumpAfter == Pass::Rewrite)
       dumpReplacements(*Replacements, llvm::errs());
     llvm::StringRef Original = SM.getBufferData(SM.getMainFileID());
@@ -324,6 +410,7 @@ private:
   }
 
   std::vector<VmapPragma> Pragmas;
+  std::vector<std::pair<SourceLocation, unsigned>> SkippedPragmas;
   Diagnostics Diags;
   Job &TheJob;
   std::shared_ptr<AllDependencies> Dependencies;

@@ -41,29 +41,45 @@ file(COPY "${CMAKE_CURRENT_LIST_DIR}/" DESTINATION "${project_copy}" PATTERN run
 
 run("install into ${prefix}"
     COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
+# Release through CMAKE_BUILD_TYPE, or --config with a multi-config generator.
+set(config_args "")
+set(program_dir "${build}")
+if(GENERATOR MATCHES "Multi-Config|Visual Studio|Xcode")
+  set(config_args --config Release)
+  set(program_dir "${build}/Release")
+endif()
 run("configure with ${GENERATOR}"
     COMMAND "${CMAKE_COMMAND}" -S "${project_copy}" -B "${build}" -G "${GENERATOR}"
             -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
-            -DCLANG_VMAP_WRITE_DIFFS=ON)
-run("build" COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT output)
+            -DCMAKE_CXX_FLAGS=-DTINY_FROM_CXX_FLAGS=1 -DCLANG_VMAP_WRITE_DIFFS=ON)
+run("build" COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
 expect("${output}" "${marker} model.cpp" TRUE "first build")
-run("run the rewritten program" COMMAND "${build}/app" OUTPUT output)
-expect("${output}" "tiny_vmap_user ok" TRUE "program output")
+expect("${output}" "${marker} flags.cpp" TRUE "first build")
+run("run the rewritten program" COMMAND "${program_dir}/app" OUTPUT output)
+# The NDEBUG loop ran batched: its rewrite is what the compiler compiled.
+expect("${output}" "tiny_vmap_user ok (release)" TRUE "program output")
+file(READ "${build}/vmap/app/flags.vmap.cpp" flags_rewrite)
+string(REGEX MATCH "#ifdef NDEBUG[^#]*vb::at\\(out, i\\) = vb::at\\(x, i\\) \\* " batched_release
+       "${flags_rewrite}")
+if(NOT batched_release)
+  message(FATAL_ERROR "the Release loop of flags.cpp is not the one rewritten:\n${flags_rewrite}")
+endif()
 
 set(diff "${build}/vmap/app/model.vmap.diff")
 file(READ "${diff}" diff_text)
 expect("${diff_text}" "+++" TRUE "the rewrite's diff")
 expect("${diff_text}" "-#pragma vmap" TRUE "the rewrite's diff")
 
-run("no-op rebuild" COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT output)
+run("no-op rebuild" COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
 expect("${output}" "${marker}" FALSE "no-op rebuild")
 
 file(TOUCH "${project_copy}/include/tiny/model.hpp")
 run("rebuild after touching an included header"
-    COMMAND "${CMAKE_COMMAND}" --build "${build}" OUTPUT output)
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
 expect("${output}" "${marker} model.cpp" TRUE "header touched")
 
 run("build a refused loop" MUST_FAIL
-    COMMAND "${CMAKE_COMMAND}" --build "${build}" --target refused OUTPUT output)
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} --target refused
+            OUTPUT output)
 expect("${output}" "refused.cpp:9:" TRUE "the tool's diagnostic")
 expect("${output}" "error:" TRUE "the tool's diagnostic")

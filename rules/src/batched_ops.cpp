@@ -293,6 +293,10 @@ Value& Value::operator/=(const Value& other) {
   compound(*this, *this / other);
   return *this;
 }
+Value& Value::operator%=(const Value& other) {
+  compound(*this, *this % other);
+  return *this;
+}
 
 // --- free functions ------------------------------------------------------------------------
 

@@ -49,13 +49,13 @@ int main() {
 }
 
 // CHECK-LABEL: void shift_add(
-// CHECK-NEXT: if (vmap::batched::unsafe_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
 // CHECK-NEXT: for (int64_t i = 0; i < out.size(0); ++i)
 // CHECK-NEXT: out[i] = in[i] + 1;
 // CHECK-NEXT: } else { // clang-vmap: batched from line 9
 // CHECK: vb::at(out, i) = vb::at(in, i) + 1;  // line 10
 // CHECK-LABEL: void center(
-// CHECK-NEXT: if (vmap::batched::any_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK-NEXT: if (::vmap::batched::any_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
 // CHECK: vb::at(out, i) = vb::at(in, i) - in.sum(0);  // line 18
 // CHECK-LABEL: Tensor fresh_output(
 // CHECK-NOT: unsafe_overlap

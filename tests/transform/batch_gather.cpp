@@ -38,7 +38,7 @@ int main() {
 
 // CHECK-LABEL: void batch_gather(
 // CHECK: { // clang-vmap: batched from line 8
-// CHECK-NEXT: namespace vb = vmap::batched;
+// CHECK-NEXT: namespace vb = ::vmap::batched;
 // CHECK-NEXT: vb::Level _b_level0(0, input.size(0));  // line 8
 // CHECK-NEXT: const vb::Value i = _b_level0.index();
 // CHECK-NEXT: vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));  // line 9

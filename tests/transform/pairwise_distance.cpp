@@ -23,8 +23,8 @@ int main() {
 
 // The overlap fallback runs the original loop without its pragmas. Even the same view is
 // unsafe: example (i, j) reads all of a[i], which examples (i, j') write.
-// CHECK: if (vmap::batched::any_overlap(squares, a) ||
-// CHECK-NEXT: vmap::batched::any_overlap(squares, b)) {
+// CHECK: if (::vmap::batched::any_overlap(squares, a) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(squares, b)) {
 // CHECK-NEXT: {{^    }}for (int64_t i = 0; i < a.size(0); ++i) {
 // CHECK-NEXT: {{^      }}for (int64_t j = 0; j < b.size(0); ++j) {
 // CHECK-NEXT: {{^        }}squares[i][j] = sum((a[i] - b[j]).pow(2));

@@ -51,14 +51,14 @@ int main() {
 
 // CHECK-LABEL: Tensor soft_clip(
 // CHECK: // clang-vmap: batched clone of 'soft_clip' (line 8)
-// CHECK-NEXT: static vmap::batched::Value _b_soft_clip(const vmap::batched::Value& v, double limit) {
-// CHECK-NEXT: namespace vb = vmap::batched;
+// CHECK-NEXT: static ::vmap::batched::Value _b_soft_clip(const ::vmap::batched::Value& v, double limit) {
+// CHECK-NEXT: namespace vb = ::vmap::batched;
 // CHECK-NEXT: vb::Value scaled = v / limit;  // line 9
 // CHECK-NEXT: return scaled.tanh() * limit;  // line 10
 // CHECK-NEXT: }
 // CHECK-LABEL: float squash(
-// CHECK: static vmap::batched::Value _b_squash(vmap::batched::Value v, float scale) {
-// CHECK-NEXT: namespace vb = vmap::batched;
+// CHECK: static ::vmap::batched::Value _b_squash(::vmap::batched::Value v, float scale) {
+// CHECK-NEXT: namespace vb = ::vmap::batched;
 // CHECK-NEXT: vb::Value w = v * scale;  // line 14
 // CHECK-NEXT: { vb::Where _b_where0(w > 1);  // line 15
 // CHECK-NEXT: w = 1 + vb::log(w);  // line 16

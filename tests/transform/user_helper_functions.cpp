@@ -29,9 +29,9 @@ int main() {
   std::cout << act << "\n" << sim << "\n";
 }
 
-// CHECK: static vmap::batched::Value _b_gelu_approx(const vmap::batched::Value& t) {
+// CHECK: static ::vmap::batched::Value _b_gelu_approx(const ::vmap::batched::Value& t) {
 // CHECK: return t * vb::sigmoid(t * 1.702);  // line 7
-// CHECK: static vmap::batched::Value _b_cosine(const vmap::batched::Value& a, const Tensor& b) {
+// CHECK: static ::vmap::batched::Value _b_cosine(const ::vmap::batched::Value& a, const Tensor& b) {
 // CHECK: vb::Value num = vb::dot(a, b).item<float>();  // line 10
 // CHECK: vb::Value den = vb::sqrt(vb::dot(a, a).item<float>() * dot(b, b).item<float>());  // line 11
 // CHECK: return num / (den + 1e-6f);  // line 12

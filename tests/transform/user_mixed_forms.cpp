@@ -40,10 +40,10 @@ int main() {
   std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << smallest << " " << prod << "\n";
 }
 
-// CHECK: static vmap::batched::Value _b_centre(vmap::batched::Value t) {
+// CHECK: static ::vmap::batched::Value _b_centre(::vmap::batched::Value t) {
 // CHECK: t = t - t.mean();  // line 10
 // CHECK: return t;  // line 11
-// CHECK: static vmap::batched::Value _b_norm_row(const vmap::batched::Value& t) {
+// CHECK: static ::vmap::batched::Value _b_norm_row(const ::vmap::batched::Value& t) {
 // CHECK: return _b_centre(t) / (t.abs().sum() + 1.0);  // line 14
 // CHECK-LABEL: void mix(
 // CHECK: vb::Level _b_level0(0, (x.size(0) - 1) + 1);  // line 19

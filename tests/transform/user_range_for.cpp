@@ -50,8 +50,8 @@ int main() {
 }
 
 // CHECK-LABEL: void mix(
-// CHECK: if (vmap::batched::unsafe_overlap(out, x) ||
-// CHECK-NEXT: vmap::batched::any_overlap(out, layers)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK: if (::vmap::batched::unsafe_overlap(out, x) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(out, layers)) { // clang-vmap: inputs may overlap outputs, run as written
 // CHECK: } else { // clang-vmap: batched from line 13
 // CHECK: vb::Value h = vb::zeros_like(vb::at(x, i));  // line 14
 // CHECK-NEXT: for (float s : scales) {  // line 15
@@ -66,7 +66,7 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: vb::at(out, i) = h;  // line 21
 // CHECK-LABEL: void gated(
-// CHECK-NEXT: if (vmap::batched::unsafe_overlap(out, x) ||
-// CHECK-NEXT: vmap::batched::any_overlap(out, gates)) {
+// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, x) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(out, gates)) {
 // CHECK: for (const auto& g : gates) {  // line 29
 // CHECK-NEXT: acc = vb::where(acc > 0, acc * g, acc);  // line 29

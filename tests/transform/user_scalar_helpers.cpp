@@ -32,11 +32,11 @@ int main() {
   std::cout << out << "\n" << ids << "\n" << mixed << "\n";
 }
 
-// CHECK: static vmap::batched::Value _b_clip(vmap::batched::Value v, float lo, float hi) {
+// CHECK: static ::vmap::batched::Value _b_clip(::vmap::batched::Value v, float lo, float hi) {
 // CHECK: return vb::fmin(vb::fmax(v, lo), hi);  // line 8
-// CHECK: static vmap::batched::Value _b_bucket(vmap::batched::Value n) {
+// CHECK: static ::vmap::batched::Value _b_bucket(::vmap::batched::Value n) {
 // CHECK: return vb::scalar_cast<int>(n / 3);  // line 10
-// CHECK: static vmap::batched::Value _b_blend(const vmap::batched::Value& a, const vmap::batched::Value& b, vmap::batched::Value w) {
+// CHECK: static ::vmap::batched::Value _b_blend(const ::vmap::batched::Value& a, const ::vmap::batched::Value& b, ::vmap::batched::Value w) {
 // CHECK: return a * w + b * (1 - w);  // line 12
 // CHECK-LABEL: void apply(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 16

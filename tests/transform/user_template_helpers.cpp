@@ -46,28 +46,28 @@ int main() {
 }
 
 // CHECK: // clang-vmap: batched clone of 'scaled<float>' (line 9)
-// CHECK-NEXT: static vmap::batched::Value _b_scaled_float(const vmap::batched::Value& x, float factor) {
+// CHECK-NEXT: static ::vmap::batched::Value _b_scaled_float(const ::vmap::batched::Value& x, float factor) {
 // CHECK: using T {{\[\[}}maybe_unused{{\]\]}} = float;
 // CHECK-NEXT: return x * factor;  // line 9
 // CHECK: // clang-vmap: batched clone of 'scaled<double>' (line 9)
-// CHECK-NEXT: static vmap::batched::Value _b_scaled_double(const vmap::batched::Value& x, double factor) {
+// CHECK-NEXT: static ::vmap::batched::Value _b_scaled_double(const ::vmap::batched::Value& x, double factor) {
 // CHECK: using T {{\[\[}}maybe_unused{{\]\]}} = double;
 // CHECK: // clang-vmap: batched clone of 'halved_square<float>' (line 12)
-// CHECK-NEXT: static vmap::batched::Value _b_halved_square_float(vmap::batched::Value v) {
+// CHECK-NEXT: static ::vmap::batched::Value _b_halved_square_float(::vmap::batched::Value v) {
 // CHECK: using T {{\[\[}}maybe_unused{{\]\]}} = float;
 // CHECK-NEXT: T two = 2;  // line 13
 // CHECK-NEXT: return v * v / two;  // line 14
 // CHECK: // clang-vmap: batched clone of 'power_sum<3, vmap::Tensor>' (line 18)
-// CHECK-NEXT: static vmap::batched::Value _b_power_sum_3_vmap_Tensor(const vmap::batched::Value& x) {
+// CHECK-NEXT: static ::vmap::batched::Value _b_power_sum_3_vmap_Tensor(const ::vmap::batched::Value& x) {
 // CHECK: {{\[\[}}maybe_unused{{\]\]}} constexpr int N = 3;
 // CHECK-NEXT: using V {{\[\[}}maybe_unused{{\]\]}} = vmap::Tensor;
 // CHECK-NEXT: vb::Value acc = vb::zeros_like(x);  // line 19
 // CHECK: acc = acc + x.pow(k + 1);  // line 20
 // CHECK: // clang-vmap: batched clone of 'shifted<-2>' (line 25)
-// CHECK-NEXT: static vmap::batched::Value _b_shifted_neg2(vmap::batched::Value v) {
+// CHECK-NEXT: static ::vmap::batched::Value _b_shifted_neg2(::vmap::batched::Value v) {
 // CHECK: {{\[\[}}maybe_unused{{\]\]}} constexpr int64_t Bias = -2;
 // CHECK: // clang-vmap: batched clone of 'shifted<2>' (line 25)
-// CHECK-NEXT: static vmap::batched::Value _b_shifted_2(vmap::batched::Value v) {
+// CHECK-NEXT: static ::vmap::batched::Value _b_shifted_2(::vmap::batched::Value v) {
 // CHECK-LABEL: void features(
 // CHECK: vb::at(out, i) = _b_scaled_float(vb::at(x, i), 2.0f) + _b_scaled_double(vb::at(x, i), 0.5);  // line 31
 // CHECK: vb::at(energy, i) = _b_halved_square_float(total) + halved_square(int64_t(3));  // line 33

@@ -84,6 +84,7 @@ class Value {
  public:
   Value();                         // undefined, like a default-constructed Tensor
   Value(const Tensor& unbatched);  // loop-invariant tensor: broadcasts over all levels
+  Value(std::nullopt_t) : Value() {}  // an optional argument left out (clamp's bounds)
   // Loop-invariant C++ scalars (wrapped numbers).
   template <vmap::detail::Arithmetic T>
   Value(T v) : Value(scalar_tensor(v, detail::cpp_dtype<T>()), 0, true) {}
@@ -186,7 +187,7 @@ class Value {
   Value sign() const;
   Value logical_not() const;
   Value pow(const Value& exponent) const;
-  Value clamp(const Value& min, const Value& max) const;
+  Value clamp(const Value& min, const Value& max = Value()) const;  // undefined: no bound
   // alpha is loop-invariant (the tool refuses a per-example one).
   Value add(const Value& other, vmap::detail::Scalar alpha = 1) const;
   Value sub(const Value& other, vmap::detail::Scalar alpha = 1) const;
@@ -211,6 +212,7 @@ class Value {
   Value& operator-=(const Value& other);
   Value& operator*=(const Value& other);
   Value& operator/=(const Value& other);
+  Value& operator%=(const Value& other);  // C++ integers only, as operator%
 
   // Escape hatches for the rules and the fallback.
   // Computes a pending value first (Note [Pending values] in src/batched_fused.hpp).
@@ -330,7 +332,7 @@ Value logical_and(const Value& a, const Value& b);
 Value logical_or(const Value& a, const Value& b);
 Value logical_not(const Value& x);
 Value where(const Value& condition, const Value& a, const Value& b);
-Value clamp(const Value& x, const Value& min, const Value& max);
+Value clamp(const Value& x, const Value& min, const Value& max = Value());
 Value neg(const Value& x);
 Value abs(const Value& x);
 Value sqrt(const Value& x);
