@@ -96,6 +96,8 @@ struct Job {
   std::string AbsolutePath; ///< as named in replacements
   std::optional<RewrittenFile> Result;
   unsigned LoopsLeftAsWritten = 0; ///< refused under --keep-going
+  /// The compile command's -W flags of the tool's own warnings.
+  std::vector<std::string> WarningFlags;
 };
 
 /// Every file the parse read, system headers included.
@@ -228,7 +230,8 @@ class VmapConsumer : public ASTConsumer {
 public:
   VmapConsumer(CompilerInstance &Compiler, Job &Job,
                std::shared_ptr<AllDependencies> Dependencies)
-      : Diags(Compiler.getDiagnostics(), KeepGoing), TheJob(Job),
+      : Diags(Compiler.getDiagnostics(), KeepGoing, Job.WarningFlags),
+        TheJob(Job),
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
   }
@@ -411,7 +414,17 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
   // Reference counted: the compiler instance holds on to it too.
   llvm::IntrusiveRefCntPtr<FileManager> Files(
       new FileManager(FileSystemOptions(), FileSystem));
-  tooling::ToolInvocation Invocation(toolCommandLine(Command, FallbackIncludes),
+  // Clang does not know the tool's -W names: they go to its Diagnostics.
+  std::vector<std::string> CommandLine =
+      toolCommandLine(Command, FallbackIncludes);
+  Job.WarningFlags.clear();
+  llvm::erase_if(CommandLine, [&](const std::string &Arg) {
+    if (!isVmapWarningFlag(Arg))
+      return false;
+    Job.WarningFlags.push_back(Arg);
+    return true;
+  });
+  tooling::ToolInvocation Invocation(std::move(CommandLine),
                                      std::make_unique<VmapAction>(Job),
                                      Files.get());
   if (!Invocation.run() || !Job.Result)

@@ -1,0 +1,139 @@
+// The tool's reports (SPEC section 6, "The tool's reports"): -W names of its warnings,
+// remarks of group vmap, the optimization-record YAML, machine-readable diagnostics.
+#include "tool_fixture.hpp"
+
+namespace {
+
+using namespace vmap_tool_test;
+
+// A batched loop whose pragma has a stray token: one -Wvmap-pragma-extra-tokens warning.
+const char* const kExtraTokens = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void scale(const Tensor& x, Tensor& out) {
+#pragma vmap fast
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] * 2;
+}
+)";
+
+// A batched loop, then one refused (`break`): a -Wvmap-refused warning under --keep-going.
+const char* const kBatchedThenRefused = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void add_one(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + 1;
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (i == 2)
+      break;
+    out[i] = x[i];
+  }
+}
+)";
+
+class Reports : public ToolTest {};
+
+TEST_F(Reports, WarningsShowTheirName) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:4:14: warning: extra tokens at end of '#pragma vmap' are "
+                            "ignored [-Wvmap-pragma-extra-tokens]"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(Reports, WerrorOnANamedWarningFails) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Werror=vmap-pragma-extra-tokens");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("a.cpp:4:14: error: extra tokens at end of '#pragma vmap' are "
+                            "ignored [-Werror,-Wvmap-pragma-extra-tokens]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(Reports, WerrorOnTheGroupFails) {
+  file("a.cpp", kExtraTokens);
+  EXPECT_EQ(run("a.cpp -o out.cpp --extra-arg=-Werror=vmap").status, 1);
+}
+
+TEST_F(Reports, WerrorOnAnotherWarningDoesNotFail) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Werror=vmap-fallback");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: extra tokens"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, WnoSilencesANamedWarning) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Wno-vmap-pragma-extra-tokens");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(Reports, WnoErrorKeepsANamedWarningUnderWerror) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run(
+      "a.cpp -o out.cpp --extra-arg=-Werror --extra-arg=-Wno-error=vmap-pragma-extra-tokens");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: extra tokens at end of '#pragma vmap' are ignored "
+                            "[-Wvmap-pragma-extra-tokens]"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(Reports, LastFlagWins) {
+  file("a.cpp", kExtraTokens);
+  EXPECT_EQ(run("a.cpp -o out.cpp --extra-arg=-Werror=vmap-pragma-extra-tokens "
+                "--extra-arg=-Wno-vmap-pragma-extra-tokens")
+                .status,
+            0);
+  EXPECT_EQ(run("a.cpp -o out.cpp --extra-arg=-Wno-vmap --extra-arg=-Werror=vmap").status, 1);
+}
+
+TEST_F(Reports, WSilencesEvenAPromotedWarning) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Werror=vmap --extra-arg=-w");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+}
+
+TEST_F(Reports, NamedWarningFlagsWorkAfterDashes) {
+  file("a.cpp", kExtraTokens);
+  EXPECT_EQ(run("a.cpp -o out.cpp -- -Werror=vmap-pragma-extra-tokens" + include_flags(),
+                /*with_flags=*/false)
+                .status,
+            1);
+}
+
+TEST_F(Reports, UnknownVmapWarningNameIsReportedAsClangDoes) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Wvmap-no-such-warning");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("unknown warning option '-Wvmap-no-such-warning'"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(Reports, KeepGoingRefusalsAreNamedWarnings) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp");
+  EXPECT_NE(result.err.find("a.cpp:10:7: warning: 'break' in the body of a vmap loop "
+                            "[-Wvmap-refused]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+  tool_run silenced = run("a.cpp --keep-going -o out2.cpp --extra-arg=-Wno-vmap-refused");
+  EXPECT_EQ(silenced.status, 1);  // --keep-going still fails the run (SPEC section 3)
+  EXPECT_EQ(silenced.err, "");
+  EXPECT_TRUE(fs::exists(dir_ / "out2.cpp"));
+  tool_run promoted = run("a.cpp --keep-going -o out3.cpp --extra-arg=-Werror=vmap-refused");
+  EXPECT_EQ(promoted.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out3.cpp"));
+}
+
+}  // namespace
