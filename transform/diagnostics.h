@@ -63,7 +63,7 @@ public:
   static bool isRefusal(diag::Kind Kind);
   /// Refusals reported so far (errors, or warnings under --keep-going).
   unsigned numRefusals() const { return NumRefusals; }
-  /// The message of the latest refusal, as printed (for --remarks).
+  /// The message of the latest refusal, without its -W name (for remarks).
   const std::string &lastRefusal() const { return *LastRefusal; }
   bool keepGoing() const { return KeepGoing; }
   clang::DiagnosticsEngine &engine() { return Engine; }

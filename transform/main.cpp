@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "find.h"
 #include "pipeline.h"
+#include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -69,8 +70,15 @@ cl::opt<std::string>
                              "clang-apply-replacements' format"),
                     cl::value_desc("yaml"), cl::cat(ToolCategory));
 cl::opt<bool> Remarks("remarks",
-                      cl::desc("Report each loop batched or not, and why"),
+                      cl::desc("Report each loop batched or not, and why "
+                               "(-Rpass=vmap, -Rpass-missed=vmap and "
+                               "-Rpass-analysis=vmap)"),
                       cl::cat(ToolCategory));
+cl::opt<std::string> RemarksFile(
+    "remarks-file",
+    cl::desc("Write the remarks as LLVM optimization records (YAML, for "
+             "opt-viewer)"),
+    cl::value_desc("yaml"), cl::cat(ToolCategory));
 cl::opt<bool> WriteDepfile("MD", cl::desc("Write a make-style depfile"),
                            cl::cat(ToolCategory));
 cl::opt<std::string> DepfilePath("MF", cl::desc("The depfile -MD writes"),
@@ -204,7 +212,8 @@ void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {
 
 /// analyse -> batch -> emit; the passes report their own refusals.
 LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
-                          unsigned Top, Diagnostics &Diags) {
+                          unsigned Top, Diagnostics &Diags,
+                          LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
@@ -218,6 +227,8 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   if (DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
   LoopOutcome Outcome = emit(*Plan);
+  if (Outcome.Batched)
+    Remarks.batched(*Plan);
   if (DumpAfter == Pass::Emit) {
     llvm::errs() << "emitted for the vmap loop at ";
     printLoc(Loops[Top].PragmaLoc, Context, llvm::errs());
@@ -229,9 +240,9 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
 class VmapConsumer : public ASTConsumer {
 public:
   VmapConsumer(CompilerInstance &Compiler, Job &Job,
-               std::shared_ptr<AllDependencies> Dependencies)
+               std::shared_ptr<AllDependencies> Dependencies, RemarkLog *Log)
       : Diags(Compiler.getDiagnostics(), KeepGoing, Job.WarningFlags),
-        TheJob(Job),
+        Remarks(Compiler, Log), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
   }
@@ -283,7 +294,7 @@ private:
     DiagnosticsEngine &Engine = Context.getDiagnostics();
     unsigned RefusalsBefore = Diags.numRefusals();
     unsigned ErrorsBefore = Engine.getNumErrors();
-    LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags);
+    LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags, Remarks);
     SourceLocation PragmaLoc = Loops[Top].PragmaLoc;
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
@@ -293,9 +304,9 @@ private:
         reportEmitRefusal(Outcome, PragmaLoc);
       if (KeepGoing)
         Diags.report(clang_vmap::diag::note_loop_left_as_written, PragmaLoc);
+      Remarks.notBatched(Loops[Top],
+                         Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
     }
-    if (Remarks)
-      reportRemark(Outcome, PragmaLoc);
     return Outcome;
   }
 
@@ -312,40 +323,28 @@ private:
     Diags.report(clang_vmap::diag::note_macro, Outcome.WhyNotRange.getBegin());
   }
 
-  void reportRemark(const LoopOutcome &Outcome, SourceLocation PragmaLoc) {
-    if (!Outcome.Batched) {
-      Diags.report(clang_vmap::diag::remark_loop_not_batched, PragmaLoc)
-          << (Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
-      return;
-    }
-    std::string Fallbacks;
-    if (!Outcome.FallbackOps.empty())
-      Fallbacks = " (" + llvm::join(Outcome.FallbackOps, ", ") + ")";
-    Diags.report(clang_vmap::diag::remark_loop_batched, PragmaLoc)
-        << Outcome.NumOps << static_cast<unsigned>(Outcome.FallbackOps.size())
-        << Fallbacks;
-  }
-
   std::vector<VmapPragma> Pragmas;
   Diagnostics Diags;
+  LoopRemarks Remarks;
   Job &TheJob;
   std::shared_ptr<AllDependencies> Dependencies;
 };
 
 class VmapAction : public ASTFrontendAction {
 public:
-  explicit VmapAction(Job &Job) : TheJob(Job) {}
+  VmapAction(Job &Job, RemarkLog *Log) : TheJob(Job), Log(Log) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                  llvm::StringRef) override {
     auto Dependencies = std::make_shared<AllDependencies>();
     Dependencies->attachToPreprocessor(Compiler.getPreprocessor());
     return std::make_unique<VmapConsumer>(Compiler, TheJob,
-                                          std::move(Dependencies));
+                                          std::move(Dependencies), Log);
   }
 
 private:
   Job &TheJob;
+  RemarkLog *Log;
 };
 
 /// Include directories holding <vmap/vmap.hpp>, searched after the user's
@@ -381,6 +380,9 @@ toolCommandLine(const tooling::CompileCommand &Command,
     Before.push_back("-std=c++20");
   Before.insert(Before.end(), ExtraArgsBefore.begin(), ExtraArgsBefore.end());
   std::vector<std::string> After(ExtraArgs.begin(), ExtraArgs.end());
+  if (Remarks)
+    After.insert(After.end(), {"-Rpass=vmap", "-Rpass-missed=vmap",
+                               "-Rpass-analysis=vmap"});
   for (const std::string &Dir : FallbackIncludes) {
     After.push_back("-idirafter");
     After.push_back(Dir);
@@ -407,7 +409,7 @@ std::string absolutePath(llvm::StringRef Path) {
 /// Parses the job's file with its compile command; fills Job.Result when the
 /// file was rewritten (possibly to itself). False when it was not.
 bool runJob(Job &Job, const tooling::CompileCommand &Command,
-            llvm::ArrayRef<std::string> FallbackIncludes) {
+            llvm::ArrayRef<std::string> FallbackIncludes, RemarkLog *Log) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystem(
       llvm::vfs::createPhysicalFileSystem().release());
   FileSystem->setCurrentWorkingDirectory(Command.Directory);
@@ -425,7 +427,7 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
     return true;
   });
   tooling::ToolInvocation Invocation(std::move(CommandLine),
-                                     std::make_unique<VmapAction>(Job),
+                                     std::make_unique<VmapAction>(Job, Log),
                                      Files.get());
   if (!Invocation.run() || !Job.Result)
     return false;
@@ -523,6 +525,7 @@ int main(int argc, const char **argv) {
     Jobs.push_back({Path, absolutePath(Path), std::nullopt});
   bool AllRewritten = true;
   bool SomeLoopsLeftAsWritten = false;
+  RemarkLog Log; // --remarks-file: the loops of every input, refused included
   for (auto [Index, Job] : llvm::enumerate(Jobs)) {
     if (ShowProgress)
       llvm::errs() << "[" << Index + 1 << "/" << Jobs.size() << "] "
@@ -546,7 +549,8 @@ int main(int argc, const char **argv) {
     bool Rewritten = false;
     llvm::CrashRecoveryContext Recovery;
     if (!Recovery.RunSafely([&] {
-          Rewritten = runJob(Job, Commands.front(), FallbackIncludes);
+          Rewritten = runJob(Job, Commands.front(), FallbackIncludes,
+                             RemarksFile.empty() ? nullptr : &Log);
         }))
       llvm::errs() << "clang-vmap: error: internal error while rewriting "
                    << Job.Path << "; it is left as it was\n";
@@ -557,6 +561,8 @@ int main(int argc, const char **argv) {
     else if (Job.LoopsLeftAsWritten > 0)
       SomeLoopsLeftAsWritten = true;
   }
+  if (!RemarksFile.empty() && !succeeded(Log.writeYaml(RemarksFile)))
+    return Refused;
   if (!AllRewritten)
     return Refused;
 

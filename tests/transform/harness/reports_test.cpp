@@ -136,4 +136,110 @@ TEST_F(Reports, KeepGoingRefusalsAreNamedWarnings) {
   EXPECT_FALSE(fs::exists(dir_ / "out3.cpp"));
 }
 
+TEST_F(Reports, RpassVmapPrintsBatchedLoopsAsClangRemarks) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass=vmap");
+  EXPECT_NE(result.err.find("a.cpp:4:1: remark: loop batched: 1 batch level (i from 0 to "
+                            "x.size(0)), "),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("ops (operator="), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("operator+"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(", 0 per-example fallbacks"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[-Rpass=vmap]"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("loop not batched"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("run-time overlap check:"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RpassMissedVmapSaysWhyNot) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass-missed=vmap");
+  EXPECT_NE(result.err.find("a.cpp:7:1: remark: loop not batched: 'break' in the body of a "
+                            "vmap loop [-Rpass-missed=vmap]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("loop batched"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RpassAnalysisVmapNamesTheOverlapChecks) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass-analysis=vmap");
+  EXPECT_NE(result.err.find("a.cpp:4:1: remark: run-time overlap check: 'out' is written and "
+                            "'x' is read"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("[-Rpass-analysis=vmap]"), std::string::npos) << result.err;
+  // The guard is in the rewrite, as the remark says.
+  EXPECT_NE(read_file(dir_ / "out.cpp").find("overlap(out, x)"), std::string::npos);
+}
+
+TEST_F(Reports, RemarksOfAnotherPassAreNotPrinted) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass=inline "
+                        "--extra-arg=-Rpass-missed=loop-vectorize");
+  EXPECT_EQ(result.err.find("remark:"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RemarksFlagAsksForAllThree) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --remarks");
+  EXPECT_NE(result.err.find("[-Rpass=vmap]"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[-Rpass-missed=vmap]"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[-Rpass-analysis=vmap]"), std::string::npos) << result.err;
+}
+
+// `text` with each run of blanks and newlines as one space: YAML wraps long flow maps at a
+// width that depends on the path.
+std::string squeeze(const std::string& text) {
+  std::string squeezed;
+  for (char c : text) {
+    bool blank = c == ' ' || c == '\n';
+    if (!blank || squeezed.empty() || squeezed.back() != ' ') squeezed += blank ? ' ' : c;
+  }
+  return squeezed;
+}
+
+TEST_F(Reports, RemarksFileHoldsOptimizationRecords) {
+  fs::path input = file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --remarks-file=a.opt.yaml");
+  EXPECT_EQ(result.err.find("remark:"), std::string::npos) << result.err;
+  std::string yaml = read_file(dir_ / "a.opt.yaml");
+  std::string records = squeeze(yaml);
+  std::string loc = "DebugLoc: { File: '" + input.string() + "', ";
+  EXPECT_NE(records.find("--- !Passed Pass: vmap Name: LoopBatched " + loc +
+                         "Line: 4, Column: 1 } Function: add_one Args: - String: 'loop "
+                         "batched: ' - NumLevels: '1' - String: ' batch level (' - Level: 'i "
+                         "from 0 to x.size(0)' " +
+                         loc + "Line: 5, Column: 3 }"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Analysis Pass: vmap Name: OverlapCheck " + loc +
+                         "Line: 4, Column: 1 } Function: add_one"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Missed Pass: vmap Name: LoopNotBatched " + loc +
+                         "Line: 7, Column: 1 } Function: add_one Args: - String: 'loop not "
+                         "batched: ' - Reason: '''break'' in the body of a vmap loop'"),
+            std::string::npos)
+      << yaml;
+}
+
+TEST_F(Reports, RemarksFileIsWrittenWhenALoopIsRefused) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp -o out.cpp --remarks-file=a.opt.yaml");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+  std::string yaml = read_file(dir_ / "a.opt.yaml");
+  EXPECT_NE(yaml.find("--- !Missed"), std::string::npos) << yaml;
+}
+
+TEST_F(Reports, RemarksFileCoversEveryInput) {
+  file("a.cpp", kBatchedThenRefused);
+  file("b.cpp", kExtraTokens);
+  run("a.cpp b.cpp --diff --keep-going --remarks-file=all.yaml");
+  std::string yaml = read_file(dir_ / "all.yaml");
+  EXPECT_NE(yaml.find("Function:        add_one"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("Function:        scale"), std::string::npos) << yaml;
+}
+
 }  // namespace
