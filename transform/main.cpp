@@ -16,7 +16,12 @@
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/SARIFDiagnostic.h"
+#include "clang/Frontend/SARIFDiagnosticPrinter.h"
+#include "clang/Basic/Sarif.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -406,6 +411,49 @@ std::string absolutePath(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
+/// -fdiagnostics-format=sarif: clang's SARIF printer, given the document
+/// writer that clang's own driver gives it (a ToolInvocation gives none, and
+/// its default text printer would be taken for a SARIF one). What comes
+/// outside the source file (the driver's diagnostics) is printed as text.
+class SarifPrinter : public SARIFDiagnosticPrinter {
+public:
+  explicit SarifPrinter(DiagnosticOptions *Options)
+      : SARIFDiagnosticPrinter(llvm::errs(), Options),
+        Text(llvm::errs(), Options) {}
+  void BeginSourceFile(const LangOptions &LangOpts,
+                       const Preprocessor *PP) override {
+    if (!hasSarifWriter())
+      setSarifWriter(
+          std::make_unique<SarifDocumentWriter>(PP->getSourceManager()));
+    SARIFDiagnosticPrinter::BeginSourceFile(LangOpts, PP);
+    InSourceFile = true;
+  }
+  void EndSourceFile() override {
+    InSourceFile = false;
+    SARIFDiagnosticPrinter::EndSourceFile();
+  }
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    if (InSourceFile)
+      SARIFDiagnosticPrinter::HandleDiagnostic(Level, Info);
+    else
+      Text.HandleDiagnostic(Level, Info);
+  }
+
+private:
+  TextDiagnosticPrinter Text;
+  bool InSourceFile = false;
+};
+
+/// -fdiagnostics-format=sarif, the last -fdiagnostics-format= winning.
+bool asksForSarif(llvm::ArrayRef<std::string> CommandLine) {
+  std::optional<llvm::StringRef> Format;
+  for (llvm::StringRef Arg : CommandLine)
+    if (Arg.consume_front("-fdiagnostics-format="))
+      Format = Arg;
+  return Format == "sarif" || Format == "SARIF";
+}
+
 /// Parses the job's file with its compile command; fills Job.Result when the
 /// file was rewritten (possibly to itself). False when it was not.
 bool runJob(Job &Job, const tooling::CompileCommand &Command,
@@ -426,9 +474,18 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
     Job.WarningFlags.push_back(Arg);
     return true;
   });
+  std::optional<SarifPrinter> Sarif;
+  if (asksForSarif(CommandLine)) {
+    std::vector<const char *> Argv;
+    for (const std::string &Arg : CommandLine)
+      Argv.push_back(Arg.c_str());
+    Sarif.emplace(CreateAndPopulateDiagOpts(Argv).release());
+  }
   tooling::ToolInvocation Invocation(std::move(CommandLine),
                                      std::make_unique<VmapAction>(Job, Log),
                                      Files.get());
+  if (Sarif)
+    Invocation.setDiagnosticConsumer(&*Sarif);
   if (!Invocation.run() || !Job.Result)
     return false;
   // Dependencies relative to the command's directory become absolute.

@@ -2,6 +2,8 @@
 // remarks of group vmap, the optimization-record YAML, machine-readable diagnostics.
 #include "tool_fixture.hpp"
 
+#include <optional>
+
 namespace {
 
 using namespace vmap_tool_test;
@@ -240,6 +242,68 @@ TEST_F(Reports, RemarksFileCoversEveryInput) {
   std::string yaml = read_file(dir_ / "all.yaml");
   EXPECT_NE(yaml.find("Function:        add_one"), std::string::npos) << yaml;
   EXPECT_NE(yaml.find("Function:        scale"), std::string::npos) << yaml;
+}
+
+// Runs python3 `script` on `input` (its stdin); the script's stdout, or nullopt without
+// python3.
+std::optional<std::string> python(const fs::path& dir, const std::string& script,
+                                  const fs::path& input) {
+  if (std::system("python3 -c '' 2>/dev/null") != 0) return std::nullopt;
+  write_file(dir / "check.py", script);
+  fs::path out = dir / "python.txt";
+  std::string command = "python3 " + quote((dir / "check.py").string()) + " < " +
+                        quote(input.string()) + " > " + quote(out.string()) + " 2>&1";
+  int status = std::system(command.c_str());
+  return read_file(out) + (status == 0 ? "" : "python3 failed");
+}
+
+// Prints the version and each result of the SARIF document on stdin (clang prints it on
+// stderr after any text from the driver) as `level line:column message`.
+const char* const kReadSarif = R"(import json, sys
+text = sys.stdin.read()
+document = json.loads(text[text.index('{'):text.rindex('}') + 1])
+print(document['version'])
+for result in document['runs'][0]['results']:
+    region = result['locations'][0]['physicalLocation']['region']
+    uri = result['locations'][0]['physicalLocation']['artifactLocation']['uri']
+    print(result['level'], uri.rsplit('/', 1)[-1], str(region['startLine']) + ':' +
+          str(region['startColumn']), result['message']['text'])
+)";
+
+TEST_F(Reports, SarifOnAValidFileIsSarif210) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-fdiagnostics-format=sarif");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+  std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
+  if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
+  EXPECT_EQ(*read,
+            "2.1.0\nwarning a.cpp 4:14 extra tokens at end of '#pragma vmap' are ignored "
+            "[-Wvmap-pragma-extra-tokens]\n")
+      << result.err;
+}
+
+TEST_F(Reports, SarifOnARefusedFileHasTheRefusal) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-fdiagnostics-format=sarif");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+  std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
+  if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
+  EXPECT_EQ(*read,
+            "2.1.0\nerror a.cpp 10:7 'break' in the body of a vmap loop\n"
+            "note a.cpp 10:7 every example must run the whole body; compute a mask with 'if' "
+            "or 'where' instead\n")
+      << result.err;
+}
+
+TEST_F(Reports, SarifAfterDashesWorksToo) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp -o out.cpp -- -fdiagnostics-format=sarif" + include_flags(),
+                        /*with_flags=*/false);
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("\"version\":\"2.1.0\""), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("internal error"), std::string::npos) << result.err;
 }
 
 }  // namespace
