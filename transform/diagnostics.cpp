@@ -209,6 +209,14 @@ Diagnostics::Diagnostics(DiagnosticsEngine &Engine, bool KeepGoing,
                    /*ShouldOwnClient=*/true);
 }
 
+llvm::StringRef Diagnostics::warningFlagOf(unsigned DiagID) const {
+  for (unsigned Kind = 0; Kind < diag::NumKinds; ++Kind)
+    if (CustomIDs[Kind] == DiagID && FlagOf[Kind] &&
+        (Entries[Kind].Level == DiagLevel::Warning || KeepGoing))
+      return FlagOf[Kind];
+  return "";
+}
+
 bool Diagnostics::isRefusal(diag::Kind Kind) {
   return Entries[Kind].Level == DiagLevel::Refusal;
 }

@@ -66,6 +66,9 @@ public:
   /// The message of the latest refusal, without its -W name (for remarks).
   const std::string &lastRefusal() const { return *LastRefusal; }
   bool keepGoing() const { return KeepGoing; }
+  /// The -W name (without -W) of the tool's diagnostic \p DiagID, "" if it
+  /// has none or is not the tool's.
+  llvm::StringRef warningFlagOf(unsigned DiagID) const;
   clang::DiagnosticsEngine &engine() { return Engine; }
 
 private:

@@ -111,6 +111,7 @@ struct Job {
   unsigned LoopsLeftAsWritten = 0; ///< refused under --keep-going
   /// The compile command's -W flags of the tool's own warnings.
   std::vector<std::string> WarningFlags;
+  std::vector<tooling::Diagnostic> Diagnostics; ///< for --export-fixes
 };
 
 /// Every file the parse read, system headers included.
@@ -242,6 +243,66 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   return Outcome;
 }
 
+/// --export-fixes: every diagnostic of the file, as clang-tidy exports them
+/// (notes attached to the diagnostic before them), forwarded unchanged.
+class DiagnosticCollector : public DiagnosticConsumer {
+public:
+  DiagnosticCollector(DiagnosticsEngine &Engine, const Diagnostics &Diags,
+                      std::vector<tooling::Diagnostic> &Out)
+      : Next(*Engine.getClient()), OwnedNext(Engine.takeClient()),
+        Diags(Diags), Out(Out) {}
+
+  void BeginSourceFile(const LangOptions &LangOpts,
+                       const Preprocessor *PP) override {
+    Next.BeginSourceFile(LangOpts, PP);
+  }
+  void EndSourceFile() override { Next.EndSourceFile(); }
+  void finish() override { Next.finish(); }
+  bool IncludeInDiagnosticCounts() const override {
+    return Next.IncludeInDiagnosticCounts();
+  }
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    Next.HandleDiagnostic(Level, Info);
+    llvm::SmallString<128> Text;
+    Info.FormatDiagnostic(Text);
+    tooling::DiagnosticMessage Message(Text);
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      SourceManager &SM = Info.getSourceManager();
+      Message = tooling::DiagnosticMessage(Text, SM,
+                                           SM.getFileLoc(Info.getLocation()));
+      llvm::SmallString<256> Path(Message.FilePath);
+      SM.getFileManager().makeAbsolutePath(Path);
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      Message.FilePath = std::string(Path);
+    }
+    if (Level == DiagnosticsEngine::Note) {
+      if (!Out.empty())
+        Out.back().Notes.push_back(Message);
+      return;
+    }
+    llvm::StringRef Flag = Diags.warningFlagOf(Info.getID());
+    if (Flag.empty())
+      Flag = DiagnosticIDs::getWarningOptionForDiag(Info.getID());
+    tooling::Diagnostic::Level As =
+        Level >= DiagnosticsEngine::Error     ? tooling::Diagnostic::Error
+        : Level == DiagnosticsEngine::Warning ? tooling::Diagnostic::Warning
+                                              : tooling::Diagnostic::Remark;
+    std::string Name =
+        Flag.empty() ? (As == tooling::Diagnostic::Error ? "clang-diagnostic-error"
+                                                         : "clang-diagnostic")
+                     : "clang-diagnostic-" + Flag.str();
+    Out.emplace_back(Name, Message, llvm::SmallVector<tooling::DiagnosticMessage, 1>(), As, "");
+  }
+
+private:
+  DiagnosticConsumer &Next;
+  std::unique_ptr<DiagnosticConsumer> OwnedNext;
+  const Diagnostics &Diags;
+  std::vector<tooling::Diagnostic> &Out;
+};
+
 class VmapConsumer : public ASTConsumer {
 public:
   VmapConsumer(CompilerInstance &Compiler, Job &Job,
@@ -250,6 +311,11 @@ public:
         Remarks(Compiler, Log), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
+    if (!ExportFixesPath.empty())
+      Compiler.getDiagnostics().setClient(
+          new DiagnosticCollector(Compiler.getDiagnostics(), Diags,
+                                  Job.Diagnostics),
+          /*ShouldOwnClient=*/true);
   }
 
   void HandleTranslationUnit(ASTContext &Context) override {
@@ -620,15 +686,25 @@ int main(int argc, const char **argv) {
   }
   if (!RemarksFile.empty() && !succeeded(Log.writeYaml(RemarksFile)))
     return Refused;
+  // The fixes of the files rewritten and the diagnostics of all, refusals
+  // included, as clang-tidy exports them.
+  if (!ExportFixesPath.empty()) {
+    std::vector<RewrittenFile> Rewritten;
+    std::vector<tooling::Diagnostic> Diagnostics;
+    for (Job &Job : Jobs) {
+      if (Job.Result)
+        Rewritten.push_back(*Job.Result);
+      llvm::append_range(Diagnostics, Job.Diagnostics);
+    }
+    if (!succeeded(exportFixes(ExportFixesPath, Rewritten, Diagnostics)))
+      return Refused;
+  }
   if (!AllRewritten)
     return Refused;
 
   std::vector<RewrittenFile> Files;
   for (Job &Job : Jobs)
     Files.push_back(std::move(*Job.Result));
-  if (!ExportFixesPath.empty() &&
-      !succeeded(exportFixes(ExportFixesPath, Files)))
-    return Refused;
   if (!DepfilePath.empty()) {
     std::vector<std::pair<std::string, const RewrittenFile *>> Targets;
     for (const RewrittenFile &File : Files)

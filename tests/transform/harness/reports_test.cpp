@@ -306,4 +306,44 @@ TEST_F(Reports, SarifAfterDashesWorksToo) {
   EXPECT_EQ(result.err.find("internal error"), std::string::npos) << result.err;
 }
 
+TEST_F(Reports, ExportedFixesCarryTheDiagnosticsOfARefusedFile) {
+  fs::path input = file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --export-fixes=a.fixes.yaml");
+  EXPECT_EQ(result.status, 1);
+  std::string yaml = read_file(dir_ / "a.fixes.yaml");
+  std::string records = squeeze(yaml);
+  EXPECT_NE(records.find("Diagnostics: - DiagnosticName: clang-diagnostic-error "
+                         "DiagnosticMessage: Message: '''break'' in the body of a vmap loop' "
+                         "FilePath: '" +
+                         input.string() + "' FileOffset: "),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("Notes: - Message: 'every example must run the whole body; compute a "
+                         "mask with ''if'' or ''where'' instead'"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("Level: Error"), std::string::npos) << yaml;
+  EXPECT_EQ(read_file(input), kBatchedThenRefused);  // nothing to apply
+  EXPECT_EQ(records.find("ReplacementText"), std::string::npos) << yaml;
+}
+
+TEST_F(Reports, ExportedFixesCarryTheRewriteAndTheWarnings) {
+  fs::path input = file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp --export-fixes=a.fixes.yaml");
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::string records = squeeze(read_file(dir_ / "a.fixes.yaml"));
+  EXPECT_NE(records.find("- DiagnosticName: clang-vmap-rewrite DiagnosticMessage: Message: "
+                         "rewritten by clang-vmap FilePath: '" +
+                         input.string() + "'"),
+            std::string::npos)
+      << records;
+  EXPECT_NE(records.find("ReplacementText: "), std::string::npos) << records;
+  EXPECT_NE(records.find("- DiagnosticName: clang-diagnostic-vmap-pragma-extra-tokens "
+                         "DiagnosticMessage: Message: 'extra tokens at end of ''#pragma vmap'' "
+                         "are ignored [-Wvmap-pragma-extra-tokens]'"),
+            std::string::npos)
+      << records;
+  EXPECT_NE(records.find("Level: Warning"), std::string::npos) << records;
+}
+
 }  // namespace
