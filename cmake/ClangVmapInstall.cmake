@@ -35,5 +35,6 @@ install(FILES
   ${PROJECT_BINARY_DIR}/ClangVmapConfigVersion.cmake
   ${CMAKE_CURRENT_LIST_DIR}/ClangVmapSources.cmake
   ${CMAKE_CURRENT_LIST_DIR}/ClangVmapDiff.cmake
+  ${CMAKE_CURRENT_LIST_DIR}/ClangVmapKeepGoing.cmake
   ${CMAKE_CURRENT_LIST_DIR}/ClangVmapScriptArgs.cmake
   DESTINATION ${package_dir})

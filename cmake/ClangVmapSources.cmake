@@ -1,4 +1,4 @@
-# clang_vmap_sources(<target> <source>...)
+# clang_vmap_sources(<target> <source>... [KEEP_GOING] [REMARKS])
 #
 # Compiles each <source> of <target> in the form clang-vmap rewrites it to: at build time
 # the tool turns every `#pragma vmap` loop into batched calls and writes
@@ -15,6 +15,11 @@
 # - With CLANG_VMAP_WRITE_DIFFS ON, the unified diff of each rewrite is written next to it
 #   (<source>.vmap.diff) for reviewers.
 # - The rewritten code calls the batched API, so the target links vmap::rules.
+# - KEEP_GOING: loops the tool refuses are left as written, with its warning, instead of
+#   failing the build (clang-vmap --keep-going).
+# - REMARKS: the tool's remarks on each loop are written as LLVM optimization records
+#   (<source>.vmap.yaml next to the rewritten file, clang-vmap --remarks-file), which
+#   clang_vmap_report() renders.
 #
 # Works the same from an installed package (find_package(ClangVmap)) and in-tree
 # (add_subdirectory / FetchContent): both provide the targets vmap::clang-vmap and
@@ -68,6 +73,7 @@ function(_clang_vmap_configuration_flags out_var)
 endfunction()
 
 function(clang_vmap_sources target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "KEEP_GOING;REMARKS" "" "")
   if(NOT TARGET ${target})
     message(FATAL_ERROR "clang_vmap_sources: no target named '${target}'")
   endif()
@@ -126,7 +132,7 @@ function(clang_vmap_sources target)
 
   get_target_property(target_sources ${target} SOURCES)
   set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
-  foreach(source IN LISTS ARGN)
+  foreach(source IN LISTS arg_UNPARSED_ARGUMENTS)
     cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
                NORMALIZE OUTPUT_VARIABLE source_path)
     if(NOT EXISTS "${source_path}")
@@ -165,13 +171,28 @@ function(clang_vmap_sources target)
                               -Wno-unknown-warning-option)
 
     set(outputs "${rewritten}")
+    set(tool_command $<TARGET_FILE:vmap::clang-vmap>)
+    set(report_options "")
+    if(arg_KEEP_GOING)
+      set(tool_command "${CMAKE_COMMAND}" "-DOUTPUT=${rewritten}"
+                       -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapKeepGoing.cmake"
+                       -- ${tool_command})
+      list(APPEND report_options --keep-going)
+    endif()
+    if(arg_REMARKS)
+      set(remarks "${output_dir}/${stem}.vmap.yaml")
+      list(APPEND outputs "${remarks}")
+      list(APPEND report_options "--remarks-file=${remarks}")
+      set_property(GLOBAL APPEND PROPERTY CLANG_VMAP_REMARK_FILES "${remarks}")
+      set_property(GLOBAL APPEND PROPERTY CLANG_VMAP_REMARK_TARGETS ${target})
+    endif()
     set(diff_command "")
     if(CLANG_VMAP_WRITE_DIFFS)
       set(diff "${output_dir}/${stem}.vmap.diff")
       list(APPEND outputs "${diff}")
       set(diff_command
           COMMAND "${CMAKE_COMMAND}" "-DTOOL=$<TARGET_FILE:vmap::clang-vmap>"
-                  "-DSOURCE=${source_path}" "-DOUTPUT=${diff}"
+                  "-DSOURCE=${source_path}" "-DOUTPUT=${diff}" "-DKEEP_GOING=${arg_KEEP_GOING}"
                   -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapDiff.cmake" -- ${source_compiler_flags})
     endif()
 
@@ -179,8 +200,8 @@ function(clang_vmap_sources target)
                OUTPUT_VARIABLE rewritten_for_humans)
     add_custom_command(
       OUTPUT ${outputs}
-      COMMAND $<TARGET_FILE:vmap::clang-vmap> "${source_path}" -o "${rewritten}"
-              -MD -MF "${depfile}" -- ${source_compiler_flags}
+      COMMAND ${tool_command} "${source_path}" -o "${rewritten}"
+              -MD -MF "${depfile}" ${report_options} -- ${source_compiler_flags}
       # The tool may leave an unchanged output as it was; the build must see it as new.
       COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"
       ${diff_command}
@@ -218,4 +239,47 @@ function(clang_vmap_sources target)
     set(target_sources "${new_sources}")
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES "${target_sources}")
+endfunction()
+
+# clang_vmap_report(<name>)
+#
+# A target <name> that renders the remarks of every clang_vmap_sources(... REMARKS) call
+# made so far in the project with LLVM's opt-viewer (llvm-<version>-tools; Python with
+# pyyaml and pygments) into <bindir>/<name>/index.html: each rewritten loop at its source
+# line with its batch levels, ops, per-example fallbacks, run-time overlap checks, and each
+# loop left as written with the reason. Call it after those clang_vmap_sources() calls.
+function(clang_vmap_report name)
+  get_property(remark_files GLOBAL PROPERTY CLANG_VMAP_REMARK_FILES)
+  if(NOT remark_files)
+    message(WARNING "clang_vmap_report(${name}): no clang_vmap_sources(... REMARKS) call "
+                    "before it: the report would be empty")
+  endif()
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  find_file(CLANG_VMAP_OPT_VIEWER opt-viewer.py
+            HINTS /usr/lib/llvm-19/share/opt-viewer /usr/share/opt-viewer
+            DOC "LLVM's opt-viewer.py, for clang_vmap_report()")
+  if(NOT Python3_Interpreter_FOUND OR NOT CLANG_VMAP_OPT_VIEWER)
+    message(WARNING "clang_vmap_report(${name}): opt-viewer.py or python3 not found "
+                    "(apt-get install llvm-19-tools python3-yaml python3-pygments); "
+                    "the target only says so")
+    add_custom_target(${name} COMMAND "${CMAKE_COMMAND}" -E echo
+                      "clang_vmap_report: opt-viewer.py or python3 not found" VERBATIM)
+    return()
+  endif()
+  set(report_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  add_custom_command(
+    OUTPUT "${report_dir}/index.html"
+    COMMAND "${CMAKE_COMMAND}" -E rm -rf "${report_dir}"
+    COMMAND "${Python3_EXECUTABLE}" "${CLANG_VMAP_OPT_VIEWER}" -j 1 -o "${report_dir}"
+            ${remark_files}
+    DEPENDS ${remark_files}
+    COMMENT "clang-vmap: report of the rewritten loops in ${report_dir}/index.html"
+    VERBATIM)
+  add_custom_target(${name} DEPENDS "${report_dir}/index.html")
+  # The records are written by the targets' rewrites, which may live in other directories.
+  get_property(remark_targets GLOBAL PROPERTY CLANG_VMAP_REMARK_TARGETS)
+  if(remark_targets)
+    list(REMOVE_DUPLICATES remark_targets)
+    add_dependencies(${name} ${remark_targets})
+  endif()
 endfunction()

@@ -2,7 +2,9 @@
 //
 // Every message the tool prints is listed in diagnostics.def and reported
 // through the translation unit's DiagnosticsEngine, so users get clang's
-// caret, ranges, colours and -Werror/-w behaviour.
+// caret, ranges, colours and -Werror/-w behaviour. Each warning has a -W
+// name (VMAP_WARNING_FLAG in diagnostics.def) that -Wno-, -Werror= and
+// -Wno-error= act on as they do on clang's own warnings.
 //
 //   Diags.report(diag::refuse_break, Break->getBeginLoc(),
 //                {Break->getSourceRange()});
@@ -29,10 +31,18 @@ enum Kind : unsigned {
 };
 } // namespace diag
 
+/// True for a -W flag naming one of the tool's warnings (`-Wvmap-fallback`,
+/// `-Wno-error=vmap`, ...); clang itself does not know them, so the driver
+/// takes them off the compile command and hands them to Diagnostics.
+bool isVmapWarningFlag(llvm::StringRef Arg);
+
 class Diagnostics {
 public:
   /// Under \p KeepGoing refusals are warnings and the loop is left as written.
-  Diagnostics(clang::DiagnosticsEngine &Engine, bool KeepGoing);
+  /// \p WarningFlags: the command's -W flags for which isVmapWarningFlag
+  /// holds, in order.
+  Diagnostics(clang::DiagnosticsEngine &Engine, bool KeepGoing,
+              llvm::ArrayRef<std::string> WarningFlags = {});
 
   /// Starts a diagnostic at \p Loc; stream further arguments and ranges into
   /// the result (it is emitted when the builder goes out of scope).
@@ -53,9 +63,12 @@ public:
   static bool isRefusal(diag::Kind Kind);
   /// Refusals reported so far (errors, or warnings under --keep-going).
   unsigned numRefusals() const { return NumRefusals; }
-  /// The message of the latest refusal, as printed (for --remarks).
+  /// The message of the latest refusal, without its -W name (for remarks).
   const std::string &lastRefusal() const { return *LastRefusal; }
   bool keepGoing() const { return KeepGoing; }
+  /// The -W name (without -W) of the tool's diagnostic \p DiagID, "" if it
+  /// has none or is not the tool's.
+  llvm::StringRef warningFlagOf(unsigned DiagID) const;
   clang::DiagnosticsEngine &engine() { return Engine; }
 
 private:

@@ -13,10 +13,16 @@
 #include "emit.h"
 #include "find.h"
 #include "pipeline.h"
+#include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
 #include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/SARIFDiagnostic.h"
+#include "clang/Frontend/SARIFDiagnosticPrinter.h"
+#include "clang/Basic/Sarif.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -70,8 +76,15 @@ cl::opt<std::string>
                              "clang-apply-replacements' format"),
                     cl::value_desc("yaml"), cl::cat(ToolCategory));
 cl::opt<bool> Remarks("remarks",
-                      cl::desc("Report each loop batched or not, and why"),
+                      cl::desc("Report each loop batched or not, and why "
+                               "(-Rpass=vmap, -Rpass-missed=vmap and "
+                               "-Rpass-analysis=vmap)"),
                       cl::cat(ToolCategory));
+cl::opt<std::string> RemarksFile(
+    "remarks-file",
+    cl::desc("Write the remarks as LLVM optimization records (YAML, for "
+             "opt-viewer)"),
+    cl::value_desc("yaml"), cl::cat(ToolCategory));
 cl::opt<bool> WriteDepfile("MD", cl::desc("Write a make-style depfile"),
                            cl::cat(ToolCategory));
 cl::opt<std::string> DepfilePath("MF", cl::desc("The depfile -MD writes"),
@@ -97,6 +110,9 @@ struct Job {
   std::string AbsolutePath; ///< as named in replacements
   std::optional<RewrittenFile> Result;
   unsigned LoopsLeftAsWritten = 0; ///< refused under --keep-going
+  /// The compile command's -W flags of the tool's own warnings.
+  std::vector<std::string> WarningFlags;
+  std::vector<tooling::Diagnostic> Diagnostics; ///< for --export-fixes
 };
 
 /// Every file the parse read, system headers included.
@@ -203,16 +219,17 @@ void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {
 
 LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
-                                 Diagnostics &Diags);
+                                 Diagnostics &Diags, LoopRemarks &Remarks);
 
 /// analyse -> batch -> emit; the passes report their own refusals.
 LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
-                          unsigned Top, Diagnostics &Diags) {
+                          unsigned Top, Diagnostics &Diags,
+                          LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
   const FunctionDecl *Function = Loops[Top].Function;
   if (Function && Function->getDescribedFunctionTemplate())
-    return runInSpecializations(Context, Loops, Top, Diags);
+    return runInSpecializations(Context, Loops, Top, Diags, Remarks);
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)
     return Refused;
@@ -224,6 +241,8 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   if (DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
   LoopOutcome Outcome = emit(*Plan);
+  if (Outcome.Batched)
+    Remarks.batched(*Plan);
   if (DumpAfter == Pass::Emit) {
     llvm::errs() << "emitted for the vmap loop at ";
     printLoc(Loops[Top].PragmaLoc, Context, llvm::errs());
@@ -250,7 +269,7 @@ std::string specializationName(const FunctionDecl *Specialization) {
 /// written once, into the template.
 LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
-                                 Diagnostics &Diags) {
+                                 Diagnostics &Diags, LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
   SourceLocation At = Loops[Top].For->getForLoc();
@@ -267,7 +286,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
     std::vector<VmapLoop> Instance = inSpecialization(Loops, Top, Specialization);
     if (Instance.empty())
       continue; // not instantiated down to this loop (a discarded branch)
-    LoopOutcome Outcome = runLoopPasses(Context, Instance, Top, Diags);
+    LoopOutcome Outcome = runLoopPasses(Context, Instance, Top, Diags, Remarks);
     Outcome.Loop = &Loops[Top];
     if (!Outcome.Batched) {
       Diags.report(clang_vmap::diag::note_in_specialization,
@@ -297,15 +316,80 @@ LoopOutcome runInSpecializations(ASTContext &Context,
   }
   return std::move(*Batched);
 }
+/// --export-fixes: every diagnostic of the file, as clang-tidy exports them
+/// (notes attached to the diagnostic before them), forwarded unchanged.
+class DiagnosticCollector : public DiagnosticConsumer {
+public:
+  DiagnosticCollector(DiagnosticsEngine &Engine, const Diagnostics &Diags,
+                      std::vector<tooling::Diagnostic> &Out)
+      : Next(*Engine.getClient()), OwnedNext(Engine.takeClient()),
+        Diags(Diags), Out(Out) {}
+
+  void BeginSourceFile(const LangOptions &LangOpts,
+                       const Preprocessor *PP) override {
+    Next.BeginSourceFile(LangOpts, PP);
+  }
+  void EndSourceFile() override { Next.EndSourceFile(); }
+  void finish() override { Next.finish(); }
+  bool IncludeInDiagnosticCounts() const override {
+    return Next.IncludeInDiagnosticCounts();
+  }
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    Next.HandleDiagnostic(Level, Info);
+    llvm::SmallString<128> Text;
+    Info.FormatDiagnostic(Text);
+    tooling::DiagnosticMessage Message(Text);
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      SourceManager &SM = Info.getSourceManager();
+      Message = tooling::DiagnosticMessage(Text, SM,
+                                           SM.getFileLoc(Info.getLocation()));
+      llvm::SmallString<256> Path(Message.FilePath);
+      SM.getFileManager().makeAbsolutePath(Path);
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      Message.FilePath = std::string(Path);
+    }
+    if (Level == DiagnosticsEngine::Note) {
+      if (!Out.empty())
+        Out.back().Notes.push_back(Message);
+      return;
+    }
+    llvm::StringRef Flag = Diags.warningFlagOf(Info.getID());
+    if (Flag.empty())
+      Flag = DiagnosticIDs::getWarningOptionForDiag(Info.getID());
+    tooling::Diagnostic::Level As =
+        Level >= DiagnosticsEngine::Error     ? tooling::Diagnostic::Error
+        : Level == DiagnosticsEngine::Warning ? tooling::Diagnostic::Warning
+                                              : tooling::Diagnostic::Remark;
+    std::string Name =
+        Flag.empty() ? (As == tooling::Diagnostic::Error ? "clang-diagnostic-error"
+                                                         : "clang-diagnostic")
+                     : "clang-diagnostic-" + Flag.str();
+    Out.emplace_back(Name, Message, llvm::SmallVector<tooling::DiagnosticMessage, 1>(), As, "");
+  }
+
+private:
+  DiagnosticConsumer &Next;
+  std::unique_ptr<DiagnosticConsumer> OwnedNext;
+  const Diagnostics &Diags;
+  std::vector<tooling::Diagnostic> &Out;
+};
 
 class VmapConsumer : public ASTConsumer {
 public:
   VmapConsumer(CompilerInstance &Compiler, Job &Job,
-               std::shared_ptr<AllDependencies> Dependencies)
-      : Diags(Compiler.getDiagnostics(), KeepGoing), TheJob(Job),
+               std::shared_ptr<AllDependencies> Dependencies, RemarkLog *Log)
+      : Diags(Compiler.getDiagnostics(), KeepGoing, Job.WarningFlags),
+        Remarks(Compiler, Log), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
     registerSkippedPragmas(Compiler.getPreprocessor(), SkippedPragmas);
+    if (!ExportFixesPath.empty())
+      Compiler.getDiagnostics().setClient(
+          new DiagnosticCollector(Compiler.getDiagnostics(), Diags,
+                                  Job.Diagnostics),
+          /*ShouldOwnClient=*/true);
   }
 
   void HandleTranslationUnit(ASTContext &Context) override {
@@ -366,7 +450,7 @@ private:
     DiagnosticsEngine &Engine = Context.getDiagnostics();
     unsigned RefusalsBefore = Diags.numRefusals();
     unsigned ErrorsBefore = Engine.getNumErrors();
-    LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags);
+    LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags, Remarks);
     SourceLocation PragmaLoc = Loops[Top].PragmaLoc;
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
@@ -376,9 +460,9 @@ private:
         reportEmitRefusal(Outcome, PragmaLoc);
       if (KeepGoing)
         Diags.report(clang_vmap::diag::note_loop_left_as_written, PragmaLoc);
+      Remarks.notBatched(Loops[Top],
+                         Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
     }
-    if (Remarks)
-      reportRemark(Outcome, PragmaLoc);
     return Outcome;
   }
 
@@ -395,41 +479,29 @@ private:
     Diags.report(clang_vmap::diag::note_macro, Outcome.WhyNotRange.getBegin());
   }
 
-  void reportRemark(const LoopOutcome &Outcome, SourceLocation PragmaLoc) {
-    if (!Outcome.Batched) {
-      Diags.report(clang_vmap::diag::remark_loop_not_batched, PragmaLoc)
-          << (Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
-      return;
-    }
-    std::string Fallbacks;
-    if (!Outcome.FallbackOps.empty())
-      Fallbacks = " (" + llvm::join(Outcome.FallbackOps, ", ") + ")";
-    Diags.report(clang_vmap::diag::remark_loop_batched, PragmaLoc)
-        << Outcome.NumOps << static_cast<unsigned>(Outcome.FallbackOps.size())
-        << Fallbacks;
-  }
-
   std::vector<VmapPragma> Pragmas;
   std::vector<std::pair<SourceLocation, unsigned>> SkippedPragmas;
   Diagnostics Diags;
+  LoopRemarks Remarks;
   Job &TheJob;
   std::shared_ptr<AllDependencies> Dependencies;
 };
 
 class VmapAction : public ASTFrontendAction {
 public:
-  explicit VmapAction(Job &Job) : TheJob(Job) {}
+  VmapAction(Job &Job, RemarkLog *Log) : TheJob(Job), Log(Log) {}
 
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &Compiler,
                                                  llvm::StringRef) override {
     auto Dependencies = std::make_shared<AllDependencies>();
     Dependencies->attachToPreprocessor(Compiler.getPreprocessor());
     return std::make_unique<VmapConsumer>(Compiler, TheJob,
-                                          std::move(Dependencies));
+                                          std::move(Dependencies), Log);
   }
 
 private:
   Job &TheJob;
+  RemarkLog *Log;
 };
 
 /// Include directories holding <vmap/vmap.hpp>, searched after the user's
@@ -465,6 +537,9 @@ toolCommandLine(const tooling::CompileCommand &Command,
     Before.push_back("-std=c++20");
   Before.insert(Before.end(), ExtraArgsBefore.begin(), ExtraArgsBefore.end());
   std::vector<std::string> After(ExtraArgs.begin(), ExtraArgs.end());
+  if (Remarks)
+    After.insert(After.end(), {"-Rpass=vmap", "-Rpass-missed=vmap",
+                               "-Rpass-analysis=vmap"});
   for (const std::string &Dir : FallbackIncludes) {
     After.push_back("-idirafter");
     After.push_back(Dir);
@@ -488,19 +563,81 @@ std::string absolutePath(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
+/// -fdiagnostics-format=sarif: clang's SARIF printer, given the document
+/// writer that clang's own driver gives it (a ToolInvocation gives none, and
+/// its default text printer would be taken for a SARIF one). What comes
+/// outside the source file (the driver's diagnostics) is printed as text.
+class SarifPrinter : public SARIFDiagnosticPrinter {
+public:
+  explicit SarifPrinter(DiagnosticOptions *Options)
+      : SARIFDiagnosticPrinter(llvm::errs(), Options),
+        Text(llvm::errs(), Options) {}
+  void BeginSourceFile(const LangOptions &LangOpts,
+                       const Preprocessor *PP) override {
+    if (!hasSarifWriter())
+      setSarifWriter(
+          std::make_unique<SarifDocumentWriter>(PP->getSourceManager()));
+    SARIFDiagnosticPrinter::BeginSourceFile(LangOpts, PP);
+    InSourceFile = true;
+  }
+  void EndSourceFile() override {
+    InSourceFile = false;
+    SARIFDiagnosticPrinter::EndSourceFile();
+  }
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    if (InSourceFile)
+      SARIFDiagnosticPrinter::HandleDiagnostic(Level, Info);
+    else
+      Text.HandleDiagnostic(Level, Info);
+  }
+
+private:
+  TextDiagnosticPrinter Text;
+  bool InSourceFile = false;
+};
+
+/// -fdiagnostics-format=sarif, the last -fdiagnostics-format= winning.
+bool asksForSarif(llvm::ArrayRef<std::string> CommandLine) {
+  std::optional<llvm::StringRef> Format;
+  for (llvm::StringRef Arg : CommandLine)
+    if (Arg.consume_front("-fdiagnostics-format="))
+      Format = Arg;
+  return Format == "sarif" || Format == "SARIF";
+}
+
 /// Parses the job's file with its compile command; fills Job.Result when the
 /// file was rewritten (possibly to itself). False when it was not.
 bool runJob(Job &Job, const tooling::CompileCommand &Command,
-            llvm::ArrayRef<std::string> FallbackIncludes) {
+            llvm::ArrayRef<std::string> FallbackIncludes, RemarkLog *Log) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystem(
       llvm::vfs::createPhysicalFileSystem().release());
   FileSystem->setCurrentWorkingDirectory(Command.Directory);
   // Reference counted: the compiler instance holds on to it too.
   llvm::IntrusiveRefCntPtr<FileManager> Files(
       new FileManager(FileSystemOptions(), FileSystem));
-  tooling::ToolInvocation Invocation(toolCommandLine(Command, FallbackIncludes),
-                                     std::make_unique<VmapAction>(Job),
+  // Clang does not know the tool's -W names: they go to its Diagnostics.
+  std::vector<std::string> CommandLine =
+      toolCommandLine(Command, FallbackIncludes);
+  Job.WarningFlags.clear();
+  llvm::erase_if(CommandLine, [&](const std::string &Arg) {
+    if (!isVmapWarningFlag(Arg))
+      return false;
+    Job.WarningFlags.push_back(Arg);
+    return true;
+  });
+  std::optional<SarifPrinter> Sarif;
+  if (asksForSarif(CommandLine)) {
+    std::vector<const char *> Argv;
+    for (const std::string &Arg : CommandLine)
+      Argv.push_back(Arg.c_str());
+    Sarif.emplace(CreateAndPopulateDiagOpts(Argv).release());
+  }
+  tooling::ToolInvocation Invocation(std::move(CommandLine),
+                                     std::make_unique<VmapAction>(Job, Log),
                                      Files.get());
+  if (Sarif)
+    Invocation.setDiagnosticConsumer(&*Sarif);
   if (!Invocation.run() || !Job.Result)
     return false;
   // Dependencies relative to the command's directory become absolute.
@@ -597,6 +734,7 @@ int main(int argc, const char **argv) {
     Jobs.push_back({Path, absolutePath(Path), std::nullopt});
   bool AllRewritten = true;
   bool SomeLoopsLeftAsWritten = false;
+  RemarkLog Log; // --remarks-file: the loops of every input, refused included
   for (auto [Index, Job] : llvm::enumerate(Jobs)) {
     if (ShowProgress)
       llvm::errs() << "[" << Index + 1 << "/" << Jobs.size() << "] "
@@ -620,7 +758,8 @@ int main(int argc, const char **argv) {
     bool Rewritten = false;
     llvm::CrashRecoveryContext Recovery;
     if (!Recovery.RunSafely([&] {
-          Rewritten = runJob(Job, Commands.front(), FallbackIncludes);
+          Rewritten = runJob(Job, Commands.front(), FallbackIncludes,
+                             RemarksFile.empty() ? nullptr : &Log);
         }))
       llvm::errs() << "clang-vmap: error: internal error while rewriting "
                    << Job.Path << "; it is left as it was\n";
@@ -631,15 +770,27 @@ int main(int argc, const char **argv) {
     else if (Job.LoopsLeftAsWritten > 0)
       SomeLoopsLeftAsWritten = true;
   }
+  if (!RemarksFile.empty() && !succeeded(Log.writeYaml(RemarksFile)))
+    return Refused;
+  // The fixes of the files rewritten and the diagnostics of all, refusals
+  // included, as clang-tidy exports them.
+  if (!ExportFixesPath.empty()) {
+    std::vector<RewrittenFile> Rewritten;
+    std::vector<tooling::Diagnostic> Diagnostics;
+    for (Job &Job : Jobs) {
+      if (Job.Result)
+        Rewritten.push_back(*Job.Result);
+      llvm::append_range(Diagnostics, Job.Diagnostics);
+    }
+    if (!succeeded(exportFixes(ExportFixesPath, Rewritten, Diagnostics)))
+      return Refused;
+  }
   if (!AllRewritten)
     return Refused;
 
   std::vector<RewrittenFile> Files;
   for (Job &Job : Jobs)
     Files.push_back(std::move(*Job.Result));
-  if (!ExportFixesPath.empty() &&
-      !succeeded(exportFixes(ExportFixesPath, Files)))
-    return Refused;
   if (!DepfilePath.empty()) {
     std::vector<std::pair<std::string, const RewrittenFile *>> Targets;
     for (const RewrittenFile &File : Files)

@@ -3,7 +3,7 @@
 #include "rewrite.h"
 #include "diagnostics.h"
 #include "clang/Lex/Lexer.h"
-#include "clang/Tooling/ReplacementsYaml.h"
+#include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/YAMLTraits.h"
 #include <set>
@@ -301,14 +301,26 @@ llvm::Error writeFileAtomically(llvm::StringRef Path,
 }
 
 llvm::Error exportFixes(llvm::StringRef YamlPath,
-                        llvm::ArrayRef<RewrittenFile> Files) {
-  tooling::TranslationUnitReplacements Fixes;
+                        llvm::ArrayRef<RewrittenFile> Files,
+                        llvm::ArrayRef<tooling::Diagnostic> Diagnostics) {
+  tooling::TranslationUnitDiagnostics Fixes;
   if (!Files.empty())
     Fixes.MainSourceFile = Files.front().AbsolutePath;
-  for (const RewrittenFile &File : Files)
-    Fixes.Replacements.insert(Fixes.Replacements.end(),
-                              File.Replacements.begin(),
-                              File.Replacements.end());
+  else if (!Diagnostics.empty())
+    Fixes.MainSourceFile = Diagnostics.front().Message.FilePath;
+  for (const RewrittenFile &File : Files) {
+    if (File.Replacements.empty())
+      continue;
+    tooling::DiagnosticMessage Message("rewritten by clang-vmap");
+    Message.FilePath = File.AbsolutePath;
+    Message.FileOffset = File.Replacements.begin()->getOffset();
+    Message.Fix[File.AbsolutePath] = File.Replacements;
+    Fixes.Diagnostics.emplace_back(
+        "clang-vmap-rewrite", Message,
+        llvm::SmallVector<tooling::DiagnosticMessage, 1>(),
+        tooling::Diagnostic::Remark, "");
+  }
+  llvm::append_range(Fixes.Diagnostics, Diagnostics);
   std::string Yaml;
   llvm::raw_string_ostream OS(Yaml);
   llvm::yaml::Output Out(OS);

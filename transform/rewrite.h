@@ -10,6 +10,7 @@
 #define CLANG_VMAP_REWRITE_H
 
 #include "pipeline.h"
+#include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -50,9 +51,12 @@ std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
 llvm::Error writeFileAtomically(llvm::StringRef Path,
                                 llvm::StringRef Contents);
 
-/// All replacements in clang-apply-replacements' YAML format.
+/// The replacements of \p Files and \p Diagnostics in the YAML clang-tidy
+/// exports and clang-apply-replacements applies: each file's replacements as
+/// the fix of one remark `clang-vmap-rewrite` at its first change.
 llvm::Error exportFixes(llvm::StringRef YamlPath,
-                        llvm::ArrayRef<RewrittenFile> Files);
+                        llvm::ArrayRef<RewrittenFile> Files,
+                        llvm::ArrayRef<clang::tooling::Diagnostic> Diagnostics);
 
 /// A make rule `Target: dependencies...` per pair, escaped for make.
 llvm::Error

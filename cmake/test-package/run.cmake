@@ -83,3 +83,23 @@ run("build a refused loop" MUST_FAIL
             OUTPUT output)
 expect("${output}" "refused.cpp:9:" TRUE "the tool's diagnostic")
 expect("${output}" "error:" TRUE "the tool's diagnostic")
+
+run("build a refused loop with KEEP_GOING and REMARKS"
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" --target kept OUTPUT output)
+expect("${output}" "refused.cpp:9:7: warning: 'break' in the body of a vmap loop [-Wvmap-refused]"
+       TRUE "the tool's warning")
+file(READ "${build}/vmap/kept/refused.vmap.yaml" remarks)
+expect("${remarks}" "--- !Missed" TRUE "the remarks file")
+expect("${remarks}" "Name:            LoopNotBatched" TRUE "the remarks file")
+expect("${remarks}" "Function:        first_rows" TRUE "the remarks file")
+
+# The report needs LLVM's opt-viewer and its Python modules.
+execute_process(COMMAND python3 -c "import yaml, pygments" RESULT_VARIABLE no_modules
+                OUTPUT_QUIET ERROR_QUIET)
+if(EXISTS /usr/lib/llvm-19/share/opt-viewer/opt-viewer.py AND no_modules EQUAL 0)
+  run("build the report" COMMAND "${CMAKE_COMMAND}" --build "${build}" --target vmap-report)
+  file(READ "${build}/vmap-report/index.html" index)
+  expect("${index}" "first_rows" TRUE "the report's index")
+else()
+  message(STATUS "build the report: skipped (no opt-viewer, or no python3 yaml/pygments)")
+endif()

@@ -2,6 +2,8 @@
 // aliasing check.
 #include "batched_fused.hpp"
 
+#include <vmap/profile.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -413,15 +415,21 @@ Value per_example(const char* name, const std::function<Tensor(std::vector<Tenso
 
 // --- aliasing ------------------------------------------------------------------------------
 
+// Both are the rewrite's overlap guards: true sends the loop down its per-example path,
+// which the profile counts (and the first time warns of).
 bool any_overlap(const Tensor& out, const Tensor& in) {
-  return out.defined() && in.defined() && vmap::detail::overlaps(out, in);
+  const bool overlap = out.defined() && in.defined() && vmap::detail::overlaps(out, in);
+  if (overlap) profile::detail::note_overlap_fallback();
+  return overlap;
 }
 
 bool unsafe_overlap(const Tensor& out, const Tensor& in) {
   if (!out.defined() || !in.defined()) return false;
   const bool same_view = out.raw_data() == in.raw_data() && out.dtype() == in.dtype() &&
                          out.sizes() == in.sizes() && out.strides() == in.strides();
-  return !same_view && vmap::detail::overlaps(out, in);
+  const bool overlap = !same_view && vmap::detail::overlaps(out, in);
+  if (overlap) profile::detail::note_overlap_fallback();
+  return overlap;
 }
 
 }  // namespace vmap::batched

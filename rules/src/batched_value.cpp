@@ -10,6 +10,7 @@
 #include "batched_fused.hpp"
 
 #include <vmap/detail/promotion.hpp>
+#include <vmap/profile.hpp>
 #include <vmap/rules/rules.hpp>
 
 #include <algorithm>
@@ -391,6 +392,7 @@ Value scalar_cast_to(const Value& value, Dtype dtype) {
 // --- dispatch ------------------------------------------------------------------------
 
 Value dispatch(std::size_t op, std::vector<Input> inputs) {
+  const profile::detail::OpScope profiled(kOpTable[op].name);
   int64_t levels = 0;
   auto visit_values = [&](auto&& visitor) {
     for (Input& input : inputs) {

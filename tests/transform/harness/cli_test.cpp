@@ -1,51 +1,10 @@
 // The command line of clang-vmap (SPEC section 3): output modes, exit statuses, bad
 // usage, depfiles, several inputs. Runs the built tool on files in a fresh directory.
-#include <gtest/gtest.h>
-
-#include <atomic>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
-#include <sys/wait.h>
-#include <unistd.h>
-
-namespace fs = std::filesystem;
+#include "tool_fixture.hpp"
 
 namespace {
 
-struct tool_run {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-std::string quote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-// The flags the tool needs to find <vmap/vmap.hpp>, as after `--`.
-std::string include_flags() {
-  std::string flags;
-  std::stringstream dirs(VMAP_INCLUDE_DIRS);
-  for (std::string dir; std::getline(dirs, dir, ':');) flags += " " + quote("-I" + dir);
-  return flags;
-}
+using namespace vmap_tool_test;
 
 const char* const kNoLoops = R"(#include <vmap/vmap.hpp>
 int twice(int x) { return 2 * x; }
@@ -89,39 +48,7 @@ const char* const kDoesNotCompile = R"(#include <vmap/vmap.hpp>
 void f() { undeclared_name(); }
 )";
 
-class CommandLine : public testing::Test {
- protected:
-  void SetUp() override {
-    static std::atomic<int> counter{0};
-    dir_ = fs::temp_directory_path() /
-           ("clang-vmap-cli-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  fs::path file(const std::string& name, const std::string& text) {
-    fs::path path = dir_ / name;
-    write_file(path, text);
-    return path;
-  }
-
-  // Runs clang-vmap with `args` (already quoted), then `--` and the include flags
-  // unless `with_flags` is false.
-  tool_run run(const std::string& args, bool with_flags = true) {
-    fs::path out = dir_ / "stdout.txt";
-    fs::path err = dir_ / "stderr.txt";
-    std::string command = "cd " + quote(dir_.string()) + " && " + quote(CLANG_VMAP_TOOL) + " " +
-                          args + (with_flags ? " --" + include_flags() : std::string()) + " >" +
-                          quote(out.string()) + " 2>" + quote(err.string());
-    int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
-  }
-
-  fs::path dir_;
-};
+class CommandLine : public ToolTest {};
 
 TEST_F(CommandLine, NoInputIsBadUsage) {
   EXPECT_EQ(run("", false).status, 2);

@@ -1,0 +1,349 @@
+// The tool's reports (SPEC section 6, "The tool's reports"): -W names of its warnings,
+// remarks of group vmap, the optimization-record YAML, machine-readable diagnostics.
+#include "tool_fixture.hpp"
+
+#include <optional>
+
+namespace {
+
+using namespace vmap_tool_test;
+
+// A batched loop whose pragma has a stray token: one -Wvmap-pragma-extra-tokens warning.
+const char* const kExtraTokens = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void scale(const Tensor& x, Tensor& out) {
+#pragma vmap fast
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] * 2;
+}
+)";
+
+// A batched loop, then one refused (`break`): a -Wvmap-refused warning under --keep-going.
+const char* const kBatchedThenRefused = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void add_one(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + 1;
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (i == 2)
+      break;
+    out[i] = x[i];
+  }
+}
+)";
+
+class Reports : public ToolTest {};
+
+TEST_F(Reports, WarningsShowTheirName) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:4:14: warning: extra tokens at end of '#pragma vmap' are "
+                            "ignored [-Wvmap-pragma-extra-tokens]"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(Reports, WerrorOnANamedWarningFails) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Werror=vmap-pragma-extra-tokens");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("a.cpp:4:14: error: extra tokens at end of '#pragma vmap' are "
+                            "ignored [-Werror,-Wvmap-pragma-extra-tokens]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(Reports, WerrorOnTheGroupFails) {
+  file("a.cpp", kExtraTokens);
+  EXPECT_EQ(run("a.cpp -o out.cpp --extra-arg=-Werror=vmap").status, 1);
+}
+
+TEST_F(Reports, WerrorOnAnotherWarningDoesNotFail) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Werror=vmap-fallback");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: extra tokens"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, WnoSilencesANamedWarning) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Wno-vmap-pragma-extra-tokens");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+}
+
+TEST_F(Reports, WnoErrorKeepsANamedWarningUnderWerror) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run(
+      "a.cpp -o out.cpp --extra-arg=-Werror --extra-arg=-Wno-error=vmap-pragma-extra-tokens");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("warning: extra tokens at end of '#pragma vmap' are ignored "
+                            "[-Wvmap-pragma-extra-tokens]"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(Reports, LastFlagWins) {
+  file("a.cpp", kExtraTokens);
+  EXPECT_EQ(run("a.cpp -o out.cpp --extra-arg=-Werror=vmap-pragma-extra-tokens "
+                "--extra-arg=-Wno-vmap-pragma-extra-tokens")
+                .status,
+            0);
+  EXPECT_EQ(run("a.cpp -o out.cpp --extra-arg=-Wno-vmap --extra-arg=-Werror=vmap").status, 1);
+}
+
+TEST_F(Reports, WSilencesEvenAPromotedWarning) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Werror=vmap --extra-arg=-w");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err, "");
+}
+
+TEST_F(Reports, NamedWarningFlagsWorkAfterDashes) {
+  file("a.cpp", kExtraTokens);
+  EXPECT_EQ(run("a.cpp -o out.cpp -- -Werror=vmap-pragma-extra-tokens" + include_flags(),
+                /*with_flags=*/false)
+                .status,
+            1);
+}
+
+TEST_F(Reports, UnknownVmapWarningNameIsReportedAsClangDoes) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Wvmap-no-such-warning");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("unknown warning option '-Wvmap-no-such-warning'"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(Reports, KeepGoingRefusalsAreNamedWarnings) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp");
+  EXPECT_NE(result.err.find("a.cpp:10:7: warning: 'break' in the body of a vmap loop "
+                            "[-Wvmap-refused]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+  tool_run silenced = run("a.cpp --keep-going -o out2.cpp --extra-arg=-Wno-vmap-refused");
+  EXPECT_EQ(silenced.status, 1);  // --keep-going still fails the run (SPEC section 3)
+  EXPECT_EQ(silenced.err, "");
+  EXPECT_TRUE(fs::exists(dir_ / "out2.cpp"));
+  tool_run promoted = run("a.cpp --keep-going -o out3.cpp --extra-arg=-Werror=vmap-refused");
+  EXPECT_EQ(promoted.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out3.cpp"));
+}
+
+TEST_F(Reports, RpassVmapPrintsBatchedLoopsAsClangRemarks) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass=vmap");
+  EXPECT_NE(result.err.find("a.cpp:4:1: remark: loop batched: 1 batch level (i from 0 to "
+                            "x.size(0)), "),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("ops (operator="), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("operator+"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find(", 0 per-example fallbacks"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[-Rpass=vmap]"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("loop not batched"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("run-time overlap check:"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RpassMissedVmapSaysWhyNot) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass-missed=vmap");
+  EXPECT_NE(result.err.find("a.cpp:7:1: remark: loop not batched: 'break' in the body of a "
+                            "vmap loop [-Rpass-missed=vmap]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("loop batched"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RpassAnalysisVmapNamesTheOverlapChecks) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass-analysis=vmap");
+  EXPECT_NE(result.err.find("a.cpp:4:1: remark: run-time overlap check: 'out' is written and "
+                            "'x' is read"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("[-Rpass-analysis=vmap]"), std::string::npos) << result.err;
+  // The guard is in the rewrite, as the remark says.
+  EXPECT_NE(read_file(dir_ / "out.cpp").find("overlap(out, x)"), std::string::npos);
+}
+
+TEST_F(Reports, RemarksOfAnotherPassAreNotPrinted) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass=inline "
+                        "--extra-arg=-Rpass-missed=loop-vectorize");
+  EXPECT_EQ(result.err.find("remark:"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RemarksFlagAsksForAllThree) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --remarks");
+  EXPECT_NE(result.err.find("[-Rpass=vmap]"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[-Rpass-missed=vmap]"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("[-Rpass-analysis=vmap]"), std::string::npos) << result.err;
+}
+
+// `text` with each run of blanks and newlines as one space: YAML wraps long flow maps at a
+// width that depends on the path.
+std::string squeeze(const std::string& text) {
+  std::string squeezed;
+  for (char c : text) {
+    bool blank = c == ' ' || c == '\n';
+    if (!blank || squeezed.empty() || squeezed.back() != ' ') squeezed += blank ? ' ' : c;
+  }
+  return squeezed;
+}
+
+TEST_F(Reports, RemarksFileHoldsOptimizationRecords) {
+  fs::path input = file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --remarks-file=a.opt.yaml");
+  EXPECT_EQ(result.err.find("remark:"), std::string::npos) << result.err;
+  std::string yaml = read_file(dir_ / "a.opt.yaml");
+  std::string records = squeeze(yaml);
+  std::string loc = "DebugLoc: { File: '" + input.string() + "', ";
+  EXPECT_NE(records.find("--- !Passed Pass: vmap Name: LoopBatched " + loc +
+                         "Line: 4, Column: 1 } Function: add_one Args: - String: 'loop "
+                         "batched: ' - NumLevels: '1' - String: ' batch level (' - Level: 'i "
+                         "from 0 to x.size(0)' " +
+                         loc + "Line: 5, Column: 3 }"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Analysis Pass: vmap Name: OverlapCheck " + loc +
+                         "Line: 4, Column: 1 } Function: add_one"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Missed Pass: vmap Name: LoopNotBatched " + loc +
+                         "Line: 7, Column: 1 } Function: add_one Args: - String: 'loop not "
+                         "batched: ' - Reason: '''break'' in the body of a vmap loop'"),
+            std::string::npos)
+      << yaml;
+}
+
+TEST_F(Reports, RemarksFileIsWrittenWhenALoopIsRefused) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp -o out.cpp --remarks-file=a.opt.yaml");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+  std::string yaml = read_file(dir_ / "a.opt.yaml");
+  EXPECT_NE(yaml.find("--- !Missed"), std::string::npos) << yaml;
+}
+
+TEST_F(Reports, RemarksFileCoversEveryInput) {
+  file("a.cpp", kBatchedThenRefused);
+  file("b.cpp", kExtraTokens);
+  run("a.cpp b.cpp --diff --keep-going --remarks-file=all.yaml");
+  std::string yaml = read_file(dir_ / "all.yaml");
+  EXPECT_NE(yaml.find("Function:        add_one"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("Function:        scale"), std::string::npos) << yaml;
+}
+
+// Runs python3 `script` on `input` (its stdin); the script's stdout, or nullopt without
+// python3.
+std::optional<std::string> python(const fs::path& dir, const std::string& script,
+                                  const fs::path& input) {
+  if (std::system("python3 -c '' 2>/dev/null") != 0) return std::nullopt;
+  write_file(dir / "check.py", script);
+  fs::path out = dir / "python.txt";
+  std::string command = "python3 " + quote((dir / "check.py").string()) + " < " +
+                        quote(input.string()) + " > " + quote(out.string()) + " 2>&1";
+  int status = std::system(command.c_str());
+  return read_file(out) + (status == 0 ? "" : "python3 failed");
+}
+
+// Prints the version and each result of the SARIF document on stdin (clang prints it on
+// stderr after any text from the driver) as `level line:column message`.
+const char* const kReadSarif = R"(import json, sys
+text = sys.stdin.read()
+document = json.loads(text[text.index('{'):text.rindex('}') + 1])
+print(document['version'])
+for result in document['runs'][0]['results']:
+    region = result['locations'][0]['physicalLocation']['region']
+    uri = result['locations'][0]['physicalLocation']['artifactLocation']['uri']
+    print(result['level'], uri.rsplit('/', 1)[-1], str(region['startLine']) + ':' +
+          str(region['startColumn']), result['message']['text'])
+)";
+
+TEST_F(Reports, SarifOnAValidFileIsSarif210) {
+  file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-fdiagnostics-format=sarif");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
+  std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
+  if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
+  EXPECT_EQ(*read,
+            "2.1.0\nwarning a.cpp 4:14 extra tokens at end of '#pragma vmap' are ignored "
+            "[-Wvmap-pragma-extra-tokens]\n")
+      << result.err;
+}
+
+TEST_F(Reports, SarifOnARefusedFileHasTheRefusal) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-fdiagnostics-format=sarif");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+  std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
+  if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
+  EXPECT_EQ(*read,
+            "2.1.0\nerror a.cpp 10:7 'break' in the body of a vmap loop\n"
+            "note a.cpp 10:7 every example must run the whole body; compute a mask with 'if' "
+            "or 'where' instead\n")
+      << result.err;
+}
+
+TEST_F(Reports, SarifAfterDashesWorksToo) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp -o out.cpp -- -fdiagnostics-format=sarif" + include_flags(),
+                        /*with_flags=*/false);
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("\"version\":\"2.1.0\""), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("internal error"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, ExportedFixesCarryTheDiagnosticsOfARefusedFile) {
+  fs::path input = file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --export-fixes=a.fixes.yaml");
+  EXPECT_EQ(result.status, 1);
+  std::string yaml = read_file(dir_ / "a.fixes.yaml");
+  std::string records = squeeze(yaml);
+  EXPECT_NE(records.find("Diagnostics: - DiagnosticName: clang-diagnostic-error "
+                         "DiagnosticMessage: Message: '''break'' in the body of a vmap loop' "
+                         "FilePath: '" +
+                         input.string() + "' FileOffset: "),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("Notes: - Message: 'every example must run the whole body; compute a "
+                         "mask with ''if'' or ''where'' instead'"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("Level: Error"), std::string::npos) << yaml;
+  EXPECT_EQ(read_file(input), kBatchedThenRefused);  // nothing to apply
+  EXPECT_EQ(records.find("ReplacementText"), std::string::npos) << yaml;
+}
+
+TEST_F(Reports, ExportedFixesCarryTheRewriteAndTheWarnings) {
+  fs::path input = file("a.cpp", kExtraTokens);
+  tool_run result = run("a.cpp --export-fixes=a.fixes.yaml");
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::string records = squeeze(read_file(dir_ / "a.fixes.yaml"));
+  EXPECT_NE(records.find("- DiagnosticName: clang-vmap-rewrite DiagnosticMessage: Message: "
+                         "rewritten by clang-vmap FilePath: '" +
+                         input.string() + "'"),
+            std::string::npos)
+      << records;
+  EXPECT_NE(records.find("ReplacementText: "), std::string::npos) << records;
+  EXPECT_NE(records.find("- DiagnosticName: clang-diagnostic-vmap-pragma-extra-tokens "
+                         "DiagnosticMessage: Message: 'extra tokens at end of ''#pragma vmap'' "
+                         "are ignored [-Wvmap-pragma-extra-tokens]'"),
+            std::string::npos)
+      << records;
+  EXPECT_NE(records.find("Level: Warning"), std::string::npos) << records;
+}
+
+}  // namespace

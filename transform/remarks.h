@@ -1,0 +1,72 @@
+//===- remarks.h - What each vmap loop became, as optimization remarks ----===//
+//
+// Each top-level vmap loop gets remarks of pass `vmap`, as LLVM's own passes
+// report: a Passed remark for a batched loop (its batch levels and the ops
+// it batched), Analysis remarks for each per-example fallback and each
+// run-time overlap check, a Missed remark with the reason for a loop left
+// alone. They are printed as clang remarks when -Rpass=vmap,
+// -Rpass-missed=vmap or -Rpass-analysis=vmap ask (--remarks asks for all
+// three) and kept as LLVM optimization records for --remarks-file, in the
+// YAML that LLVM's opt-viewer renders.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLANG_VMAP_REMARKS_H
+#define CLANG_VMAP_REMARKS_H
+
+#include "batch.h"
+#include "clang/Basic/CodeGenOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "llvm/Remarks/Remark.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/StringSaver.h"
+#include <vector>
+
+namespace clang_vmap {
+
+/// The optimization records of a whole run, for --remarks-file.
+class RemarkLog {
+public:
+  /// Keeps \p Remark with copies of the strings it points to.
+  void add(llvm::remarks::Remark Remark);
+  /// The records as YAML (`--- !Passed` ...), written atomically to \p Path.
+  llvm::Error writeYaml(llvm::StringRef Path) const;
+
+private:
+  llvm::BumpPtrAllocator Allocator;
+  llvm::UniqueStringSaver Strings{Allocator};
+  std::vector<llvm::remarks::Remark> Remarks;
+};
+
+/// Reports the remarks of the loops of one translation unit.
+class LoopRemarks {
+public:
+  /// \p Log may be null (no --remarks-file).
+  LoopRemarks(clang::CompilerInstance &Compiler, RemarkLog *Log);
+
+  /// A batched loop: its levels, ops, fallbacks and overlap checks.
+  void batched(const BatchPlan &Plan);
+  /// A loop left alone, and why (the refusal's text).
+  void notBatched(const VmapLoop &Loop, llvm::StringRef Why);
+
+private:
+  struct Arg {
+    std::string Key;
+    std::string Value;
+    clang::SourceLocation Loc = {}; ///< optional
+  };
+  void report(llvm::remarks::Type Type, llvm::StringRef Name,
+              clang::SourceLocation Loc, const clang::FunctionDecl *Function,
+              llvm::ArrayRef<Arg> Args);
+  std::optional<llvm::remarks::RemarkLocation>
+  location(clang::SourceLocation Loc, std::string &FileStorage) const;
+
+  clang::DiagnosticsEngine &Engine;
+  clang::SourceManager &SM;
+  clang::CodeGenOptions::OptRemark Passed, Missed, Analysis;
+  RemarkLog *Log;
+};
+
+} // namespace clang_vmap
+
+#endif
