@@ -167,6 +167,13 @@ LevelSet Analyser::maskLevels(const Scope &Where, const VarDecl *Local) {
   for (const IfStmt *If : Where.Ifs)
     if (Info == Locals.end() || !llvm::is_contained(Info->second.Ifs, If))
       Levels |= levels(If->getCond());
+  // A loop or switch run per example masks what it writes of the variables
+  // declared outside it, as an `if` does.
+  for (const Control &C : Where.Controls)
+    if (Info == Locals.end() ||
+        llvm::none_of(Info->second.Controls,
+                      [&](const Control &Outer) { return Outer.S == C.S; }))
+      Levels |= controlLevels(C.S);
   return Levels;
 }
 
@@ -461,7 +468,7 @@ bool Analyser::checkContexts() {
                       {"a C++ array or pointer index"});
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       switch (Binary->getOpcode()) {
-      case BO_Add: case BO_Sub: case BO_Mul: case BO_Div:
+      case BO_Add: case BO_Sub: case BO_Mul: case BO_Div: case BO_Rem:
       case BO_LT: case BO_GT: case BO_LE: case BO_GE: case BO_EQ: case BO_NE:
       case BO_LAnd: case BO_LOr: case BO_Assign: case BO_AddAssign:
       case BO_SubAssign: case BO_MulAssign: case BO_DivAssign:
@@ -475,7 +482,9 @@ bool Analyser::checkContexts() {
     }
     if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       UnaryOperatorKind Op = Unary->getOpcode();
-      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot)
+      bool WholeIncrement =
+          Unary->isIncrementDecrementOp() && isWholeStatement(E);
+      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot && !WholeIncrement)
         return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                         diag::note_unsupported,
                         {"operator '" +
@@ -648,6 +657,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
     levels(Level.Bound);
   }
   checkBounds();
+  checkControls();
   checkContexts();
   checkWrites();
   checkReductions();
@@ -657,6 +667,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
     return std::nullopt;
   Result.Refused = Refused;
   findPromotedLocals();
+  findMaskedControls();
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Result.ExprLevels[E] = Levels;

@@ -102,6 +102,11 @@ private:
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For);
   void promote(const clang::VarDecl *Var, unsigned Indent, bool AtDeclaration);
+  // Per-example control flow (Note [Control masks] in batched.hpp).
+  bool control(const Stmt *S, unsigned Indent);
+  void loop(const Stmt *S, unsigned Indent);
+  void switchStmt(const SwitchStmt *Switch, unsigned Indent);
+  std::string returnValue(const Expr *Value);
 
   std::string fail(const Twine &Why, SourceRange At = {}) {
     if (Error.empty()) {
@@ -119,6 +124,10 @@ private:
   std::string Error;
   SourceRange ErrorRange;
   unsigned NumWheres = 0;
+  unsigned NumLoops = 0;
+  unsigned NumSwitches = 0;
+  /// The mask frame of each masked control, by the name it has in the output.
+  llvm::DenseMap<const Stmt *, std::string> ControlNames;
 };
 
 //===-- expressions -------------------------------------------------------===//
@@ -366,9 +375,14 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
       return "vb::scalar_cast<" +
              Cast->getTypeAsWritten().getAsString(Context.getPrintingPolicy()) +
              ">(" + expr(Cast->getSubExprAsWritten()) + ")";
-  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
     if (Unary->getOpcode() == UO_LNot)
       return "vb::logical_not(" + expr(Unary->getSubExpr()) + ")";
+    // A whole statement (analyse_check.cpp): its value is not used.
+    if (Unary->isIncrementDecrementOp())
+      return expr(Unary->getSubExpr()) +
+             (Unary->isIncrementOp() ? " += 1" : " -= 1");
+  }
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
     if (Binary->getOpcode() == BO_LAnd)
       return "vb::logical_and(" + expr(Binary->getLHS()) + ", " +
@@ -530,7 +544,7 @@ void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
 }
 
 void Printer::stmt(const Stmt *S, unsigned Indent) {
-  if (!S || isa<NullStmt>(S))
+  if (!S || isa<NullStmt>(S) || control(S, Indent))
     return;
   std::string Pad(Indent, ' ');
   if (const auto *Compound = dyn_cast<CompoundStmt>(S)) {
@@ -605,6 +619,159 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     return;
   }
   fail(Twine("cannot print '") + S->getStmtClassName() + "'");
+}
+
+//===-- control flow ------------------------------------------------------===//
+
+// `while`, `do`, `switch`, jumps, and plain loops and returns that leave a
+// mask frame; false for the statements stmt() prints itself.
+bool Printer::control(const Stmt *S, unsigned Indent) {
+  if (const auto *Attributed = dyn_cast<AttributedStmt>(S)) {
+    stmt(Attributed->getSubStmt(), Indent); // `[[fallthrough]];` is a no-op
+    return true;
+  }
+  if (isa<BreakStmt>(S) || isa<ContinueStmt>(S)) {
+    bool Break = isa<BreakStmt>(S);
+    auto Target = A.MaskedJumps.find(S);
+    if (Target == A.MaskedJumps.end())
+      line(Indent, Break ? "break;" : "continue;", S);
+    else
+      line(Indent,
+           ControlNames.lookup(Target->second) +
+               (Break ? ".exit();" : ".skip();"),
+           S);
+    return true;
+  }
+  if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+    if (!A.Callee || !A.MaskedControls.count(A.Callee->getBody()))
+      return false;
+    std::string Value = returnValue(Return->getRetValue());
+    const auto *Body = cast<CompoundStmt>(A.Callee->getBody());
+    if (S == Body->body_back())
+      line(Indent, "return _b_returns.result(" + Value + ");", S);
+    else
+      line(Indent, "_b_returns.exit(" + Value + ");", S);
+    return true;
+  }
+  if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+    switchStmt(Switch, Indent);
+    return true;
+  }
+  if (isa<WhileStmt>(S) || isa<DoStmt>(S) ||
+      (A.MaskedControls.count(S) &&
+       (isa<ForStmt>(S) || isa<CXXForRangeStmt>(S)))) {
+    loop(S, Indent);
+    return true;
+  }
+  return false;
+}
+
+// A masked loop runs while any example is in it; a `continue` of some examples
+// ends when the iteration does (resume()), before the condition is tested.
+void Printer::loop(const Stmt *S, unsigned Indent) {
+  std::string Pad(Indent, ' ');
+  const auto *While = dyn_cast<WhileStmt>(S);
+  const auto *Do = dyn_cast<DoStmt>(S);
+  if (!A.MaskedControls.count(S)) {
+    if (While) {
+      line(Indent, "while (" + expr(While->getCond()) + ") {", S);
+      block(While->getBody(), Indent + 2);
+      Out += Pad + "}\n";
+      return;
+    }
+    line(Indent, "do {", S);
+    block(Do->getBody(), Indent + 2);
+    Out += Pad + "} while (" + expr(Do->getCond()) + ");\n";
+    return;
+  }
+  std::string Name = "_b_loop" + std::to_string(NumLoops++);
+  ControlNames[S] = Name;
+  bool Skips = llvm::any_of(A.MaskedJumps, [&](const auto &Jump) {
+    return Jump.second == S && isa<ContinueStmt>(Jump.first);
+  });
+  std::string Resume = Pad + "    " + Name + ".resume();\n";
+  line(Indent, "{ vb::Loop " + Name + ";", S);
+  if (While) {
+    Out += Pad + "  while (" + Name + ".next(" + expr(While->getCond()) +
+           ")) {\n";
+    block(While->getBody(), Indent + 4);
+    Out += (Skips ? Resume : "") + Pad + "  }\n";
+  } else if (Do) {
+    Out += Pad + "  do {\n";
+    block(Do->getBody(), Indent + 4);
+    Out += (Skips ? Resume : "") + Pad + "  } while (" + Name + ".next(" +
+           expr(Do->getCond()) + "));\n";
+  } else {
+    std::string Header =
+        isa<ForStmt>(S)
+            ? forHeader(cast<ForStmt>(S))
+            : sourceText(Context,
+                         SourceRange(cast<CXXForRangeStmt>(S)->getForLoc(),
+                                     cast<CXXForRangeStmt>(S)->getRParenLoc()))
+                  .str();
+    const Stmt *Body = isa<ForStmt>(S) ? cast<ForStmt>(S)->getBody()
+                                       : cast<CXXForRangeStmt>(S)->getBody();
+    Out += Pad + "  " + Header + " {\n";
+    Out += Pad + "    if (!" + Name + ".next())\n";
+    Out += Pad + "      break;  // clang-vmap: every example has left\n";
+    block(Body, Indent + 4);
+    Out += Pad + "  }\n";
+  }
+  Out += Pad + "}\n";
+}
+
+// A masked switch: each label lets the examples whose value matches join, and
+// runs on from there (fallthrough) until they leave with `break`.
+void Printer::switchStmt(const SwitchStmt *Switch, unsigned Indent) {
+  std::string Pad(Indent, ' ');
+  const auto *Body = cast<CompoundStmt>(Switch->getBody());
+  bool Masked = A.MaskedControls.count(Switch);
+  std::string Name = "_b_switch" + std::to_string(NumSwitches);
+  std::vector<std::string> Labels;
+  for (const Stmt *Child : Body->body())
+    for (const auto *Label = dyn_cast<SwitchCase>(Child); Label;
+         Label = dyn_cast<SwitchCase>(Label->getSubStmt()))
+      if (const auto *Case = dyn_cast<CaseStmt>(Label))
+        Labels.push_back(
+            llvm::toString(Case->getLHS()->EvaluateKnownConstInt(Context), 10));
+  if (Masked) {
+    ++NumSwitches;
+    ControlNames[Switch] = Name;
+    line(Indent,
+         "{ vb::Switch " + Name + "(" + expr(Switch->getCond()) + ", {" +
+             llvm::join(Labels, ", ") + "});",
+         Switch);
+  } else {
+    line(Indent, "switch (" + expr(Switch->getCond()) + ") {", Switch);
+  }
+  for (const Stmt *Child : Body->body()) {
+    while (const auto *Label = dyn_cast<SwitchCase>(Child)) {
+      const auto *Case = dyn_cast<CaseStmt>(Label);
+      std::string Text =
+          Masked ? Name + (Case ? ".enter(" +
+                                      llvm::toString(Case->getLHS()->EvaluateKnownConstInt(Context), 10) +
+                                      ");"
+                                : ".enter_default();")
+                 : (Case ? "case " + original(Case->getLHS()) + ":"
+                         : std::string("default:"));
+      line(Indent + 2, Text, Label);
+      Child = Label->getSubStmt();
+    }
+    stmt(Child, Indent + (Masked ? 2 : 4));
+  }
+  Out += Pad + "}\n";
+}
+
+// Every early return converts to the function's type, as `return` does, so
+// the merged result has one C++ type.
+std::string Printer::returnValue(const Expr *Value) {
+  if (!Value)
+    return "";
+  QualType Type = A.Callee->getReturnType();
+  if (!isScalarType(Type))
+    return expr(Value);
+  return "vb::scalar_cast<" + qualifiedTypeName(Type, Context) + ">(" +
+         expr(Value) + ")";
 }
 
 LoopOutcome Printer::run() {
@@ -730,6 +897,8 @@ std::pair<SourceLocation, std::string> Printer::clone() {
                TemplateArgs[I] + ";\n";
     }
   }
+  if (A.MaskedControls.count(F->getBody()))
+    Out += "  vb::Returns _b_returns;  // clang-vmap: early returns per example\n";
   block(F->getBody(), 2);
   Out += "}";
   SourceLocation After = Lexer::getLocForEndOfToken(
