@@ -348,10 +348,13 @@ void Switch::enter(int64_t label) {
 }
 
 void Switch::enter_default() {
-  Value unmatched(true);
-  for (const int64_t label : labels_) unmatched = logical_and(unmatched, value_ != Value(label));
+  std::optional<Value> unmatched;  // every example while there are no labels
+  for (const int64_t label : labels_)
+    unmatched.emplace(both(unmatched, as_condition(value_ != Value(label))));
   MaskFrame& frame = mask_stack.at(frame_);
-  frame.effective.emplace(logical_or(*frame.effective, both(frame.outer, unmatched)));
+  const Value joining = unmatched ? both(frame.outer, *unmatched)
+                                  : frame.outer.value_or(Value(true));
+  frame.effective.emplace(logical_or(*frame.effective, joining));
 }
 
 void Switch::exit() { leave(frame_, false); }
