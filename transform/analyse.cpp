@@ -163,6 +163,11 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
   case Stmt::ContinueStmtClass:
   case Stmt::ReturnStmtClass:
     return walkJump(S, Where);
+  case Stmt::CaseStmtClass:
+  case Stmt::DefaultStmtClass: // a label of the switch's own block is walked there
+    return refuseAt(diag::refuse_unsupported, S->getSourceRange(),
+                    diag::note_unsupported,
+                    {"a 'case' label inside a nested statement of its 'switch'"});
   case Stmt::GotoStmtClass:
   case Stmt::IndirectGotoStmtClass:
     return refuseAt(diag::refuse_jump, S->getSourceRange(),
