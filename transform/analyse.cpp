@@ -145,6 +145,8 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
   }
   case Stmt::NullStmtClass:
     return true;
+  case Stmt::AttributedStmtClass: // `[[fallthrough]];`, `[[likely]]`
+    return walkStmt(cast<AttributedStmt>(S)->getSubStmt(), Where);
   case Stmt::DeclStmtClass:
     return walkDecl(cast<DeclStmt>(S), Where);
   case Stmt::IfStmtClass:
@@ -153,19 +155,19 @@ bool Analyser::walkStmt(const Stmt *S, Scope &Where) {
     return walkFor(cast<ForStmt>(S), Where);
   case Stmt::CXXForRangeStmtClass:
     return walkRangeFor(cast<CXXForRangeStmt>(S), Where);
+  case Stmt::WhileStmtClass:
+  case Stmt::DoStmtClass:
+  case Stmt::SwitchStmtClass:
+    return walkLoopOrSwitch(S, Where);
   case Stmt::BreakStmtClass:
-    return refuseAt(diag::refuse_jump, S->getSourceRange(),
-                    diag::note_no_jumps, {"break"});
   case Stmt::ContinueStmtClass:
-    return refuseAt(diag::refuse_jump, S->getSourceRange(),
-                    diag::note_no_jumps, {"continue"});
   case Stmt::ReturnStmtClass:
-    if (S == FinalReturn) {
-      Statements.push_back({cast<ReturnStmt>(S)->getRetValue(), Where});
-      return walkExpr(cast<ReturnStmt>(S)->getRetValue(), Where);
-    }
-    return refuseAt(diag::refuse_jump, S->getSourceRange(),
-                    diag::note_no_jumps, {"return"});
+    return walkJump(S, Where);
+  case Stmt::CaseStmtClass:
+  case Stmt::DefaultStmtClass: // a label of the switch's own block is walked there
+    return refuseAt(diag::refuse_unsupported, S->getSourceRange(),
+                    diag::note_unsupported,
+                    {"a 'case' label inside a nested statement of its 'switch'"});
   case Stmt::GotoStmtClass:
   case Stmt::IndirectGotoStmtClass:
     return refuseAt(diag::refuse_jump, S->getSourceRange(),
@@ -200,7 +202,7 @@ bool Analyser::walkDecl(const DeclStmt *S, Scope &Where) {
                       diag::note_unsupported,
                       {Var ? "a static local" : "this declaration"});
     Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()),
-                            Where.Ifs};
+                            Where.Ifs, Where.Controls};
     if (const Expr *Init = Var->getInit()) {
       // A Tensor made from a variable or a view of one shares its elements,
       // and so does a reference (Note [Aliases in the body]).
@@ -248,6 +250,7 @@ bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
         !walkExpr(Result.Levels[Level].Bound, Where))
       return false;
     Inner.Levels.push_back(Level);
+    Inner.Controls.push_back({For, static_cast<unsigned>(Inner.Ifs.size())});
     return walkStmt(For->getBody(), Inner);
   }
   if (For->getConditionVariable())
@@ -255,6 +258,7 @@ bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
                     diag::note_unsupported,
                     {"a declaration in a loop condition"});
   PlainLoops.push_back({For, Where});
+  Inner.Controls.push_back({For, static_cast<unsigned>(Inner.Ifs.size())});
   if (!walkStmt(For->getInit(), Inner))
     return false;
   if (For->getCond() && !walkExpr(For->getCond(), Inner))
@@ -301,10 +305,12 @@ bool Analyser::walkRangeFor(const CXXForRangeStmt *For, Scope &Where) {
   if (!walkExpr(For->getRangeInit(), Where))
     return false;
   const VarDecl *Var = For->getLoopVariable();
-  Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()), Where.Ifs};
+  Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()), Where.Ifs,
+                          Where.Controls};
   RangeVars.insert(Var);
   readsContainer(For->getRangeInit());
   Scope Inner = Where;
+  Inner.Controls.push_back({For, static_cast<unsigned>(Inner.Ifs.size())});
   return walkStmt(For->getBody(), Inner);
 }
 

@@ -68,6 +68,12 @@ struct LoopAnalysis {
   llvm::DenseMap<const clang::Expr *, Reduction> Reductions;
   /// `if`s on a per-example condition (emitted as vb::Where).
   llvm::DenseSet<const clang::IfStmt *> MaskedIfs;
+  /// Per-example control flow (Note [Control masks] in batched.hpp): the
+  /// loops and `switch`es, and a clone's body, that run under a mask frame
+  /// (their condition or a jump out of them differs per example), and the
+  /// jumps that leave one, mapped to the control they leave.
+  llvm::DenseSet<const clang::Stmt *> MaskedControls;
+  llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> MaskedJumps;
   std::vector<OverlapCheck> OverlapChecks;
   /// The loop was refused; the analysis is kept so that the batch pass can
   /// report its own refusals too (Note [Every refusal]).

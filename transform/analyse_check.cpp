@@ -222,6 +222,13 @@ LevelSet Analyser::maskLevels(const Scope &Where, const VarDecl *Local) {
   for (const IfStmt *If : Where.Ifs)
     if (Info == Locals.end() || !llvm::is_contained(Info->second.Ifs, If))
       Levels |= levels(If->getCond());
+  // A loop or switch run per example masks what it writes of the variables
+  // declared outside it, as an `if` does.
+  for (const Control &C : Where.Controls)
+    if (Info == Locals.end() ||
+        llvm::none_of(Info->second.Controls,
+                      [&](const Control &Outer) { return Outer.S == C.S; }))
+      Levels |= controlLevels(C.S);
   return Levels;
 }
 
@@ -563,7 +570,9 @@ bool Analyser::checkContexts() {
     }
     if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       UnaryOperatorKind Op = Unary->getOpcode();
-      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot)
+      bool WholeIncrement =
+          Unary->isIncrementDecrementOp() && isWholeStatement(E);
+      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot && !WholeIncrement)
         return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                         diag::note_unsupported,
                         {"operator '" +
@@ -770,6 +779,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
     levels(Level.Bound);
   }
   checkBounds();
+  checkControls();
   checkContexts();
   checkWrites();
   checkReductions();
@@ -780,6 +790,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
     return std::nullopt;
   Result.Refused = Refused;
   findPromotedLocals();
+  findMaskedControls();
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Result.ExprLevels[E] = Levels;

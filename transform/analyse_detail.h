@@ -10,11 +10,19 @@
 namespace clang_vmap {
 namespace detail {
 
-/// Where a statement sits: its enclosing vmap levels (outermost first) and
-/// enclosing `if`s inside the loop.
+/// A statement a `break`, `continue` or `return` may leave: an inner loop, a
+/// `switch`, a callee's body, or a nested vmap loop (which none may leave).
+struct Control {
+  const clang::Stmt *S = nullptr;
+  unsigned IfsAtEntry = 0; ///< how many of Scope::Ifs enclose it
+};
+
+/// Where a statement sits: its enclosing vmap levels (outermost first),
+/// enclosing `if`s inside the loop, and enclosing controls.
 struct Scope {
   llvm::SmallVector<unsigned, 4> Levels;
   llvm::SmallVector<const clang::IfStmt *, 4> Ifs;
+  llvm::SmallVector<Control, 2> Controls;
 };
 
 /// One indexing step of a slot: `[i]`, `.select(1, i)`, `.t()`.
@@ -33,6 +41,14 @@ struct Access {
 struct LocalInfo {
   unsigned Depth = 0; ///< vmap levels enclosing the declaration
   llvm::SmallVector<const clang::IfStmt *, 4> Ifs;
+  llvm::SmallVector<Control, 2> Controls;
+};
+
+/// A `break`, `continue` or `return` and the control it leaves.
+struct JumpSite {
+  const clang::Stmt *Jump;
+  const clang::Stmt *Target;
+  Scope Where;
 };
 
 struct WriteEvent {
@@ -82,6 +98,18 @@ public:
   bool walkFor(const clang::ForStmt *For, Scope &Where);
   bool walkRangeFor(const clang::CXXForRangeStmt *For, Scope &Where);
   bool walkExpr(const clang::Expr *E, Scope &Where);
+
+  // per-example control flow (analyse_control.cpp)
+  bool walkLoopOrSwitch(const clang::Stmt *S, Scope &Where);
+  bool walkSwitchBody(const clang::SwitchStmt *Switch, Scope &Inner);
+  bool walkJump(const clang::Stmt *Jump, Scope &Where);
+  /// The levels along which examples run \p Control differently: its
+  /// condition's, and those of the masks its jumps sit under.
+  LevelSet controlLevels(const clang::Stmt *Control);
+  LevelSet jumpLevels(const clang::Stmt *Target);
+  bool checkControls();
+  void findMaskedControls();
+  bool isWholeStatement(const clang::Expr *E) const;
   bool walkAccessIndices(const Access &A, Scope &Where);
   bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
                    const clang::Expr *Value, Scope &Where);
@@ -136,6 +164,9 @@ public:
   std::vector<std::pair<const clang::Expr *, Scope>> Statements;
   std::vector<std::pair<const clang::DeclStmt *, Scope>> Decls;
   std::vector<std::pair<const clang::IfStmt *, Scope>> Ifs;
+  /// `while`, `do` and `switch` statements, and every jump out of a control.
+  std::vector<std::pair<const clang::Stmt *, Scope>> LoopsAndSwitches;
+  std::vector<JumpSite> Jumps;
   std::vector<std::pair<const clang::ForStmt *, Scope>> PlainLoops;
   std::vector<std::pair<const clang::CXXForRangeStmt *, Scope>> RangeLoops;
   llvm::DenseSet<const clang::VarDecl *> RangeVars; ///< their loop variables

@@ -17,11 +17,13 @@ namespace vmap::batched {
 namespace {
 
 // Values here are only ever constructed, never assigned: assignment to a Value is masked
-// by the innermost frame itself.
+// by the innermost frame itself. An empty optional is every example (no mask).
 struct MaskFrame {
-  std::optional<Value> outer;
-  Value condition;
-  std::optional<Value> effective;
+  std::optional<Value> outer;      // the enclosing mask at entry, less the examples that left
+  Value condition;                 // a vb::Where's
+  std::optional<Value> effective;  // the examples that run here now
+  std::optional<Value> running;    // a vb::Loop's examples that have not left it
+  bool is_loop = false;
 };
 thread_local std::vector<MaskFrame> mask_stack;
 
@@ -246,13 +248,62 @@ bool can_hold(const Value& place, const Value& value) {
 
 // --- masks -------------------------------------------------------------------------------
 
-const Value* current_mask() { return mask_stack.empty() ? nullptr : &*mask_stack.back().effective; }
+const Value* current_mask() {
+  if (mask_stack.empty() || !mask_stack.back().effective) return nullptr;
+  return &*mask_stack.back().effective;
+}
+
+namespace {
+
+std::optional<Value> copy_of_current_mask() {
+  const Value* mask = current_mask();
+  return mask ? std::optional<Value>(*mask) : std::nullopt;
+}
+
+Value both(const std::optional<Value>& mask, const Value& condition) {
+  return mask ? logical_and(*mask, condition) : condition;
+}
+
+// Values in frames are constructed anew, never assigned (a Value's assignment is masked).
+void set_mask(std::optional<Value>& mask, const std::optional<Value>& value) {
+  mask.reset();
+  if (value) mask.emplace(*value);
+}
+
+// A jump (Note [Control masks]): the examples of the current mask leave every frame from
+// `target` up; a `continue` keeps them in its loop's running set.
+void leave(std::size_t target, bool keep_running) {
+  const Value* current = current_mask();
+  const Value staying = current ? logical_not(*current) : Value(false);
+  for (std::size_t f = target; f < mask_stack.size(); ++f) {
+    MaskFrame& frame = mask_stack[f];
+    if (f > target) frame.outer.emplace(both(frame.outer, staying));
+    if (frame.is_loop && !(f == target && keep_running))
+      frame.running.emplace(both(frame.running, staying));
+    frame.effective.emplace(both(frame.effective, staying));
+  }
+}
+
+std::size_t push_frame(std::optional<Value> effective, bool is_loop) {
+  MaskFrame frame{copy_of_current_mask(), Value(true), std::move(effective), std::nullopt,
+                  is_loop};
+  if (is_loop) set_mask(frame.running, frame.outer);
+  mask_stack.push_back(std::move(frame));
+  return mask_stack.size() - 1;
+}
+
+// Whether any example is in `mask` (on a device: one reduction and one read).
+bool any_example(const std::optional<Value>& mask) {
+  if (any_level_empty()) return false;
+  return !mask || mask->physical().any().item<bool>();
+}
+
+}  // namespace
 
 Where::Where(const Value& condition) {
-  const Value* outer = current_mask();
   const Value test = as_condition(condition);
-  MaskFrame frame{outer ? std::optional<Value>(*outer) : std::nullopt, test,
-                  outer ? logical_and(*outer, test) : test};
+  const std::optional<Value> outer = copy_of_current_mask();
+  MaskFrame frame{outer, test, both(outer, test), std::nullopt};
   mask_stack.push_back(std::move(frame));
 }
 
@@ -260,8 +311,69 @@ Where::~Where() { mask_stack.pop_back(); }
 
 void Where::flip() {
   MaskFrame& frame = mask_stack.back();
-  const Value negated = logical_not(frame.condition);
-  frame.effective.emplace(frame.outer ? logical_and(*frame.outer, negated) : negated);
+  frame.effective.emplace(both(frame.outer, logical_not(frame.condition)));
+}
+
+// --- loops, switches, early returns (Note [Control masks]) -------------------------------
+
+Loop::Loop() : frame_(push_frame(copy_of_current_mask(), true)) {}
+Loop::~Loop() { mask_stack.pop_back(); }
+
+bool Loop::next(const Value& condition) {
+  MaskFrame& frame = mask_stack.at(frame_);
+  frame.running.emplace(both(frame.running, as_condition(condition)));
+  set_mask(frame.effective, frame.running);
+  return any_example(frame.running);
+}
+
+bool Loop::next() {
+  resume();
+  return any_example(mask_stack.at(frame_).running);
+}
+
+void Loop::exit() { leave(frame_, false); }
+void Loop::skip() { leave(frame_, true); }
+
+void Loop::resume() {
+  MaskFrame& frame = mask_stack.at(frame_);
+  set_mask(frame.effective, frame.running);
+}
+
+Switch::Switch(const Value& value, std::vector<int64_t> labels)
+    : frame_(push_frame(Value(false), false)), value_(value), labels_(std::move(labels)) {}
+Switch::~Switch() { mask_stack.pop_back(); }
+
+void Switch::enter(int64_t label) {
+  MaskFrame& frame = mask_stack.at(frame_);
+  frame.effective.emplace(
+      logical_or(*frame.effective, both(frame.outer, as_condition(value_ == Value(label)))));
+}
+
+void Switch::enter_default() {
+  std::optional<Value> unmatched;  // every example while there are no labels
+  for (const int64_t label : labels_)
+    unmatched.emplace(both(unmatched, as_condition(value_ != Value(label))));
+  MaskFrame& frame = mask_stack.at(frame_);
+  const Value joining = unmatched ? both(frame.outer, *unmatched)
+                                  : frame.outer.value_or(Value(true));
+  frame.effective.emplace(logical_or(*frame.effective, joining));
+}
+
+void Switch::exit() { leave(frame_, false); }
+
+Returns::Returns() : frame_(push_frame(copy_of_current_mask(), false)) {}
+Returns::~Returns() { mask_stack.pop_back(); }
+
+void Returns::exit(const Value& result) {
+  result_ = result;  // masked: the examples returning now take it
+  leave(frame_, false);
+}
+
+void Returns::exit() { leave(frame_, false); }
+
+Value Returns::result(const Value& last) {
+  result_ = last;
+  return result_;
 }
 
 // --- accumulators ----------------------------------------------------------------------

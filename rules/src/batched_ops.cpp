@@ -31,11 +31,19 @@ enum class CppOp { add, sub, mul, div, rem, lt, le, gt, ge, eq, ne, bit_and, bit
 // C++ arithmetic between two per-example C++ scalars: the usual arithmetic conversions,
 // integer division truncating toward zero, comparisons giving bool. Pointwise, so it may
 // stay pending (`mask[i][j] = j >= i` is computed block by block into mask).
-Value cpp_arithmetic(const Value& a, const Value& b, CppOp op) {
-  const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
-  const int64_t levels = std::max(a.levels(), b.levels());
+Value cpp_arithmetic(const Value& a, const Value& divisor_or_b, CppOp op) {
+  const Dtype dtype = cpp_common_dtype(a.dtype(), divisor_or_b.dtype());
   const bool integral = !vmap::detail::is_floating(dtype);
   if (op == CppOp::rem && !integral) throw Error("operator%: needs integer operands");
+  // Under a mask, the examples that do not run an integer division divide by one, so a
+  // masked-out example raises no error the code as written would not (`while (d != 0) {
+  // r = a % d; ... }`; Note [Control masks] in batched.hpp).
+  const Value* mask = current_mask();
+  const bool divides = integral && (op == CppOp::div || op == CppOp::rem);
+  const Value b = divides && mask ? scalar_cast_to(where(*mask, divisor_or_b, Value(1)),
+                                                   divisor_or_b.dtype())
+                                  : divisor_or_b;
+  const int64_t levels = std::max(a.levels(), b.levels());
   const Device device = placed_on(a) != kCPU ? placed_on(a) : placed_on(b);
   auto operand = [&](const Value& v) {
     return detail::operand_on(scalar_cast_to(v, dtype), device, [&](std::vector<int64_t> sizes) {

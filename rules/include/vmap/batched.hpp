@@ -292,6 +292,73 @@ class Where {
   void flip();  // entering the `else`
 };
 
+// Note [Control masks]
+// Per-example `while`/`do`, `break`/`continue`, early `return` and `switch` run batched
+// with execution masks (ISPC's; JAX's batched while_loop): each construct is a frame on
+// the mask stack vb::Where uses, so stores, rebinding, reductions and data-dependent
+// indices inside it are masked as in an `if`. A jump takes the examples of the current
+// mask out of every frame from its target up (the enclosing `if`s see them gone at their
+// `else` too); the frames below are untouched, so after the construct those examples run
+// on. The batched loop runs until no example is active: at most the largest trip count
+// of iterations of the batched body.
+//
+// A per-example loop:
+//   { vb::Loop _b_loop0;
+//     while (_b_loop0.next(k < max_iter && zr * zr + zi * zi < 4.0f)) { ... } }
+class Loop {
+ public:
+  Loop();  // the examples of the current mask enter the loop
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+  ~Loop();
+  // The examples still in the loop whose `condition` holds run the next iteration; false
+  // when there are none. Without a condition (a plain `for`), false once all have left.
+  bool next(const Value& condition);
+  bool next();
+  void exit();    // `break`: the examples of the current mask leave the loop
+  void skip();    // `continue`: they skip the rest of this iteration
+  void resume();  // end of an iteration: the skipped examples test the condition again
+
+ private:
+  std::size_t frame_;
+};
+
+// A `switch` on a per-example integer: the examples whose value matches a label run
+// from it on (fallthrough), until a `break` (exit()) takes them out.
+class Switch {
+ public:
+  Switch(const Value& value, std::vector<int64_t> labels);  // labels: every `case` value
+  Switch(const Switch&) = delete;
+  Switch& operator=(const Switch&) = delete;
+  ~Switch();
+  void enter(int64_t label);  // `case label:`
+  void enter_default();       // `default:`
+  void exit();                // `break`
+
+ private:
+  std::size_t frame_;
+  Value value_;
+  std::vector<int64_t> labels_;
+};
+
+// Early returns in a batched clone of a function: `return e;` before the end takes the
+// examples of the current mask out of the rest of the body with e as their result.
+class Returns {
+ public:
+  Returns();
+  Returns(const Returns&) = delete;
+  Returns& operator=(const Returns&) = delete;
+  ~Returns();
+  void exit(const Value& result);  // `return result;`
+  void exit();                     // `return;`
+  // The final `return last;`: every example's result.
+  Value result(const Value& last);
+
+ private:
+  std::size_t frame_;
+  Value result_;
+};
+
 // Fallback for a call with no rule: runs `f` once per example on the per-example slices
 // and stacks the results; warns once per op name (on stderr).
 Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,

@@ -7,7 +7,7 @@ void stop_early(const Tensor& x, Tensor& out) {
     if (x[i].sum().item<float>() > 3)
       break;
 // CHECK: {{.*}}break.cpp:[[@LINE-1]]:7: error: 'break' in the body of a vmap loop
-// CHECK: note: every example must run the whole body
+// CHECK: note: a jump out of the vmap loop's body cuts across examples: every example must run the whole body
     out[i] = x[i];
   }
 }

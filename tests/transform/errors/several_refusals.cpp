@@ -10,7 +10,7 @@ void several(const Tensor& x, Tensor& out, Tensor& total) {
     if (x[i].sum().item<float>() > 3)
       break;
 // CHECK: {{.*}}several_refusals.cpp:[[@LINE-1]]:7: error: 'break' in the body of a vmap loop
-// CHECK: note: every example must run the whole body
+// CHECK: note: a jump out of the vmap loop's body cuts across examples: every example must run the whole body
     total = x[i];
 // CHECK: {{.*}}several_refusals.cpp:[[@LINE-1]]:5: error: write to 'total', which is the same for every example, is not a recognised reduction
 // CHECK: note: write to a slot of the example

@@ -30,7 +30,7 @@ constexpr int64_t pairs = 4;  // rows of `m`, the inner level of nested loops
 
 class Generator {
  public:
-  explicit Generator(uint32_t seed) : random_(seed) {}
+  explicit Generator(uint32_t seed) : random_(seed), control_random_(seed * 7919u + 17u) {}
 
   std::string refused_program() {
     refused_loop_ = 0;
@@ -49,6 +49,7 @@ class Generator {
            "#include <vector>\n\nusing namespace vmap;\n\n";
     helpers_ = pick(0, 2);
     for (int h = 0; h < helpers_; ++h) out << helper(h);
+    out << early_return_helper;
     const int loops = pick(3, 5);
     for (int l = 0; l < loops; ++l) out << loop(l);
     out << main_function(loops);
@@ -242,6 +243,60 @@ class Generator {
     }
   }
 
+  // Per-example control flow (SPEC section 6): while and do loops whose trip counts differ
+  // widely between examples (zero for some), break and continue in plain loops and in a
+  // while, a switch with fallthrough, a call of a function with early returns. Drawn from
+  // its own stream, so every seed's other choices stay as they were.
+  int control_pick(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(control_random_);
+  }
+
+  std::string control_statement(int indent) {
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    const std::string column = std::to_string(control_pick(0, width - 1));
+    const std::string count = "n[i][" + column + "].item<int64_t>()";  // -2 .. 6
+    const std::string scale = std::to_string(control_pick(1, 3));
+    const std::string limit = std::to_string(control_pick(1, 6));
+    auto lines = [&](std::initializer_list<std::string> body) {
+      std::string text;
+      for (const std::string& line : body) text += pad + line + "\n";
+      return text;
+    };
+    switch (control_pick(0, 6)) {
+      case 0:
+        return lines({"{", "  int64_t c = " + count + " * " + scale + ";", "  while (c > 0) {",
+                      "    out[i] += x[i] * 0.25 + c;", "    --c;", "  }", "}"});
+      case 1:
+        return lines({"{", "  int64_t c = " + count + ";", "  do {", "    ints[i] += c;",
+                      "    c -= 2;", "  } while (c > 0);", "}"});
+      case 2:
+        return lines({"for (int q = 0; q < " + std::to_string(width) + "; ++q) {",
+                      "  if (n[i][q].item<int64_t>() > " + limit + ")", "    break;",
+                      "  counts[i] += q + 1;", "}"});
+      case 3:
+        return lines({"for (int q = 0; q < " + std::to_string(width) + "; ++q) {",
+                      "  if (idx[i][q].item<int64_t>() % 2 == 0)", "    continue;",
+                      "  out[i][q] = y[i][q] * " + scale + ".0;", "}"});
+      case 4:
+        return lines({"out[i] += clipped(x[i][" + column + "].item<float>() * " + scale +
+                      ".0f);"});
+      case 5:
+        return lines({"switch (" + count + ") {", "case -2:", "case -1:", "  ints[i] -= 1;",
+                      "  break;", "case 0:", "  ints[i] += 10;", "  [[fallthrough]];",
+                      "case " + limit + ":", "  ints[i] += 100;", "  break;", "default:",
+                      "  ints[i] *= 2;", "}"});
+      default:
+        return lines({"{", "  int64_t c = 0;", "  while (c < 20) {",
+                      "    if (n[i][c % " + std::to_string(width) + "].item<int64_t>() + c > " +
+                          limit + " * " + scale + ")",
+                      "      break;", "    c += 1 + c % 2;", "  }", "  counts[i] += c;", "}"});
+    }
+  }
+
+  static constexpr const char* early_return_helper =
+      "static float clipped(float v) {\n  if (v > 1.0f)\n    return 1.0f;\n"
+      "  if (v < -1.0f)\n    return -v * 0.5f;\n  return v * v;\n}\n\n";
+
   // One statement that SPEC section 2 refuses, marked for refused_program().
   std::string violation(int indent) {
     static const std::vector<std::string> violations = {
@@ -279,6 +334,7 @@ class Generator {
       text += statement(4);
     }
     if (violation_at == statements) text += violation(4);
+    if (control_pick(0, 2) != 0) text += control_statement(4);
     text += "    " + store() + ";\n";
     if (chance(30)) text += nested_loop(4);
     return text + "  }\n}\n\n";
@@ -326,6 +382,7 @@ class Generator {
 
   static constexpr const char* violation_marker = "/*refused*/";
   std::mt19937 random_;
+  std::mt19937 control_random_;  // control_statement()'s own stream
   int refused_loop_ = -1;  // the loop that gets a refused construct, if any
   int helpers_ = 0;
   std::vector<std::string> locals_;   // Tensor locals in scope

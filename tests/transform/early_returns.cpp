@@ -1,0 +1,135 @@
+// `return` before the end of a function of this file the loop calls: each example
+// leaves the rest of the body with its own result (masks); a `switch` on a per-example
+// integer, with fallthrough and default, runs each example from its own label.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+// A piecewise function with early returns on a per-example scalar.
+float piecewise(float v) {
+  if (v < -1.0f)
+    return -1.0f;
+  if (v > 1.0f)
+    return 1;  // converted to float, as the return type says
+  float cubic = v * v * v;
+  return 0.5f * (3.0f * v - cubic);
+}
+
+// A linear search that returns from inside its loop; -1 when not found.
+int64_t find_first(const Tensor& row, float key) {
+  for (int64_t j = 0; j < row.size(0); ++j)
+    if (row[j].item<float>() == key)
+      return j;
+  return -1;
+}
+
+// A tensor-valued helper with an early return.
+Tensor normalised(const Tensor& v) {
+  float norm = v.pow(2).sum().sqrt().item<float>();
+  if (norm == 0.0f)
+    return v;
+  return v / norm;
+}
+
+void apply(const Tensor& x, const Tensor& keys, Tensor& smooth, Tensor& where_found,
+           Tensor& unit) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    smooth[i] = piecewise(x[i][0].item<float>());
+    where_found[i] = find_first(x[i], keys[i].item<float>());
+    unit[i] = normalised(x[i]);
+  }
+}
+
+// Fallthrough, several labels on one statement, default in the middle, and a
+// `switch` on a loop-invariant value, which stays as written.
+void classify(const Tensor& codes, int64_t mode, Tensor& score, Tensor& kind) {
+#pragma vmap
+  for (int64_t i = 0; i < codes.size(0); ++i) {
+    int64_t code = codes[i].item<int64_t>();
+    int64_t s = 0;
+    switch (code) {
+    case 0:
+      s += 1;
+      [[fallthrough]];
+    case 1:
+      s += 10;
+      break;
+    default:
+      s = -code;
+      [[fallthrough]];
+    case 5:
+    case 6:
+      s += 100;
+      break;
+    case 7:
+      s = 7;
+    }
+    score[i] = s;
+    switch (mode) {
+    case 0:
+      kind[i] = code * 2;
+      break;
+    default:
+      kind[i] = code;
+    }
+  }
+}
+
+int main() {
+  Tensor x = tensor({-3.0f, 1.0f, 2.0f, 0.5f, 0.0f, 0.0f, 0.3f, 2.0f, 0.3f, 2.0f, 5.0f,
+                     2.0f})
+                 .reshape({4, 3});
+  Tensor keys = tensor({2.0f, 7.0f, 0.0f, 2.0f});
+  Tensor smooth = zeros({4});
+  Tensor where_found = zeros({4}, kInt64);
+  Tensor unit = zeros({4, 3});
+  apply(x, keys, smooth, where_found, unit);
+  std::cout << smooth << "\n" << where_found << "\n" << unit << "\n";
+
+  Tensor codes = tensor({int64_t{0}, 1, 2, 5, 6, 7, 9, -4});
+  Tensor score = zeros({8}, kInt64);
+  Tensor kind = zeros({8}, kInt64);
+  classify(codes, 0, score, kind);
+  std::cout << score << "\n" << kind << "\n";
+  classify(codes, 3, score, kind);
+  std::cout << kind << "\n";
+}
+
+// CHECK-LABEL: batched clone of 'piecewise'
+// CHECK: vb::Returns _b_returns;  // clang-vmap: early returns per example
+// CHECK-NEXT: { vb::Where _b_where0(v < -1.0f);  // line 10
+// CHECK-NEXT: _b_returns.exit(vb::scalar_cast<float>(-1.0f));  // line 11
+// CHECK: _b_returns.exit(vb::scalar_cast<float>(1));  // line 13
+// CHECK: return _b_returns.result(vb::scalar_cast<float>(0.5f * (3.0f * v - cubic)));  // line 15
+// CHECK-LABEL: batched clone of 'find_first'
+// CHECK: vb::Returns _b_returns;
+// CHECK-NEXT: for (int64_t j = 0; j < row.size(0); ++j) {  // line 20
+// CHECK-NEXT: { vb::Where _b_where0(row[j].item<float>() == key);  // line 21
+// CHECK-NEXT: _b_returns.exit(vb::scalar_cast<int64_t>(j));  // line 22
+// CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(-1));  // line 23
+// CHECK-LABEL: batched clone of 'normalised'
+// CHECK: _b_returns.exit(v);  // line 30
+// CHECK: return _b_returns.result(v / norm);  // line 31
+// CHECK-LABEL: void classify(
+// CHECK: { vb::Switch _b_switch0(code, {0, 1, 5, 6, 7});  // line 51
+// CHECK-NEXT: _b_switch0.enter(0);  // line 52
+// CHECK-NEXT: s += 1;  // line 53
+// CHECK-NEXT: _b_switch0.enter(1);  // line 55
+// CHECK-NEXT: s += 10;  // line 56
+// CHECK-NEXT: _b_switch0.exit();  // line 57
+// CHECK-NEXT: _b_switch0.enter_default();  // line 58
+// CHECK-NEXT: s = -code;  // line 59
+// CHECK-NEXT: _b_switch0.enter(5);  // line 61
+// CHECK-NEXT: _b_switch0.enter(6);  // line 62
+// CHECK-NEXT: s += 100;  // line 63
+// CHECK-NEXT: _b_switch0.exit();  // line 64
+// CHECK-NEXT: _b_switch0.enter(7);  // line 65
+// CHECK-NEXT: s = 7;  // line 66
+// CHECK-NEXT: }
+// CHECK-NEXT: vb::at(score, i) = s;  // line 68
+// CHECK-NEXT: switch (mode) {  // line 69
+// CHECK-NEXT: case 0:  // line 70
+// CHECK-NEXT: vb::at(kind, i) = code * 2;  // line 71
+// CHECK-NEXT: break;  // line 72
+// CHECK-NEXT: default:  // line 73

@@ -1,0 +1,18 @@
+// A `try` block in the body, and a call with side effects on a container: both refused.
+#include <vmap/vmap.hpp>
+#include <vector>
+using namespace vmap;
+
+void refused(const Tensor& x, Tensor& out, std::vector<float>& log) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    try {
+// CHECK: {{.*}}try_and_container.cpp:[[@LINE-1]]:5: error: a 'try' block is not supported in the body of a vmap loop
+// CHECK: note: rewrite it with the forms listed in SPEC section 2
+      out[i] += x[i];
+    } catch (...) {
+    }
+    log.push_back(x[i].sum().item<float>());
+// CHECK: {{.*}}try_and_container.cpp:[[@LINE-1]]:5: error: call to 'push_back' has no batching rule and cannot run per example
+  }
+}

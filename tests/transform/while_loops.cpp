@@ -1,0 +1,146 @@
+// Per-example `while` and `do` loops: each example runs exactly its own iterations
+// (masks; the batched loop ends when no example is active). A `while` on a
+// loop-invariant condition stays as written.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+// The escape-time loop of the Mandelbrot set on per-example C++ scalars.
+void escape_time(const Tensor& c, int max_iter, Tensor& counts) {
+#pragma vmap
+  for (int64_t i = 0; i < c.size(0); ++i) {
+    float cr = c[i][0].item<float>();
+    float ci = c[i][1].item<float>();
+    float zr = 0.0f, zi = 0.0f;
+    int k = 0;
+    while (k < max_iter && zr * zr + zi * zi < 4.0f) {
+      float next_r = zr * zr - zi * zi + cr;
+      zi = 2.0f * zr * zi + ci;
+      zr = next_r;
+      ++k;
+    }
+    counts[i] = k;
+  }
+}
+
+// Newton's method for sqrt(a) to a tolerance, on 0-d tensors.
+void newton_sqrt(const Tensor& a, Tensor& roots, Tensor& steps) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i) {
+    Tensor x = a[i].clone();
+    int64_t n = 0;
+    while ((x * x - a[i]).abs().item<float>() > 1e-5f * a[i].item<float>()) {
+      x = 0.5 * (x + a[i] / x);
+      n += 1;
+    }
+    roots[i] = x;
+    steps[i] = n;
+  }
+}
+
+// Nested whiles; a zero-trip inner loop for some examples; a `do` loop that runs
+// once even when its condition is false at the start.
+void nested(const Tensor& n, Tensor& out, Tensor& digits) {
+#pragma vmap
+  for (int64_t i = 0; i < n.size(0); ++i) {
+    int64_t limit = n[i].item<int64_t>();
+    int64_t total = 0;
+    int64_t a = 0;
+    while (a < limit) {
+      int64_t b = a;
+      while (b > 0) {
+        total += b;
+        b -= 2;
+      }
+      ++a;
+    }
+    out[i] = total;
+    int64_t value = limit;
+    int64_t count = 0;
+    do {
+      value = value / 10;
+      ++count;
+    } while (value != 0);
+    digits[i] = count;
+  }
+}
+
+// A loop whose condition is the same for every example stays a C++ loop.
+void invariant_while(const Tensor& x, int64_t times, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor y = x[i];
+    int64_t k = 0;
+    while (k < times) {
+      y = y * 2;
+      ++k;
+    }
+    out[i] = y;
+  }
+}
+
+int main() {
+  Tensor c = tensor({-2.0f, 0.0f, 0.25f, 0.0f, 0.3f, 0.5f, -0.75f, 0.1f, 1.0f, 1.0f,
+                     0.0f, 0.0f, -1.0f, 0.0f, 0.26f, 0.0f})
+                 .reshape({8, 2});
+  Tensor counts = zeros({8}, kInt32);
+  escape_time(c, 200, counts);
+  std::cout << counts << "\n";
+
+  Tensor a = tensor({4.0f, 2.0f, 1.0f, 100.0f, 0.01f, 12345.0f});
+  Tensor roots = zeros({6});
+  Tensor steps = zeros({6}, kInt64);
+  newton_sqrt(a, roots, steps);
+  std::cout << roots << "\n" << steps << "\n";
+
+  Tensor n = tensor({int64_t{0}, 1, 5, 12, 3, 100, 7});
+  Tensor out = zeros({7}, kInt64);
+  Tensor digits = zeros({7}, kInt64);
+  nested(n, out, digits);
+  std::cout << out << "\n" << digits << "\n";
+
+  Tensor x = arange(6).reshape({3, 2}).to(kFloat);
+  Tensor doubled = zeros({3, 2});
+  invariant_while(x, 3, doubled);
+  std::cout << doubled << "\n";
+
+  Tensor none = zeros({0, 2});
+  Tensor no_counts = zeros({0}, kInt32);
+  escape_time(none, 10, no_counts);
+  std::cout << no_counts << "\n";
+}
+
+// CHECK-LABEL: void escape_time(
+// CHECK: vb::Value zr = 0.0f, zi = 0.0f;  // line 14
+// CHECK-NEXT: vb::Value k = 0;  // line 15
+// CHECK-NEXT: { vb::Loop _b_loop0;  // line 16
+// CHECK-NEXT: while (_b_loop0.next(vb::logical_and(k < max_iter, zr * zr + zi * zi < 4.0f))) {
+// CHECK-NEXT: vb::Value next_r = zr * zr - zi * zi + cr;  // line 17
+// CHECK-NEXT: zi = 2.0f * zr * zi + ci;  // line 18
+// CHECK-NEXT: zr = next_r;  // line 19
+// CHECK-NEXT: k += 1;  // line 20
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: vb::at(counts, i) = k;  // line 22
+// CHECK-LABEL: void newton_sqrt(
+// CHECK: { vb::Loop _b_loop0;  // line 32
+// CHECK-NEXT: while (_b_loop0.next((x * x - vb::at(a, i)).abs().item<float>() > 1e-5f * vb::at(a, i).item<float>())) {
+// CHECK-NEXT: x = 0.5 * (x + vb::at(a, i) / x);  // line 33
+// CHECK-NEXT: n += 1;  // line 34
+// CHECK-LABEL: void nested(
+// CHECK: { vb::Loop _b_loop0;  // line 49
+// CHECK-NEXT: while (_b_loop0.next(a < limit)) {
+// CHECK-NEXT: vb::Value b = a;  // line 50
+// CHECK-NEXT: { vb::Loop _b_loop1;  // line 51
+// CHECK-NEXT: while (_b_loop1.next(b > 0)) {
+// CHECK-NEXT: total += b;  // line 52
+// CHECK: { vb::Loop _b_loop2;  // line 60
+// CHECK-NEXT: do {
+// CHECK-NEXT: value = value / 10;  // line 61
+// CHECK-NEXT: count += 1;  // line 62
+// CHECK-NEXT: } while (_b_loop2.next(value != 0));
+// CHECK-LABEL: void invariant_while(
+// CHECK: int64_t k = 0;  // line 73
+// CHECK-NEXT: while (k < times) {  // line 74
+// CHECK-NEXT: y = y * 2;  // line 75
+// CHECK-NEXT: ++k;  // line 76
