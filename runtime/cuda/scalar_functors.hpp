@@ -283,6 +283,10 @@ struct Atan2 {
   template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return VMAP_MATH(atan2)(a, b); }
 };
+struct Hypot {  // LibTorch: floats only
+  template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return VMAP_MATH(hypot)(a, b); }
+};
 // clamp_min / clamp_max with one bound: NaN in either operand propagates, as LibTorch's.
 struct ClampMin {
   template <class T> static constexpr bool accepts = !is_bool<T>;
