@@ -221,6 +221,9 @@ Value Value::log_softmax(int64_t dim) const {
 
 Value Value::cumsum(int64_t dim) const { return dispatch(member_op("cumsum"), {*this, dim}); }
 Value Value::cumprod(int64_t dim) const { return dispatch(member_op("cumprod"), {*this, dim}); }
+Value Value::logsumexp(IntList dims, bool keepdim) const {
+  return dispatch(member_op("logsumexp"), {*this, dims, keepdim});
+}
 Value Value::var(IntList dims, bool unbiased, bool keepdim) const {
   return dispatch(member_op("var"), {*this, dims, unbiased, keepdim});
 }
@@ -414,6 +417,9 @@ Value softmax(const Value& x, int64_t dim) { return x.softmax(dim); }
 Value log_softmax(const Value& x, int64_t dim) { return x.log_softmax(dim); }
 Value cumsum(const Value& x, int64_t dim) { return dispatch(free_op("cumsum"), {x, dim}); }
 Value cumprod(const Value& x, int64_t dim) { return dispatch(free_op("cumprod"), {x, dim}); }
+Value logsumexp(const Value& x, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(free_op("logsumexp"), {x, dims, keepdim});
+}
 Value var(const Value& x, vmap::detail::IntList dims, bool unbiased, bool keepdim) {
   return dispatch(free_op("var"), {x, dims, unbiased, keepdim});
 }

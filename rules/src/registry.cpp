@@ -176,6 +176,8 @@ constexpr std::array kBindings{
   Binding{"cumsum", free_function, [](A a) { return vmap::cumsum(a.tensor(0), a.integer(1)); }},
   Binding{"cumprod", member, [](A a) { return a.tensor(0).cumprod(a.integer(1)); }},
   Binding{"cumprod", free_function, [](A a) { return vmap::cumprod(a.tensor(0), a.integer(1)); }},
+  Binding{"logsumexp", member, [](A a) { return a.tensor(0).logsumexp(a.integers(1), a.flag(2)); }},
+  Binding{"logsumexp", free_function, [](A a) { return vmap::logsumexp(a.tensor(0), a.integers(1), a.flag(2)); }},
   Binding{"var", member, [](A a) { return a.tensor(0).var(a.integers(1), a.flag(2, true), a.flag(3)); }},
   Binding{"var", free_function, [](A a) { return vmap::var(a.tensor(0), a.integers(1), a.flag(2, true), a.flag(3)); }},
   Binding{"std", member, [](A a) { return a.tensor(0).std(a.integers(1), a.flag(2, true), a.flag(3)); }},

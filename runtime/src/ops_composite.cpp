@@ -1,5 +1,5 @@
 // Ops of SPEC section 6 composed of other runtime ops (so they run on every device their
-// parts run on): the scans, var / std / norm, masked_fill and lerp, with
+// parts run on): the scans, logsumexp, var / std / norm, masked_fill and lerp, with
 // LibTorch 1.13's dtypes and edge cases.
 #include "internal.hpp"
 
@@ -18,6 +18,10 @@ int64_t reduced_count(const char* op, const Tensor& self, detail::IntList dims) 
   for (int64_t dim : dims) count *= self.size(detail::wrap_dim(op, dim, self.dim()));
   return count;
 }
+
+// Size-1 dims `dims` (every dim when empty) of a keepdim result removed: summing a size-1
+// dim is exact, and reuses sum's dim checks.
+Tensor drop_kept_dims(const Tensor& kept, detail::IntList dims) { return kept.sum(dims, false); }
 
 void check_floating(const char* op, const Tensor& self) {
   if (!detail::is_floating(detail::impl_of(self, op).dtype))
@@ -47,6 +51,18 @@ Tensor scan(const char* op, const Tensor& self, int64_t dim, bool product) {
 
 Tensor cumsum(const Tensor& self, int64_t dim) { return scan("cumsum", self, dim, false); }
 Tensor cumprod(const Tensor& self, int64_t dim) { return scan("cumprod", self, dim, true); }
+
+Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim) {
+  const Tensor x = detail::is_floating(detail::impl_of(self, "logsumexp").dtype)
+                       ? self
+                       : self.to(kFloat32);
+  // Shifted by the maximum, except where it is infinite (all -inf, or an inf present).
+  const Tensor maximum = amax(x, dims, true);
+  const Tensor shift =
+      where(abs(maximum) == std::numeric_limits<double>::infinity(), 0, maximum);
+  const Tensor kept = log(sum(exp(x - shift), dims, true)) + shift;
+  return keepdim ? kept : drop_kept_dims(kept, dims);
+}
 
 Tensor var(const Tensor& self, detail::IntList dims, bool unbiased, bool keepdim) {
   check_floating("var", self);
@@ -111,6 +127,9 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
 
 Tensor Tensor::cumsum(int64_t dim) const { return vmap::cumsum(*this, dim); }
 Tensor Tensor::cumprod(int64_t dim) const { return vmap::cumprod(*this, dim); }
+Tensor Tensor::logsumexp(IntList dims, bool keepdim) const {
+  return vmap::logsumexp(*this, dims, keepdim);
+}
 Tensor Tensor::var(IntList dims, bool unbiased, bool keepdim) const {
   return vmap::var(*this, dims, unbiased, keepdim);
 }

@@ -45,6 +45,8 @@ void reductions_of(const std::string& name, const Tensor& x) {
   show("cumsum/" + name, [&] { return x.cumsum(1); });
   show("cumsum_last/" + name, [&] { return cumsum(x, -1); });
   show("cumprod/" + name, [&] { return cumprod(x, 0); });
+  show("logsumexp/" + name, [&] { return x.logsumexp(dims({1})); });
+  show("logsumexp_keepdim/" + name, [&] { return logsumexp(x, dims({0, 2}), true); });
   show("var/" + name, [&] { return x.var(); });
   show("var_biased/" + name, [&] { return var(x, false); });
   show("var_dims/" + name, [&] { return x.var(dims({1}), true, false); });
@@ -98,6 +100,9 @@ int main() {
   show("softmax/bad_dim", [&] { return softmax(logits, 3); });
   const Tensor one_row = peer::random(generator, {1, 4});
   show("var/one_element", [&] { return one_row.var(dims({0})); });
+  show("logsumexp/neg_inf", [&] {
+    return logsumexp(tensor({-INFINITY, -INFINITY}).reshape({1, 2}), dims({1}));
+  });
   const Tensor values = peer::random(generator, {3, 4});
   const Tensor mask = peer::random(generator, {3, 4}, kBool);
   show("masked_fill", [&] { return values.masked_fill(mask, -1.5); });

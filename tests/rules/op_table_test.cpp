@@ -57,7 +57,8 @@ constexpr std::string_view kSpec6Ops[] = {
     "frac",      "rsqrt",  "reciprocal",   "square", "log1p",      "expm1",     "log2",
     "exp2",      "erf",    "erfc",         "silu",  "atan2",       "clamp_min", "clamp_max",
     "var",       "std",    "norm",         "cumsum", "cumprod",    "masked_fill", "lerp",
-    "hypot"};
+    "hypot",
+    "logsumexp"};
 
 bool has(std::string_view name, OpForm form) {
   return vmap::rules::find_op(name, form) != vmap::rules::kNoOp;

@@ -166,6 +166,7 @@ class Value {
   Value log_softmax(int64_t dim) const;
   Value cumsum(int64_t dim) const;
   Value cumprod(int64_t dim) const;
+  Value logsumexp(IntList dims, bool keepdim = false) const;
   Value var(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Value std(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Value norm(vmap::detail::Scalar p, IntList dims, bool keepdim = false) const;
@@ -376,6 +377,7 @@ Value softmax(const Value& x, int64_t dim);
 Value log_softmax(const Value& x, int64_t dim);
 Value cumsum(const Value& x, int64_t dim);
 Value cumprod(const Value& x, int64_t dim);
+Value logsumexp(const Value& x, vmap::detail::IntList dims, bool keepdim = false);
 Value var(const Value& x, vmap::detail::IntList dims, bool unbiased = true, bool keepdim = false);
 Value std(const Value& x, vmap::detail::IntList dims, bool unbiased = true, bool keepdim = false);
 Value norm(const Value& x, vmap::detail::Scalar p, vmap::detail::IntList dims,

@@ -115,6 +115,7 @@ class Tensor {
   // scans, statistics, masking (SPEC section 6; runtime/src/ops_composite.cpp)
   Tensor cumsum(int64_t dim) const;
   Tensor cumprod(int64_t dim) const;
+  Tensor logsumexp(IntList dims, bool keepdim = false) const;
   Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Tensor var(bool unbiased = true) const;
   Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
@@ -264,6 +265,7 @@ Tensor log_softmax(const Tensor& self, int64_t dim);
 // --- scans, statistics, masking (SPEC section 6; runtime/src/ops_composite.cpp)
 Tensor cumsum(const Tensor& self, int64_t dim);  // integer and bool inputs give int64
 Tensor cumprod(const Tensor& self, int64_t dim);
+Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim = false);
 Tensor var(const Tensor& self, detail::IntList dims, bool unbiased = true, bool keepdim = false);
 Tensor var(const Tensor& self, bool unbiased = true);
 Tensor std(const Tensor& self, detail::IntList dims, bool unbiased = true, bool keepdim = false);

@@ -81,6 +81,7 @@ using at::sum;
 using at::cumprod;
 using at::cumsum;
 using at::lerp;
+using at::logsumexp;
 using at::masked_fill;
 using at::norm;
 using at::std;

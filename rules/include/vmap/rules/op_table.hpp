@@ -292,6 +292,8 @@ inline constexpr auto kOpTable = [] {
     make("cumsum",    free_function, F::nn, R::softmax, {tensor, dim}),
     make("cumprod",   member, F::nn, R::softmax, {tensor, dim}),
     make("cumprod",   free_function, F::nn, R::softmax, {tensor, dim}),
+    make("logsumexp", member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("logsumexp", free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
     make("var",       member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
     make("var",       free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
     make("std",       member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
@@ -402,7 +404,7 @@ inline constexpr std::size_t kPointwiseListEntries =
     );
 // Update this when adding an op outside the pointwise op list: the registry (registry.cpp)
 // and the SPEC-coverage test check the same number.
-static_assert(kOpTable.size() == 194 + kPointwiseListEntries,
+static_assert(kOpTable.size() == 196 + kPointwiseListEntries,
               "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
