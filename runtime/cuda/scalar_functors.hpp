@@ -233,7 +233,8 @@ VMAP_ROUNDING_FUNCTOR(Round, nearbyint)
 VMAP_ROUNDING_FUNCTOR(Trunc, trunc)
 #undef VMAP_ROUNDING_FUNCTOR
 
-struct Square {
+struct Square {  // x * x; bool computes in int64 (LibTorch's pow(x, 2))
+  static constexpr bool bool_computes_in_int64 = true;
   template <class T> static constexpr bool accepts = !is_bool<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T x) const { return Mul{}(x, x); }
 };
@@ -289,11 +290,9 @@ struct Hypot {  // LibTorch: floats only
 };
 // clamp_min / clamp_max with one bound: NaN in either operand propagates, as LibTorch's.
 struct ClampMin {
-  template <class T> static constexpr bool accepts = !is_bool<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T x, T low) const { return Maximum{}(x, low); }
 };
 struct ClampMax {
-  template <class T> static constexpr bool accepts = !is_bool<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T x, T high) const { return Minimum{}(x, high); }
 };
 

@@ -138,6 +138,8 @@ template <class F>
 Tensor unary_op(const char* name, const Tensor& self, Domain domain, int64_t cost) {
   Dtype dtype = detail::impl_of(self, name).dtype;
   if (domain == Domain::float_math) dtype = floating_or_default(dtype);
+  if constexpr (requires { F::bool_computes_in_int64; })
+    if (dtype == kBool) dtype = kInt64;
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) -> Tensor {
     if constexpr (!functors::accepts_type<F, T>()) fail_not_implemented<F, T>(name);
     else return elementwise<T, T>(name, {self}, F{}, cost);

@@ -64,9 +64,10 @@ void scalar_ops(const std::string& name, const Tensor& x) {
   show("clamp/" + name, [&] { return x.clamp(-1, 1); });
   show("clamp_double/" + name, [&] { return clamp(x, -0.5, 1.5); });
   show("clamp_min/" + name, [&] { return clamp(x, -0.5); });
-#define VMAP_BINARY_OP(op, Functor, domain)                  \
-  show(#op "_int/" + name, [&] { return op(x, 2); });       \
-  show(#op "_double/" + name, [&] { return x.op(-1.5); });
+// (0-d tensors: LibTorch lacks some Scalar overloads, e.g. atan2's)
+#define VMAP_BINARY_OP(op, Functor, domain)                          \
+  show(#op "_int/" + name, [&] { return op(x, tensor(2)); });       \
+  show(#op "_double/" + name, [&] { return x.op(tensor(-1.5)); });
 #include "../../runtime/include/vmap/detail/pointwise_ops.def"
 }
 

@@ -109,7 +109,7 @@ int main() {
   show("masked_fill_int", [&] { return masked_fill(values.to(kInt64), mask, 2.7); });
   show("masked_fill_row_mask", [&] { return values.masked_fill(mask[0], 0); });
   show("masked_fill_tensor", [&] { return values.masked_fill(mask, tensor(9.0)); });
-  show("masked_fill_bad_mask", [&] { return values.masked_fill(values, 1); });
+  show("masked_fill_mask_too_wide", [&] { return values.masked_fill(mask.t(), 1); });
   const Tensor ends = peer::random(generator, {3, 4});
   show("lerp", [&] { return lerp(values, ends, 0.25); });
   show("lerp_member_high", [&] { return values.lerp(ends, 0.75); });
