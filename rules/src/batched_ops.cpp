@@ -233,6 +233,11 @@ Value Value::std(IntList dims, bool unbiased, bool keepdim) const {
 Value Value::norm(vmap::detail::Scalar p, IntList dims, bool keepdim) const {
   return dispatch(member_op("norm"), {*this, p, dims, keepdim});
 }
+// Over the whole example: the dim-list form over the flattened example (a 0-d example is one
+// element, as LibTorch reduces it).
+Value Value::var(bool unbiased) const { return flatten().var({0}, unbiased); }
+Value Value::std(bool unbiased) const { return flatten().std({0}, unbiased); }
+Value Value::norm(vmap::detail::Scalar p) const { return flatten().norm(p, {0}); }
 Value Value::masked_fill(const Value& mask, const Value& value) const {
   return dispatch(member_op("masked_fill"), {*this, mask, value});
 }
@@ -429,6 +434,9 @@ Value std(const Value& x, vmap::detail::IntList dims, bool unbiased, bool keepdi
 Value norm(const Value& x, vmap::detail::Scalar p, vmap::detail::IntList dims, bool keepdim) {
   return dispatch(free_op("norm"), {x, p, dims, keepdim});
 }
+Value var(const Value& x, bool unbiased) { return x.var(unbiased); }
+Value std(const Value& x, bool unbiased) { return x.std(unbiased); }
+Value norm(const Value& x, vmap::detail::Scalar p) { return x.norm(p); }
 Value masked_fill(const Value& x, const Value& mask, const Value& value) {
   return dispatch(free_op("masked_fill"), {x, mask, value});
 }

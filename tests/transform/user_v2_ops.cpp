@@ -9,7 +9,7 @@ using namespace vmap;
 
 void v2_ops(const Tensor& x, const Tensor& y, const Tensor& bias, const Tensor& k,
             const Tensor& weights, Tensor& rounded, Tensor& maths, Tensor& divisions,
-            Tensor& ints, Tensor& stats, Tensor& scans, Tensor& masked) {
+            Tensor& ints, Tensor& stats, Tensor& whole, Tensor& scans, Tensor& masked) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     Tensor scaled = x[i] * 3.7;
@@ -24,6 +24,7 @@ void v2_ops(const Tensor& x, const Tensor& y, const Tensor& bias, const Tensor& 
     float w = weights[i].item<float>();
     stats[i] = x[i].logsumexp({0}) + var(x[i], {0}, true) + x[i].std({0}, false) +
                norm(x[i], 3, {0}) + x[i].unsqueeze(0).var({1}, true, true).sum();
+    whole[i] = x[i].var() + x[i].std(false) + x[i].norm() + norm(y[i], 1) + var(y[i], false);
     scans[i] = x[i].cumsum(0) + cumprod(y[i] * 0.5 + 1, 0);
     masked[i] = x[i].masked_fill(x[i] > y[i], w).lerp(y[i], w) + lerp(x[i], bias, 0.25) +
                 masked_fill(y[i], bias < 0, 0.5);
@@ -39,10 +40,10 @@ int main() {
   Tensor weights = arange(n).to(kFloat) * 0.2;
   Tensor rounded = zeros({n, 6}), maths = zeros({n, 6}), divisions = zeros({n, 6});
   Tensor ints = zeros({n, 6}, kInt), stats = zeros({n}), scans = zeros({n, 6});
-  Tensor masked = zeros({n, 6});
-  v2_ops(x, y, bias, k, weights, rounded, maths, divisions, ints, stats, scans, masked);
+  Tensor masked = zeros({n, 6}), whole = zeros({n});
+  v2_ops(x, y, bias, k, weights, rounded, maths, divisions, ints, stats, whole, scans, masked);
   std::cout << rounded << "\n" << maths << "\n" << divisions << "\n" << ints << "\n"
-            << stats << "\n" << scans << "\n" << masked << "\n";
+            << stats << "\n" << whole << "\n" << scans << "\n" << masked << "\n";
 }
 
 // CHECK-LABEL: void v2_ops(
@@ -57,7 +58,8 @@ int main() {
 // CHECK: vb::Value w = vb::at(weights, i).item<float>();  // line 24
 // CHECK: vb::at(stats, i) = vb::at(x, i).logsumexp({0}) + vb::var(vb::at(x, i), {0}, true) + vb::at(x, i).std({0}, false) +
 // CHECK-NEXT: vb::norm(vb::at(x, i), 3, {0}) + vb::at(x, i).unsqueeze(0).var({1}, true, true).sum();  // line 25
-// CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 27
+// CHECK: vb::at(whole, i) = vb::at(x, i).var() + vb::at(x, i).std(false) + vb::at(x, i).norm() + vb::norm(vb::at(y, i), 1) + vb::var(vb::at(y, i), false);  // line 27
+// CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 28
 // CHECK: vb::at(masked, i) = vb::at(x, i).masked_fill(vb::at(x, i) > vb::at(y, i), w).lerp(vb::at(y, i), w) + vb::lerp(vb::at(x, i), bias, 0.25) +
-// CHECK-NEXT: vb::masked_fill(vb::at(y, i), bias < 0, 0.5);  // line 28
+// CHECK-NEXT: vb::masked_fill(vb::at(y, i), bias < 0, 0.5);  // line 29
 // CHECK-NOT: per_example

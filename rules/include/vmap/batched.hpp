@@ -170,6 +170,10 @@ class Value {
   Value var(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Value std(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Value norm(vmap::detail::Scalar p, IntList dims, bool keepdim = false) const;
+  // over the whole example (LibTorch's overloads: x.var() must rewrite to code that compiles)
+  Value var(bool unbiased = true) const;
+  Value std(bool unbiased = true) const;
+  Value norm(vmap::detail::Scalar p = 2) const;
   Value masked_fill(const Value& mask, const Value& value) const;
   Value lerp(const Value& end, const Value& weight) const;
 
@@ -382,6 +386,9 @@ Value var(const Value& x, vmap::detail::IntList dims, bool unbiased = true, bool
 Value std(const Value& x, vmap::detail::IntList dims, bool unbiased = true, bool keepdim = false);
 Value norm(const Value& x, vmap::detail::Scalar p, vmap::detail::IntList dims,
            bool keepdim = false);
+Value var(const Value& x, bool unbiased = true);
+Value std(const Value& x, bool unbiased = true);
+Value norm(const Value& x, vmap::detail::Scalar p = 2);
 Value masked_fill(const Value& x, const Value& mask, const Value& value);
 Value lerp(const Value& start, const Value& end, const Value& weight);
 Value cat(const std::vector<Value>& tensors, int64_t dim = 0);
