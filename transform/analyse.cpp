@@ -18,6 +18,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include <vmap/rules/op_table.hpp>
 
 using namespace clang;
 
@@ -347,7 +348,7 @@ std::optional<Access> Analyser::accessOf(const Expr *E) const {
   Next.Key = Name + "(";
   for (unsigned Arg = 0; Arg < Call->getNumArgs(); ++Arg) {
     // select(d, i) and narrow(d, start, n): the position is the index.
-    bool IsIndex = Arg == 1 && (Name == "select" || Name == "narrow");
+    bool IsIndex = vmap::rules::is_index_argument_of_member(Name, Arg);
     if (IsIndex)
       Next.Index = Call->getArg(Arg);
     else if (!isa<CXXDefaultArgExpr>(Call->getArg(Arg)))
@@ -613,15 +614,11 @@ bool isBoundReference(const VarDecl *Var) {
 }
 
 bool isViewMember(llvm::StringRef Name) {
-  return Name == "select" || Name == "narrow" || Name == "operator[]" ||
-         Name == "unsqueeze" || Name == "squeeze" || Name == "expand" ||
-         Name == "view" || Name == "reshape" || Name == "transpose" ||
-         Name == "t" || Name == "permute" || Name == "flatten";
+  return vmap::rules::is_view_member(Name);
 }
 
 bool isInPlaceMember(llvm::StringRef Name) {
-  return Name.ends_with("_") || Name == "operator+=" || Name == "operator-=" ||
-         Name == "operator*=" || Name == "operator/=";
+  return vmap::rules::writes_object(Name);
 }
 
 } // namespace detail

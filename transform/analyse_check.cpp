@@ -55,10 +55,7 @@ bool isFreshTensor(const VarDecl *Var) {
   std::string Name = calleeName(Call);
   if (isa<CXXMemberCallExpr>(Call))
     return Name == "clone";
-  static const char *const Factories[] = {
-      "zeros", "ones", "full", "empty", "arange", "tensor", "zeros_like",
-      "ones_like", "full_like", "empty_like", "rand", "randn", "randint"};
-  return llvm::is_contained(Factories, Name);
+  return vmap::rules::is_factory(Name);
 }
 
 /// Whether the Tensor \p E evaluates to has elements of its own (Note [Aliases

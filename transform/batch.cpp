@@ -16,10 +16,7 @@ namespace rules = vmap::rules;
 namespace clang_vmap {
 namespace {
 
-bool isRandomFactory(StringRef Name) {
-  return Name == "rand" || Name == "randn" || Name == "randint" ||
-         Name == "manual_seed";
-}
+bool isRandomFactory(StringRef Name) { return rules::is_random_factory(Name); }
 
 bool isIoFunction(StringRef Name) {
   static const char *const Io[] = {

@@ -227,6 +227,32 @@ Value Value::log_softmax(int64_t dim) const {
   return dispatch(member_op("log_softmax"), {*this, dim});
 }
 
+Value Value::cumsum(int64_t dim) const { return dispatch(member_op("cumsum"), {*this, dim}); }
+Value Value::cumprod(int64_t dim) const { return dispatch(member_op("cumprod"), {*this, dim}); }
+Value Value::logsumexp(IntList dims, bool keepdim) const {
+  return dispatch(member_op("logsumexp"), {*this, dims, keepdim});
+}
+Value Value::var(IntList dims, bool unbiased, bool keepdim) const {
+  return dispatch(member_op("var"), {*this, dims, unbiased, keepdim});
+}
+Value Value::std(IntList dims, bool unbiased, bool keepdim) const {
+  return dispatch(member_op("std"), {*this, dims, unbiased, keepdim});
+}
+Value Value::norm(vmap::detail::Scalar p, IntList dims, bool keepdim) const {
+  return dispatch(member_op("norm"), {*this, p, dims, keepdim});
+}
+// Over the whole example: the dim-list form over the flattened example (a 0-d example is one
+// element, as LibTorch reduces it).
+Value Value::var(bool unbiased) const { return flatten().var({0}, unbiased); }
+Value Value::std(bool unbiased) const { return flatten().std({0}, unbiased); }
+Value Value::norm(vmap::detail::Scalar p) const { return flatten().norm(p, {0}); }
+Value Value::masked_fill(const Value& mask, const Value& value) const {
+  return dispatch(member_op("masked_fill"), {*this, mask, value});
+}
+Value Value::lerp(const Value& end, const Value& weight) const {
+  return dispatch(member_op("lerp"), {*this, end, weight});
+}
+
 Value Value::matmul(const Value& other) const {
   return dispatch(member_op("matmul"), {*this, other});
 }
@@ -235,13 +261,11 @@ Value Value::mv(const Value& other) const { return dispatch(member_op("mv"), {*t
 Value Value::bmm(const Value& other) const { return dispatch(member_op("bmm"), {*this, other}); }
 Value Value::dot(const Value& other) const { return dispatch(member_op("dot"), {*this, other}); }
 
-Value Value::sqrt() const { return cmath(member_op("sqrt"), *this); }
-Value Value::exp() const { return cmath(member_op("exp"), *this); }
-Value Value::log() const { return cmath(member_op("log"), *this); }
-Value Value::sin() const { return cmath(member_op("sin"), *this); }
-Value Value::cos() const { return cmath(member_op("cos"), *this); }
-Value Value::tanh() const { return cmath(member_op("tanh"), *this); }
-Value Value::sigmoid() const { return dispatch(member_op("sigmoid"), {*this}); }
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  Value Value::name() const { return cmath(member_op(#name), *this); }
+#define VMAP_BINARY_OP(name, Functor, domain) \
+  Value Value::name(const Value& other) const { return dispatch(member_op(#name), {*this, other}); }
+#include <vmap/detail/pointwise_ops.def>
 Value Value::relu() const { return dispatch(member_op("relu"), {*this}); }
 Value Value::abs() const { return batched::abs(*this); }
 Value Value::neg() const { return -*this; }
@@ -338,13 +362,11 @@ Value clamp(const Value& x, const Value& min, const Value& max) {
   return dispatch(free_op("clamp"), {x, min, max});
 }
 Value neg(const Value& x) { return dispatch(free_op("neg"), {x}); }
-Value sqrt(const Value& x) { return cmath(free_op("sqrt"), x); }
-Value exp(const Value& x) { return cmath(free_op("exp"), x); }
-Value log(const Value& x) { return cmath(free_op("log"), x); }
-Value sin(const Value& x) { return cmath(free_op("sin"), x); }
-Value cos(const Value& x) { return cmath(free_op("cos"), x); }
-Value tanh(const Value& x) { return cmath(free_op("tanh"), x); }
-Value sigmoid(const Value& x) { return dispatch(free_op("sigmoid"), {x}); }
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  Value name(const Value& x) { return cmath(free_op(#name), x); }
+#define VMAP_BINARY_OP(name, Functor, domain) \
+  Value name(const Value& a, const Value& b) { return dispatch(free_op(#name), {a, b}); }
+#include <vmap/detail/pointwise_ops.def>
 Value relu(const Value& x) { return dispatch(free_op("relu"), {x}); }
 Value sign(const Value& x) { return dispatch(free_op("sign"), {x}); }
 Value sum(const Value& x) { return dispatch(free_op("sum", 1), {x}); }
@@ -410,6 +432,29 @@ Value index_select(const Value& x, int64_t dim, const Value& index) {
 }
 Value softmax(const Value& x, int64_t dim) { return x.softmax(dim); }
 Value log_softmax(const Value& x, int64_t dim) { return x.log_softmax(dim); }
+Value cumsum(const Value& x, int64_t dim) { return dispatch(free_op("cumsum"), {x, dim}); }
+Value cumprod(const Value& x, int64_t dim) { return dispatch(free_op("cumprod"), {x, dim}); }
+Value logsumexp(const Value& x, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(free_op("logsumexp"), {x, dims, keepdim});
+}
+Value var(const Value& x, vmap::detail::IntList dims, bool unbiased, bool keepdim) {
+  return dispatch(free_op("var"), {x, dims, unbiased, keepdim});
+}
+Value std(const Value& x, vmap::detail::IntList dims, bool unbiased, bool keepdim) {
+  return dispatch(free_op("std"), {x, dims, unbiased, keepdim});
+}
+Value norm(const Value& x, vmap::detail::Scalar p, vmap::detail::IntList dims, bool keepdim) {
+  return dispatch(free_op("norm"), {x, p, dims, keepdim});
+}
+Value var(const Value& x, bool unbiased) { return x.var(unbiased); }
+Value std(const Value& x, bool unbiased) { return x.std(unbiased); }
+Value norm(const Value& x, vmap::detail::Scalar p) { return x.norm(p); }
+Value masked_fill(const Value& x, const Value& mask, const Value& value) {
+  return dispatch(free_op("masked_fill"), {x, mask, value});
+}
+Value lerp(const Value& start, const Value& end, const Value& weight) {
+  return dispatch(free_op("lerp"), {start, end, weight});
+}
 Value cat(const std::vector<Value>& tensors, int64_t dim) {
   return dispatch(free_op("cat"), {tensors, dim});
 }
@@ -477,15 +522,6 @@ Value abs(const Value& x) {
 Value fabs(const Value& x) { return scalar_cast_to(abs(floating(x)), floating(x).dtype()); }
 
 namespace {
-// floor / ceil: trunc via an int64 round trip, then one step toward -inf / +inf.
-Value rounded(const Value& x, bool up) {
-  const Value value = floating(x);
-  const Value truncated = scalar_cast_to(scalar_cast_to(value, kInt64), value.dtype());
-  const Value step =
-      scalar_cast_to(up ? gt(value, truncated) : lt(value, truncated), value.dtype());
-  const Value result = up ? add(truncated, step) : sub(truncated, step);
-  return x.is_cpp_scalar() ? scalar_cast_to(result, value.dtype()) : result;
-}
 // std::pow / fmax / fmin: float only when both are float, else double.
 Dtype floating_common(const Value& a, const Value& b) {
   return a.dtype() == kFloat32 && b.dtype() == kFloat32 ? kFloat32 : kFloat64;
@@ -504,8 +540,6 @@ Value cpp_pick(const Value& a, const Value& b, Dtype dtype, bool larger, bool sk
 }
 }  // namespace
 
-Value floor(const Value& x) { return rounded(x, false); }
-Value ceil(const Value& x) { return rounded(x, true); }
 Value pow(const Value& a, const Value& b) {
   if (both_cpp(a, b)) return cpp_binary(free_op("pow"), a, b, floating_common(a, b));
   return dispatch(free_op("pow"), {a, b});

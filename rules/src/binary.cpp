@@ -78,4 +78,30 @@ BatchedResult where_rule(std::size_t, const CallArgs& args) {
   return where_batch_rule(condition.value, condition.bdim, args.operand(1), args.operand(2));
 }
 
+// where(mask, value, x) with the value in x's dtype (LibTorch casts it): x's dtype does not
+// promote, so the operands align without promotion.
+BatchedResult masked_fill_rule(std::size_t op, const CallArgs& args) {
+  const std::array operands{args.tensor_arg(0), args.tensor_arg(1), args.operand(2)};
+  if (!any_batched(operands)) return {call_with(op, args, {}), std::nullopt};
+  if (operands[1].value.dtype() != kBool) return {call_with(op, args, {}), std::nullopt};
+  const std::vector<Tensor> aligned = align_pointwise(operands, {});
+  const Tensor& x = aligned[0];
+  // The result has x's per-example shape: a mask or value with more dims raises per example.
+  const Tensor filled = vmap::where(aligned[1], aligned[2].to(x.dtype()), x);
+  if (logical_sizes(filled, 0) != logical_sizes(operands[0].value, operands[0].bdim))
+    throw Error("masked_fill: the mask or value cannot be broadcast to the tensor's shape");
+  return {filled, 0};
+}
+
+// lerp(start, end, weight): one pointwise call once the operands share a logical rank and
+// dtype (a per-example C++ weight is a wrapped number, as a scalar weight is).
+BatchedResult lerp_rule(std::size_t op, const CallArgs& args) {
+  const std::array operands{args.tensor_arg(0), args.operand(1), args.operand(2)};
+  constexpr std::array<std::size_t, 3> promoted{0, 1, 2};
+  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
+  return {call_with(op, args,
+                    {{0, plain(aligned[0])}, {1, plain(aligned[1])}, {2, plain(aligned[2])}}),
+          any_batched(operands) ? BatchDim(0) : std::nullopt};
+}
+
 }  // namespace vmap::rules

@@ -52,14 +52,20 @@ BatchedResult reduce_dim_rule(std::size_t op, const CallArgs& args) {
   return {call_with(op, args, {{0, plain(front)}, {1, dims[0]}, {2, keepdim}}), 0};
 }
 
+// The dim list is the entry's dim_list position and keepdim its last position (var's
+// unbiased flag and norm's p sit between or before them).
 BatchedResult reduce_dims_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim) return {call_with(op, args, {}), std::nullopt};
-  const std::string name(kOpTable[op].name);
-  auto [front, dims] =
-      shift_reduced_dims(name.c_str(), move_bdim_to_front(x.value, x.bdim), args.integers(1));
-  const bool keepdim = front.dim() != x.value.dim() ? false : args.flag(2);
-  return {call_with(op, args, {{0, plain(front)}, {1, dims}, {2, keepdim}}), 0};
+  const OpEntry& entry = kOpTable[op];
+  std::size_t dims_at = 1;
+  while (entry.param(dims_at) != ArgKind::dim_list) ++dims_at;
+  const std::size_t keepdim_at = entry.arity - 1u;
+  const std::string name(entry.name);
+  auto [front, dims] = shift_reduced_dims(name.c_str(), move_bdim_to_front(x.value, x.bdim),
+                                          args.integers(dims_at));
+  const bool keepdim = front.dim() != x.value.dim() ? false : args.flag(keepdim_at);
+  return {call_with(op, args, {{0, plain(front)}, {dims_at, dims}, {keepdim_at, keepdim}}), 0};
 }
 
 // equal(a, b) / allclose(a, b, rtol, atol) for each example: elementwise test, then all()

@@ -40,6 +40,13 @@ Tensor clamp_reference(A a) {
   return vmap::clamp(a.tensor(0), bound(1), bound(2));
 }
 
+// masked_fill(x, mask, value): a tensor value must be 0-d, a number is cast to x's dtype.
+Tensor masked_fill_reference(A a) {
+  if (std::holds_alternative<TensorArg>(a.raw(2)))
+    return vmap::masked_fill(a.tensor(0), a.tensor(1), a.tensor(2));
+  return vmap::masked_fill(a.tensor(0), a.tensor(1), a.scalar(2));
+}
+
 // clang-format off
 constexpr std::array kBindings{
   Binding{"dim", member, [](A a) { return number(a.tensor(0).dim()); }},
@@ -63,30 +70,23 @@ constexpr std::array kBindings{
     return x.reshape({});
   }},
   Binding{"data_ptr", member, refuse},
-  Binding{"sqrt", member, [](A a) { return a.tensor(0).sqrt(); }},
-  Binding{"exp", member, [](A a) { return a.tensor(0).exp(); }},
-  Binding{"log", member, [](A a) { return a.tensor(0).log(); }},
   Binding{"abs", member, [](A a) { return a.tensor(0).abs(); }},
   Binding{"neg", member, [](A a) { return a.tensor(0).neg(); }},
   Binding{"relu", member, [](A a) { return a.tensor(0).relu(); }},
-  Binding{"sigmoid", member, [](A a) { return a.tensor(0).sigmoid(); }},
-  Binding{"tanh", member, [](A a) { return a.tensor(0).tanh(); }},
   Binding{"sign", member, [](A a) { return a.tensor(0).sign(); }},
-  Binding{"sin", member, [](A a) { return a.tensor(0).sin(); }},
-  Binding{"cos", member, [](A a) { return a.tensor(0).cos(); }},
   Binding{"logical_not", member, [](A a) { return a.tensor(0).logical_not(); }},
   Binding{"neg", free_function, [](A a) { return vmap::neg(a.tensor(0)); }},
   Binding{"abs", free_function, [](A a) { return vmap::abs(a.tensor(0)); }},
-  Binding{"sqrt", free_function, [](A a) { return vmap::sqrt(a.tensor(0)); }},
-  Binding{"exp", free_function, [](A a) { return vmap::exp(a.tensor(0)); }},
-  Binding{"log", free_function, [](A a) { return vmap::log(a.tensor(0)); }},
-  Binding{"sin", free_function, [](A a) { return vmap::sin(a.tensor(0)); }},
-  Binding{"cos", free_function, [](A a) { return vmap::cos(a.tensor(0)); }},
-  Binding{"tanh", free_function, [](A a) { return vmap::tanh(a.tensor(0)); }},
-  Binding{"sigmoid", free_function, [](A a) { return vmap::sigmoid(a.tensor(0)); }},
   Binding{"relu", free_function, [](A a) { return vmap::relu(a.tensor(0)); }},
   Binding{"logical_not", free_function, [](A a) { return vmap::logical_not(a.tensor(0)); }},
   Binding{"sign", free_function, [](A a) { return vmap::sign(a.tensor(0)); }},
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost)                       \
+  Binding{#name, member, [](A a) { return a.tensor(0).name(); }},              \
+  Binding{#name, free_function, [](A a) { return vmap::name(a.tensor(0)); }},
+#define VMAP_BINARY_OP(name, Functor, domain)                                         \
+  Binding{#name, member, [](A a) { return a.tensor(0).name(a.tensor(1)); }},          \
+  Binding{#name, free_function, [](A a) { return vmap::name(a.tensor(0), a.tensor(1)); }},
+#include <vmap/detail/pointwise_ops.def>
   Binding{"operator-", unary_operator, [](A a) { return -a.tensor(0); }},
   Binding{"operator!", unary_operator, [](A a) { return !a.tensor(0); }},
   Binding{"operator+", binary_operator, [](A a) { return a.tensor(0) + a.tensor(1); }},
@@ -172,6 +172,22 @@ constexpr std::array kBindings{
     const double atol = a.given(3) ? a.scalar(3).to_double() : 1e-08;
     return flag_tensor(vmap::allclose(a.tensor(0), a.tensor(1), rtol, atol));
   }},
+  Binding{"cumsum", member, [](A a) { return a.tensor(0).cumsum(a.integer(1)); }},
+  Binding{"cumsum", free_function, [](A a) { return vmap::cumsum(a.tensor(0), a.integer(1)); }},
+  Binding{"cumprod", member, [](A a) { return a.tensor(0).cumprod(a.integer(1)); }},
+  Binding{"cumprod", free_function, [](A a) { return vmap::cumprod(a.tensor(0), a.integer(1)); }},
+  Binding{"logsumexp", member, [](A a) { return a.tensor(0).logsumexp(a.integers(1), a.flag(2)); }},
+  Binding{"logsumexp", free_function, [](A a) { return vmap::logsumexp(a.tensor(0), a.integers(1), a.flag(2)); }},
+  Binding{"var", member, [](A a) { return a.tensor(0).var(a.integers(1), a.flag(2, true), a.flag(3)); }},
+  Binding{"var", free_function, [](A a) { return vmap::var(a.tensor(0), a.integers(1), a.flag(2, true), a.flag(3)); }},
+  Binding{"std", member, [](A a) { return a.tensor(0).std(a.integers(1), a.flag(2, true), a.flag(3)); }},
+  Binding{"std", free_function, [](A a) { return vmap::std(a.tensor(0), a.integers(1), a.flag(2, true), a.flag(3)); }},
+  Binding{"norm", member, [](A a) { return a.tensor(0).norm(a.scalar(1), a.integers(2), a.flag(3)); }},
+  Binding{"norm", free_function, [](A a) { return vmap::norm(a.tensor(0), a.scalar(1), a.integers(2), a.flag(3)); }},
+  Binding{"masked_fill", member, masked_fill_reference},
+  Binding{"masked_fill", free_function, masked_fill_reference},
+  Binding{"lerp", member, [](A a) { return vmap::lerp(a.tensor(0), a.tensor(1), a.tensor(2)); }},
+  Binding{"lerp", free_function, [](A a) { return vmap::lerp(a.tensor(0), a.tensor(1), a.tensor(2)); }},
   Binding{"softmax", free_function, [](A a) { return vmap::softmax(a.tensor(0), a.integer(1)); }},
   Binding{"softmax", member, [](A a) { return a.tensor(0).softmax(a.integer(1)); }},
   Binding{"log_softmax", free_function, [](A a) { return vmap::log_softmax(a.tensor(0), a.integer(1)); }},
@@ -281,6 +297,8 @@ constexpr auto kRules = [] {
   set(RuleId::reduce_dims, reduce_dims_rule);
   set(RuleId::arg_reduce_all, reduce_all_rule);  // argmax() is argmax(dim) of the flat example
   set(RuleId::compare_all, compare_all_rule);
+  set(RuleId::masked_fill, masked_fill_rule);
+  set(RuleId::lerp, lerp_rule);
   set(RuleId::softmax, softmax_rule);
   set(RuleId::triangular, triangular_rule);
   set(RuleId::select, select_rule);

@@ -35,7 +35,10 @@ enum class DeviceOp : uint8_t {
   add, sub, mul, div, maximum, minimum, pow, bitwise_and, bitwise_or,
   eq, ne, lt, le, gt, ge,
   logical_and, logical_or, logical_not,
-  neg, abs, relu, sign, sqrt, exp, log, sin, cos, tanh, sigmoid,
+  neg, abs, relu, sign,
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) name,
+#define VMAP_BINARY_OP(name, Functor, domain) name,
+#include <vmap/detail/pointwise_ops.def>
   where,  // out = in0 ? in1 : in2
   clamp,  // out = min(max(in0, in1), in2), NaN in0 kept
   div_trunc, remainder_trunc,  // C++ `/` and `%` (truncating for integers)

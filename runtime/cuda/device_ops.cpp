@@ -58,13 +58,9 @@ constexpr NamedOp named_ops[] = {
     {"abs", 1, DeviceOp::abs},
     {"relu", 1, DeviceOp::relu},
     {"sign", 1, DeviceOp::sign},
-    {"sqrt", 1, DeviceOp::sqrt},
-    {"exp", 1, DeviceOp::exp},
-    {"log", 1, DeviceOp::log},
-    {"sin", 1, DeviceOp::sin},
-    {"cos", 1, DeviceOp::cos},
-    {"tanh", 1, DeviceOp::tanh},
-    {"sigmoid", 1, DeviceOp::sigmoid},
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) {#name, 1, DeviceOp::name},
+#define VMAP_BINARY_OP(name, Functor, domain) {#name, 2, DeviceOp::name},
+#include <vmap/detail/pointwise_ops.def>
     {"where", 3, DeviceOp::where},
     {"clamp", 3, DeviceOp::clamp},
 };

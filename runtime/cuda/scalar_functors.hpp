@@ -37,6 +37,17 @@ VMAP_HOST_DEVICE T wrapping(T a, T b, char op) {
   return static_cast<T>(op == '+' ? U(x + y) : op == '-' ? U(x - y) : U(x * y));
 }
 
+// Integer division's quotient and remainder without UB: x / -1 wraps, x % -1 is 0 (the host
+// refuses zero divisors first: functors with `integer_divisor` ask it to).
+template <class T>
+VMAP_HOST_DEVICE T quotient(T a, T b) {
+  return b == T(-1) ? wrapping(T(0), a, '-') : T(a / b);
+}
+template <class T>
+VMAP_HOST_DEVICE T modulus(T a, T b) {
+  return b == T(-1) ? T(0) : T(a % b);
+}
+
 // The math library of whichever side compiles the call: CUDA's overloads on the device.
 #ifdef __CUDA_ARCH__
 #define VMAP_MATH(function) ::function
@@ -75,7 +86,7 @@ struct Div {  // true division: the CPU promotes to a floating type first
 struct DivTrunc {
   template <class T> static constexpr bool accepts = !is_bool<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (is_int<T>) return b == T(-1) ? wrapping(T(0), a, '-') : T(a / b);
+    if constexpr (is_int<T>) return quotient(a, b);
     else return a / b;
   }
 };
@@ -194,12 +205,101 @@ VMAP_FLOAT_FUNCTOR(Sin, VMAP_MATH(sin)(x))
 VMAP_FLOAT_FUNCTOR(Cos, VMAP_MATH(cos)(x))
 VMAP_FLOAT_FUNCTOR(Tanh, VMAP_MATH(tanh)(x))
 VMAP_FLOAT_FUNCTOR(Sigmoid, T(1) / (T(1) + VMAP_MATH(exp)(-x)))
+VMAP_FLOAT_FUNCTOR(Rsqrt, T(1) / VMAP_MATH(sqrt)(x))
+VMAP_FLOAT_FUNCTOR(Reciprocal, T(1) / x)
+VMAP_FLOAT_FUNCTOR(Log1p, VMAP_MATH(log1p)(x))
+VMAP_FLOAT_FUNCTOR(Expm1, VMAP_MATH(expm1)(x))
+VMAP_FLOAT_FUNCTOR(Log2, VMAP_MATH(log2)(x))
+VMAP_FLOAT_FUNCTOR(Exp2, VMAP_MATH(exp2)(x))
+VMAP_FLOAT_FUNCTOR(Erf, VMAP_MATH(erf)(x))
+VMAP_FLOAT_FUNCTOR(Erfc, VMAP_MATH(erfc)(x))
+VMAP_FLOAT_FUNCTOR(Silu, x / (T(1) + VMAP_MATH(exp)(-x)))  // LibTorch: floats only
+VMAP_FLOAT_FUNCTOR(Frac, x - VMAP_MATH(trunc)(x))           // LibTorch: floats only
 #undef VMAP_FLOAT_FUNCTOR
+
+// Rounding: integers are already whole (LibTorch returns them unchanged); bool is refused.
+// round is half to even (nearbyint under the default rounding mode), as LibTorch's.
+#define VMAP_ROUNDING_FUNCTOR(NAME, FUNCTION)                                    \
+  struct NAME {                                                                  \
+    template <class T> static constexpr bool accepts = !is_bool<T>;              \
+    template <class T> VMAP_HOST_DEVICE T operator()(T x) const {                \
+      if constexpr (is_int<T>) return x;                                         \
+      else return VMAP_MATH(FUNCTION)(x);                                        \
+    }                                                                            \
+  };
+VMAP_ROUNDING_FUNCTOR(Floor, floor)
+VMAP_ROUNDING_FUNCTOR(Ceil, ceil)
+VMAP_ROUNDING_FUNCTOR(Round, nearbyint)
+VMAP_ROUNDING_FUNCTOR(Trunc, trunc)
+#undef VMAP_ROUNDING_FUNCTOR
+
+struct Square {  // x * x; bool computes in int64 (LibTorch's pow(x, 2))
+  static constexpr bool bool_computes_in_int64 = true;
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T x) const { return Mul{}(x, x); }
+};
+
+// LibTorch's remainder: the result takes the divisor's sign (Python's %).
+struct Remainder {
+  static constexpr bool integer_divisor = true;
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    T mod;
+    if constexpr (is_int<T>) mod = modulus(a, b);
+    else mod = VMAP_MATH(fmod)(a, b);
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) mod += b;
+    return mod;
+  }
+};
+// C's fmod: the result takes the dividend's sign.
+struct Fmod {
+  static constexpr bool integer_divisor = true;
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_int<T>) return modulus(a, b);
+    else return VMAP_MATH(fmod)(a, b);
+  }
+};
+// LibTorch 1.13's floor_divide: the quotient rounded toward -inf (ATen's div_floor).
+struct FloorDivide {
+  static constexpr bool integer_divisor = true;
+  template <class T> static constexpr bool accepts = !is_bool<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (is_int<T>) {
+      const T quot = quotient(a, b);
+      return ((a < T(0)) != (b < T(0))) && modulus(a, b) != T(0) ? T(quot - 1) : quot;
+    } else {
+      if (b == T(0)) return a / b;
+      const T mod = VMAP_MATH(fmod)(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+      if (div == T(0)) return VMAP_MATH(copysign)(T(0), a / b);
+      T floored = VMAP_MATH(floor)(div);
+      if (div - floored > T(0.5)) floored += T(1);
+      return floored;
+    }
+  }
+};
+struct Atan2 {
+  template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return VMAP_MATH(atan2)(a, b); }
+};
+struct Hypot {  // LibTorch: floats only
+  template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return VMAP_MATH(hypot)(a, b); }
+};
+// clamp_min / clamp_max with one bound: NaN in either operand propagates, as LibTorch's.
+struct ClampMin {
+  template <class T> VMAP_HOST_DEVICE T operator()(T x, T low) const { return Maximum{}(x, low); }
+};
+struct ClampMax {
+  template <class T> VMAP_HOST_DEVICE T operator()(T x, T high) const { return Minimum{}(x, high); }
+};
 
 struct RemainderTrunc {
   template <class T> static constexpr bool accepts = !is_bool<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (is_int<T>) return b == T(-1) ? T(0) : T(a % b);
+    if constexpr (is_int<T>) return modulus(a, b);
     else return VMAP_MATH(fmod)(a, b);
   }
 };
@@ -332,13 +432,11 @@ bool visit_device_op(DeviceOp op, Dtype out, const Dtype* in, int inputs, Visito
     case DeviceOp::abs: return uniform(Abs{}, one);
     case DeviceOp::relu: return uniform(Relu{}, one);
     case DeviceOp::sign: return uniform(Sign{}, one);
-    case DeviceOp::sqrt: return uniform(Sqrt{}, one);
-    case DeviceOp::exp: return uniform(Exp{}, one);
-    case DeviceOp::log: return uniform(Log{}, one);
-    case DeviceOp::sin: return uniform(Sin{}, one);
-    case DeviceOp::cos: return uniform(Cos{}, one);
-    case DeviceOp::tanh: return uniform(Tanh{}, one);
-    case DeviceOp::sigmoid: return uniform(Sigmoid{}, one);
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  case DeviceOp::name: return uniform(Functor{}, one);
+#define VMAP_BINARY_OP(name, Functor, domain) \
+  case DeviceOp::name: return uniform(Functor{}, two);
+#include <vmap/detail/pointwise_ops.def>
     case DeviceOp::where:
       if (inputs != 3 || in[0] != kBool || in[1] != in[2] || out != in[1]) return false;
       return visit_type(out, [&]<class T>(Type<T>) {

@@ -256,32 +256,17 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
 inline constexpr int max_operands = 4;  // output + 3 inputs
 
 // Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones (the
-// comparisons give bools), then the unary float math of namespace float_math.
+// comparisons give bools), then unary float math (the `simd` column of the pointwise op list,
+// vmap/detail/pointwise_ops.def). Each kernel computes its op's scalar functor
+// (runtime/cuda/scalar_functors.hpp) and runs the functor itself on the lanes (NaN,
+// infinities, subnormal results, huge arguments) and tail elements its vector code is not
+// exact or accurate on.
 enum class SimdOp : int8_t {
   none, add, sub, mul, div, max, min,      // binary
   eq, ne, lt, le, gt, ge,                  // comparisons
   sqrt, exp, log, sin, cos, tanh, sigmoid  // float_math
 };
 
-// The float math ops on float and double. The scalar function is the reference: the SIMD
-// kernels use Highway's functions (within a few ULP of it) only where every lane lies in the
-// range they are accurate on, and this function lane by lane elsewhere (NaN, infinities,
-// subnormal results, huge arguments).
-namespace float_math {
-#define VMAP_FLOAT_MATH(NAME, OP, EXPRESSION)                       \
-  struct NAME {                                                     \
-    static constexpr SimdOp simd_op = SimdOp::OP;                   \
-    template <class T> T operator()(T x) const { return EXPRESSION; } \
-  };
-VMAP_FLOAT_MATH(Sqrt, sqrt, std::sqrt(x))
-VMAP_FLOAT_MATH(Exp, exp, std::exp(x))
-VMAP_FLOAT_MATH(Log, log, std::log(x))
-VMAP_FLOAT_MATH(Sin, sin, std::sin(x))
-VMAP_FLOAT_MATH(Cos, cos, std::cos(x))
-VMAP_FLOAT_MATH(Tanh, tanh, std::tanh(x))
-VMAP_FLOAT_MATH(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))
-#undef VMAP_FLOAT_MATH
-}  // namespace float_math
 
 // An iteration over operands (operand 0 the output), dims collapsed where contiguous.
 struct StridedLoop {

@@ -66,13 +66,12 @@ Tensor Tensor::mv(const Tensor& vec) const { return vmap::mv(*this, vec); }
 Tensor Tensor::bmm(const Tensor& other) const { return vmap::bmm(*this, other); }
 Tensor Tensor::dot(const Tensor& other) const { return vmap::dot(*this, other); }
 
-Tensor Tensor::sqrt() const { return vmap::sqrt(*this); }
-Tensor Tensor::exp() const { return vmap::exp(*this); }
-Tensor Tensor::log() const { return vmap::log(*this); }
-Tensor Tensor::sin() const { return vmap::sin(*this); }
-Tensor Tensor::cos() const { return vmap::cos(*this); }
-Tensor Tensor::tanh() const { return vmap::tanh(*this); }
-Tensor Tensor::sigmoid() const { return vmap::sigmoid(*this); }
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  Tensor Tensor::name() const { return vmap::name(*this); }
+#define VMAP_BINARY_OP(name, Functor, domain)                                           \
+  Tensor Tensor::name(const Tensor& other) const { return vmap::name(*this, other); } \
+  Tensor Tensor::name(Scalar other) const { return vmap::name(*this, other); }
+#include <vmap/detail/pointwise_ops.def>
 Tensor Tensor::relu() const { return vmap::relu(*this); }
 Tensor Tensor::abs() const { return vmap::abs(*this); }
 Tensor Tensor::neg() const { return vmap::neg(*this); }

@@ -24,28 +24,17 @@ using detail::SimdOp;
 namespace functors = detail::scalar_functors;
 using functors::is_int;
 
-struct AddOp : functors::Add {
-  static constexpr SimdOp simd_op = SimdOp::add;
+// A functor with its SIMD kernel's tag (SimdOp::none: the engine runs the functor).
+template <class F, SimdOp op>
+struct WithSimd : F {
+  static constexpr SimdOp simd_op = op;
 };
-struct SubOp : functors::Sub {
-  static constexpr SimdOp simd_op = SimdOp::sub;
-};
-struct MulOp : functors::Mul {
-  static constexpr SimdOp simd_op = SimdOp::mul;
-};
-struct DivOp {  // only instantiated usefully for floating types (true division)
-  static constexpr SimdOp simd_op = SimdOp::div;
-  template <class T> T operator()(T a, T b) const {
-    if constexpr (std::is_floating_point_v<T>) return a / b;
-    else return b == 0 ? T(0) : T(a / b);
-  }
-};
-struct MaxOp : functors::Maximum {
-  static constexpr SimdOp simd_op = SimdOp::max;
-};
-struct MinOp : functors::Minimum {
-  static constexpr SimdOp simd_op = SimdOp::min;
-};
+using AddOp = WithSimd<functors::Add, SimdOp::add>;
+using SubOp = WithSimd<functors::Sub, SimdOp::sub>;
+using MulOp = WithSimd<functors::Mul, SimdOp::mul>;
+using DivOp = WithSimd<functors::Div, SimdOp::div>;  // true division: floating types only
+using MaxOp = WithSimd<functors::Maximum, SimdOp::max>;
+using MinOp = WithSimd<functors::Minimum, SimdOp::min>;
 
 // Float to integer conversion without UB: NaN and out-of-range values give the minimum, as
 // x86's conversion instructions (and so LibTorch there) do.
@@ -76,6 +65,9 @@ Dtype promote(const Arg& a, const Arg& b) {
   if (a.tensor && b.tensor && a.operand.dtype == b.operand.dtype) return a.operand.dtype;
   return detail::result_type({a.operand, b.operand});
 }
+// Whether an integer divisor has a zero (on either device: any() is a device reduction).
+bool has_zero(const Tensor& divisor) { return any(eq(divisor, 0)).item<bool>(); }
+
 Dtype floating_or_default(Dtype dtype) { return detail::is_floating(dtype) ? dtype : kFloat32; }
 
 template <class Op>
@@ -134,14 +126,39 @@ Tensor unary_same(const char* name, const Tensor& self, F f) {
   });
 }
 
-// Float math (a detail::float_math functor): integer and bool inputs compute in float32
-// (torch's "unary float" ops).
+// The ops of the pointwise op list (Note [Pointwise op list] in pointwise_ops.def).
+enum class Domain { float_math, same_type };
+
+template <class F, class T>
+[[noreturn]] void fail_not_implemented(const char* name) {
+  fail(name, "\"", name, "\" not implemented for '", dtype_of<T>, "'");
+}
+
 template <class F>
-Tensor unary_float(const char* name, const Tensor& self, F f, int64_t cost = 8) {
-  detail::impl_of(self, name);
-  if (floating_or_default(self.dtype()) == kFloat64)
-    return elementwise<double, double>(name, {self}, f, cost);
-  return elementwise<float, float>(name, {self}, f, cost);
+Tensor unary_op(const char* name, const Tensor& self, Domain domain, int64_t cost) {
+  Dtype dtype = detail::impl_of(self, name).dtype;
+  if (domain == Domain::float_math) dtype = floating_or_default(dtype);
+  if constexpr (requires { F::bool_computes_in_int64; })
+    if (dtype == kBool) dtype = kInt64;
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) -> Tensor {
+    if constexpr (!functors::accepts_type<F, T>()) fail_not_implemented<F, T>(name);
+    else return elementwise<T, T>(name, {self}, F{}, cost);
+  });
+}
+
+template <class F>
+Tensor binary_op(const char* name, const Arg& a, const Arg& b, Domain domain) {
+  Dtype dtype = promote(a, b);
+  if (domain == Domain::float_math) dtype = floating_or_default(dtype);
+  return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) -> Tensor {
+    if constexpr (!functors::accepts_type<F, T>()) {
+      fail_not_implemented<F, T>(name);
+    } else {
+      if constexpr (is_int<T> && requires { F::integer_divisor; })
+        if (has_zero(b.as(dtype))) fail(name, "ZeroDivisionError");
+      return binary(name, a, b, F{}, dtype);
+    }
+  });
 }
 
 // LibTorch's sub_check, in its order: no bool operand on either side.
@@ -214,7 +231,7 @@ Tensor where_args(const Tensor& condition, const Arg& a, const Arg& b) {
   const Dtype dtype = promote(a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     return elementwise<T, bool, T, T>("where", {condition, a.as(dtype), b.as(dtype)},
-                                      [](bool c, T x, T y) { return c ? x : y; });
+                                      functors::Where{});
   });
 }
 
@@ -222,16 +239,12 @@ Tensor bitwise(const char* name, const Tensor& a, const Tensor& b, bool is_and) 
   const Dtype dtype = promote(a, b);
   if (detail::is_floating(dtype)) fail(name, "not implemented for '", dtype, "'");
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
-    return elementwise<T, T, T>(name, {a.to(dtype), b.to(dtype)}, [is_and](T x, T y) {
-      if constexpr (std::is_same_v<T, bool>) return is_and ? (x && y) : (x || y);
-      else if constexpr (is_int<T>) return static_cast<T>(is_and ? (x & y) : (x | y));
-      else return x;  // floating dtypes were rejected above
-    });
+    if constexpr (std::is_floating_point_v<T>) return Tensor();  // rejected above
+    else if (is_and) return elementwise<T, T, T>(name, {a.to(dtype), b.to(dtype)}, functors::BitwiseAnd{});
+    else return elementwise<T, T, T>(name, {a.to(dtype), b.to(dtype)}, functors::BitwiseOr{});
   });
 }
 
-// Whether an integer divisor has a zero (on either device: any() is a device reduction).
-bool has_zero(const Tensor& divisor) { return any(eq(divisor, 0)).item<bool>(); }
 
 }  // namespace
 
@@ -276,15 +289,19 @@ Tensor relu(const Tensor& self) {
 Tensor sign(const Tensor& self) {
   return unary_same("sign", self, functors::Sign{});
 }
-Tensor sqrt(const Tensor& self) { return unary_float("sqrt", self, detail::float_math::Sqrt{}, 2); }
-Tensor exp(const Tensor& self) { return unary_float("exp", self, detail::float_math::Exp{}); }
-Tensor log(const Tensor& self) { return unary_float("log", self, detail::float_math::Log{}); }
-Tensor sin(const Tensor& self) { return unary_float("sin", self, detail::float_math::Sin{}); }
-Tensor cos(const Tensor& self) { return unary_float("cos", self, detail::float_math::Cos{}); }
-Tensor tanh(const Tensor& self) { return unary_float("tanh", self, detail::float_math::Tanh{}); }
-Tensor sigmoid(const Tensor& self) {
-  return unary_float("sigmoid", self, detail::float_math::Sigmoid{});
-}
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost)                                   \
+  Tensor name(const Tensor& self) {                                                       \
+    return unary_op<WithSimd<functors::Functor, SimdOp::simd>>(#name, self, Domain::domain, \
+                                                               cost);                      \
+  }
+#define VMAP_BINARY_OP(name, Functor, domain)                                          \
+  Tensor name(const Tensor& self, const Tensor& other) {                               \
+    return binary_op<functors::Functor>(#name, self, other, Domain::domain);           \
+  }                                                                                    \
+  Tensor name(const Tensor& self, Scalar other) {                                      \
+    return binary_op<functors::Functor>(#name, self, other, Domain::domain);           \
+  }
+#include <vmap/detail/pointwise_ops.def>
 
 Tensor clamp(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   std::optional<Arg> lo, hi;
@@ -313,38 +330,34 @@ Tensor where(const Tensor& condition, Scalar self, Scalar other) {
 }
 
 // --- comparisons and logic
-#define VMAP_COMPARISON(NAME, OP)                                                         \
-  namespace {                                                                             \
-  struct NAME##_op {                                                                      \
-    static constexpr SimdOp simd_op = SimdOp::NAME;                                       \
-    template <class T> bool operator()(T a, T b) const { return a OP b; }                 \
-  };                                                                                      \
-  }                                                                                       \
+#define VMAP_COMPARISON(NAME, FUNCTOR, OP)                                                \
   Tensor NAME(const Tensor& self, const Tensor& other) {                                  \
-    return compare(#NAME, self, other, NAME##_op{});                                      \
+    return compare(#NAME, self, other, WithSimd<functors::FUNCTOR, SimdOp::NAME>{});      \
   }                                                                                       \
   Tensor NAME(const Tensor& self, Scalar other) {                                         \
-    return compare(#NAME, self, other, NAME##_op{});                                      \
+    return compare(#NAME, self, other, WithSimd<functors::FUNCTOR, SimdOp::NAME>{});      \
   }                                                                                       \
   Tensor operator OP(const Tensor& a, const Tensor& b) { return NAME(a, b); }             \
   Tensor operator OP(const Tensor& a, Scalar b) { return NAME(a, b); }                    \
-  Tensor operator OP(Scalar a, const Tensor& b) { return compare(#NAME, a, b, NAME##_op{}); }
-VMAP_COMPARISON(eq, ==)
-VMAP_COMPARISON(ne, !=)
-VMAP_COMPARISON(lt, <)
-VMAP_COMPARISON(le, <=)
-VMAP_COMPARISON(gt, >)
-VMAP_COMPARISON(ge, >=)
+  Tensor operator OP(Scalar a, const Tensor& b) {                                         \
+    return compare(#NAME, a, b, WithSimd<functors::FUNCTOR, SimdOp::NAME>{});             \
+  }
+VMAP_COMPARISON(eq, Eq, ==)
+VMAP_COMPARISON(ne, Ne, !=)
+VMAP_COMPARISON(lt, Lt, <)
+VMAP_COMPARISON(le, Le, <=)
+VMAP_COMPARISON(gt, Gt, >)
+VMAP_COMPARISON(ge, Ge, >=)
 #undef VMAP_COMPARISON
 
 Tensor logical_and(const Tensor& self, const Tensor& other) {
-  return elementwise<bool, bool, bool>("logical_and", {self, other}, [](bool a, bool b) { return a && b; });
+  return elementwise<bool, bool, bool>("logical_and", {self, other}, functors::LogicalAnd{});
 }
 Tensor logical_or(const Tensor& self, const Tensor& other) {
-  return elementwise<bool, bool, bool>("logical_or", {self, other}, [](bool a, bool b) { return a || b; });
+  return elementwise<bool, bool, bool>("logical_or", {self, other}, functors::LogicalOr{});
 }
 Tensor logical_not(const Tensor& self) {
-  return elementwise<bool, bool>("logical_not", {self}, [](bool a) { return !a; });
+  return elementwise<bool, bool>("logical_not", {self}, functors::LogicalNot{});
 }
 Tensor operator&(const Tensor& a, const Tensor& b) { return bitwise("bitwise_and", a, b, true); }
 Tensor operator|(const Tensor& a, const Tensor& b) { return bitwise("bitwise_or", a, b, false); }

@@ -11,6 +11,7 @@
 #include <hwy/contrib/math/math-inl.h>
 
 #include "internal.hpp"
+#include "../cuda/scalar_functors.hpp"
 
 #include <limits>
 
@@ -18,34 +19,29 @@ HWY_BEFORE_NAMESPACE();
 namespace vmap::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-struct AddKernel {
+// Each kernel's scalar operator() (the tail without masked loads) is its op's functor, so
+// integer lanes wrap as functors::Add does on every other path.
+struct AddKernel : scalar_functors::Add {
   template <class V> V vec(V a, V b) const { return hn::Add(a, b); }
-  template <class T> T operator()(T a, T b) const { return a + b; }
 };
-struct SubKernel {
+struct SubKernel : scalar_functors::Sub {
   template <class V> V vec(V a, V b) const { return hn::Sub(a, b); }
-  template <class T> T operator()(T a, T b) const { return a - b; }
 };
-struct MulKernel {
+struct MulKernel : scalar_functors::Mul {
   template <class V> V vec(V a, V b) const { return hn::Mul(a, b); }
-  template <class T> T operator()(T a, T b) const { return a * b; }
 };
-struct DivKernel {
+struct DivKernel : scalar_functors::Div {
   template <class V> V vec(V a, V b) const { return hn::Div(a, b); }
-  template <class T> T operator()(T a, T b) const { return a / b; }
 };
 // maximum/minimum propagate NaN (as torch); for integers IsNaN is never true.
 template <bool is_max>
-struct ExtremumKernel {
+struct ExtremumKernel : std::conditional_t<is_max, scalar_functors::Maximum, scalar_functors::Minimum> {
   template <class V> V vec(V a, V b) const {
     const V best = is_max ? hn::Max(a, b) : hn::Min(a, b);
     if constexpr (hwy::IsFloat<hn::TFromV<V>>())
       return hn::IfThenElse(hn::IsNaN(a), a, hn::IfThenElse(hn::IsNaN(b), b, best));
     else
       return best;
-  }
-  template <class T> T operator()(T a, T b) const {
-    return a != a ? a : b != b ? b : (is_max ? a > b : a < b) ? a : b;
   }
 };
 using MaxKernel = ExtremumKernel<true>;
@@ -55,35 +51,29 @@ using MinKernel = ExtremumKernel<false>;
 // those are !(a > b) and !(a < b).
 template <class V>
 constexpr bool is_float_vector = hwy::IsFloat<hn::TFromV<V>>();
-struct EqKernel {
+struct EqKernel : scalar_functors::Eq {
   template <class V> auto vec(V a, V b) const { return hn::Eq(a, b); }
-  template <class T> bool operator()(T a, T b) const { return a == b; }
 };
-struct NeKernel {  // C++'s != holds for NaN; Highway's Ne (ordered) does not
+struct NeKernel : scalar_functors::Ne {  // C++'s != holds for NaN; Highway's Ne (ordered) does not
   template <class V> auto vec(V a, V b) const { return hn::Not(hn::Eq(a, b)); }
-  template <class T> bool operator()(T a, T b) const { return a != b; }
 };
-struct LtKernel {
+struct LtKernel : scalar_functors::Lt {
   template <class V> auto vec(V a, V b) const { return hn::Lt(a, b); }
-  template <class T> bool operator()(T a, T b) const { return a < b; }
 };
-struct GtKernel {
+struct GtKernel : scalar_functors::Gt {
   template <class V> auto vec(V a, V b) const { return hn::Gt(a, b); }
-  template <class T> bool operator()(T a, T b) const { return a > b; }
 };
-struct LeKernel {
+struct LeKernel : scalar_functors::Le {
   template <class V> auto vec(V a, V b) const {
     if constexpr (is_float_vector<V>) return hn::Le(a, b);
     else return hn::Not(hn::Gt(a, b));
   }
-  template <class T> bool operator()(T a, T b) const { return a <= b; }
 };
-struct GeKernel {
+struct GeKernel : scalar_functors::Ge {
   template <class V> auto vec(V a, V b) const {
     if constexpr (is_float_vector<V>) return hn::Ge(a, b);
     else return hn::Not(hn::Lt(a, b));
   }
-  template <class T> bool operator()(T a, T b) const { return a >= b; }
 };
 
 // The 8 bools of the 8 bits of a byte, as one little-endian word (lane j's bool is byte j).
@@ -219,12 +209,12 @@ constexpr T exp_highest = std::is_same_v<T, float> ? T(104) : T(706);
 constexpr double trig_limit = 39000;  // Highway's sin/cos range reduction holds up to here
 
 struct SqrtKernel {
-  using Scalar = float_math::Sqrt;
+  using Scalar = scalar_functors::Sqrt;
   template <class D, class V> static V vec(D, V x) { return hn::Sqrt(x); }
   template <class D, class V> static auto accurate(D d, V) { return hn::FirstN(d, hn::Lanes(d)); }  // IEEE, exact
 };
 struct ExpKernel {
-  using Scalar = float_math::Exp;
+  using Scalar = scalar_functors::Exp;
   template <class D, class V> static V vec(D d, V x) { return hn::Exp(d, x); }
   template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
@@ -232,7 +222,7 @@ struct ExpKernel {
   }
 };
 struct LogKernel {
-  using Scalar = float_math::Log;
+  using Scalar = scalar_functors::Log;
   template <class D, class V> static V vec(D d, V x) { return hn::Log(d, x); }
   template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
@@ -240,7 +230,7 @@ struct LogKernel {
   }
 };
 struct SinKernel {
-  using Scalar = float_math::Sin;
+  using Scalar = scalar_functors::Sin;
   template <class D, class V> static V vec(D d, V x) {  // Highway's Sin(-0) is +0
     return hn::IfThenElse(hn::Eq(x, hn::Zero(d)), x, hn::Sin(d, x));
   }
@@ -249,14 +239,14 @@ struct SinKernel {
   }
 };
 struct CosKernel {
-  using Scalar = float_math::Cos;
+  using Scalar = scalar_functors::Cos;
   template <class D, class V> static V vec(D d, V x) { return hn::Cos(d, x); }
   template <class D, class V> static auto accurate(D d, V x) {
     return within(d, x, -trig_limit, trig_limit);
   }
 };
 struct TanhKernel {
-  using Scalar = float_math::Tanh;
+  using Scalar = scalar_functors::Tanh;
   template <class D, class V> static V vec(D d, V x) { return hn::Tanh(d, x); }
   template <class D, class V> static auto accurate(D d, V x) {
     using T = hn::TFromD<D>;
@@ -264,7 +254,7 @@ struct TanhKernel {
   }
 };
 struct SigmoidKernel {  // 1 / (1 + exp(-x)), as the scalar reference computes it
-  using Scalar = float_math::Sigmoid;
+  using Scalar = scalar_functors::Sigmoid;
   template <class D, class V> static V vec(D d, V x) {
     const V one = hn::Set(d, hn::TFromD<D>(1));
     return hn::Div(one, hn::Add(one, hn::Exp(d, hn::Neg(x))));

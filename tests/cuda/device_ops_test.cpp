@@ -166,6 +166,39 @@ TEST_P(DeviceOps, UnaryOps) {
   }
 }
 
+// Every op of the runtime's pointwise op list (Note [Pointwise op list]) runs on the device as
+// on the CPU, or raises on both (an op refusing a dtype, an integer division by zero).
+TEST_P(DeviceOps, EveryOpOfThePointwiseList) {
+  using Inputs = const std::vector<Tensor>&;
+  auto expect_same_or_raises = [](const char* name, const std::function<Tensor(Inputs)>& op,
+                                  const std::vector<Tensor>& inputs) {
+    SCOPED_TRACE(name);
+    bool raised = false;
+    try {
+      op(inputs);
+    } catch (const Error&) {
+      raised = true;
+    }
+    std::vector<Tensor> on_device;
+    for (const Tensor& input : inputs) on_device.push_back(input.to(kCUDA));
+    if (raised) EXPECT_THROW(op(on_device), Error);
+    else expect_op_matches(op, inputs);
+  };
+  for (Dtype dtype : all_dtypes) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    const std::vector<Tensor> inputs = {random({7, 9}, dtype), random({9}, dtype) + 1};
+    const std::vector<Tensor> strided = {random({9, 7}, dtype).t(), random({9}, dtype) + 1};
+    for (const auto& operands : {inputs, strided}) {
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  expect_same_or_raises(#name, [](Inputs t) { return name(t[0]); }, operands);
+#define VMAP_BINARY_OP(name, Functor, domain)                                         \
+  expect_same_or_raises(#name, [](Inputs t) { return name(t[0], t[1]); }, operands); \
+  expect_same_or_raises(#name, [](Inputs t) { return t[0].name(2); }, operands);
+#include <vmap/detail/pointwise_ops.def>
+    }
+  }
+}
+
 TEST_P(DeviceOps, WhereClampAndConversions) {
   using Inputs = const std::vector<Tensor>&;
   const std::vector<Tensor> inputs = {random({6, 4}, kBool), randn({6, 4}), randn({4})};

@@ -39,6 +39,11 @@ void binary_ops(const std::string& pair, const Tensor& x, const Tensor& y) {
   show("logical_and/" + pair, [&] { return logical_and(x, y); });
   show("logical_or/" + pair, [&] { return logical_or(x, y); });
   show("add_alpha/" + pair, [&] { return add(x, y, 2); });
+  // the runtime's pointwise op list (Note [Pointwise op list]): free and member forms
+#define VMAP_BINARY_OP(op, Functor, domain)              \
+  show(#op "/" + pair, [&] { return op(x, y); });       \
+  show(#op "_member/" + pair, [&] { return x.op(y); });
+#include "../../runtime/include/vmap/detail/pointwise_ops.def"
 }
 
 void scalar_ops(const std::string& name, const Tensor& x) {
@@ -59,6 +64,11 @@ void scalar_ops(const std::string& name, const Tensor& x) {
   show("clamp/" + name, [&] { return x.clamp(-1, 1); });
   show("clamp_double/" + name, [&] { return clamp(x, -0.5, 1.5); });
   show("clamp_min/" + name, [&] { return clamp(x, -0.5); });
+// (0-d tensors: LibTorch lacks some Scalar overloads, e.g. atan2's)
+#define VMAP_BINARY_OP(op, Functor, domain)                          \
+  show(#op "_int/" + name, [&] { return op(x, tensor(2)); });       \
+  show(#op "_double/" + name, [&] { return x.op(tensor(-1.5)); });
+#include "../../runtime/include/vmap/detail/pointwise_ops.def"
 }
 
 void unary_ops(const std::string& name, const Tensor& x) {
@@ -76,6 +86,9 @@ void unary_ops(const std::string& name, const Tensor& x) {
   show("sign/" + name, [&] { return sign(x); });
   show("logical_not/" + name, [&] { return logical_not(x); });
   show("not/" + name, [&] { return !x; });
+// (free forms only: LibTorch lacks some members, e.g. Tensor::silu)
+#define VMAP_UNARY_OP(op, Functor, domain, simd, cost) show(#op "/" + name, [&] { return op(x); });
+#include "../../runtime/include/vmap/detail/pointwise_ops.def"
 }
 
 void in_place_ops(const std::string& pair, const Tensor& x, const Tensor& y) {
@@ -169,5 +182,21 @@ int main() {
   show("lt_scalar", [&] { return lt(inputs[0], 0.0); });
   show("gt_scalar", [&] { return gt(inputs[2], 1); });
   show("le_scalar", [&] { return le(inputs[1], -0.5); });
+  // Rounding ties go to even; division and remainder at the signs' corners.
+  const Tensor halves = tensor({0.5, 1.5, 2.5, -0.5, -2.5, 3.5, -0.0});
+  show("round_halves", [&] { return round(halves); });
+  show("round_halves_float", [&] { return halves.to(kFloat32).round(); });
+  const Tensor dividends = tensor({7, -7, 7, -7, 0, 6}), divisors = tensor({2, 2, -2, -2, 3, -3});
+  show("remainder_signs", [&] { return remainder(dividends, divisors); });
+  show("fmod_signs", [&] { return fmod(dividends, divisors); });
+  show("floor_divide_signs", [&] { return floor_divide(dividends, divisors); });
+  show("floor_divide_signs_double",
+       [&] { return floor_divide(dividends.to(kFloat64), divisors.to(kFloat64)); });
+  show("remainder_signs_double",
+       [&] { return remainder(dividends.to(kFloat64) + 0.5, divisors.to(kFloat64)); });
+  show("remainder_zero_int", [&] { return remainder(dividends, 0); });
+  show("floor_divide_zero_double", [&] { return floor_divide(dividends.to(kFloat64), 0.0); });
+  show("clamp_min_tensor", [&] { return clamp_min(inputs[0], others[0]); });
+  show("clamp_max_int_double", [&] { return clamp_max(inputs[3], 0.5); });
   factories();
 }

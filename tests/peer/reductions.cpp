@@ -4,6 +4,7 @@
 
 #include "peer.hpp"
 
+#include <cmath>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -40,6 +41,22 @@ void reductions_of(const std::string& name, const Tensor& x) {
   show("all/" + name, [&] { return all(x); });
   show("all_dim_keepdim/" + name, [&] { return x.all(-1, true); });
   show("sum_bad_dim/" + name, [&] { return x.sum(3); });
+  // SPEC section 6: scans and statistics
+  show("cumsum/" + name, [&] { return x.cumsum(1); });
+  show("cumsum_last/" + name, [&] { return cumsum(x, -1); });
+  show("cumprod/" + name, [&] { return cumprod(x, 0); });
+  show("logsumexp/" + name, [&] { return x.logsumexp(dims({1})); });
+  show("logsumexp_keepdim/" + name, [&] { return logsumexp(x, dims({0, 2}), true); });
+  show("var/" + name, [&] { return x.var(); });
+  show("var_biased/" + name, [&] { return var(x, false); });
+  show("var_dims/" + name, [&] { return x.var(dims({1}), true, false); });
+  show("var_biased_keepdim/" + name, [&] { return var(x, dims({0, 2}), false, true); });
+  show("std/" + name, [&] { return x.std(); });
+  show("std_dims/" + name, [&] { return vmap::std(x, dims({-1}), true, true); });
+  show("norm/" + name, [&] { return x.norm(); });
+  show("norm_1/" + name, [&] { return norm(x, 1); });
+  show("norm_3_dims/" + name, [&] { return x.norm(3, dims({1}), false); });
+  show("norm_inf_dims/" + name, [&] { return norm(x, INFINITY, dims({0}), true); });
 }
 
 }  // namespace
@@ -81,6 +98,22 @@ int main() {
   show("softmax/int", [&] { return softmax(logits.to(kInt64), 1); });
   show("log_softmax/large", [&] { return log_softmax(logits * 100, -1); });
   show("softmax/bad_dim", [&] { return softmax(logits, 3); });
+  const Tensor one_row = peer::random(generator, {1, 4});
+  show("var/one_element", [&] { return one_row.var(dims({0})); });
+  show("logsumexp/neg_inf", [&] {
+    return logsumexp(tensor({-INFINITY, -INFINITY}).reshape({1, 2}), dims({1}));
+  });
+  const Tensor values = peer::random(generator, {3, 4});
+  const Tensor mask = peer::random(generator, {3, 4}, kBool);
+  show("masked_fill", [&] { return values.masked_fill(mask, -1.5); });
+  show("masked_fill_int", [&] { return masked_fill(values.to(kInt64), mask, 2.7); });
+  show("masked_fill_row_mask", [&] { return values.masked_fill(mask[0], 0); });
+  show("masked_fill_tensor", [&] { return values.masked_fill(mask, tensor(9.0)); });
+  show("masked_fill_mask_too_wide", [&] { return values.masked_fill(mask.t(), 1); });
+  const Tensor ends = peer::random(generator, {3, 4});
+  show("lerp", [&] { return lerp(values, ends, 0.25); });
+  show("lerp_member_high", [&] { return values.lerp(ends, 0.75); });
+  show("lerp_tensor_weight", [&] { return lerp(values, ends, ends.abs() / 2); });
   const Tensor ties = tensor({{1, 3, 3}, {2, 2, 1}});
   show("ties/argmax", [&] { return argmax(ties, 1); });
   show("ties/argmin", [&] { return argmin(ties, 0); });

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace vmap {
@@ -444,6 +445,57 @@ TEST(BatchedApi, MetadataIsPerExample) {
   EXPECT_TRUE(row.is_contiguous());
   EXPECT_FALSE(row.t().is_contiguous());
   EXPECT_EQ(level.index().dim(), 0);
+}
+
+// Every op of the runtime's pointwise op list (Note [Pointwise op list]) through vb::Value's
+// member and free function, per example and loop-invariant operands, against the loop run
+// example by example: an op the list names but a layer lacks fails to compile or here.
+using Example = std::function<Tensor(int64_t)>;
+using Batched = std::function<vb::Value(const vb::Value&)>;
+
+void expect_loop_matches(const char* op, int64_t examples, const Example& per_example,
+                         const Batched& batched) {
+  SCOPED_TRACE(op);
+  std::vector<Tensor> results;
+  try {
+    for (int64_t i = 0; i < examples; ++i) results.push_back(per_example(i));
+  } catch (const Error&) {  // the op refuses these dtypes: so must the batched form
+    vb::Level level(0, examples);
+    EXPECT_THROW(batched(level.index()), Error);
+    return;
+  }
+  const Tensor expected = stack(results);
+  Tensor out = zeros_like(expected);
+  {
+    vb::Level level(0, examples);
+    const vb::Value i = level.index();
+    vb::at(out, i) = batched(i);
+  }
+  test::expect_same(out, expected, false);
+}
+
+TEST(BatchedApi, EveryOpOfThePointwiseListMatchesTheLoop) {
+  Rng rng(31);
+  for (Dtype dtype : {kFloat32, kFloat64, kInt64}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    const Tensor x = random(rng, {4, 5}, dtype), y = random(rng, {4, 5}, dtype);
+    const Tensor shared = random(rng, {5}, dtype);
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost)                                    \
+    expect_loop_matches(#name, 4, [&](int64_t i) { return x[i].name(); },                 \
+                        [&](const vb::Value& i) { return vb::at(x, i).name(); });         \
+    expect_loop_matches(#name, 4, [&](int64_t i) { return name(x[i]); },                  \
+                        [&](const vb::Value& i) { return vb::name(vb::at(x, i)); });
+#define VMAP_BINARY_OP(name, Functor, domain)                                               \
+    expect_loop_matches(#name, 4, [&](int64_t i) { return x[i].name(y[i]); },             \
+                        [&](const vb::Value& i) { return vb::at(x, i).name(vb::at(y, i)); }); \
+    expect_loop_matches(#name, 4, [&](int64_t i) { return name(x[i], shared); },          \
+                        [&](const vb::Value& i) { return vb::name(vb::at(x, i), shared); }); \
+    expect_loop_matches(#name, 4, [&](int64_t i) { return name(shared, x[i]); },          \
+                        [&](const vb::Value& i) { return vb::name(shared, vb::at(x, i)); }); \
+    expect_loop_matches(#name, 4, [&](int64_t i) { return name(x[i], 3); },               \
+                        [&](const vb::Value& i) { return vb::name(vb::at(x, i), 3); });
+#include <vmap/detail/pointwise_ops.def>
+  }
 }
 
 }  // namespace

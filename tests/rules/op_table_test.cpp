@@ -50,6 +50,16 @@ constexpr std::string_view kLibTorchMembers[] = {
     "logical_and", "logical_or", "logical_not", "sin", "cos", "mm", "mv", "bmm", "dot",
     "expand_as", "movedim", "triu", "tril", "softmax", "log_softmax", "scalar_type"};
 
+// SPEC section 6's runtime ops, with a member and a free form each (LibTorch has both). Not
+// yet in the table: gelu, softplus, div with rounding_mode, topk, sort, argsort, one_hot.
+constexpr std::string_view kSpec6Ops[] = {
+    "remainder", "fmod",   "floor_divide", "floor", "ceil",        "round",     "trunc",
+    "frac",      "rsqrt",  "reciprocal",   "square", "log1p",      "expm1",     "log2",
+    "exp2",      "erf",    "erfc",         "silu",  "atan2",       "clamp_min", "clamp_max",
+    "var",       "std",    "norm",         "cumsum", "cumprod",    "masked_fill", "lerp",
+    "hypot",
+    "logsumexp"};
+
 bool has(std::string_view name, OpForm form) {
   return vmap::rules::find_op(name, form) != vmap::rules::kNoOp;
 }
@@ -72,6 +82,36 @@ TEST(OpTable, EverySpecOperatorHasAnEntry) {
   for (std::string_view name : kSpecUnaryOperators)
     EXPECT_TRUE(has(name, OpForm::unary_operator)) << name;
   EXPECT_TRUE(has("operator<<", OpForm::binary_operator));
+}
+
+TEST(OpTable, EverySpec6OpHasAMemberAndAFreeEntry) {
+  for (std::string_view name : kSpec6Ops) {
+    EXPECT_TRUE(has(name, OpForm::member)) << "SPEC section 6 member " << name;
+    EXPECT_TRUE(has(name, OpForm::free_function)) << "SPEC section 6 function " << name;
+  }
+}
+
+// The tool's questions answered from the table (transform/ asks these, not name lists).
+TEST(OpTable, AnswersTheToolsQuestions) {
+  using namespace vmap::rules;
+  for (std::string_view view : {"select", "narrow", "reshape", "expand_as", "movedim", "t"})
+    EXPECT_TRUE(is_view_member(view)) << view;
+  for (std::string_view not_view : {"sum", "clone", "cumsum", "zeros"})
+    EXPECT_FALSE(is_view_member(not_view)) << not_view;
+  for (std::string_view writer : {"copy_", "fill_", "zero_", "operator+=", "operator/="})
+    EXPECT_TRUE(writes_object(writer)) << writer;
+  EXPECT_FALSE(writes_object("add"));
+  for (std::string_view factory : {"zeros", "arange", "tensor", "full_like", "rand", "randint"})
+    EXPECT_TRUE(is_factory(factory)) << factory;
+  EXPECT_FALSE(is_factory("sum"));
+  for (std::string_view random : {"rand", "randn", "randint", "manual_seed"})
+    EXPECT_TRUE(is_random_factory(random)) << random;
+  EXPECT_FALSE(is_random_factory("zeros"));
+  EXPECT_TRUE(is_index_argument_of_member("select", 1));   // x.select(d, i): i
+  EXPECT_TRUE(is_index_argument_of_member("narrow", 1));   // x.narrow(d, start, n): start
+  EXPECT_FALSE(is_index_argument_of_member("select", 0));  // the dim
+  EXPECT_FALSE(is_index_argument_of_member("narrow", 2));  // the length
+  EXPECT_FALSE(is_index_argument_of_member("index_select", 1));
 }
 
 TEST(OpTable, EverySpecFreeFunctionHasAnEntry) {

@@ -56,6 +56,22 @@ TEST(Pointwise, LargeThreadedAndVectorised) {
   EXPECT_EQ(cv[n - 1], static_cast<float>(n - 1) * 0.5f + 1.0f);
 }
 
+// Integer arithmetic wraps on every path: the SIMD kernels' vectors, their scalar tails
+// (runs of every length up to three vectors) and the strided engine.
+TEST(Pointwise, IntegerOverflowWrapsInVectorsAndTails) {
+  constexpr int32_t big = std::numeric_limits<int32_t>::max();
+  for (int64_t count = 1; count <= 50; ++count) {
+    SCOPED_TRACE(count);
+    const Tensor x = full({count}, big, kInt32), one = ones({count}, kInt32);
+    const Tensor sum = x + one, product = x * 2, difference = -x - 2;
+    for (int64_t k = 0; k < count; ++k) {
+      EXPECT_EQ(sum[k].item<int32_t>(), std::numeric_limits<int32_t>::min());
+      EXPECT_EQ(product[k].item<int32_t>(), -2);
+      EXPECT_EQ(difference[k].item<int32_t>(), big);
+    }
+  }
+}
+
 TEST(Pointwise, EveryDtypeAdds) {
   EXPECT_EQ(elements<float>(tensor({1.5, 2.5}) + tensor({1.0, 1.0})), F({2.5, 3.5}));
   EXPECT_EQ(elements<double>(tensor({1.5}, kFloat64) + 1), std::vector<double>({2.5}));

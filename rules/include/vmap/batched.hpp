@@ -165,6 +165,18 @@ class Value {
   Value all(int64_t dim, bool keepdim = false) const;
   Value softmax(int64_t dim) const;
   Value log_softmax(int64_t dim) const;
+  Value cumsum(int64_t dim) const;
+  Value cumprod(int64_t dim) const;
+  Value logsumexp(IntList dims, bool keepdim = false) const;
+  Value var(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Value std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Value norm(vmap::detail::Scalar p, IntList dims, bool keepdim = false) const;
+  // over the whole example (LibTorch's overloads: x.var() must rewrite to code that compiles)
+  Value var(bool unbiased = true) const;
+  Value std(bool unbiased = true) const;
+  Value norm(vmap::detail::Scalar p = 2) const;
+  Value masked_fill(const Value& mask, const Value& value) const;
+  Value lerp(const Value& end, const Value& weight) const;
 
   // --- linear algebra
   Value matmul(const Value& other) const;
@@ -174,13 +186,10 @@ class Value {
   Value dot(const Value& other) const;
 
   // --- pointwise
-  Value sqrt() const;
-  Value exp() const;
-  Value log() const;
-  Value sin() const;
-  Value cos() const;
-  Value tanh() const;
-  Value sigmoid() const;
+  // the ops of the pointwise op list (Note [Pointwise op list])
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Value name() const;
+#define VMAP_BINARY_OP(name, Functor, domain) Value name(const Value& other) const;
+#include <vmap/detail/pointwise_ops.def>
   Value relu() const;
   Value abs() const;
   Value neg() const;
@@ -402,13 +411,11 @@ Value where(const Value& condition, const Value& a, const Value& b);
 Value clamp(const Value& x, const Value& min, const Value& max = Value());
 Value neg(const Value& x);
 Value abs(const Value& x);
-Value sqrt(const Value& x);
-Value exp(const Value& x);
-Value log(const Value& x);
-Value sin(const Value& x);
-Value cos(const Value& x);
-Value tanh(const Value& x);
-Value sigmoid(const Value& x);
+// the ops of the pointwise op list; on a per-example C++ scalar the unary ones are <cmath>'s
+// (std::floor(int) is double)
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Value name(const Value& x);
+#define VMAP_BINARY_OP(name, Functor, domain) Value name(const Value& a, const Value& b);
+#include <vmap/detail/pointwise_ops.def>
 Value relu(const Value& x);
 Value sign(const Value& x);
 Value sum(const Value& x);
@@ -441,6 +448,18 @@ Value gather(const Value& x, int64_t dim, const Value& index);
 Value index_select(const Value& x, int64_t dim, const Value& index);
 Value softmax(const Value& x, int64_t dim);
 Value log_softmax(const Value& x, int64_t dim);
+Value cumsum(const Value& x, int64_t dim);
+Value cumprod(const Value& x, int64_t dim);
+Value logsumexp(const Value& x, vmap::detail::IntList dims, bool keepdim = false);
+Value var(const Value& x, vmap::detail::IntList dims, bool unbiased = true, bool keepdim = false);
+Value std(const Value& x, vmap::detail::IntList dims, bool unbiased = true, bool keepdim = false);
+Value norm(const Value& x, vmap::detail::Scalar p, vmap::detail::IntList dims,
+           bool keepdim = false);
+Value var(const Value& x, bool unbiased = true);
+Value std(const Value& x, bool unbiased = true);
+Value norm(const Value& x, vmap::detail::Scalar p = 2);
+Value masked_fill(const Value& x, const Value& mask, const Value& value);
+Value lerp(const Value& start, const Value& end, const Value& weight);
 Value cat(const std::vector<Value>& tensors, int64_t dim = 0);
 Value stack(const std::vector<Value>& tensors, int64_t dim = 0);
 Value unsqueeze(const Value& x, int64_t dim);
@@ -480,8 +499,6 @@ Dtype dtype(const Value& x);
 // --- <cmath> on per-example C++ scalars, with C++ result types (std::sqrt(int) is
 // double); on tensors the first group are the SPEC ops above.
 Value fabs(const Value& x);
-Value floor(const Value& x);
-Value ceil(const Value& x);
 Value fmax(const Value& a, const Value& b);
 Value fmin(const Value& a, const Value& b);
 Value min(const Value& a, const Value& b);

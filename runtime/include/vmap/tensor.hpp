@@ -112,6 +112,20 @@ class Tensor {
   Tensor all(int64_t dim, bool keepdim = false) const;
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;
+  // scans, statistics, masking (SPEC section 6; runtime/src/ops_composite.cpp)
+  Tensor cumsum(int64_t dim) const;
+  Tensor cumprod(int64_t dim) const;
+  Tensor logsumexp(IntList dims, bool keepdim = false) const;
+  Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(bool unbiased = true) const;
+  Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(bool unbiased = true) const;
+  Tensor norm(Scalar p, IntList dims, bool keepdim = false) const;
+  Tensor norm(Scalar p = 2) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;  // value must be 0-d
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor lerp(const Tensor& end, Scalar weight) const;
 
   // --- linear algebra
   Tensor matmul(const Tensor& other) const;
@@ -121,13 +135,12 @@ class Tensor {
   Tensor dot(const Tensor& other) const;
 
   // --- pointwise
-  Tensor sqrt() const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sin() const;
-  Tensor cos() const;
-  Tensor tanh() const;
-  Tensor sigmoid() const;
+  // the ops of the pointwise op list (Note [Pointwise op list])
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Tensor name() const;
+#define VMAP_BINARY_OP(name, Functor, domain) \
+  Tensor name(const Tensor& other) const;     \
+  Tensor name(Scalar other) const;
+#include <vmap/detail/pointwise_ops.def>
   Tensor relu() const;
   Tensor abs() const;
   Tensor neg() const;
@@ -195,13 +208,11 @@ Tensor div(const Tensor& self, const Tensor& other);  // true division: integers
 Tensor div(const Tensor& self, detail::Scalar other);
 Tensor neg(const Tensor& self);
 Tensor abs(const Tensor& self);
-Tensor sqrt(const Tensor& self);
-Tensor exp(const Tensor& self);
-Tensor log(const Tensor& self);
-Tensor sin(const Tensor& self);
-Tensor cos(const Tensor& self);
-Tensor tanh(const Tensor& self);
-Tensor sigmoid(const Tensor& self);
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Tensor name(const Tensor& self);
+#define VMAP_BINARY_OP(name, Functor, domain)          \
+  Tensor name(const Tensor& self, const Tensor& other); \
+  Tensor name(const Tensor& self, detail::Scalar other);
+#include <vmap/detail/pointwise_ops.def>
 Tensor relu(const Tensor& self);
 Tensor sign(const Tensor& self);
 Tensor pow(const Tensor& self, const Tensor& exponent);
@@ -250,6 +261,21 @@ Tensor all(const Tensor& self);
 Tensor all(const Tensor& self, int64_t dim, bool keepdim = false);
 Tensor softmax(const Tensor& self, int64_t dim);
 Tensor log_softmax(const Tensor& self, int64_t dim);
+
+// --- scans, statistics, masking (SPEC section 6; runtime/src/ops_composite.cpp)
+Tensor cumsum(const Tensor& self, int64_t dim);  // integer and bool inputs give int64
+Tensor cumprod(const Tensor& self, int64_t dim);
+Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim = false);
+Tensor var(const Tensor& self, detail::IntList dims, bool unbiased = true, bool keepdim = false);
+Tensor var(const Tensor& self, bool unbiased = true);
+Tensor std(const Tensor& self, detail::IntList dims, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& self, bool unbiased = true);
+Tensor norm(const Tensor& self, detail::Scalar p, detail::IntList dims, bool keepdim = false);
+Tensor norm(const Tensor& self, detail::Scalar p = 2);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, detail::Scalar value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor lerp(const Tensor& start, const Tensor& end, detail::Scalar weight);
 
 // --- linear algebra (runtime/src/ops_linalg.cpp)
 Tensor matmul(const Tensor& self, const Tensor& other);

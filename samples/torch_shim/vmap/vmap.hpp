@@ -41,14 +41,11 @@ inline constexpr at::DeviceType kCUDA = at::kCUDA;
 using at::abs;
 using at::add;
 using at::clamp;
-using at::cos;
 using at::div;
 using at::eq;
-using at::exp;
 using at::ge;
 using at::gt;
 using at::le;
-using at::log;
 using at::logical_and;
 using at::logical_not;
 using at::logical_or;
@@ -60,13 +57,14 @@ using at::ne;
 using at::neg;
 using at::pow;
 using at::relu;
-using at::sigmoid;
 using at::sign;
-using at::sin;
-using at::sqrt;
 using at::sub;
-using at::tanh;
 using at::where;
+// the ops of the runtime's pointwise op list (Note [Pointwise op list]), by relative path:
+// this directory stands in for the runtime's include directory
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) using at::name;
+#define VMAP_BINARY_OP(name, Functor, domain) using at::name;
+#include "../../../runtime/include/vmap/detail/pointwise_ops.def"
 
 // --- reductions
 using at::all;
@@ -79,6 +77,15 @@ using at::log_softmax;
 using at::mean;
 using at::softmax;
 using at::sum;
+// scans, statistics, masking (SPEC section 6)
+using at::cumprod;
+using at::cumsum;
+using at::lerp;
+using at::logsumexp;
+using at::masked_fill;
+using at::norm;
+using at::std;
+using at::var;
 
 // --- linear algebra, indexing
 using at::bmm;

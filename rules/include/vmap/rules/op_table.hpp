@@ -1,6 +1,7 @@
-// The op table: the single source of truth for which runtime ops exist (SPEC section 4),
+// The op table: the single source of truth for which runtime ops exist (SPEC sections 4, 6),
 // how each is spelled, what each argument position holds, and which batching rule
-// batches it. Header-only and standard-library-only: the clang tool (transform/) reads it
+// batches it. Header-only, standard library and the pointwise op list (a macro list,
+// vmap/detail/pointwise_ops.def) only: the clang tool (transform/) reads it
 // at compile time; rules/ registers one rule per entry (static_assert in registry.cpp);
 // the rule tests iterate it.
 //
@@ -81,10 +82,12 @@ enum class RuleId : std::uint8_t {
   convert,           // to / contiguous / clone
   reduce_all,        // sum(), mean(), any(), all(): over all logical dims
   reduce_dim,        // sum(d, keepdim), amax(d, keepdim) ...
-  reduce_dims,       // sum({d0, d1}, keepdim)
+  reduce_dims,       // sum({d0, d1}, keepdim), var({d}, unbiased, keepdim), norm(p, {d})
   arg_reduce_all,    // argmax() over the flattened example
   compare_all,       // equal(a, b), allclose(a, b, rtol, atol)
-  softmax,           // softmax(x, d), log_softmax(x, d)
+  masked_fill,       // masked_fill(x, mask, value): where(mask, value, x) in x's dtype
+  lerp,              // lerp(start, end, weight): ternary pointwise, weight a wrapped number
+  softmax,           // softmax(x, d), log_softmax, cumsum, cumprod: the shape kept, along d
   triangular,        // triu / tril (x, diagonal)
   select,            // select(d, i) / operator[](i)
   narrow,            // narrow(d, start, length)
@@ -130,6 +133,7 @@ struct OpEntry {
   std::uint8_t arity = 0;     // number of used positions in params
   std::uint8_t required = 0;  // positions [required, arity) have defaults
   bool returns_view = false;  // the result aliases params[0]
+  bool random = false;        // a random factory: draws from the shared generator state
 
   constexpr ArgKind param(std::size_t position) const { return params[position]; }
   constexpr bool is_member_like() const {
@@ -190,6 +194,15 @@ constexpr OpEntry alpha_member(std::string_view name) {
               Optional{1});
 }
 
+// rand / randn / randint / manual_seed: refused in a loop (each example would draw anew
+// from one shared state).
+constexpr OpEntry random_factory(std::string_view name, std::initializer_list<ArgKind> params,
+                                 Optional optional = {0}) {
+  OpEntry entry = make(name, free_function, F::refused, R::refused, params, optional);
+  entry.random = true;
+  return entry;
+}
+
 }  // namespace table_detail
 
 // clang-format off
@@ -212,12 +225,14 @@ inline constexpr auto kOpTable = [] {
     make("item",          member, F::scalar, R::item, {tensor}),
     make("data_ptr",      member, F::refused, R::refused, {tensor}),
     // --- unary pointwise ---
-    unary_member("sqrt"), unary_member("exp"), unary_member("log"), unary_member("abs"),
-    unary_member("neg"), unary_member("relu"), unary_member("sigmoid"), unary_member("tanh"),
-    unary_member("sign"), unary_member("sin"), unary_member("cos"), unary_member("logical_not"),
-    unary_free("neg"), unary_free("abs"), unary_free("sqrt"), unary_free("exp"),
-    unary_free("log"), unary_free("sin"), unary_free("cos"), unary_free("tanh"),
-    unary_free("sigmoid"), unary_free("relu"), unary_free("logical_not"), unary_free("sign"),
+    unary_member("abs"), unary_member("neg"), unary_member("relu"), unary_member("sign"),
+    unary_member("logical_not"),
+    unary_free("neg"), unary_free("abs"), unary_free("relu"), unary_free("logical_not"),
+    unary_free("sign"),
+    // --- the pointwise op list (Note [Pointwise op list]): member and free form of each ---
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) unary_member(#name), unary_free(#name),
+#define VMAP_BINARY_OP(name, Functor, domain) binary_member(#name), binary_free(#name),
+#include <vmap/detail/pointwise_ops.def>
     make("operator-", unary_operator, F::unary, R::unary_pointwise, {tensor}),
     make("operator!", unary_operator, F::unary, R::unary_pointwise, {tensor}),
     // --- binary pointwise (broadcasting, promotion with logical ranks) ---
@@ -272,6 +287,23 @@ inline constexpr auto kOpTable = [] {
     make("equal",   free_function, F::reduce, R::compare_all, {tensor, tensor}),
     make("allclose", free_function, F::reduce, R::compare_all,
          {tensor, tensor, scalar, scalar}, Optional{2}),
+    // --- scans, statistics, masking (SPEC section 6) ---
+    make("cumsum",    member, F::nn, R::softmax, {tensor, dim}),
+    make("cumsum",    free_function, F::nn, R::softmax, {tensor, dim}),
+    make("cumprod",   member, F::nn, R::softmax, {tensor, dim}),
+    make("cumprod",   free_function, F::nn, R::softmax, {tensor, dim}),
+    make("logsumexp", member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("logsumexp", free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
+    make("var",       member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
+    make("var",       free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
+    make("std",       member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
+    make("std",       free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
+    make("norm",      member, F::reduce, R::reduce_dims, {tensor, number, dim_list, keepdim}, Optional{1}),
+    make("norm",      free_function, F::reduce, R::reduce_dims, {tensor, number, dim_list, keepdim}, Optional{1}),
+    make("masked_fill", member, F::binary, R::masked_fill, {tensor, tensor, operand}),
+    make("masked_fill", free_function, F::binary, R::masked_fill, {tensor, tensor, operand}),
+    make("lerp",      member, F::binary, R::lerp, {tensor, tensor, operand}),
+    make("lerp",      free_function, F::binary, R::lerp, {tensor, tensor, operand}),
     // --- nn ---
     make("softmax",     free_function, F::nn, R::softmax, {tensor, dim}),
     make("softmax",     member, F::nn, R::softmax, {tensor, dim}),
@@ -352,10 +384,10 @@ inline constexpr auto kOpTable = [] {
          {scalar, scalar, scalar, options}, Optional{2}),
     make("tensor",   free_function, F::factory, R::loop_invariant, {nested_list, options}, Optional{1}),
     make("from_blob", free_function, F::refused, R::refused, {pointer, shape, options}, Optional{1}),
-    make("rand",     free_function, F::refused, R::refused, {shape, options}, Optional{1}),
-    make("randn",    free_function, F::refused, R::refused, {shape, options}, Optional{1}),
-    make("randint",  free_function, F::refused, R::refused, {integer, integer, shape, options}, Optional{1}),
-    make("manual_seed", free_function, F::refused, R::refused, {integer}),
+    random_factory("rand",    {shape, options}, Optional{1}),
+    random_factory("randn",   {shape, options}, Optional{1}),
+    random_factory("randint", {integer, integer, shape, options}, Optional{1}),
+    random_factory("manual_seed", {integer}),
     make("operator<<", binary_operator, F::refused, R::refused, {operand, tensor}),
   };
 }();
@@ -363,7 +395,17 @@ inline constexpr auto kOpTable = [] {
 
 // Update this when adding an op: the registry (registry.cpp) and the SPEC-coverage test
 // check the same number.
-static_assert(kOpTable.size() == 194, "op table changed: update the count, registry and README");
+// The entries of the pointwise op list: two per op (member and free function).
+inline constexpr std::size_t kPointwiseListEntries =
+    2 * (0
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) +1
+#define VMAP_BINARY_OP(name, Functor, domain) +1
+#include <vmap/detail/pointwise_ops.def>
+    );
+// Update this when adding an op outside the pointwise op list: the registry (registry.cpp)
+// and the SPEC-coverage test check the same number.
+static_assert(kOpTable.size() == 196 + kPointwiseListEntries,
+              "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
 
@@ -395,6 +437,48 @@ constexpr std::size_t find_op(std::string_view name, OpForm form,
 constexpr bool has_op(std::string_view name) {
   for (const OpEntry& entry : kOpTable)
     if (entry.name == name) return true;
+  return false;
+}
+
+// The clang tool's questions about an op, by the name it is called with.
+
+// x.name(...) returns a view of x (select, narrow, reshape...).
+constexpr bool is_view_member(std::string_view name) {
+  for (const OpEntry& entry : kOpTable)
+    if (entry.name == name && entry.form == OpForm::member && entry.returns_view) return true;
+  return false;
+}
+
+// x.name(...) (or x op= y) writes into x.
+constexpr bool writes_object(std::string_view name) {
+  for (const OpEntry& entry : kOpTable)
+    if (entry.name == name && entry.writes_first_argument()) return true;
+  return false;
+}
+
+// name(...) makes a new tensor from loop-invariant arguments (zeros, arange, *_like...) or
+// from the shared random state (rand...).
+constexpr bool is_factory(std::string_view name) {
+  for (const OpEntry& entry : kOpTable)
+    if (entry.name == name && entry.form == OpForm::free_function &&
+        (entry.family == Family::factory || entry.random))
+      return true;
+  return false;
+}
+
+constexpr bool is_random_factory(std::string_view name) {
+  for (const OpEntry& entry : kOpTable)
+    if (entry.name == name && entry.random) return true;
+  return false;
+}
+
+// Argument `argument` of the member call x.name(...) (0: the first in the parentheses) is a
+// position that may vary per example (select's and narrow's index).
+constexpr bool is_index_argument_of_member(std::string_view name, std::size_t argument) {
+  for (const OpEntry& entry : kOpTable)
+    if (entry.name == name && entry.form == OpForm::member && argument + 1 < entry.arity &&
+        entry.param(argument + 1) == ArgKind::index)
+      return true;
   return false;
 }
 

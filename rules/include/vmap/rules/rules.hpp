@@ -40,6 +40,8 @@ Dtype logical_result_type(std::span<const TensorArg> operands,
                           std::span<const std::size_t> promoted);
 BatchedResult binary_pointwise_rule(std::size_t op, const CallArgs& args);
 BatchedResult where_rule(std::size_t op, const CallArgs& args);
+BatchedResult masked_fill_rule(std::size_t op, const CallArgs& args);
+BatchedResult lerp_rule(std::size_t op, const CallArgs& args);
 BatchedResult where_batch_rule(const Tensor& condition, BatchDim condition_bdim,
                                const TensorArg& self, const TensorArg& other);
 
