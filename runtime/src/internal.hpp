@@ -258,9 +258,10 @@ inline constexpr int max_operands = 4;  // output + 3 inputs
 // Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones (the
 // comparisons give bools), then the unary float math of namespace float_math.
 enum class SimdOp : int8_t {
-  none, add, sub, mul, div, max, min,      // binary
-  eq, ne, lt, le, gt, ge,                  // comparisons
-  sqrt, exp, log, sin, cos, tanh, sigmoid  // float_math
+  none, add, sub, mul, div, max, min,       // binary
+  eq, ne, lt, le, gt, ge,                   // comparisons
+  sqrt, exp, log, sin, cos, tanh, sigmoid,  // float_math
+  cube, rsqrt, inverse_square               // float_math: pow's strength reductions
 };
 
 // The float math ops on float and double. The scalar function is the reference: the SIMD
@@ -280,6 +281,10 @@ VMAP_FLOAT_MATH(Sin, sin, std::sin(x))
 VMAP_FLOAT_MATH(Cos, cos, std::cos(x))
 VMAP_FLOAT_MATH(Tanh, tanh, std::tanh(x))
 VMAP_FLOAT_MATH(Sigmoid, sigmoid, T(1) / (T(1) + std::exp(-x)))
+// pow(x, 3), pow(x, -0.5), pow(x, -2) as ATen computes them (Note [pow strength reduction]).
+VMAP_FLOAT_MATH(Cube, cube, x * x * x)
+VMAP_FLOAT_MATH(Rsqrt, rsqrt, T(1) / std::sqrt(x))
+VMAP_FLOAT_MATH(InverseSquare, inverse_square, T(1) / (x * x))
 #undef VMAP_FLOAT_MATH
 }  // namespace float_math
 

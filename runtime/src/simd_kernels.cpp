@@ -275,6 +275,27 @@ struct SigmoidKernel {  // 1 / (1 + exp(-x)), as the scalar reference computes i
   }
 };
 
+// pow's strength reductions: IEEE operations in the scalar reference's order, so exact.
+struct CubeKernel {
+  using Scalar = float_math::Cube;
+  template <class D, class V> static V vec(D, V x) { return hn::Mul(hn::Mul(x, x), x); }
+  template <class D, class V> static auto accurate(D d, V) { return hn::FirstN(d, hn::Lanes(d)); }
+};
+struct RsqrtKernel {
+  using Scalar = float_math::Rsqrt;
+  template <class D, class V> static V vec(D d, V x) {
+    return hn::Div(hn::Set(d, hn::TFromD<D>(1)), hn::Sqrt(x));
+  }
+  template <class D, class V> static auto accurate(D d, V) { return hn::FirstN(d, hn::Lanes(d)); }
+};
+struct InverseSquareKernel {
+  using Scalar = float_math::InverseSquare;
+  template <class D, class V> static V vec(D d, V x) {
+    return hn::Div(hn::Set(d, hn::TFromD<D>(1)), hn::Mul(x, x));
+  }
+  template <class D, class V> static auto accurate(D d, V) { return hn::FirstN(d, hn::Lanes(d)); }
+};
+
 // Each element's result depends on its value alone, not on its neighbours or its place in
 // the run, so a per-example op and its batched form agree bit for bit: lanes outside the
 // kernel's accurate range take the scalar reference, and the tail is one vector padded
@@ -321,6 +342,9 @@ void unary_dispatch(SimdOp op, void* out, const void* in, int64_t count) {
     case SimdOp::cos: return unary_run<T, CosKernel>(to, from, count);
     case SimdOp::tanh: return unary_run<T, TanhKernel>(to, from, count);
     case SimdOp::sigmoid: return unary_run<T, SigmoidKernel>(to, from, count);
+    case SimdOp::cube: return unary_run<T, CubeKernel>(to, from, count);
+    case SimdOp::rsqrt: return unary_run<T, RsqrtKernel>(to, from, count);
+    case SimdOp::inverse_square: return unary_run<T, InverseSquareKernel>(to, from, count);
     default: __builtin_unreachable();  // simd_unary passes only these
   }
 }
