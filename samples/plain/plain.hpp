@@ -1,7 +1,8 @@
 // What every plain C++ loop (samples/plain/<sample>.cpp) shares. Note [Plain C++ loops]:
 // each sample's workload written as a performance engineer writes it by hand: raw pointers
 // into the same inputs (made by the same calls, so the outputs compare with the per-example
-// loop's), -O3 with -fno-math-errno (so std::sqrt vectorises), OpenMP threads over the
+// loop's), -O3 -march=native (the vector ISA the runtime's Highway kernels pick at run
+// time) with -fno-math-errno (so std::sqrt vectorises), OpenMP threads over the
 // outermost loop (OMP_NUM_THREADS, as the runtime), a loop vectorised with `omp simd` where
 // the compiler may not reorder a sum by itself. Each case allocates its output as the
 // sample's own case does (zeros of the same shape), so the columns differ by the loop alone.
