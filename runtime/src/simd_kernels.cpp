@@ -357,9 +357,10 @@ void UnaryF64(SimdOp op, void* out, const void* in, int64_t count) {
 
 // out[j] = row[index[j]]: the indices checked a vector at a time first, then picked with one
 // load each, since a hardware gather is slower than that (2026-11-24, AMD EPYC, AVX-512, 1
-// thread, BM_Gather of ops_bench.cpp, 1024 rows of 32 picks: 0.030 ms cpu with GatherIndex,
-// 0.022 ms with eight loads before their stores). An index outside [0, limit) reads row[0]
-// and makes the result nonzero (simd_pick's contract).
+// thread, 1024 rows of 32 picks: the batch gather sample 0.039-0.048 ms cpu with
+// GatherIndex, 0.032 ms with one load per element; BM_Gather of ops_bench.cpp 29.7 us with
+// those loads, 22.5 us with eight loads before their stores). An index outside [0, limit)
+// reads row[0] and makes the result nonzero (simd_pick's contract).
 template <class T>
 uint64_t pick_run(T* out, const T* row, const int64_t* index, int64_t count, int64_t limit) {
   const hn::ScalableTag<int64_t> di;
