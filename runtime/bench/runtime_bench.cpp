@@ -116,6 +116,14 @@ void BM_PowVsMul(benchmark::State& state) {
   state.counters["vs_mul"] = mul_best / pow_best;
 }
 
+// The triangular mask sample's op: j >= i over [1, n] and [n, 1] int64 indices, n x n bools
+// (memset-bound at best: compare with BM_Zeros at n * n / 4 floats, the same bytes).
+void BM_CompareToBools(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const Tensor j = arange(n).unsqueeze(0), i = arange(n).unsqueeze(1);
+  measure(state, n * n / 4, 1, [&] { benchmark::DoNotOptimize(ge(j, i)); });
+}
+
 void BM_Copy(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor a = ones({n}), b = zeros({n});
@@ -170,6 +178,7 @@ BENCHMARK(BM_PowVsMul)
     ->ArgsProduct({{small, l3}, {4, 6, 1, -1, -2, -4, 8, 5}})
     ->ArgNames({"n", "exponent_x2"})
     ->UseManualTime();
+BENCHMARK(BM_CompareToBools)->Arg(1024)->UseRealTime();
 BENCHMARK(BM_Zeros)->Arg(1 << 15)->Arg(100000)->Arg(l3)->UseRealTime();
 BENCHMARK(BM_Copy)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_CopyTransposed)->Arg(64)->Arg(1024)->UseRealTime();
