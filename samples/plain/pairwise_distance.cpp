@@ -1,10 +1,13 @@
-// pairwise_distance (samples/pairwise_distance.cpp) as a plain C++ loop: each pair's sum of
-// squared differences in registers, in float as the sample sums (no GEMM algebra: it changes
-// the rounding; Note [Plain C++ loops] in plain.hpp).
+// pairwise_distance (samples/pairwise_distance.cpp) as a plain C++ loop: y transposed once,
+// then for each x_i the squared differences accumulate into its output row, the inner loop
+// over j (contiguous, vectorised however small the width), in float and in k's order as
+// the sample sums (no GEMM algebra: it changes the rounding; Note [Plain C++ loops] in
+// plain.hpp).
 #include "plain.hpp"
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace vmap;
 
@@ -14,19 +17,26 @@ static Tensor distances(const Tensor& x, const Tensor& y, int64_t count, bool ro
   Tensor out = zeros({count, m});
   const float* xs = x.data_ptr<float>();
   const float* ys = y.data_ptr<float>();
+  std::vector<float> transposed(static_cast<size_t>(width * m));  // [width, m]
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t k = 0; k < width; ++k) transposed[k * m + j] = ys[j * width + k];
+  const float* columns = transposed.data();
   float* result = out.data_ptr<float>();
 #pragma omp parallel for schedule(static) if (count * m * width > plain::kGrain)
   for (int64_t i = 0; i < count; ++i) {
-    const float* row = xs + i * width;
-    for (int64_t j = 0; j < m; ++j) {
-      const float* other = ys + j * width;
-      float sum = 0;
-#pragma omp simd reduction(+ : sum)
-      for (int64_t k = 0; k < width; ++k) {
-        const float difference = row[k] - other[k];
-        sum += difference * difference;
+    float* row = result + i * m;
+    for (int64_t k = 0; k < width; ++k) {
+      const float value = xs[i * width + k];
+      const float* column = columns + k * m;
+#pragma omp simd
+      for (int64_t j = 0; j < m; ++j) {
+        const float difference = value - column[j];
+        row[j] += difference * difference;
       }
-      result[i * m + j] = root ? std::sqrt(sum) : sum;
+    }
+    if (root) {
+#pragma omp simd
+      for (int64_t j = 0; j < m; ++j) row[j] = std::sqrt(row[j]);
     }
   }
   return out;

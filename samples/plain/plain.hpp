@@ -8,7 +8,8 @@
 // sample's own case does (zeros of the same shape), so the columns differ by the loop alone.
 // No algebra that changes the rounding (a GEMM for the distances, a product of sums for
 // sum_prod), as the target asks; where the sample is a matrix product (Linear, the
-// GNN layer) the plain code calls the same BLAS sgemm the runtime does.
+// GNN layer) the plain code calls the same BLAS sgemm the runtime does. The softmax loop
+// (token_log_probs) is built with -ffast-math, so that std::exp vectorises.
 #pragma once
 
 #include <vmap/vmap.hpp>

@@ -1,7 +1,7 @@
 // token_log_probs (samples/token_log_probs.cpp) as a plain C++ loop: per token, the
 // vocabulary's maximum, the sum of exponentials and the target's entry, in one row's
-// passes (Note [Plain C++ loops] in plain.hpp). std::exp stays a scalar call per element:
-// GCC and Clang vectorise it only under -ffast-math.
+// passes (Note [Plain C++ loops] in plain.hpp). Built with -ffast-math (this file only,
+// samples/CMakeLists.txt): GCC then calls glibc's vector expf (libmvec) in the sum.
 #include "plain.hpp"
 
 #include <algorithm>
