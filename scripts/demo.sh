@@ -40,6 +40,9 @@ run() {  # run RECORD_FILE PROGRAM ARGS...: a failure is shown and fails the dem
 for sample in "${samples[@]}"; do
   run per_example "$samples_dir/${sample}_per_example" --save "$work/$sample"
   [[ -s $work/$sample ]] && run batched "$samples_dir/${sample}_batched" --compare "$work/$sample"
+  # The plain C++ loop (samples/plain), on the CPU only.
+  [[ -s $work/$sample && $device == cpu ]] &&
+    run plain "$samples_dir/${sample}_plain" --compare "$work/$sample"
 done
 # LibTorch's builds (where it is installed) hold every sample: the loop saves, the
 # hand-batched code must agree.
@@ -55,6 +58,11 @@ echo "=== Per-example loop vs. its clang-vmap rewrite, on $device (OMP_NUM_THREA
 echo
 echo "per-example [n/N]: timed on the first n of N examples and scaled to N (each example"
 echo "costs the same). max error: largest |batched - per-example| / max(|per-example|, 1)."
+if [[ -s $work/plain ]]; then
+  echo "plain C++: the same workload as plain C++ loops (samples/plain: raw pointers, -O3,"
+  echo "OpenMP, sgemm for the matrix products), checked against the per-example loop;"
+  echo "batched / plain: how many times longer the rewritten code takes (1.00x: at the limit)."
+fi
 if [[ -s $work/torch_loop ]]; then
   echo "LibTorch loop: the same sample source built against LibTorch (samples/torch_shim);"
   echo "LibTorch batch: samples/torch_batched, checked against that loop. vs: how many times"

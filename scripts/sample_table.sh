@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Prints the samples table from a folder of record files (the driver's --record): per_example
-# and batched, and torch_loop / torch_batched where LibTorch's builds ran. Each line of a
+# and batched, plain (the plain C++ loops, samples/plain) where they ran, and torch_loop /
+# torch_batched where LibTorch's builds ran. Each line of a
 # record: name, seconds, max error, examples run, examples (tab separated). Used by demo.sh
 # and device_run.sh.
 set -euo pipefail
 records=$1
-touch "$records"/{per_example,batched,torch_loop,torch_batched}  # awk reads all four
+touch "$records"/{per_example,batched,plain,torch_loop,torch_batched}  # awk reads all five
 awk -F'\t' '
   function human(s) {
     if (s == "") return "-"
@@ -26,20 +27,24 @@ awk -F'\t' '
     variant = FILENAME; sub(/.*\//, "", variant)  # the record file: which build ran
     if (variant == "per_example") order[++n] = $1
     if (variant == "torch_loop") libtorch = 1
+    if (variant == "plain") has_plain = 1
     seconds[variant, $1] = $2; error[variant, $1] = $3
     count[variant, $1] = $4; examples[variant, $1] = $5
   }
   END {
     format = "| %-44s | %26s | %10s | %7s | %9s |"
     torch_format = " %26s | %12s | %13s | %16s |"
+    plain_format = " %10s | %15s |"
     printf format, "workload", "per-example", "batched", "speedup", "max error"
     if (libtorch)
       printf torch_format, "LibTorch loop", "LibTorch batch", "vs torch loop", "vs torch batched"
+    if (has_plain) printf plain_format, "plain C++", "batched / plain"
     printf "\n|%s|%s|%s|%s|%s|", "----------------------------------------------", \
       "----------------------------", "------------", "---------", "-----------"
     if (libtorch)
       printf "%s|%s|%s|%s|", "----------------------------", "--------------", \
         "---------------", "------------------"
+    if (has_plain) printf "%s|%s|", "------------", "-----------------"
     printf "\n"
     for (k = 1; k <= n; k++) {
       name = order[k]
@@ -53,6 +58,10 @@ awk -F'\t' '
                ratio(loop, rewritten),
                ratio(batched, rewritten)
       }
+      if (has_plain) {
+        plain = seconds["plain", name]
+        printf plain_format, human(plain), ratio(rewritten, plain)
+      }
       printf "\n"
     }
-  }' "$records"/{per_example,batched,torch_loop,torch_batched}
+  }' "$records"/{per_example,batched,plain,torch_loop,torch_batched}

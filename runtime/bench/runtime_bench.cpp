@@ -92,6 +92,38 @@ void BM_MulChain(benchmark::State& state) {
   });
 }
 
+// x.pow(e) beside x * x, alternating in one benchmark so that both meet the same load. The
+// time reported is pow's; vs_mul = x * x's fastest iteration / pow's fastest (Note [pow
+// strength reduction]: pow(2) runs x * x itself; 3, -2, -0.5 are one pass too). Arg 1 is the
+// exponent times 2 (1: 0.5; 5: 2.5, which is not reduced and calls std::pow per element).
+void BM_PowVsMul(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const double exponent = static_cast<double>(state.range(1)) / 2;
+  const Tensor x = rand({n}) + 0.5;
+  double pow_best = 1e30, mul_best = 1e30;
+  auto seconds_of = [](auto&& body) {
+    const auto start = Clock::now();
+    body();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  for (auto _ : state) {
+    const double pow_seconds = seconds_of([&] { benchmark::DoNotOptimize(x.pow(exponent)); });
+    mul_best = std::min(mul_best, seconds_of([&] { benchmark::DoNotOptimize(x * x); }));
+    pow_best = std::min(pow_best, pow_seconds);
+    state.SetIterationTime(pow_seconds);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(2 * sizeof(float) * n) * state.iterations());
+  state.counters["vs_mul"] = mul_best / pow_best;
+}
+
+// The triangular mask sample's op: j >= i over [1, n] and [n, 1] int64 indices, n x n bools
+// (memset-bound at best: compare with BM_Zeros at n * n / 4 floats, the same bytes).
+void BM_CompareToBools(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const Tensor j = arange(n).unsqueeze(0), i = arange(n).unsqueeze(1);
+  measure(state, n * n / 4, 1, [&] { benchmark::DoNotOptimize(ge(j, i)); });
+}
+
 void BM_Copy(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor a = ones({n}), b = zeros({n});
@@ -142,6 +174,11 @@ BENCHMARK(BM_TriadReference)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_Add)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_AddInPlace)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_MulChain)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
+BENCHMARK(BM_PowVsMul)
+    ->ArgsProduct({{small, l3}, {4, 6, 1, -1, -2, -4, 8, 5}})
+    ->ArgNames({"n", "exponent_x2"})
+    ->UseManualTime();
+BENCHMARK(BM_CompareToBools)->Arg(1024)->UseRealTime();
 BENCHMARK(BM_Zeros)->Arg(1 << 15)->Arg(100000)->Arg(l3)->UseRealTime();
 BENCHMARK(BM_Copy)->Arg(small)->Arg(l3)->Arg(dram)->UseRealTime();
 BENCHMARK(BM_CopyTransposed)->Arg(64)->Arg(1024)->UseRealTime();

@@ -262,9 +262,10 @@ inline constexpr int max_operands = 4;  // output + 3 inputs
 // infinities, subnormal results, huge arguments) and tail elements its vector code is not
 // exact or accurate on.
 enum class SimdOp : int8_t {
-  none, add, sub, mul, div, max, min,      // binary
-  eq, ne, lt, le, gt, ge,                  // comparisons
-  sqrt, exp, log, sin, cos, tanh, sigmoid  // float_math
+  none, add, sub, mul, div, max, min,       // binary
+  eq, ne, lt, le, gt, ge,                   // comparisons
+  sqrt, exp, log, sin, cos, tanh, sigmoid,  // unary float math
+  cube, rsqrt, inverse_square               // pow's strength reductions (and rsqrt)
 };
 
 
@@ -300,9 +301,9 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
 // there is no kernel for that op/dtype.
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count);
 
-// out[j] = row[index[j]] for j < count, float32 or float64 elements (`dtype`), vectorised
-// gathers; limit <= INT32_MAX. An index outside [0, limit) reads row[0] and makes the result
-// nonzero (0: every index was in range).
+// out[j] = row[index[j]] for j < count, float32 or float64 elements (`dtype`), the indices
+// checked a vector at a time; limit <= INT32_MAX. An index outside [0, limit) reads row[0]
+// and makes the result nonzero (0: every index was in range).
 uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
                    int64_t limit);
 

@@ -24,7 +24,7 @@ struct IndexedCopy {
 };
 
 // out[j] = source[index[j]] for j < count; nonzero when an index is outside [0, limit) (it
-// reads element 0 instead). Float rows with int64 indices use gathers (simd_pick).
+// reads element 0 instead). Float rows with int64 indices check them with vectors (simd_pick).
 template <class T, class Index>
 uint64_t pick_row(T* out, const T* source, const Index* index, int64_t count, int64_t limit) {
   if constexpr (std::is_floating_point_v<T> && std::is_same_v<Index, int64_t>)

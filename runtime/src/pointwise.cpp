@@ -194,12 +194,63 @@ Tensor true_divide(const Arg& a, const Arg& b) {
   return binary("div", a, b, DivOp{}, floating_or_default(promote(a, b)));
 }
 
+// Note [pow strength reduction]
+// ATen computes a tensor to a scalar power of 2, 3 or -2 with multiplies and of 0.5, -0.5
+// or -1 as sqrt, rsqrt (1 / sqrt) and reciprocal, in that order of operations
+// (pow_tensor_scalar_optimized_kernel), and a power of 0 or 1 as a fill or a copy; so do we:
+// the results are LibTorch's bit for bit, and x.pow(2) is x * x, the same kernel. Other
+// integer powers up to 8 take repeated squaring (one multiply pass per step; a few ULP
+// from std::pow, where a call per element costs ten times a pass). A one-element exponent
+// tensor that does not broadcast the result counts as a scalar: the batched code passes
+// `x.pow(2)`'s 2 as one, and so do the pending blocks (rules/src/batched_fused.cpp). The
+// device composes the same forms from its own ops (mul, div, sqrt).
+std::optional<double> scalar_exponent(const Arg& base, const Arg& exponent) {
+  if (!base.tensor) return std::nullopt;
+  if (exponent.number) return exponent.number->to_double();
+  const Tensor& e = *exponent.tensor;
+  if (e.numel() != 1 || e.device() != kCPU || e.dim() > base.tensor->dim()) return std::nullopt;
+  return e.item().to_double();
+}
+
+Tensor repeated_squaring(const Tensor& x, int64_t n) {  // x^n, n >= 1, one mul per step
+  Tensor result, square = x;
+  for (; n > 0; n >>= 1) {
+    if (n & 1) result = result.defined() ? mul(result, square) : square;
+    if (n > 1) square = mul(square, square);
+  }
+  return result;
+}
+
+// x (of the result's dtype) to the power e by the forms above; nullopt for the others.
+std::optional<Tensor> reduced_power(const Tensor& x, double e) {
+  if (e == 0) return detail::empty_tensor(x.sizes(), x.dtype(), x.device()).fill_(1);
+  if (e == 1) return x.clone();
+  if (e == 2) return mul(x, x);
+  if (!detail::is_floating(x.dtype())) return std::nullopt;  // integers: by squaring (Pow)
+  const bool cpu = x.device() == kCPU;
+  if (e == 3)
+    return cpu ? unary_op<WithSimd<functors::Cube, SimdOp::cube>>("pow", x, Domain::float_math, 1) : mul(mul(x, x), x);
+  if (e == 0.5) return sqrt(x);
+  if (e == -0.5)
+    return cpu ? unary_op<WithSimd<functors::Rsqrt, SimdOp::rsqrt>>("pow", x, Domain::float_math, 2)
+               : true_divide(Scalar(1), sqrt(x));
+  if (e == -1) return true_divide(Scalar(1), x);
+  if (e == -2)
+    return cpu ? unary_op<WithSimd<functors::InverseSquare, SimdOp::inverse_square>>("pow", x, Domain::float_math, 2)
+               : true_divide(Scalar(1), mul(x, x));
+  if (e != std::trunc(e) || std::abs(e) > 8) return std::nullopt;
+  const Tensor positive = repeated_squaring(x, static_cast<int64_t>(std::abs(e)));
+  return e > 0 ? positive : true_divide(Scalar(1), positive);
+}
+
 Tensor power(const Arg& base, const Arg& exponent) {
   const Dtype dtype = promote(base, exponent);
   if (exponent.number && detail::is_integral(dtype) && exponent.number->to_int64() < 0)
     fail("pow", "integers to negative integer powers are not allowed (exponent ",
          exponent.number->to_int64(), ")");
   if (dtype == kBool) fail("pow", "not implemented for 'Bool'");
+  if (const std::optional<double> e = scalar_exponent(base, exponent))
+    if (std::optional<Tensor> reduced = reduced_power(base.as(dtype), *e)) return *reduced;
   return binary("pow", base, exponent, functors::Pow{}, dtype);
 }
 

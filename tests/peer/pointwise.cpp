@@ -60,6 +60,15 @@ void scalar_ops(const std::string& name, const Tensor& x) {
   show("eq_int/" + name, [&] { return x == 1; });
   show("pow_2/" + name, [&] { return x.pow(2); });
   show("pow_half/" + name, [&] { return x.pow(0.5); });
+  // The exponents pow computes by multiplies, roots and reciprocals (Note [pow strength
+  // reduction]), as ints and doubles; negative ints on integer tensors throw.
+  for (int e : {0, 1, 3, 4, 7, -1, -2, -3})
+    show("pow_int_" + std::to_string(e) + "/" + name, [&] { return x.pow(e); });
+  for (double e : {0.0, 1.0, 2.0, 3.0, -0.5, -1.0, -2.0, 5.0})
+    show("pow_double_" + std::to_string(e) + "/" + name, [&] { return pow(x, e); });
+  show("pow_0d_2/" + name, [&] { return x.pow(tensor(2)); });
+  show("pow_0d_half/" + name, [&] { return x.pow(tensor(0.5)); });
+  show("pow_1elem_-2/" + name, [&] { return x.pow(tensor({-2.0})); });
   show("two_pow/" + name, [&] { return pow(2.0, x); });
   show("clamp/" + name, [&] { return x.clamp(-1, 1); });
   show("clamp_double/" + name, [&] { return clamp(x, -0.5, 1.5); });

@@ -164,8 +164,9 @@ TEST(OpsIndex, ThreadedFastPathsMatchNaiveLoops) {
   bad[0][31] = int64_t{256};
   EXPECT_EQ(error_of([&] { gather(rows, 1, bad.expand({1024, 32})); }),
             "gather: index 256 out of range for dim 1 of size 256");
-  // float32 rows pick with gathers of the indices narrowed to int32: an index out of range
-  // is caught before narrowing (2^33 would narrow to 0), in the vectors and in the tail.
+  // float32 rows check their indices a vector at a time before picking: an index out of
+  // range is caught (2^33 too, which an int32 narrowing would make 0), in the vectors and in
+  // the tail.
   const Tensor floats = random_tensor({4, 256}, kFloat32, 9);
   Tensor wild = random_indices({4, 37}, 256, kInt64, 10);
   EXPECT_EQ(values(gather(floats, 1, wild)), naive_gather(floats, 1, wild));
