@@ -140,6 +140,8 @@ LevelSet Analyser::controlLevels(const Stmt *Control) {
     Levels |= levels(Do->getCond());
   if (const auto *Switch = dyn_cast<SwitchStmt>(Control))
     Levels |= levels(Switch->getCond());
+  if (const auto *For = dyn_cast<ForStmt>(Control))
+    Levels |= levels(For->getCond());
   return Levels;
 }
 
@@ -176,9 +178,14 @@ void Analyser::findMaskedControls() {
 }
 
 bool Analyser::isWholeStatement(const Expr *E) const {
-  return llvm::any_of(Statements, [&](const auto &Statement) {
-    return stripImplicit(Statement.first) == E;
-  });
+  return llvm::any_of(Statements,
+                      [&](const auto &Statement) {
+                        return stripImplicit(Statement.first) == E;
+                      }) ||
+         llvm::any_of(PlainLoops, [&](const auto &Loop) {
+           return Loop.first->getInc() &&
+                  stripImplicit(Loop.first->getInc()) == E;
+         });
 }
 
 } // namespace detail
