@@ -20,8 +20,9 @@ using namespace clang;
 namespace clang_vmap {
 namespace detail {
 
-static bool isVmapLevel(const Stmt *S,
-                        const llvm::DenseMap<const ForStmt *, unsigned> &Loops) {
+static bool
+isVmapLevel(const Stmt *S,
+            const llvm::DenseMap<const ForStmt *, unsigned> &Loops) {
   const auto *For = dyn_cast<ForStmt>(S);
   return For && Loops.count(For);
 }
