@@ -481,23 +481,9 @@ bool Analyser::checkReductions() {
 }
 
 bool Analyser::checkContexts() {
-  using PlainLoop = std::pair<const ForStmt *, Scope>;
-  bool Ok = checkEach(PlainLoops, [&](const PlainLoop &Loop) {
-    const ForStmt *For = Loop.first;
-    LevelSet Varying = levels(For->getCond()) | levels(For->getInc());
-    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
-      for (const Decl *D : Init->decls())
-        if (const auto *Var = dyn_cast<VarDecl>(D))
-          Varying |= Result.BatchedVars.lookup(Var);
-    if (Varying)
-      return refuseAt(diag::refuse_batched_context,
-                      For->getCond() ? For->getCond()->getSourceRange()
-                                     : For->getSourceRange(),
-                      diag::note_batched_context,
-                      {"the bound of a plain loop"});
-    return true;
-  });
-  Ok &= checkEach(RangeLoops, [&](const auto &Loop) {
+  // A plain `for` whose condition differs per example runs under a mask
+  // (analyse_control.cpp), as a `while` does.
+  bool Ok = checkEach(RangeLoops, [&](const auto &Loop) {
     const Expr *Range = Loop.first->getRangeInit();
     if (levels(Range))
       return refuseAt(diag::refuse_batched_context, Range->getSourceRange(),

@@ -20,8 +20,9 @@ using namespace clang;
 namespace clang_vmap {
 namespace detail {
 
-static bool isVmapLevel(const Stmt *S,
-                        const llvm::DenseMap<const ForStmt *, unsigned> &Loops) {
+static bool
+isVmapLevel(const Stmt *S,
+            const llvm::DenseMap<const ForStmt *, unsigned> &Loops) {
   const auto *For = dyn_cast<ForStmt>(S);
   return For && Loops.count(For);
 }
@@ -140,6 +141,8 @@ LevelSet Analyser::controlLevels(const Stmt *Control) {
     Levels |= levels(Do->getCond());
   if (const auto *Switch = dyn_cast<SwitchStmt>(Control))
     Levels |= levels(Switch->getCond());
+  if (const auto *For = dyn_cast<ForStmt>(Control))
+    Levels |= levels(For->getCond());
   return Levels;
 }
 
@@ -176,9 +179,14 @@ void Analyser::findMaskedControls() {
 }
 
 bool Analyser::isWholeStatement(const Expr *E) const {
-  return llvm::any_of(Statements, [&](const auto &Statement) {
-    return stripImplicit(Statement.first) == E;
-  });
+  return llvm::any_of(Statements,
+                      [&](const auto &Statement) {
+                        return stripImplicit(Statement.first) == E;
+                      }) ||
+         llvm::any_of(PlainLoops, [&](const auto &Loop) {
+           return Loop.first->getInc() &&
+                  stripImplicit(Loop.first->getInc()) == E;
+         });
 }
 
 } // namespace detail

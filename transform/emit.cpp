@@ -106,7 +106,7 @@ private:
   void line(unsigned Indent, const std::string &Text, const Stmt *Origin);
   std::string decl(const DeclStmt *S);
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
-  std::string forHeader(const ForStmt *For);
+  std::string forHeader(const ForStmt *For, const std::string &Frame = "");
   void promote(const clang::VarDecl *Var, unsigned Indent, bool AtDeclaration);
   // Per-example control flow (Note [Control masks] in batched.hpp).
   bool control(const Stmt *S, unsigned Indent);
@@ -527,7 +527,9 @@ void Printer::promote(const VarDecl *Var, unsigned Indent, bool AtDeclaration) {
        nullptr);
 }
 
-std::string Printer::forHeader(const ForStmt *For) {
+/// With \p Frame, the loop's condition differs per example: it goes through
+/// the frame's next() (Note [Control masks]).
+std::string Printer::forHeader(const ForStmt *For, const std::string &Frame) {
   std::vector<Edit> Edits;
   unsigned Begin, End;
   if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit())) {
@@ -539,7 +541,10 @@ std::string Printer::forHeader(const ForStmt *For) {
   }
   for (const Expr *Part : {For->getCond(), For->getInc()})
     if (Part && offsets(Part->getSourceRange(), Begin, End))
-      Edits.push_back({Begin, End, expr(Part)});
+      Edits.push_back({Begin, End,
+                       Part == For->getCond() && !Frame.empty()
+                           ? Frame + ".next(" + expr(Part) + ")"
+                           : expr(Part)});
   return splice(SourceRange(For->getForLoc(), For->getRParenLoc()),
                 std::move(Edits));
 }
@@ -736,6 +741,11 @@ void Printer::loop(const Stmt *S, unsigned Indent) {
     block(Do->getBody(), Indent + 4);
     Out += (Skips ? Resume : "") + Pad + "  } while (" + Name + ".next(" +
            expr(Do->getCond()) + "));\n";
+  } else if (const auto *For = dyn_cast<ForStmt>(S);
+             For && For->getCond() && batched(For->getCond())) {
+    Out += Pad + "  " + forHeader(For, Name) + " {\n";
+    block(For->getBody(), Indent + 4);
+    Out += (Skips ? Resume : "") + Pad + "  }\n";
   } else {
     std::string Header =
         isa<ForStmt>(S)

@@ -285,8 +285,7 @@ void leave(std::size_t target, bool keep_running) {
 }
 
 std::size_t push_frame(std::optional<Value> effective, bool is_loop) {
-  MaskFrame frame{copy_of_current_mask(), Value(true), std::move(effective), std::nullopt,
-                  is_loop};
+  MaskFrame frame{copy_of_current_mask(), Value(true), std::move(effective), std::nullopt, is_loop};
   if (is_loop) set_mask(frame.running, frame.outer);
   mask_stack.push_back(std::move(frame));
   return mask_stack.size() - 1;
@@ -354,8 +353,8 @@ void Switch::enter_default() {
   for (const int64_t label : labels_)
     unmatched.emplace(both(unmatched, as_condition(value_ != Value(label))));
   MaskFrame& frame = mask_stack.at(frame_);
-  const Value joining = unmatched ? both(frame.outer, *unmatched)
-                                  : frame.outer.value_or(Value(true));
+  const Value joining =
+      unmatched ? both(frame.outer, *unmatched) : frame.outer.value_or(Value(true));
   frame.effective.emplace(logical_or(*frame.effective, joining));
 }
 

@@ -27,8 +27,7 @@ static sample::CaseList cases() {
       (torch::arange(width).to(torch::kFloat) * (3.0f / width) - 2.0f).to(sample::device());
   const torch::Tensor im =
       (torch::arange(height).to(torch::kFloat) * (2.0f / height) - 1.0f).to(sample::device());
-  return {{"Mandelbrot 256x384, max_iter 256", height, [=](int64_t count) {
-             return mandelbrot(re, im.narrow(0, 0, count), 256);
-           }}};
+  return {{"Mandelbrot 256x384, max_iter 256", height,
+           [=](int64_t count) { return mandelbrot(re, im.narrow(0, 0, count), 256); }}};
 }
 static const sample::Registration registration(cases);
