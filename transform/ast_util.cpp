@@ -7,6 +7,8 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include <vmap/rules/op_table.hpp>
 #include <cctype>
 
@@ -138,6 +140,34 @@ std::string cloneName(const FunctionDecl *F) {
   for (unsigned Suffix = 1; Idents.find(Name) != Idents.end(); ++Suffix)
     Name = Base + "_" + std::to_string(Suffix);
   return Name;
+}
+
+std::string lineDirective(const ASTContext &Context, unsigned Line) {
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::SmallString<256> Path;
+  if (OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getMainFileID()))
+    Path = File->getName();
+  llvm::sys::fs::make_absolute(Path);
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  std::string Escaped;
+  for (char C : Path) {
+    if (C == '\\' || C == '"')
+      Escaped += '\\';
+    Escaped += C;
+  }
+  return "#line " + std::to_string(Line) + " \"" + Escaped + "\"";
+}
+
+std::string lineDirectiveAfter(const ASTContext &Context, SourceLocation End) {
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation FileEnd = SM.getExpansionLoc(End);
+  auto [File, Offset] = SM.getDecomposedLoc(FileEnd);
+  StringRef Rest = SM.getBufferData(File).substr(Offset);
+  Rest = Rest.take_until([](char C) { return C == '\n'; }).trim();
+  unsigned Line = SM.getExpansionLineNumber(FileEnd);
+  if (Rest.empty() || Rest.starts_with("//"))
+    return "\n" + lineDirective(Context, Line + 1);
+  return "\n" + lineDirective(Context, Line) + "\n";
 }
 
 // Note [Generated names]

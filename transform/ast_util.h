@@ -38,6 +38,20 @@ llvm::StringRef sourceText(const clang::ASTContext &Context,
 /// 1-based line of \p Loc in the file (expansion location).
 unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 
+/// Note [Line directives]: rewritten code carries `#line N "file"` before
+/// each statement printed from the user's (and after each inserted text),
+/// so compiler errors, warnings, debuggers, sanitizers and coverage name the
+/// user's file and line. The directive giving the next line the number
+/// \p Line of the main file (its absolute path).
+std::string lineDirective(const clang::ASTContext &Context, unsigned Line);
+
+/// The directive that ends a text replacing or inserted into the main file
+/// up to \p End (which is on line E): when only blanks or a `//` comment
+/// follow \p End on its line, "\n#line E+1" (that rest completes the
+/// directive's line); else "\n#line E\n".
+std::string lineDirectiveAfter(const clang::ASTContext &Context,
+                               clang::SourceLocation End);
+
 /// What \p S is, as a diagnostic names it to a C++ user: "a 'while' loop",
 /// "a lambda"; other nodes by clang's class name.
 std::string describeStmt(const clang::Stmt *S);

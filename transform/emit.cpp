@@ -430,6 +430,8 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
 
 void Printer::line(unsigned Indent, const std::string &Text,
                    const Stmt *Origin) {
+  if (Origin) // Note [Line directives]
+    Out += lineDirective(Context, lineOf(Context, Origin->getBeginLoc())) + "\n";
   Out += std::string(Indent, ' ') + Text;
   if (Origin)
     Out += "  // line " + std::to_string(lineOf(Context, Origin->getBeginLoc()));
@@ -865,6 +867,7 @@ LoopOutcome Printer::run() {
     }
     Out += std::string(Indent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";
+    Out += lineDirective(Context, lineOf(Context, For->getBeginLoc())) + "\n";
     Out += std::string(Indent + 2, ' ') + fallbackCopy(Original) + "\n";
     Out += std::string(Indent, ' ') + "} else ";
   }
@@ -884,6 +887,7 @@ LoopOutcome Printer::run() {
     Out.pop_back();
   if (!AtLineStart)
     Out = Out.substr(Indent);
+  Out += lineDirectiveAfter(Context, End);
   Outcome.Text = std::move(Out);
   Outcome.Batched = true;
   Outcome.NumOps = Plan.NumOps;
@@ -949,6 +953,7 @@ std::pair<SourceLocation, std::string> Printer::clone() {
   Out += "}";
   SourceLocation After = Lexer::getLocForEndOfToken(
       SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());
+  Out += lineDirectiveAfter(Context, After);
   if (!Error.empty())
     return {SourceLocation(), ""};
   return {After, std::move(Out)};

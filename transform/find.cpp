@@ -2,6 +2,7 @@
 
 #include "find.h"
 #include "diagnostics.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
@@ -231,15 +232,34 @@ std::vector<VmapLoop> find(ASTContext &Context,
 llvm::SmallVector<const FunctionDecl *, 4>
 compiledSpecializations(const FunctionDecl *Function) {
   llvm::SmallVector<const FunctionDecl *, 4> Specializations;
-  const FunctionTemplateDecl *Template =
-      Function ? Function->getDescribedFunctionTemplate() : nullptr;
-  if (!Template)
+  if (!isTemplatePattern(Function))
     return Specializations;
-  for (const FunctionDecl *Specialization : Template->specializations())
-    if (Specialization->doesThisDeclarationHaveABody() ||
-        Specialization->getBody())
-      Specializations.push_back(Specialization);
+  if (const FunctionTemplateDecl *Template =
+          Function->getDescribedFunctionTemplate()) {
+    for (const FunctionDecl *Specialization : Template->specializations())
+      if (Specialization->getBody())
+        Specializations.push_back(Specialization);
+    return Specializations;
+  }
+  // A member function of a class template: its counterpart in each
+  // specialization of the class that instantiated it.
+  const auto *Method = cast<CXXMethodDecl>(Function);
+  for (const ClassTemplateSpecializationDecl *Class :
+       Method->getParent()->getDescribedClassTemplate()->specializations())
+    for (const CXXMethodDecl *Member : Class->methods())
+      if (Member->getInstantiatedFromMemberFunction() == Method &&
+          Member->getBody())
+        Specializations.push_back(Member);
   return Specializations;
+}
+
+bool isTemplatePattern(const FunctionDecl *Function) {
+  if (!Function)
+    return false;
+  if (Function->getDescribedFunctionTemplate())
+    return true;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+  return Method && Method->getParent()->getDescribedClassTemplate();
 }
 
 namespace {

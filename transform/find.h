@@ -51,8 +51,13 @@ std::vector<VmapLoop> find(clang::ASTContext &Context,
 /// Note [Loops in templates]: a loop in a function template (or a generic
 /// lambda) is found in the template's pattern, whose expressions depend on
 /// the template parameters; it is analysed in each compiled specialization of
-/// the template instead. These are those specializations, in declaration
-/// order; empty when \p Function is not a template pattern.
+/// the template instead. True for such a pattern: a function template's, a
+/// generic lambda's, a member function's of a class template.
+bool isTemplatePattern(const clang::FunctionDecl *Function);
+
+/// The compiled specializations of \p Function, a template pattern (for a
+/// member of a class template, its counterparts in the class's
+/// specializations); empty for any other function.
 llvm::SmallVector<const clang::FunctionDecl *, 4>
 compiledSpecializations(const clang::FunctionDecl *Function);
 

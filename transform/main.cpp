@@ -227,8 +227,7 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
-  const FunctionDecl *Function = Loops[Top].Function;
-  if (Function && Function->getDescribedFunctionTemplate())
+  if (isTemplatePattern(Loops[Top].Function))
     return runInSpecializations(Context, Loops, Top, Diags, Remarks);
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)
@@ -253,6 +252,8 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
 
 /// `scale<float>`, as a diagnostic names a specialization.
 std::string specializationName(const FunctionDecl *Specialization) {
+  if (!Specialization->getTemplateSpecializationArgs()) // of a class template
+    return "'" + Specialization->getQualifiedNameAsString() + "'";
   std::string Name = isa<CXXMethodDecl>(Specialization) &&
                              cast<CXXMethodDecl>(Specialization)
                                  ->getParent()

@@ -1,6 +1,7 @@
 //===- rewrite.cpp - Pass 5: replacements and the tool's output modes -----===//
 
 #include "rewrite.h"
+#include "ast_util.h"
 #include "diagnostics.h"
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
@@ -110,9 +111,11 @@ std::optional<Replacements> rewrite(ASTContext &Context,
   }
   if (!Result.empty() && !includesBatchedApi(SM)) {
     unsigned Offset = batchedIncludeOffset(SM);
+    unsigned Line = SM.getLineNumber(SM.getMainFileID(), Offset);
     if (llvm::Error Err = addInsertion(
             Result, Replacement(MainFilePath, Offset, 0,
-                                "#include <vmap/batched.hpp>\n")))
+                                "#include <vmap/batched.hpp>\n" +
+                                    lineDirective(Context, Line) + "\n")))
       return Fail(SM.getLocForStartOfFile(SM.getMainFileID()),
                   llvm::toString(std::move(Err)));
   }

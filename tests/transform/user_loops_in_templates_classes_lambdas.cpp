@@ -1,7 +1,7 @@
 // Where the loop may be: in a function template (rewritten once, in the template, for
 // every specialization this file compiles), in member functions reading members (the
 // same for every example unless indexed per example), in a member function template, in
-// a lambda's body and in a generic lambda.
+// a member function of a class template, in a lambda's body and in a generic lambda.
 #include <vmap/vmap.hpp>
 #include <cstdint>
 #include <iostream>
@@ -47,6 +47,16 @@ private:
   float scale_ = 0.5f;
 };
 
+template <class T>
+struct Scaler {
+  T by;
+  void apply(const Tensor& x, Tensor& out) const {
+#pragma vmap
+    for (int64_t i = 0; i < x.size(0); ++i)
+      out[i] = x[i] * by - x[i].amax();
+  }
+};
+
 void in_lambdas(const Tensor& x, Tensor& a, Tensor& b) {
   auto centre = [&](Tensor& out) {
 #pragma vmap
@@ -77,8 +87,12 @@ int main() {
   layer.shifted(x, shifted_i, 1);
   Tensor a = zeros({4, 3}), b = zeros({4, 3});
   in_lambdas(x, a, b);
+  Tensor scaled_f = zeros({4, 3}), scaled_i = zeros({4, 3});
+  Scaler<float>{0.5f}.apply(x, scaled_f);
+  Scaler<int>{3}.apply(x, scaled_i);
   std::cout << f << "\n" << n << "\n" << p2 << "\n" << p3 << "\n" << forward << "\n"
-            << shifted_f << "\n" << shifted_i << "\n" << a << "\n" << b << "\n";
+            << shifted_f << "\n" << shifted_i << "\n" << a << "\n" << b << "\n" << scaled_f
+            << "\n" << scaled_i << "\n";
 }
 
 // CHECK-LABEL: void scale_shift(
@@ -92,6 +106,8 @@ int main() {
 // CHECK: vb::at(out, i) = (vb::matmul(weight_, vb::at(x, i)) + vb::at(bias_, i) * scale_).relu();  // line 34
 // CHECK-LABEL: void shifted(
 // CHECK: vb::at(out, i) = vb::matmul(weight_, vb::at(x, i)) + by;  // line 41
+// CHECK-LABEL: struct Scaler {
+// CHECK: vb::at(out, i) = vb::at(x, i) * by - vb::at(x, i).amax();  // line 56
 // CHECK-LABEL: void in_lambdas(
-// CHECK: vb::at(out, i) = vb::at(x, i) - vb::at(x, i).mean();  // line 54
-// CHECK: vb::at(b, i) = vb::at(x, i) * by;  // line 60
+// CHECK: vb::at(out, i) = vb::at(x, i) - vb::at(x, i).mean();  // line 64
+// CHECK: vb::at(b, i) = vb::at(x, i) * by;  // line 70
