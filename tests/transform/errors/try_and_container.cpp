@@ -8,7 +8,7 @@ void refused(const Tensor& x, Tensor& out, std::vector<float>& log) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     try {
 // CHECK: {{.*}}try_and_container.cpp:[[@LINE-1]]:5: error: a 'try' block is not supported in the body of a vmap loop
-// CHECK: note: rewrite it with the forms listed in SPEC section 2
+// CHECK: note: rewrite it with the forms README.md lists under 'What it batches', or leave the loop unannotated
       out[i] += x[i];
     } catch (...) {
     }
