@@ -57,6 +57,7 @@ bool mustBeInvariant(rules::ArgKind Kind) {
   case rules::ArgKind::integer:
   case rules::ArgKind::number:
   case rules::ArgKind::keepdim:
+  case rules::ArgKind::text:
   case rules::ArgKind::conversion:
   case rules::ArgKind::options:
   case rules::ArgKind::pointer:

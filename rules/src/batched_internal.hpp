@@ -76,6 +76,7 @@ struct Input {
   Input(Dtype v) : value(rules::Arg(v)) {}
   Input(Device v) : value(rules::Arg(v)) {}
   Input(vmap::detail::Scalar v) : value(rules::Arg(v)) {}
+  Input(std::string_view v) : value(rules::Arg(std::string(v))) {}
 };
 Value dispatch(std::size_t op, std::vector<Input> inputs);
 

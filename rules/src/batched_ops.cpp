@@ -300,6 +300,10 @@ Value Value::sub(const Value& other, vmap::detail::Scalar alpha) const {
 }
 Value Value::mul(const Value& other) const { return dispatch(member_op("mul"), {*this, other}); }
 Value Value::div(const Value& other) const { return dispatch(member_op("div"), {*this, other}); }
+Value Value::div(const Value& other, std::optional<std::string_view> rounding_mode) const {
+  if (!rounding_mode) return div(other);
+  return dispatch(member_op("div", 3), {*this, other, *rounding_mode});
+}
 Value Value::maximum(const Value& other) const {
   return dispatch(member_op("maximum"), {*this, other});
 }
@@ -357,6 +361,10 @@ Value sub(const Value& a, const Value& b, vmap::detail::Scalar alpha) {
 }
 Value mul(const Value& a, const Value& b) { return dispatch(free_op("mul"), {a, b}); }
 Value div(const Value& a, const Value& b) { return dispatch(free_op("div"), {a, b}); }
+Value div(const Value& a, const Value& b, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return div(a, b);
+  return dispatch(free_op("div", 3), {a, b, *rounding_mode});
+}
 Value maximum(const Value& a, const Value& b) { return dispatch(free_op("maximum"), {a, b}); }
 Value minimum(const Value& a, const Value& b) { return dispatch(free_op("minimum"), {a, b}); }
 Value eq(const Value& a, const Value& b) { return dispatch(free_op("eq"), {a, b}); }
@@ -471,6 +479,12 @@ Value masked_fill(const Value& x, const Value& mask, const Value& value) {
 }
 Value lerp(const Value& start, const Value& end, const Value& weight) {
   return dispatch(free_op("lerp"), {start, end, weight});
+}
+Value gelu(const Value& x, std::string_view approximate) {
+  return dispatch(free_op("gelu"), {x, approximate});
+}
+Value softplus(const Value& x, vmap::detail::Scalar beta, vmap::detail::Scalar threshold) {
+  return dispatch(free_op("softplus"), {x, beta, threshold});
 }
 Value cat(const std::vector<Value>& tensors, int64_t dim) {
   return dispatch(free_op("cat"), {tensors, dim});
@@ -595,8 +609,7 @@ Value operator/(const Value& a, const Value& b) {
   return binary(operator_op("operator/"), a, b, CppOp::div);
 }
 Value operator%(const Value& a, const Value& b) {
-  if (!both_cpp(a, b)) throw Error("operator%: only on C++ integers");
-  return cpp_arithmetic(a, b, CppOp::rem);
+  return binary(operator_op("operator%"), a, b, CppOp::rem);
 }
 Value operator<(const Value& a, const Value& b) {
   return binary(operator_op("operator<"), a, b, CppOp::lt);

@@ -40,6 +40,12 @@ Tensor clamp_reference(A a) {
   return vmap::clamp(a.tensor(0), bound(1), bound(2));
 }
 
+// div's rounding_mode: left out (or std::nullopt) is true division.
+std::optional<std::string_view> rounding_mode(A a, std::size_t i) {
+  if (!a.given(i)) return std::nullopt;
+  return a.text(i, "");
+}
+
 // masked_fill(x, mask, value): a tensor value must be 0-d, a number is cast to x's dtype.
 Tensor masked_fill_reference(A a) {
   if (std::holds_alternative<TensorArg>(a.raw(2)))
@@ -101,6 +107,7 @@ constexpr std::array kBindings{
   Binding{"operator!=", binary_operator, [](A a) { return a.tensor(0) != a.tensor(1); }},
   Binding{"operator&", binary_operator, [](A a) { return a.tensor(0) & a.tensor(1); }},
   Binding{"operator|", binary_operator, [](A a) { return a.tensor(0) | a.tensor(1); }},
+  Binding{"operator%", binary_operator, [](A a) { return a.tensor(0) % a.tensor(1); }},
   Binding{"add", free_function, [](A a) { return vmap::add(a.tensor(0), a.tensor(1), a.scalar(2, 1)); }},
   Binding{"sub", free_function, [](A a) { return vmap::sub(a.tensor(0), a.tensor(1), a.scalar(2, 1)); }},
   Binding{"mul", free_function, [](A a) { return vmap::mul(a.tensor(0), a.tensor(1)); }},
@@ -131,6 +138,8 @@ constexpr std::array kBindings{
   Binding{"ge", member, [](A a) { return a.tensor(0).ge(a.tensor(1)); }},
   Binding{"logical_and", member, [](A a) { return a.tensor(0).logical_and(a.tensor(1)); }},
   Binding{"logical_or", member, [](A a) { return a.tensor(0).logical_or(a.tensor(1)); }},
+  Binding{"div", free_function, [](A a) { return vmap::div(a.tensor(0), a.tensor(1), rounding_mode(a, 2)); }},
+  Binding{"div", member, [](A a) { return a.tensor(0).div(a.tensor(1), rounding_mode(a, 2)); }},
   Binding{"where", free_function, [](A a) { return vmap::where(a.tensor(0), a.tensor(1), a.tensor(2)); }},
   Binding{"clamp", member, clamp_reference},
   Binding{"clamp", free_function, clamp_reference},
@@ -188,6 +197,8 @@ constexpr std::array kBindings{
   Binding{"masked_fill", free_function, masked_fill_reference},
   Binding{"lerp", member, [](A a) { return vmap::lerp(a.tensor(0), a.tensor(1), a.tensor(2)); }},
   Binding{"lerp", free_function, [](A a) { return vmap::lerp(a.tensor(0), a.tensor(1), a.tensor(2)); }},
+  Binding{"gelu", free_function, [](A a) { return vmap::gelu(a.tensor(0), a.text(1, "none")); }},
+  Binding{"softplus", free_function, [](A a) { return vmap::softplus(a.tensor(0), a.scalar(1, 1), a.scalar(2, 20)); }},
   Binding{"softmax", free_function, [](A a) { return vmap::softmax(a.tensor(0), a.integer(1)); }},
   Binding{"softmax", member, [](A a) { return a.tensor(0).softmax(a.integer(1)); }},
   Binding{"log_softmax", free_function, [](A a) { return vmap::log_softmax(a.tensor(0), a.integer(1)); }},
@@ -395,6 +406,10 @@ bool CallArgs::flag(std::size_t i, bool fallback) const {
   if (!given(i)) return fallback;
   if (const auto* value = std::get_if<bool>(&args_[i])) return *value;
   return integer(i) != 0;
+}
+
+std::string_view CallArgs::text(std::size_t i, std::string_view fallback) const {
+  return given(i) ? std::string_view(std::get<std::string>(at(i))) : fallback;
 }
 
 TensorOptions CallArgs::options(std::size_t i) const {

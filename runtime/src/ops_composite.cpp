@@ -1,5 +1,6 @@
 // Ops of SPEC section 6 composed of other runtime ops (so they run on every device their
-// parts run on): the scans, logsumexp, var / std / norm, masked_fill and lerp, with
+// parts run on): the scans, logsumexp, var / std / norm, masked_fill, lerp, gelu and
+// softplus, with
 // LibTorch 1.13's dtypes and edge cases.
 #include "internal.hpp"
 
@@ -125,6 +126,60 @@ Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   return lerp(start, end, detail::scalar_tensor(weight, start.dtype()));
 }
 
+namespace {
+void check_rounding_mode(std::string_view rounding_mode) {
+  if (rounding_mode != "trunc" && rounding_mode != "floor")
+    fail("div", "expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+         rounding_mode, "'");
+}
+
+}  // namespace
+
+// LibTorch's div_trunc: trunc(a / b) on floating types, integer division toward zero
+// (floor_divide, one up where the remainder is nonzero and the signs differ) on integers.
+// floor_divide raises on bool and on an integer zero divisor, as LibTorch does.
+Tensor div(const Tensor& self, const Tensor& other,
+           std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return div(self, other);
+  check_rounding_mode(*rounding_mode);
+  const Tensor floored = floor_divide(self, other);
+  if (*rounding_mode == "floor") return floored;
+  if (detail::is_floating(floored.dtype())) return trunc(div(self, other));
+  const Tensor signs_differ = (self < 0) != (other < 0);
+  return where(logical_and(remainder(self, other) != 0, signs_differ), floored + 1, floored);
+}
+// The number takes part in promotion as a wrapped number (floor_divide's); then it is a
+// tensor of the result's dtype.
+Tensor div(const Tensor& self, Scalar other, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return div(self, other);
+  check_rounding_mode(*rounding_mode);
+  const Tensor floored = floor_divide(self, other);
+  return div(self, detail::scalar_tensor(other, floored.dtype()), rounding_mode);
+}
+
+// LibTorch's formulas (aten/src/ATen/native/cpu/Activation.cpp), in the input's dtype.
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  if (approximate != "none" && approximate != "tanh")
+    fail("gelu", "approximate argument must be either none or tanh, got \"", approximate, "\"");
+  check_floating("gelu", self);
+  if (approximate == "none") return self * 0.5 * (1 + erf(self * M_SQRT1_2));
+  const double sqrt_2_over_pi = M_SQRT2 * M_2_SQRTPI * 0.5;
+  const Tensor inner = sqrt_2_over_pi * (self + 0.044715 * self * self * self);
+  return 0.5 * self * (1 + tanh(inner));
+}
+
+Tensor softplus(const Tensor& self, Scalar beta, Scalar threshold) {
+  check_floating("softplus", self);
+  const Tensor scaled = self * beta;
+  return where(scaled > threshold, self, log1p(exp(scaled)) / beta);
+}
+
+Tensor Tensor::div(const Tensor& other, std::optional<std::string_view> rounding_mode) const {
+  return vmap::div(*this, other, rounding_mode);
+}
+Tensor Tensor::div(Scalar other, std::optional<std::string_view> rounding_mode) const {
+  return vmap::div(*this, other, rounding_mode);
+}
 Tensor Tensor::cumsum(int64_t dim) const { return vmap::cumsum(*this, dim); }
 Tensor Tensor::cumprod(int64_t dim) const { return vmap::cumprod(*this, dim); }
 Tensor Tensor::logsumexp(IntList dims, bool keepdim) const {

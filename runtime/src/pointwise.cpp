@@ -428,6 +428,9 @@ Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
 Tensor operator/(Scalar a, const Tensor& b) { return true_divide(a, b); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
+Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
+Tensor operator%(Scalar a, const Tensor& b) { return remainder(full_like(b, a), b); }
 
 // --- in place
 Tensor& Tensor::operator+=(const Tensor& other) const {

@@ -199,6 +199,25 @@ TEST_P(DeviceOps, EveryOpOfThePointwiseList) {
   }
 }
 
+// The SPEC section 6 ops composed of runtime ops (gelu, softplus, div with a rounding mode,
+// `%`) run on the device as on the CPU.
+TEST_P(DeviceOps, ComposedActivationsAndRoundedDivision) {
+  using Inputs = const std::vector<Tensor>&;
+  for (Dtype dtype : {kFloat32, kFloat64})
+    expect_op_matches(
+        [](Inputs t) {
+          return gelu(t[0]) + gelu(t[0], "tanh") + softplus(t[0]) + softplus(t[0], 2, 1);
+        },
+        {random({4, 5}, dtype)});
+  for (Dtype dtype : {kFloat32, kInt32, kInt64})
+    expect_op_matches(
+        [](Inputs t) {
+          return div(t[0], t[1], "trunc") + div(t[0], t[1], "floor") + t[0].div(3, "trunc") +
+                 t[0] % t[1] + t[0] % 4 + 7 % t[1];
+        },
+        {random({4, 5}, dtype), random({5}, dtype).abs() + 1});
+}
+
 TEST_P(DeviceOps, WhereClampAndConversions) {
   using Inputs = const std::vector<Tensor>&;
   const std::vector<Tensor> inputs = {random({6, 4}, kBool), randn({6, 4}), randn({4})};

@@ -27,6 +27,9 @@ void binary_ops(const std::string& pair, const Tensor& x, const Tensor& y) {
   show("sub/" + pair, [&] { return x - y; });
   show("mul/" + pair, [&] { return x * y; });
   show("div/" + pair, [&] { return x / y; });
+  show("percent/" + pair, [&] { return x % y; });
+  show("div_trunc/" + pair, [&] { return div(x, y, "trunc"); });
+  show("div_floor/" + pair, [&] { return x.div(y, "floor"); });
   show("lt/" + pair, [&] { return x < y; });
   show("ge/" + pair, [&] { return ge(x, y); });
   show("eq/" + pair, [&] { return x == y; });
@@ -54,6 +57,14 @@ void scalar_ops(const std::string& name, const Tensor& x) {
   show("double_minus/" + name, [&] { return 2.5 - x; });
   show("double_div/" + name, [&] { return 2.5 / x; });
   show("div_int/" + name, [&] { return x / 2; });
+  show("percent_int/" + name, [&] { return x % 3; });
+  show("div_trunc_int/" + name, [&] { return x.div(-2, "trunc"); });
+  show("div_trunc_double/" + name, [&] { return div(x, 0.75, "trunc"); });
+  show("div_floor_double/" + name, [&] { return x.div(-2.5, "floor"); });
+  show("div_bad_mode/" + name, [&] { return div(x, 2, "round"); });
+  show("percent_double/" + name, [&] { return x % -2.5; });
+  show("int_percent/" + name, [&] { return 7 % x; });
+  show("double_percent/" + name, [&] { return 2.5 % x; });
   show("times_half/" + name, [&] { return 0.5 * x; });
   show("lt_double/" + name, [&] { return x < 1.5; });
   show("int_lt/" + name, [&] { return 1 < x; });
@@ -95,6 +106,13 @@ void unary_ops(const std::string& name, const Tensor& x) {
   show("sign/" + name, [&] { return sign(x); });
   show("logical_not/" + name, [&] { return logical_not(x); });
   show("not/" + name, [&] { return !x; });
+  show("gelu/" + name, [&] { return gelu(x); });
+  show("gelu_none/" + name, [&] { return gelu(x, "none"); });
+  show("gelu_tanh/" + name, [&] { return gelu(x, "tanh"); });
+  show("gelu_bad_approximate/" + name, [&] { return gelu(x, "erf"); });
+  show("softplus/" + name, [&] { return softplus(x); });
+  show("softplus_beta_threshold/" + name, [&] { return softplus(x, 2, 1); });
+  show("softplus_half_beta/" + name, [&] { return softplus(x, 0.5, -1.5); });
 // (free forms only: LibTorch lacks some members, e.g. Tensor::silu)
 #define VMAP_UNARY_OP(op, Functor, domain, simd, cost) show(#op "/" + name, [&] { return op(x); });
 #include "../../runtime/include/vmap/detail/pointwise_ops.def"

@@ -51,7 +51,7 @@ constexpr std::string_view kLibTorchMembers[] = {
     "expand_as", "movedim", "triu", "tril", "softmax", "log_softmax", "scalar_type"};
 
 // SPEC section 6's runtime ops, with a member and a free form each (LibTorch has both). Not
-// yet in the table: gelu, softplus, div with rounding_mode, topk, sort, argsort, one_hot.
+// yet in the table: topk, sort, argsort, one_hot.
 constexpr std::string_view kSpec6Ops[] = {
     "remainder", "fmod",   "floor_divide", "floor", "ceil",        "round",     "trunc",
     "frac",      "rsqrt",  "reciprocal",   "square", "log1p",      "expm1",     "log2",
@@ -89,6 +89,17 @@ TEST(OpTable, EverySpec6OpHasAMemberAndAFreeEntry) {
     EXPECT_TRUE(has(name, OpForm::member)) << "SPEC section 6 member " << name;
     EXPECT_TRUE(has(name, OpForm::free_function)) << "SPEC section 6 function " << name;
   }
+}
+
+// SPEC section 6's ops that LibTorch has as free functions only, and div's rounding_mode form.
+TEST(OpTable, Spec6FreeOnlyOpsAndDivRoundingMode) {
+  using vmap::rules::find_op;
+  using vmap::rules::kNoOp;
+  EXPECT_NE(find_op("gelu", OpForm::free_function, 2), kNoOp);
+  EXPECT_NE(find_op("softplus", OpForm::free_function, 3), kNoOp);
+  EXPECT_NE(find_op("div", OpForm::free_function, 3), kNoOp);
+  EXPECT_NE(find_op("div", OpForm::member, 3), kNoOp);
+  EXPECT_NE(find_op("operator%", OpForm::binary_operator), kNoOp);
 }
 
 // The tool's questions answered from the table (transform/ asks these, not name lists).

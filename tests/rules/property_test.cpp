@@ -225,6 +225,14 @@ struct Generator {
           plan.positions.push_back([=](int64_t) { return Arg(keepdim); });
           break;
         }
+        case ArgKind::text: {  // each of the op's modes (LibTorch's strings)
+          const std::vector<std::string> modes =
+              entry.name == "gelu" ? std::vector<std::string>{"none", "tanh"}
+                                   : std::vector<std::string>{"trunc", "floor"};
+          const std::string mode = modes[static_cast<std::size_t>(rng.uniform(0, 1))];
+          plan.positions.push_back([=](int64_t) { return Arg(mode); });
+          break;
+        }
         case ArgKind::conversion: {
           const Dtype target = test::random_dtype(rng);
           plan.positions.push_back([=](int64_t) { return Arg(target); });

@@ -31,6 +31,23 @@ void v2_ops(const Tensor& x, const Tensor& y, const Tensor& bias, const Tensor& 
   }
 }
 
+// gelu (both approximations) and softplus (defaults, beta and threshold); div with each
+// rounding mode on float and int tensors, member and free, tensor and number divisors; `%`
+// on tensors (LibTorch's remainder) with tensor, number and per-example C++ integer operands.
+void v2_more(const Tensor& x, const Tensor& y, const Tensor& k, Tensor& activations,
+             Tensor& quotients, Tensor& int_quotients, Tensor& percents) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    activations[i] = gelu(x[i]) + gelu(x[i] * 2, "tanh") + softplus(x[i]) + softplus(y[i], 2, 1);
+    quotients[i] = div(x[i] * 5, y[i], "trunc") + x[i].div(y[i] + 3, "floor") +
+                   div(x[i], 0.3, std::nullopt) + (x[i] * 7).div(2, "trunc");
+    int64_t m = i + 2;
+    int_quotients[i] = div(k[i], 4, "trunc") + k[i].div(k[i].abs() + 1, "floor") + k[i] % 5 +
+                       k[i] % m + 7 % (k[i].abs() + 1);
+    percents[i] = x[i] * 7 % 2.5 + y[i] % x[i] + x[i] % y[i].abs();
+  }
+}
+
 int main() {
   const int64_t n = 5;
   Tensor x = (arange(n * 6).reshape({n, 6}).to(kFloat) * 0.37).sin();
@@ -42,6 +59,11 @@ int main() {
   Tensor ints = zeros({n, 6}, kInt), stats = zeros({n}), scans = zeros({n, 6});
   Tensor masked = zeros({n, 6}), whole = zeros({n});
   v2_ops(x, y, bias, k, weights, rounded, maths, divisions, ints, stats, whole, scans, masked);
+  Tensor activations = zeros({n, 6}), quotients = zeros({n, 6}), percents = zeros({n, 6});
+  Tensor int_quotients = zeros({n, 6}, kInt);
+  v2_more(x, y, k, activations, quotients, int_quotients, percents);
+  std::cout << activations << "\n" << quotients << "\n" << int_quotients << "\n" << percents
+            << "\n";
   std::cout << rounded << "\n" << maths << "\n" << divisions << "\n" << ints << "\n"
             << stats << "\n" << whole << "\n" << scans << "\n" << masked << "\n";
 }
@@ -62,4 +84,11 @@ int main() {
 // CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 28
 // CHECK: vb::at(masked, i) = vb::at(x, i).masked_fill(vb::at(x, i) > vb::at(y, i), w).lerp(vb::at(y, i), w) + vb::lerp(vb::at(x, i), bias, 0.25) +
 // CHECK-NEXT: vb::masked_fill(vb::at(y, i), bias < 0, 0.5);  // line 29
+// CHECK-LABEL: void v2_more(
+// CHECK: vb::at(activations, i) = vb::gelu(vb::at(x, i)) + vb::gelu(vb::at(x, i) * 2, "tanh") + vb::softplus(vb::at(x, i)) + vb::softplus(vb::at(y, i), 2, 1);
+// CHECK: vb::at(quotients, i) = vb::div(vb::at(x, i) * 5, vb::at(y, i), "trunc") + vb::at(x, i).div(vb::at(y, i) + 3, "floor") +
+// CHECK-NEXT: vb::div(vb::at(x, i), 0.3, std::nullopt) + (vb::at(x, i) * 7).div(2, "trunc");
+// CHECK: vb::at(int_quotients, i) = vb::div(vb::at(k, i), 4, "trunc") + vb::at(k, i).div(vb::at(k, i).abs() + 1, "floor") + vb::at(k, i) % 5 +
+// CHECK-NEXT: vb::at(k, i) % m + 7 % (vb::at(k, i).abs() + 1);
+// CHECK: vb::at(percents, i) = vb::at(x, i) * 7 % 2.5 + vb::at(y, i) % vb::at(x, i) + vb::at(x, i) % vb::at(y, i).abs();
 // CHECK-NOT: per_example

@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -202,6 +203,8 @@ class Value {
   Value sub(const Value& other, vmap::detail::Scalar alpha = 1) const;
   Value mul(const Value& other) const;
   Value div(const Value& other) const;
+  // rounding_mode "trunc" / "floor" / std::nullopt (true division), loop-invariant.
+  Value div(const Value& other, std::optional<std::string_view> rounding_mode) const;
   Value maximum(const Value& other) const;
   Value minimum(const Value& other) const;
   Value eq(const Value& other) const;
@@ -395,6 +398,7 @@ Value add(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
 Value sub(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
 Value mul(const Value& a, const Value& b);
 Value div(const Value& a, const Value& b);
+Value div(const Value& a, const Value& b, std::optional<std::string_view> rounding_mode);
 Value pow(const Value& a, const Value& b);
 Value maximum(const Value& a, const Value& b);
 Value minimum(const Value& a, const Value& b);
@@ -460,6 +464,9 @@ Value std(const Value& x, bool unbiased = true);
 Value norm(const Value& x, vmap::detail::Scalar p = 2);
 Value masked_fill(const Value& x, const Value& mask, const Value& value);
 Value lerp(const Value& start, const Value& end, const Value& weight);
+// approximate, beta and threshold are loop-invariant (the tool refuses per-example ones).
+Value gelu(const Value& x, std::string_view approximate = "none");
+Value softplus(const Value& x, vmap::detail::Scalar beta = 1, vmap::detail::Scalar threshold = 20);
 Value cat(const std::vector<Value>& tensors, int64_t dim = 0);
 Value stack(const std::vector<Value>& tensors, int64_t dim = 0);
 Value unsqueeze(const Value& x, int64_t dim);

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace vmap {
@@ -159,6 +160,8 @@ class Tensor {
   Tensor mul(Scalar other) const;
   Tensor div(const Tensor& other) const;
   Tensor div(Scalar other) const;
+  Tensor div(const Tensor& other, std::optional<std::string_view> rounding_mode) const;
+  Tensor div(Scalar other, std::optional<std::string_view> rounding_mode) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor eq(const Tensor& other) const;
@@ -206,6 +209,11 @@ Tensor mul(const Tensor& self, const Tensor& other);
 Tensor mul(const Tensor& self, detail::Scalar other);
 Tensor div(const Tensor& self, const Tensor& other);  // true division: integers give float32
 Tensor div(const Tensor& self, detail::Scalar other);
+// rounding_mode "trunc" (toward zero) or "floor" (floor_divide) keeps the promoted dtype;
+// std::nullopt is true division (runtime/src/ops_composite.cpp).
+Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode);
+Tensor div(const Tensor& self, detail::Scalar other,
+           std::optional<std::string_view> rounding_mode);
 Tensor neg(const Tensor& self);
 Tensor abs(const Tensor& self);
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Tensor name(const Tensor& self);
@@ -276,6 +284,11 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, detail::Scalar value)
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 Tensor lerp(const Tensor& start, const Tensor& end, detail::Scalar weight);
+// Activations with parameters (LibTorch: free functions only; floating inputs).
+// approximate: "none" (x * Phi(x), by erf) or "tanh" (the tanh approximation).
+Tensor gelu(const Tensor& self, std::string_view approximate = "none");
+// log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold.
+Tensor softplus(const Tensor& self, detail::Scalar beta = 1, detail::Scalar threshold = 20);
 
 // --- linear algebra (runtime/src/ops_linalg.cpp)
 Tensor matmul(const Tensor& self, const Tensor& other);
@@ -383,6 +396,11 @@ Tensor operator*(detail::Scalar a, const Tensor& b);
 Tensor operator/(const Tensor& a, const Tensor& b);
 Tensor operator/(const Tensor& a, detail::Scalar b);
 Tensor operator/(detail::Scalar a, const Tensor& b);
+// remainder (the sign of the divisor); a number on the left takes the tensor's dtype first,
+// as LibTorch's empty_like(b).fill_(a).remainder_(b).
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator%(const Tensor& a, detail::Scalar b);
+Tensor operator%(detail::Scalar a, const Tensor& b);
 Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator<(const Tensor& a, detail::Scalar b);
 Tensor operator<(detail::Scalar a, const Tensor& b);

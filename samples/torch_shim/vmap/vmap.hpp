@@ -80,7 +80,9 @@ using at::sum;
 // scans, statistics, masking (SPEC section 6)
 using at::cumprod;
 using at::cumsum;
+using at::gelu;
 using at::lerp;
+using at::softplus;
 using at::logsumexp;
 using at::masked_fill;
 using at::norm;

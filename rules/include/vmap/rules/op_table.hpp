@@ -39,6 +39,7 @@ enum class ArgKind : std::uint8_t {
   number,       // loop-invariant C++ number (add/sub's alpha)
   scalar,       // C++ number, may vary per example (fill_, clamp bounds, full value)
   keepdim,      // bool flag
+  text,         // loop-invariant string (gelu's approximate, div's rounding_mode)
   conversion,   // a dtype or a device (to)
   options,      // TensorOptions (factories)
   pointer,      // raw pointer (from_blob)
@@ -239,6 +240,7 @@ inline constexpr auto kOpTable = [] {
     binary_op("operator+"), binary_op("operator-"), binary_op("operator*"), binary_op("operator/"),
     binary_op("operator<"), binary_op("operator<="), binary_op("operator>"), binary_op("operator>="),
     binary_op("operator=="), binary_op("operator!="), binary_op("operator&"), binary_op("operator|"),
+    binary_op("operator%"),  // remainder (LibTorch's: the sign of the divisor)
     alpha_free("add"), alpha_free("sub"), binary_free("mul"), binary_free("div"),
     binary_free("pow"), binary_free("maximum"), binary_free("minimum"),
     binary_free("eq"), binary_free("ne"), binary_free("lt"), binary_free("le"),
@@ -248,6 +250,8 @@ inline constexpr auto kOpTable = [] {
     binary_member("eq"), binary_member("ne"), binary_member("lt"), binary_member("le"),
     binary_member("gt"), binary_member("ge"),
     binary_member("logical_and", tensor), binary_member("logical_or", tensor),
+    make("div",     free_function, F::binary, R::binary_pointwise, {operand, operand, text}),
+    make("div",     member, F::binary, R::binary_pointwise, {tensor, operand, text}),
     make("where",   free_function, F::binary, R::ternary_where, {tensor, operand, operand}),
     make("clamp",   member, F::nn, R::clamp, {tensor, scalar, scalar}),
     make("clamp",   free_function, F::nn, R::clamp, {tensor, scalar, scalar}),
@@ -304,6 +308,9 @@ inline constexpr auto kOpTable = [] {
     make("masked_fill", free_function, F::binary, R::masked_fill, {tensor, tensor, operand}),
     make("lerp",      member, F::binary, R::lerp, {tensor, tensor, operand}),
     make("lerp",      free_function, F::binary, R::lerp, {tensor, tensor, operand}),
+    // --- activations with parameters (LibTorch: free functions only) ---
+    make("gelu",      free_function, F::unary, R::unary_pointwise, {tensor, text}, Optional{1}),
+    make("softplus",  free_function, F::unary, R::unary_pointwise, {tensor, number, number}, Optional{2}),
     // --- nn ---
     make("softmax",     free_function, F::nn, R::softmax, {tensor, dim}),
     make("softmax",     member, F::nn, R::softmax, {tensor, dim}),
@@ -404,7 +411,7 @@ inline constexpr std::size_t kPointwiseListEntries =
     );
 // Update this when adding an op outside the pointwise op list: the registry (registry.cpp)
 // and the SPEC-coverage test check the same number.
-static_assert(kOpTable.size() == 196 + kPointwiseListEntries,
+static_assert(kOpTable.size() == 201 + kPointwiseListEntries,
               "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);

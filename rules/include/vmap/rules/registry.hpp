@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -29,7 +30,8 @@ struct TensorArg {
 
 // One argument of a call; std::monostate leaves a defaulted position out.
 using Arg = std::variant<std::monostate, TensorArg, std::vector<TensorArg>, int64_t,
-                         std::vector<int64_t>, detail::Scalar, bool, Dtype, Device, TensorOptions>;
+                         std::vector<int64_t>, detail::Scalar, bool, Dtype, Device, TensorOptions,
+                         std::string>;
 using Args = std::span<const Arg>;
 
 // Typed access to the arguments of a call, with LibTorch's defaults for left-out ones.
@@ -54,6 +56,7 @@ class CallArgs {
   }
   bool flag(std::size_t i, bool fallback = false) const;
   TensorOptions options(std::size_t i) const;
+  std::string_view text(std::size_t i, std::string_view fallback) const;
   const Arg& raw(std::size_t i) const { return args_[i]; }
 
  private:
