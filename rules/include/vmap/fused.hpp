@@ -85,7 +85,9 @@ struct Walker {
   std::array<std::array<int64_t, kFusedMaxDims>, N> strides{};
   std::array<int64_t, kFusedMaxDims> dims{};
   int rank = 0;
-  bool unit_inner = true;  // every operand's innermost stride is 1
+  // Bit n set: operand n's innermost stride is 1, clear: 0 (it broadcasts); -1 when some
+  // operand has another stride.
+  int inner_mask = 0;
 
   explicit Walker(const FusedLayout& layout) {
     rank = static_cast<int>(layout.dims.size());
@@ -93,7 +95,9 @@ struct Walker {
     for (std::size_t n = 0; n < N; ++n) {
       base[n] = layout.operands[n].template data_ptr<T>();
       for (int d = 0; d < rank; ++d) strides[n][d] = layout.strides[n][static_cast<std::size_t>(d)];
-      unit_inner = unit_inner && (rank == 0 || strides[n][rank - 1] == 1);
+      const int64_t inner = rank == 0 ? 0 : strides[n][rank - 1];
+      if (inner == 1 && inner_mask >= 0) inner_mask |= 1 << n;
+      if (inner != 0 && inner != 1) inner_mask = -1;
     }
   }
 
@@ -137,7 +141,24 @@ inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
 
 // The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
 // the number as passed.
-template <class T, std::size_t I, bool Unit, class Args, std::size_t N>
+// Calls f(std::integral_constant<int, mask>) with the walker's inner mask as a constant, so
+// a run's loop reads unit-stride operands as arrays and broadcast ones as one value (up to 3
+// tensor operands: 8 loops; beyond, only the all-unit one); -1 otherwise (any strides).
+template <std::size_t N, class F>
+void with_inner_mask(int mask, F&& f) {
+  constexpr int kAll = (1 << N) - 1;
+  if constexpr (N <= 3) {
+    const bool done = [&]<int... M>(std::integer_sequence<int, M...>) {
+      return ((mask == M ? (f(std::integral_constant<int, M>{}), true) : false) || ...);
+    }(std::make_integer_sequence<int, kAll + 1>{});
+    if (!done) f(std::integral_constant<int, -1>{});
+  } else {
+    if (mask == kAll) f(std::integral_constant<int, kAll>{});
+    else f(std::integral_constant<int, -1>{});
+  }
+}
+
+template <class T, std::size_t I, int Mask, class Args, std::size_t N>
 decltype(auto) kernel_arg(const Args& args, const std::array<const T*, N>& at,
                           const std::array<int64_t, N>& inner, int64_t k) {
   using X = std::tuple_element_t<I, Args>;
@@ -149,16 +170,18 @@ decltype(auto) kernel_arg(const Args& args, const std::array<const T*, N>& at,
       }(std::make_index_sequence<std::tuple_size_v<Args>>());
       return count;
     }();
-    return Element<T>{at[n][Unit ? k : k * inner[n]]};
+    if constexpr (Mask < 0) return Element<T>{at[n][k * inner[n]]};
+    else if constexpr (((Mask >> n) & 1) != 0) return Element<T>{at[n][k]};
+    else return Element<T>{at[n][0]};
   } else {
     return std::get<I>(args);
   }
 }
 
-template <class T, bool Unit, class Kernel, class Args, std::size_t N, std::size_t... I>
+template <class T, int Mask, class Kernel, class Args, std::size_t N, std::size_t... I>
 auto kernel_at(const Kernel& kernel, const Args& args, const std::array<const T*, N>& at,
                const std::array<int64_t, N>& inner, int64_t k, std::index_sequence<I...>) {
-  return kernel(kernel_arg<T, I, Unit>(args, at, inner, k)...).value;
+  return kernel(kernel_arg<T, I, Mask>(args, at, inner, k)...).value;
 }
 
 template <class Args>
@@ -219,7 +242,7 @@ class Fused {
 
  private:
   template <class T>
-  using ResultOf = std::remove_cvref_t<decltype(detail::kernel_at<T, true>(
+  using ResultOf = std::remove_cvref_t<decltype(detail::kernel_at<T, -1>(
       std::declval<const Kernel&>(), std::declval<const ArgTuple&>(),
       std::declval<const std::array<const T*, kValues>&>(),
       std::declval<const std::array<int64_t, kValues>&>(), int64_t{0}, Indices{}))>;
@@ -263,7 +286,7 @@ class Fused {
   bool first_element_computes(const detail::FusedLayout& layout) const {
     const detail::Walker<T, kValues> walker(layout);
     try {
-      (void)detail::kernel_at<T, true>(kernel_, args_, walker.base, std::array<int64_t, kValues>{},
+      (void)detail::kernel_at<T, -1>(kernel_, args_, walker.base, std::array<int64_t, kValues>{},
                                        0, Indices{});
     } catch (const vmap::Error&) {
       return false;
@@ -292,14 +315,15 @@ class Fused {
     detail::parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
       R* target = out + begin;
       walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-        if (walker.unit_inner) {
+        detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+          constexpr int kMask = decltype(mask)::value;
+          const std::array<const T*, kValues> from = at;
+          const std::array<int64_t, kValues> step = inner;
+          R* const into = target;
 #pragma omp simd
           for (int64_t k = 0; k < run; ++k)
-            target[k] = detail::kernel_at<T, true>(kernel_, args_, at, inner, k, Indices{});
-        } else {
-          for (int64_t k = 0; k < run; ++k)
-            target[k] = detail::kernel_at<T, false>(kernel_, args_, at, inner, k, Indices{});
-        }
+            into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
+        });
         target += run;
       });
     });
@@ -311,14 +335,18 @@ class Fused {
   Sum sum_run(const detail::Walker<T, kValues>& walker, const std::array<const T*, kValues>& at,
               const std::array<int64_t, kValues>& inner, int64_t run) const {
     Sum acc = 0;
-    if (walker.unit_inner) {
-#pragma omp simd reduction(+ : acc)
+    detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+      constexpr int kMask = decltype(mask)::value;
+      // Locals, not the captured references: the compiler keeps them in registers and
+      // vectorises the loop.
+      const std::array<const T*, kValues> from = at;
+      const std::array<int64_t, kValues> step = inner;
+      Sum lanes = 0;
+#pragma omp simd reduction(+ : lanes)
       for (int64_t k = 0; k < run; ++k)
-        acc += static_cast<Sum>(detail::kernel_at<T, true>(kernel_, args_, at, inner, k, Indices{}));
-    } else {
-      for (int64_t k = 0; k < run; ++k)
-        acc += static_cast<Sum>(detail::kernel_at<T, false>(kernel_, args_, at, inner, k, Indices{}));
-    }
+        lanes += static_cast<Sum>(detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{}));
+      acc = lanes;
+    });
     return acc;
   }
 
