@@ -88,6 +88,7 @@ void BM_SumProdLoop(benchmark::State& state) {
 
 // {n, m, d, compiled}
 BENCHMARK(BM_DistanceFused)
+    ->Args({2, 2, 10, 1})
     ->Args({100, 200, 10, 1})
     ->Args({100, 200, 10, 0})
     ->Args({2000, 2000, 64, 1})

@@ -342,6 +342,12 @@ class Fused {
       const std::array<const T*, kValues> from = at;
       const std::array<int64_t, kValues> step = inner;
       Sum lanes = 0;
+      if (run < 16) {  // a few elements (pairwise distance of width 10): no lanes to reduce
+        for (int64_t k = 0; k < run; ++k)
+          lanes += static_cast<Sum>(detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{}));
+        acc = lanes;
+        return;
+      }
 #pragma omp simd reduction(+ : lanes)
       for (int64_t k = 0; k < run; ++k)
         lanes += static_cast<Sum>(detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{}));
