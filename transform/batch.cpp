@@ -433,6 +433,7 @@ std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
                                         : Plan.Analysis.Callee->getBody();
   if (!B.visit(Body) || Plan.Analysis.Refused)
     return std::nullopt;
+  Plan.Fusion = fuse(Plan);
   return Plan;
 }
 

@@ -11,6 +11,7 @@
 #define CLANG_VMAP_BATCH_H
 
 #include "analyse.h"
+#include "fuse.h"
 #include <memory>
 #include <string>
 
@@ -34,6 +35,8 @@ struct BatchPlan {
   std::vector<std::string> FallbackOps;
   /// The batched clones of the functions of this file the body calls.
   std::vector<std::unique_ptr<BatchPlan>> Clones;
+  /// The chains emitted as compiled kernels (fuse.h).
+  FusionPlan Fusion;
 };
 
 /// Looks up every call of \p Analysis in the op table. Reports refusals and

@@ -95,6 +95,8 @@ private:
   void collectEdits(const Expr *E, std::vector<Edit> &Edits);
   std::optional<std::string> fromScratch(const Expr *E);
   std::string writtenType(const ExplicitCastExpr *Cast);
+  std::optional<std::string> fused(const Expr *E);
+  std::string kernel(const Expr *Root, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
@@ -139,6 +141,9 @@ private:
   unsigned NumSwitches = 0;
   /// The mask frame of each masked control, by the name it has in the output.
   llvm::DenseMap<const Stmt *, std::string> ControlNames;
+  /// The kernel whose lambda is being printed (its operands print as its
+  /// parameters), or null.
+  const FusedChain *Kernel = nullptr;
 };
 
 //===-- expressions -------------------------------------------------------===//
@@ -381,6 +386,8 @@ std::string Printer::expr(const Expr *E) {
 /// The forms printed anew rather than spliced from the source (Note [Printing
 /// by splicing]); std::nullopt for the others.
 std::optional<std::string> Printer::fromScratch(const Expr *E) {
+  if (std::optional<std::string> Text = fused(E))
+    return Text;
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
     auto It = Plan.Calls.find(Call);
     if (It != Plan.Calls.end() && It->second != Lowering::AsWritten)
@@ -424,6 +431,40 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
            expr(Conditional->getFalseExpr()) + "))";
   }
   return std::nullopt;
+}
+
+/// A chain emitted as a compiled kernel (fuse.h), or inside one, an operand
+/// printed as its parameter.
+std::optional<std::string> Printer::fused(const Expr *E) {
+  if (Kernel) {
+    auto Parameter = Kernel->Parameters.find(E);
+    if (Parameter == Kernel->Parameters.end())
+      return std::nullopt;
+    return Kernel->Names[Parameter->second];
+  }
+  // `(d * d).sum()` prints as `vb::fused(...).sum()`: its parentheses go.
+  auto Chain = Plan.Fusion.Chains.find(stripImplicit(E));
+  if (Chain == Plan.Fusion.Chains.end())
+    return std::nullopt;
+  return kernel(Chain->first, Chain->second);
+}
+
+// `vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); },
+// vb::at(x, i), vb::at(y, j))`: the chain's own text with its operands as
+// the lambda's parameters (Note [Compiled fusion] in rules/include/vmap/fused.hpp).
+std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
+  std::string Parameters, Operands;
+  for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
+    Parameters += (I ? ", const auto& " : "const auto& ") + Chain.Names[I];
+    Operands += ", " + expr(Chain.Operands[I]);
+  }
+  Kernel = &Chain;
+  std::string Body = "return " + expr(Root) + ";";
+  if (Chain.Local)
+    Body = "auto " + Chain.Local->getNameAsString() + " = " +
+           expr(Chain.Local->getInit()) + "; " + Body;
+  Kernel = nullptr;
+  return vb("fused([](") + Parameters + ") { " + Body + " }" + Operands + ")";
 }
 
 //===-- statements --------------------------------------------------------===//
@@ -595,6 +636,12 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     return;
   }
   if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+    if (Plan.Fusion.InlinedLocals.count(Declaration))
+      return line(Indent,
+                  "// '" + cast<VarDecl>(Declaration->getSingleDecl())
+                               ->getNameAsString() +
+                      "' is computed in the fused kernel below",
+                  S);
     line(Indent, decl(Declaration), S);
     for (const Decl *D : Declaration->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D))

@@ -533,3 +533,6 @@ Value operator&&(const Value& a, const Value& b);
 Value operator||(const Value& a, const Value& b);
 
 }  // namespace vmap::batched
+
+// Compiled fused kernels (Note [Compiled fusion]).
+#include <vmap/fused.hpp>

@@ -309,13 +309,22 @@ class Generator {
 
   std::string nested_loop(int indent) {
     const std::string pad(static_cast<size_t>(indent), ' ');
+    // The last three are chains a compiled kernel runs (Note [Which chains are fused] in
+    // transform/fuse.cpp), broadcast over both levels; the very last through a local that
+    // the kernel computes itself.
     static const std::vector<std::string> pair_values = {
         "(%s - m[j]).abs().sum()", "dot(%s, m[j]) * j", "maximum(%s, m[j] * j).amin(0)",
-        "where(m[j] > 0.0, %s, m[j]).mean() + n[i][0].item<int64_t>()"};
+        "where(m[j] > 0.0, %s, m[j]).mean() + n[i][0].item<int64_t>()",
+        "(%s - m[j]).pow(2).sum()", "sum(sqrt((%s * m[j] - 0.5).pow(2) + 1.0)) * 0.5",
+        "(difference * difference).mean().sqrt()"};
     std::string value = one_of(pair_values);
-    value.replace(value.find("%s"), 2, tensor_expression(1));
-    return pad + "#pragma vmap\n" + pad + "for (int64_t j = 0; j < m.size(0); ++j)\n" + pad +
-           "  pair[i][j] = " + value + ";\n";
+    std::string local;
+    if (value.find("%s") == std::string::npos)
+      local = pad + "  Tensor difference = " + tensor_expression(1) + " - m[j];\n";
+    else
+      value.replace(value.find("%s"), 2, tensor_expression(1));
+    return pad + "#pragma vmap\n" + pad + "for (int64_t j = 0; j < m.size(0); ++j) {\n" + local +
+           pad + "  pair[i][j] = " + value + ";\n" + pad + "}\n";
   }
 
   std::string loop(int l) {

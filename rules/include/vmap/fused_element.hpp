@@ -1,0 +1,245 @@
+// One element of a per-example tensor inside a compiled fused kernel (Note [Compiled
+// fusion] in fused.hpp): the pointwise ops of the op table on C++ element types, with the
+// eager ops' semantics. Each op calls the runtime's scalar functor
+// (runtime/cuda/scalar_functors.hpp), so its per-element result is the eager op's; these
+// templates only say which type it is computed in (ATen's promotion).
+#pragma once
+
+#include <scalar_functors.hpp>
+#include <vmap/types.hpp>
+
+#include <type_traits>
+
+namespace vmap::batched {
+
+template <class T>
+struct Element;
+
+namespace element_detail {
+namespace functors = vmap::detail::scalar_functors;
+
+template <class X>
+struct Traits {  // a C++ number: a wrapped number in ATen's promotion
+  static constexpr bool element = false;
+  using type = X;
+};
+template <class T>
+struct Traits<Element<T>> {
+  static constexpr bool element = true;
+  using type = T;
+};
+template <class X>
+concept IsElement = Traits<X>::element;
+template <class X>
+concept Operand = IsElement<X> || std::is_arithmetic_v<X>;
+template <class A, class B>
+concept ElementOperands = Operand<A> && Operand<B> && (IsElement<A> || IsElement<B>);
+
+template <class T>
+constexpr int category() {  // bool < integer < floating, as ATen orders dtype categories
+  return std::is_same_v<T, bool> ? 0 : std::is_integral_v<T> ? 1 : 2;
+}
+template <class T>
+using Raw = typename Traits<T>::type;
+
+// Two tensors' common type (ATen's promote_types on bool, int32/64, float32/64).
+template <class A, class B>
+using TensorPromoted =
+    std::conditional_t<(category<A>() != category<B>()),
+                       std::conditional_t<(category<A>() > category<B>()), A, B>,
+                       std::conditional_t<(sizeof(A) >= sizeof(B)), A, B>>;
+// A tensor's type with a wrapped number: the tensor's, unless the number's category is
+// higher (then the default type of that category: float32, int64).
+template <class T, class Number>
+using NumberPromoted =
+    std::conditional_t<(category<Number>() > category<T>()),
+                       std::conditional_t<category<Number>() == 2, float, int64_t>, T>;
+template <class A, class B>
+using Promoted = std::conditional_t<
+    IsElement<A> && IsElement<B>, TensorPromoted<Raw<A>, Raw<B>>,
+    std::conditional_t<IsElement<A>, NumberPromoted<Raw<A>, Raw<B>>, NumberPromoted<Raw<B>, Raw<A>>>>;
+// Ops defined on floating types only (true division, sqrt, ...) compute integers in float32.
+template <class T>
+using Floating = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+
+template <class X>
+constexpr Raw<X> raw(const X& x) {
+  if constexpr (IsElement<X>) return x.value;
+  else return x;
+}
+
+// The functor F on operands converted to T; a type F does not take throws (the compiled
+// kernel's first element is computed alone, so the fused call falls back to the batched ops,
+// which raise the eager op's error).
+template <class Out, class T, class F, class... X>
+Element<std::conditional_t<std::is_void_v<Out>, T, Out>> apply(F f, const X&... x) {
+  if constexpr (!functors::accepts_type<F, T>()) {
+    throw vmap::Error("fused kernel: an op is not defined for this dtype");
+    return {};
+  } else {
+    return {f(static_cast<T>(raw(x))...)};
+  }
+}
+
+template <class T>
+Element<T> power(T base, double exponent) {
+  // ATen's strength reduction for a scalar exponent; a literal exponent folds at compile time.
+  const functors::Mul mul;
+  if (exponent == 2) return {mul(base, base)};
+  if (exponent == 3) return {mul(mul(base, base), base)};
+  if (exponent == 1) return {base};
+  if constexpr (std::is_floating_point_v<T>) {
+    if (exponent == 0.5) return {functors::Sqrt{}(base)};
+    if (exponent == -0.5) return {T(1) / functors::Sqrt{}(base)};
+    if (exponent == -1) return {T(1) / base};
+    if (exponent == -2) return {T(1) / mul(base, base)};
+  }
+  return {functors::Pow{}(base, static_cast<T>(exponent))};
+}
+
+}  // namespace element_detail
+
+#define VMAP_ELEMENT_UNARY(NAME, FUNCTOR, TYPE)                                                 \
+  template <element_detail::IsElement X>                                                      \
+  auto NAME(const X& x) {                                                                      \
+    using T = typename element_detail::Traits<X>::type;                                        \
+    return element_detail::apply<void, TYPE>(element_detail::functors::FUNCTOR{}, x);          \
+  }
+#define VMAP_ELEMENT_BINARY(NAME, FUNCTOR, TYPE, OUT)                                           \
+  template <class A, class B>                                                                  \
+    requires element_detail::ElementOperands<A, B>                                             \
+  auto NAME(const A& a, const B& b) {                                                          \
+    using T = element_detail::Promoted<A, B>;                                                  \
+    return element_detail::apply<OUT, TYPE>(element_detail::functors::FUNCTOR{}, a, b);        \
+  }
+
+VMAP_ELEMENT_UNARY(neg, Neg, T)
+VMAP_ELEMENT_UNARY(abs, Abs, T)
+VMAP_ELEMENT_UNARY(relu, Relu, T)
+VMAP_ELEMENT_UNARY(sign, Sign, T)
+VMAP_ELEMENT_UNARY(sqrt, Sqrt, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(exp, Exp, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(log, Log, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(sin, Sin, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(cos, Cos, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(tanh, Tanh, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(sigmoid, Sigmoid, element_detail::Floating<T>)
+VMAP_ELEMENT_UNARY(logical_not, LogicalNot, bool)
+VMAP_ELEMENT_BINARY(mul, Mul, T, void)
+VMAP_ELEMENT_BINARY(div, Div, element_detail::Floating<T>, void)
+VMAP_ELEMENT_BINARY(maximum, Maximum, T, void)
+VMAP_ELEMENT_BINARY(minimum, Minimum, T, void)
+VMAP_ELEMENT_BINARY(eq, Eq, T, bool)
+VMAP_ELEMENT_BINARY(ne, Ne, T, bool)
+VMAP_ELEMENT_BINARY(lt, Lt, T, bool)
+VMAP_ELEMENT_BINARY(le, Le, T, bool)
+VMAP_ELEMENT_BINARY(gt, Gt, T, bool)
+VMAP_ELEMENT_BINARY(ge, Ge, T, bool)
+VMAP_ELEMENT_BINARY(logical_and, LogicalAnd, bool, bool)
+VMAP_ELEMENT_BINARY(logical_or, LogicalOr, bool, bool)
+VMAP_ELEMENT_BINARY(operator+, Add, T, void)
+VMAP_ELEMENT_BINARY(operator-, Sub, T, void)
+VMAP_ELEMENT_BINARY(operator*, Mul, T, void)
+VMAP_ELEMENT_BINARY(operator/, Div, element_detail::Floating<T>, void)
+VMAP_ELEMENT_BINARY(operator<, Lt, T, bool)
+VMAP_ELEMENT_BINARY(operator<=, Le, T, bool)
+VMAP_ELEMENT_BINARY(operator>, Gt, T, bool)
+VMAP_ELEMENT_BINARY(operator>=, Ge, T, bool)
+VMAP_ELEMENT_BINARY(operator==, Eq, T, bool)
+VMAP_ELEMENT_BINARY(operator!=, Ne, T, bool)
+VMAP_ELEMENT_BINARY(operator&, BitwiseAnd, T, void)
+VMAP_ELEMENT_BINARY(operator|, BitwiseOr, T, void)
+#undef VMAP_ELEMENT_UNARY
+#undef VMAP_ELEMENT_BINARY
+
+template <element_detail::IsElement X>
+auto operator-(const X& x) {
+  return neg(x);
+}
+template <element_detail::IsElement X>
+auto operator!(const X& x) {
+  return logical_not(x);
+}
+
+// add / sub with LibTorch's alpha: a + alpha * b.
+template <class A, class B>
+  requires element_detail::ElementOperands<A, B>
+auto add(const A& a, const B& b, vmap::detail::Scalar alpha = 1) {
+  using T = element_detail::Promoted<A, B>;
+  return element_detail::apply<void, T>(element_detail::functors::AddScaled{}, a, b,
+                                        alpha.to<T>());
+}
+template <class A, class B>
+  requires element_detail::ElementOperands<A, B>
+auto sub(const A& a, const B& b, vmap::detail::Scalar alpha = 1) {
+  using T = element_detail::Promoted<A, B>;
+  return element_detail::apply<void, T>(element_detail::functors::SubScaled{}, a, b,
+                                        alpha.to<T>());
+}
+
+template <class A, class B>
+  requires element_detail::ElementOperands<A, B>
+auto pow(const A& base, const B& exponent) {
+  using T = element_detail::Promoted<A, B>;
+  if constexpr (std::is_arithmetic_v<B>)
+    return element_detail::power<T>(static_cast<T>(base.value), static_cast<double>(exponent));
+  else
+    return element_detail::apply<void, T>(element_detail::functors::Pow{}, base, exponent);
+}
+
+template <element_detail::IsElement X, class Low, class High>
+auto clamp(const X& x, const Low& low, const High& high) {
+  using T = element_detail::Promoted<element_detail::Promoted<X, Low>, High>;
+  return element_detail::apply<void, T>(element_detail::functors::Clamp{}, x, low, high);
+}
+
+template <class Condition, class A, class B>
+  requires(element_detail::IsElement<Condition> || element_detail::ElementOperands<A, B>)
+auto where(const Condition& condition, const A& a, const B& b) {
+  using T = element_detail::Promoted<A, B>;
+  return Element<T>{element_detail::raw(condition) ? static_cast<T>(element_detail::raw(a))
+                                                   : static_cast<T>(element_detail::raw(b))};
+}
+
+template <class T>
+struct Element {
+  T value;
+
+  // The members of Tensor's pointwise ops, as the free functions above.
+  auto sqrt() const { return batched::sqrt(*this); }
+  auto exp() const { return batched::exp(*this); }
+  auto log() const { return batched::log(*this); }
+  auto sin() const { return batched::sin(*this); }
+  auto cos() const { return batched::cos(*this); }
+  auto tanh() const { return batched::tanh(*this); }
+  auto sigmoid() const { return batched::sigmoid(*this); }
+  auto relu() const { return batched::relu(*this); }
+  auto abs() const { return batched::abs(*this); }
+  auto neg() const { return batched::neg(*this); }
+  auto sign() const { return batched::sign(*this); }
+  auto logical_not() const { return batched::logical_not(*this); }
+  template <class B> auto pow(const B& e) const { return batched::pow(*this, e); }
+  template <class B> auto add(const B& b, vmap::detail::Scalar alpha = 1) const {
+    return batched::add(*this, b, alpha);
+  }
+  template <class B> auto sub(const B& b, vmap::detail::Scalar alpha = 1) const {
+    return batched::sub(*this, b, alpha);
+  }
+  template <class B> auto mul(const B& b) const { return batched::mul(*this, b); }
+  template <class B> auto div(const B& b) const { return batched::div(*this, b); }
+  template <class B> auto maximum(const B& b) const { return batched::maximum(*this, b); }
+  template <class B> auto minimum(const B& b) const { return batched::minimum(*this, b); }
+  template <class B> auto eq(const B& b) const { return batched::eq(*this, b); }
+  template <class B> auto ne(const B& b) const { return batched::ne(*this, b); }
+  template <class B> auto lt(const B& b) const { return batched::lt(*this, b); }
+  template <class B> auto le(const B& b) const { return batched::le(*this, b); }
+  template <class B> auto gt(const B& b) const { return batched::gt(*this, b); }
+  template <class B> auto ge(const B& b) const { return batched::ge(*this, b); }
+  template <class B> auto logical_and(const B& b) const { return batched::logical_and(*this, b); }
+  template <class B> auto logical_or(const B& b) const { return batched::logical_or(*this, b); }
+  template <class L, class H> auto clamp(const L& low, const H& high) const {
+    return batched::clamp(*this, low, high);
+  }
+};
+
+}  // namespace vmap::batched

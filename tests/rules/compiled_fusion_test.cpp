@@ -1,0 +1,267 @@
+// Compiled fused kernels (Note [Compiled fusion] in rules/include/vmap/fused.hpp): vb::fused
+// as rewritten code calls it, against the per-example loop in plain runtime ops. Kernels
+// that do not apply (int tensors, mixed dtypes, an op a float does not have) take the
+// batched ops and must give what they give.
+#include "omp_threads.hpp"
+#include "rules_test_util.hpp"
+
+#include <vmap/batched.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace vmap {
+namespace {
+
+namespace vb = vmap::batched;
+using test::Rng;
+
+void expect_close(const Tensor& actual, const Tensor& expected, double rtol = 1e-5) {
+  ASSERT_EQ(actual.sizes().vec(), expected.sizes().vec());
+  ASSERT_EQ(actual.dtype(), expected.dtype());
+  EXPECT_TRUE(vmap::allclose(actual, expected, rtol, 1e-6)) << actual << "\n" << expected;
+}
+
+// out[i][j] = (x[i] - y[j]).pow(2).sum(), as the tool rewrites it.
+Tensor pairwise_distance(const Tensor& x, const Tensor& y) {
+  Tensor out = zeros({x.size(0), y.size(0)}, x.dtype());
+  vb::Level level0(0, x.size(0));
+  const vb::Value i = level0.index();
+  vb::Level level1(0, y.size(0));
+  const vb::Value j = level1.index();
+  vb::at(vb::at(out, i), j) = vb::sum(vb::fused(
+      [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)));
+  return out;
+}
+
+Tensor pairwise_distance_loop(const Tensor& x, const Tensor& y) {
+  Tensor out = zeros({x.size(0), y.size(0)}, x.dtype());
+  for (int64_t i = 0; i < x.size(0); ++i)
+    for (int64_t j = 0; j < y.size(0); ++j) out[i][j] = (x[i] - y[j]).pow(2).sum();
+  return out;
+}
+
+TEST(CompiledFusion, PairwiseDistanceFloatAndDouble) {
+  Rng rng(1);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    const Tensor x = test::random_tensor(rng, {13, 10}, dtype);
+    const Tensor y = test::random_tensor(rng, {7, 10}, dtype);
+    expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y));
+  }
+}
+
+TEST(CompiledFusion, PairwiseDistanceOnThreadsAndStridedRows) {
+  vmap_test::OmpThreads threads(2);
+  Rng rng(2);
+  const Tensor x = test::random_tensor(rng, {300, 64}, kFloat32);
+  const Tensor y = test::random_tensor(rng, {64, 200}, kFloat32).t();  // rows of stride 1 x 200
+  expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y), 1e-4);
+}
+
+TEST(CompiledFusion, MeanOfALocalComputedInTheKernel) {
+  Rng rng(3);
+  const Tensor x = test::random_tensor(rng, {5, 3, 4}, kFloat64);
+  const Tensor w = test::random_tensor(rng, {4}, kFloat64);  // loop-invariant, broadcast
+  Tensor out = zeros({5});
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::at(out, i) = vb::fused(
+                         [](const auto& a, const auto& w) {
+                           auto d = a * w - 0.5;
+                           return vb::sqrt(d * d + 1);
+                         },
+                         vb::at(x, i), w)
+                         .mean();
+  }
+  Tensor expected = zeros({5});
+  for (int64_t i = 0; i < 5; ++i) {
+    Tensor d = x[i] * w - 0.5;
+    expected[i] = vmap::sqrt(d * d + 1).mean();
+  }
+  expect_close(out, expected);
+}
+
+TEST(CompiledFusion, StoreOfAChainIntoTheSlots) {
+  vmap_test::OmpThreads threads(2);
+  Rng rng(4);
+  const Tensor x = test::random_tensor(rng, {400, 100}, kFloat32);  // above one block
+  const Tensor y = test::random_tensor(rng, {100}, kFloat32);
+  Tensor out = zeros({400, 100});
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::at(out, i) = vb::fused(
+        [](const auto& a, const auto& b, float s) { return vb::maximum(a * s, b).abs().pow(3); },
+        vb::at(x, i), y, 1.5f);
+  }
+  Tensor expected = zeros({400, 100});
+  for (int64_t i = 0; i < 400; ++i) expected[i] = vmap::maximum(x[i] * 1.5f, y).abs().pow(3);
+  expect_close(out, expected);
+}
+
+TEST(CompiledFusion, ComparisonsGiveBoolAndWhereSelects) {
+  Rng rng(5);
+  const Tensor x = test::random_tensor(rng, {6, 5}, kFloat32);
+  Tensor mask = zeros({6, 5}, kBool);
+  Tensor picked = zeros({6, 5});
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::at(mask, i) = vb::fused([](const auto& a) { return (a > 0) & (a < 1); }, vb::at(x, i));
+    vb::at(picked, i) = vb::fused([](const auto& a) { return vb::where(a > 0, a, -a * 2); },
+                                  vb::at(x, i));
+  }
+  Tensor expected_mask = zeros({6, 5}, kBool), expected_picked = zeros({6, 5});
+  for (int64_t i = 0; i < 6; ++i) {
+    expected_mask[i] = (x[i] > 0) & (x[i] < 1);
+    expected_picked[i] = vmap::where(x[i] > 0, x[i], -x[i] * 2);
+  }
+  EXPECT_TRUE(vmap::equal(mask, expected_mask));
+  expect_close(picked, expected_picked);
+}
+
+TEST(CompiledFusion, AccumulatorAddsEveryExampleInDouble) {
+  vmap_test::OmpThreads threads(2);
+  Rng rng(6);
+  const Tensor x = test::random_tensor(rng, {700}, kFloat32);
+  const Tensor y = test::random_tensor(rng, {300}, kFloat32);
+  Tensor total = zeros({}, kFloat64);
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::Level level1(0, y.size(0));
+    const vb::Value j = level1.index();
+    vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; },
+                                    vb::at(x, i), vb::at(y, j)),
+                   vb::Reduce::add);
+  }
+  Tensor expected = zeros({}, kFloat64);
+  for (int64_t i = 0; i < 700; ++i)
+    for (int64_t j = 0; j < 300; ++j) expected += x[i] * y[j];
+  expect_close(total, expected);
+}
+
+// total += x[i] * 2 inside the j loop adds each row once per j.
+TEST(CompiledFusion, AccumulatorCountsTheLevelsItsValueDoesNotVaryAlong) {
+  const Tensor x = arange(5).to(kFloat32);
+  Tensor total = zeros({});
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::Level level1(0, 3);
+    vb::accumulate(total, vb::fused([](const auto& a) { return a * 2; }, vb::at(x, i)),
+                   vb::Reduce::add);
+  }
+  EXPECT_FLOAT_EQ(total.item<float>(), 3 * 2 * (0 + 1 + 2 + 3 + 4));
+}
+
+TEST(CompiledFusion, AccumulatorUnderAMaskTakesTheBatchedOps) {
+  const Tensor x = arange(10).to(kFloat32);
+  Tensor total = zeros({});
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::Where where(vb::at(x, i) > 4);
+    vb::accumulate(total, vb::fused([](const auto& a) { return a * a; }, vb::at(x, i)),
+                   vb::Reduce::sub);
+  }
+  EXPECT_FLOAT_EQ(total.item<float>(), -(25 + 36 + 49 + 64 + 81));
+}
+
+// Kernels that do not apply run the same lambda on the Values: the eager ops' dtypes and
+// errors.
+TEST(CompiledFusion, IntegerAndMixedDtypesTakeTheBatchedOps) {
+  const Tensor ints = arange(12).reshape({4, 3});
+  const Tensor floats = ints.to(kFloat32) / 3.0;
+  const Tensor halves = arange(3).to(kFloat64) / 2.0;  // float32 * float64: a float64 sum
+  Tensor out = zeros({4}, kInt64);
+  Tensor mixed = zeros({4}, kFloat64);
+  {
+    vb::Level level0(0, ints.size(0));
+    const vb::Value i = level0.index();
+    vb::at(out, i) = vb::fused([](const auto& a) { return a * a - 1; }, vb::at(ints, i)).sum();
+    vb::at(mixed, i) = vb::fused([](const auto& a, const auto& h) { return a * h + 1; },
+                                 vb::at(floats, i), halves)
+                           .sum();
+  }
+  Tensor expected = zeros({4}, kInt64), expected_mixed = zeros({4}, kFloat64);
+  for (int64_t i = 0; i < 4; ++i) {
+    expected[i] = (ints[i] * ints[i] - 1).sum();
+    expected_mixed[i] = (floats[i] * halves + 1).sum();
+  }
+  EXPECT_TRUE(vmap::equal(out, expected));
+  expect_close(mixed, expected_mixed);
+}
+
+TEST(CompiledFusion, AnOpFloatsLackRaisesTheEagerError) {
+  const Tensor x = ones({4, 3});
+  vb::Level level0(0, x.size(0));
+  const vb::Value i = level0.index();
+  EXPECT_THROW((void)vb::fused([](const auto& a) { return (a & a) + 1; }, vb::at(x, i)).sum(),
+               vmap::Error);
+}
+
+TEST(CompiledFusion, ElementPromotionFollowsATen) {
+  using vb::Element;
+  static_assert(std::is_same_v<decltype(Element<float>{1} * 2.5), Element<float>>);
+  static_assert(std::is_same_v<decltype(Element<float>{1} + Element<double>{1}), Element<double>>);
+  static_assert(std::is_same_v<decltype(Element<bool>{true} + 1), Element<int64_t>>);
+  static_assert(std::is_same_v<decltype(Element<int32_t>{1} / 2), Element<float>>);
+  static_assert(std::is_same_v<decltype(Element<int32_t>{1} * 2.0), Element<float>>);
+  static_assert(std::is_same_v<decltype(Element<double>{1} < 2), Element<bool>>);
+  static_assert(std::is_same_v<decltype(vb::sqrt(Element<int64_t>{4})), Element<float>>);
+  EXPECT_EQ((Element<int32_t>{7} / 2).value, 3.5f);
+  EXPECT_EQ((Element<int32_t>{2147483647} + 1).value, -2147483648);  // wraps, as the tensor op
+}
+
+TEST(CompiledFusion, PowByASmallConstantIsMultipliesAndRoots) {
+  for (double base : {0.3, 1.7, 4.0}) {
+    const vb::Element<double> x{base};
+    for (double exponent : {2.0, 3.0, 1.0, 0.5, -0.5, -1.0, -2.0, 2.5, 0.0})
+      EXPECT_NEAR(x.pow(exponent).value, std::pow(base, exponent), 1e-12 * std::pow(base, exponent))
+          << base << "^" << exponent;
+  }
+  EXPECT_EQ(vb::Element<int64_t>{3}.pow(2).value, 9);
+}
+
+}  // namespace
+}  // namespace vmap
+
+namespace vmap {
+namespace {
+
+// The compiled kernel makes no tensor per block or per example: its op count is the same for
+// 20 and 4000 rows (the batched ops' pending path reduces block by block).
+TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
+  Rng rng(7);
+  const Tensor y = test::random_tensor(rng, {300, 16}, kFloat32);
+  auto cost = [&](int64_t rows) {
+    const Tensor x = test::random_tensor(rng, {rows, 16}, kFloat32);
+    Tensor squares = zeros({rows, 300}), scaled = zeros({rows, 16}), total = zeros({});
+    const int64_t before = vmap::detail::op_count();
+    {
+      vb::Level level0(0, rows);
+      const vb::Value i = level0.index();
+      vb::at(scaled, i) = vb::fused([](const auto& a) { return (a * 2 + 1).relu(); }, vb::at(x, i));
+      vb::Level level1(0, y.size(0));
+      const vb::Value j = level1.index();
+      vb::at(vb::at(squares, i), j) = vb::sum(vb::fused(
+          [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)));
+      // Columns: per-example 0-d reads with a stride.
+      vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; },
+                                      vb::at(x.select(1, 0), i), vb::at(y.select(1, 3), j)),
+                     vb::Reduce::add);
+    }
+    const int64_t ops = vmap::detail::op_count() - before;
+    expect_close(scaled, (x * 2 + 1).relu());
+    expect_close(squares, pairwise_distance_loop(x, y), 1e-4);
+    expect_close(total, x.select(1, 0).sum() * y.select(1, 3).sum(), 1e-4);
+    return ops;
+  };
+  EXPECT_EQ(cost(20), cost(4000));
+}
+
+}  // namespace
+}  // namespace vmap

@@ -1,0 +1,78 @@
+// Chains of pointwise ops consumed by a reduction, a store or an accumulator become one
+// compiled kernel each (Note [Which chains are fused] in transform/fuse.cpp): the user's own
+// expression as a lambda beside the statement.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+// The seed's form: a squared distance per pair, with pow(2).
+void squared_distances(const Tensor& x, const Tensor& y, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < y.size(0); ++j)
+      out[i][j] = (x[i] - y[j]).pow(2).sum();
+}
+
+// The samples' form: a local difference, squared, summed, then a root.
+void distances(const Tensor& x, const Tensor& y, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < y.size(0); ++j) {
+      Tensor difference = x[i] - y[j];
+      out[i][j] = (difference * difference).sum().sqrt();
+    }
+}
+
+// A weighted mean with a loop-invariant weight and scalar; a store of a chain; a double
+// accumulator of a product.
+double weighted(const Tensor& x, const Tensor& w, float bias, Tensor& means, Tensor& scaled) {
+  Tensor total = zeros({}, kDouble);
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    means[i] = mean(abs(x[i] * w - bias));
+    scaled[i] = (x[i] / (w + 1)).clamp(-1.0, 1.0).exp();
+    total += x[i][0] * w[1];
+  }
+  return total.item<double>();
+}
+
+// Integer tensors: the same kernel, run by the batched ops.
+void integer_squares(const Tensor& k, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < k.size(0); ++i)
+    out[i] = (k[i] * k[i] - 1).sum();
+}
+
+int main() {
+  Tensor x = (arange(24).reshape({6, 4}).to(kFloat) - 7.0) / 3.0;
+  Tensor y = cos(arange(12).reshape({3, 4}).to(kFloat));
+  Tensor squares = zeros({6, 3}), roots = zeros({6, 3});
+  squared_distances(x, y, squares);
+  distances(x, y, roots);
+  std::cout << squares << "\n" << roots << "\n";
+
+  Tensor w = tensor({0.5, -1.0, 2.0, 0.25}).to(kFloat);
+  Tensor means = zeros({6}), scaled = zeros({6, 4});
+  std::cout << weighted(x, w, 0.5f, means, scaled) << "\n" << means << "\n" << scaled << "\n";
+  Tensor xd = x.to(kDouble);
+  std::cout << weighted(xd, w.to(kDouble), 0.5f, means, scaled) << "\n" << means << "\n";
+
+  Tensor k = arange(12).reshape({3, 4});
+  Tensor counts = zeros({3}, kLong);
+  integer_squares(k, counts);
+  std::cout << counts << "\n";
+}
+
+// CHECK-LABEL: void squared_distances(
+// CHECK: out, i)[j] = vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)).sum();  // line 14
+// CHECK-LABEL: void distances(
+// CHECK: // 'difference' is computed in the fused kernel below  // line 23
+// CHECK-NEXT: vb::at(out, i)[j] = vb::fused([](const auto& a, const auto& b) { auto difference = a - b; return difference * difference; }, vb::at(x, i), vb::at(y, j)).sum().sqrt();  // line 24
+// CHECK-LABEL: double weighted(
+// CHECK: vb::at(means, i) = vb::mean(vb::fused([](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 34
+// CHECK-NEXT: vb::at(scaled, i) = vb::fused([](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 35
+// CHECK-NEXT: vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; }, vb::at(x, i)[0], w[1]), vb::Reduce::add);  // line 36
+// CHECK-LABEL: void integer_squares(
+// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 45
