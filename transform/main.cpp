@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/Utils.h"
@@ -427,6 +428,15 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
   return true;
 }
 
+/// Note [Deep expressions]
+/// Clang parses a chain of 10,000 `+` (its parser loops over binary operators),
+/// but the analysis, batch and emit passes recurse over the expression tree,
+/// a few frames per node. Each file is therefore processed on a thread with a
+/// 1 GiB stack (address space, used only as deep as the recursion goes), and
+/// the analysis refuses a statement nested deeper than kMaxExpressionDepth
+/// nodes (analyse.cpp), which that stack holds with a wide margin.
+constexpr unsigned JobStackBytes = 1u << 30;
+
 int usageError(const llvm::Twine &Message) {
   llvm::errs() << "clang-vmap: error: " << Message << "\n";
   return BadUsage;
@@ -530,11 +540,16 @@ int main(int argc, const char **argv) {
       continue;
     }
     // A crash in the tool fails this file (left as it was), not the run.
+    // Note [Deep expressions]: the passes recurse over expressions, so the
+    // job runs on a thread with a stack for what clang parses.
     bool Rewritten = false;
     llvm::CrashRecoveryContext Recovery;
-    if (!Recovery.RunSafely([&] {
-          Rewritten = runJob(Job, Commands.front(), FallbackIncludes);
-        }))
+    if (!Recovery.RunSafelyOnThread(
+            [&] {
+              clang::noteBottomOfStack(); // clang's own checks measure from here
+              Rewritten = runJob(Job, Commands.front(), FallbackIncludes);
+            },
+            JobStackBytes))
       llvm::errs() << "clang-vmap: error: internal error while rewriting "
                    << Job.Path << "; it is left as it was\n";
     if (!Rewritten || !writeOutputs(*Job.Result))
