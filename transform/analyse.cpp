@@ -86,7 +86,17 @@ bool Analyser::checkDepth(const Stmt *Root) {
   return true;
 }
 
+/// A batched value holds one dim per enclosing vmap level besides the
+/// example's own, and the runtime's tensors have at most 16 dims: at most 8
+/// levels leaves 8 for the example (beyond SPEC, which sets no limit).
+constexpr unsigned kMaxVmapLevels = 8;
+
 bool Analyser::canonicalLoop(const ForStmt *For, unsigned Depth) {
+  if (Depth >= kMaxVmapLevels)
+    return refuseAt(diag::refuse_too_many_levels, For->getSourceRange(),
+                    diag::note_too_many_levels,
+                    {std::to_string(Depth + 1),
+                     std::to_string(kMaxVmapLevels)});
   VmapLevel Level;
   Level.For = For;
   Level.Depth = Depth;
