@@ -66,7 +66,38 @@ std::string Analyser::text(const Expr *E) const {
 
 //===-- 1. walk -----------------------------------------------------------===//
 
+/// Note [Deep expressions] (main.cpp): the deepest statement the passes
+/// recurse over, in AST nodes (a `+` of two tensors is about five).
+constexpr unsigned kMaxExpressionDepth = 100000;
+
+bool Analyser::checkDepth(const Stmt *Root) {
+  // Iterative, so that measuring the depth cannot exhaust the stack itself.
+  llvm::SmallVector<std::pair<const Stmt *, unsigned>, 64> Pending;
+  Pending.push_back({Root, 1});
+  while (!Pending.empty()) {
+    auto [S, Depth] = Pending.pop_back_val();
+    if (Depth > kMaxExpressionDepth)
+      return refuseAt(diag::refuse_too_deep, S->getSourceRange(),
+                      diag::note_too_deep,
+                      {std::to_string(kMaxExpressionDepth)});
+    for (const Stmt *Child : S->children())
+      if (Child)
+        Pending.push_back({Child, Depth + 1});
+  }
+  return true;
+}
+
+/// A batched value holds one dim per enclosing vmap level besides the
+/// example's own, and the runtime's tensors have at most 16 dims: at most 8
+/// levels leaves 8 for the example (beyond SPEC, which sets no limit).
+constexpr unsigned kMaxVmapLevels = 8;
+
 bool Analyser::canonicalLoop(const ForStmt *For, unsigned Depth) {
+  if (Depth >= kMaxVmapLevels)
+    return refuseAt(diag::refuse_too_many_levels, For->getSourceRange(),
+                    diag::note_too_many_levels,
+                    {std::to_string(Depth + 1),
+                     std::to_string(kMaxVmapLevels)});
   VmapLevel Level;
   Level.For = For;
   Level.Depth = Depth;

@@ -326,8 +326,15 @@ bool Analyser::checkBounds() {
         if (Var == Level.Induction)
           Changing = quoted(Var);
         for (const WriteEvent &W : Writes)
-          if (W.Written.Base == Var && W.Written.Steps.empty() &&
+          if (storageOf(W.Written.Base, /*ThroughCopies=*/false) ==
+                  storageOf(Var, /*ThroughCopies=*/false) &&
+              W.Written.Steps.empty() &&
               llvm::is_contained(W.Where.Levels, Index))
+            Changing = quoted(Var);
+        for (const ReductionSite &R : ReductionSites)
+          if (storageOf(R.Accumulator, /*ThroughCopies=*/false) ==
+                  storageOf(Var, /*ThroughCopies=*/false) &&
+              llvm::is_contained(R.Where.Levels, Index))
             Changing = quoted(Var);
       });
       if (!Changing.empty())
@@ -470,7 +477,9 @@ bool Analyser::checkReductions() {
                         {quoted(Acc)});
     unsigned Depth = depthOf(Acc);
     for (const ReadEvent &Read : Reads)
-      if ((Read.Read.Base == Acc || Read.Resolved.Base == Acc) &&
+      if ((Read.Read.Base == Acc ||
+           storageOf(Read.Resolved.Base, /*ThroughCopies=*/true) ==
+               storageOf(Acc, /*ThroughCopies=*/true)) &&
           Read.Where.Levels.size() > Depth &&
           Read.Where.Levels[Depth] == Site.Where.Levels[Depth])
         return refuseAt(diag::refuse_accumulator_read,
@@ -589,8 +598,13 @@ bool Analyser::checkAliasing() {
     return true; // the caller's loop checks what it passes in
   const FunctionDecl *Function = Loops[Top].Function;
   const Stmt *Body = Function ? Function->getBody() : nullptr;
+  // Memoised: a loop reads many tensors, each a walk over the whole body.
+  llvm::DenseMap<const VarDecl *, bool> FreshVars;
   auto Fresh = [&](const VarDecl *Var) {
-    return isFreshTensor(Var) && !isAssignedIn(Body, Var);
+    auto [It, Inserted] = FreshVars.try_emplace(Var, false);
+    if (Inserted)
+      It->second = isFreshTensor(Var) && !isAssignedIn(Body, Var);
+    return It->second;
   };
   auto ViewOf = [&](const VarDecl *View, const VarDecl *Of) {
     if (isa<ParmVarDecl>(View) || !View->getInit())
@@ -638,6 +652,22 @@ bool Analyser::checkAliasing() {
         Result.OverlapChecks.push_back({Written, Container, false});
     return true;
   });
+}
+
+const VarDecl *Analyser::storageOf(const VarDecl *Var,
+                                   bool ThroughCopies) const {
+  // Bounded: a declaration's initialiser names only earlier variables.
+  for (unsigned Step = 0; Var && Step < 64; ++Step) {
+    bool Copy = ThroughCopies && isTensorType(Var->getType()) &&
+                !isa<ParmVarDecl>(Var) && Var->getInit();
+    if (!isBoundReference(Var) && !Copy)
+      return Var;
+    const VarDecl *Next = referencedVar(Var->getInit());
+    if (!Next)
+      return Var;
+    Var = Next;
+  }
+  return Var;
 }
 
 bool Analyser::writesElements(const WriteEvent &W) const {
@@ -709,6 +739,8 @@ std::optional<LoopAnalysis> Analyser::run() {
   }
   Result.Loop = &Loops[Top];
   Result.Context = &Context;
+  if (!checkDepth(Loops[Top].For))
+    return std::nullopt;
   Scope Outside;
   walkFor(Loops[Top].For, Outside); // finish() reports the checks' refusals too
   return finish();
@@ -735,6 +767,8 @@ Analyser::runCallee(const FunctionDecl *Callee,
   }
   if (!Body->body_empty())
     FinalReturn = dyn_cast<ReturnStmt>(Body->body_back());
+  if (!checkDepth(Body))
+    return std::nullopt;
   Scope Outside;
   walkStmt(Body, Outside);
   return finish();

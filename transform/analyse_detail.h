@@ -92,6 +92,8 @@ public:
 
   // walk (analyse.cpp)
   bool canonicalLoop(const clang::ForStmt *For, unsigned Depth);
+  /// Refuses a statement under \p Root nested too deep to analyse.
+  bool checkDepth(const clang::Stmt *Root);
   bool walkStmt(const clang::Stmt *S, Scope &Where);
   bool walkDecl(const clang::DeclStmt *S, Scope &Where);
   bool walkIf(const clang::IfStmt *If, Scope &Where);
@@ -133,6 +135,12 @@ public:
   bool checkContexts();
   bool checkAliasing();
   bool checkReferences();
+  /// The variable whose storage \p Var reaches through references (and
+  /// Tensor copies, whose elements are shared) declared anywhere in the
+  /// function (`int64_t &c = count;` before the loop): \p Var itself when it
+  /// is neither.
+  const clang::VarDecl *storageOf(const clang::VarDecl *Var,
+                                  bool ThroughCopies) const;
   /// Whether \p W writes elements (a slot, or in place through a Tensor copy
   /// or view), not only rebinds a variable.
   bool writesElements(const WriteEvent &W) const;

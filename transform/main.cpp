@@ -16,6 +16,7 @@
 #include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -652,6 +653,15 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
   return true;
 }
 
+/// Note [Deep expressions]
+/// Clang parses a chain of 10,000 `+` (its parser loops over binary operators),
+/// but the analysis, batch and emit passes recurse over the expression tree,
+/// a few frames per node. Each file is therefore processed on a thread with a
+/// 1 GiB stack (address space, used only as deep as the recursion goes), and
+/// the analysis refuses a statement nested deeper than kMaxExpressionDepth
+/// nodes (analyse.cpp), which that stack holds with a wide margin.
+constexpr unsigned JobStackBytes = 1u << 30;
+
 int usageError(const llvm::Twine &Message) {
   llvm::errs() << "clang-vmap: error: " << Message << "\n";
   return BadUsage;
@@ -756,12 +766,17 @@ int main(int argc, const char **argv) {
       continue;
     }
     // A crash in the tool fails this file (left as it was), not the run.
+    // Note [Deep expressions]: the passes recurse over expressions, so the
+    // job runs on a thread with a stack for what clang parses.
     bool Rewritten = false;
     llvm::CrashRecoveryContext Recovery;
-    if (!Recovery.RunSafely([&] {
-          Rewritten = runJob(Job, Commands.front(), FallbackIncludes,
-                             RemarksFile.empty() ? nullptr : &Log);
-        }))
+    if (!Recovery.RunSafelyOnThread(
+            [&] {
+              clang::noteBottomOfStack(); // clang's own checks measure from here
+              Rewritten = runJob(Job, Commands.front(), FallbackIncludes,
+                                 RemarksFile.empty() ? nullptr : &Log);
+            },
+            JobStackBytes))
       llvm::errs() << "clang-vmap: error: internal error while rewriting "
                    << Job.Path << "; it is left as it was\n";
     if (!Rewritten || !writeOutputs(*Job.Result))

@@ -22,6 +22,7 @@ void bound_through_reference(const Tensor& x, Tensor& out) {
   int64_t n = x.size(0);
 #pragma vmap
   for (int64_t i = 0; i < n; ++i) {
+// CHECK: {{.*}}write_through_reference.cpp:[[@LINE-1]]:27: error: the bound of a vmap loop must not change in the loop, but 'n' does
     int64_t& rn = n;
     rn = 2;
 // CHECK: {{.*}}write_through_reference.cpp:[[@LINE-1]]:5: error: write through the reference 'rn', which is bound to 'n'
@@ -74,4 +75,4 @@ void increment_through_reference(const Tensor& x, Tensor& out, int& hits) {
     out[i] = x[i];
   }
 }
-// CHECK: 7 errors generated.
+// CHECK: 8 errors generated.

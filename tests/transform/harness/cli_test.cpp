@@ -318,3 +318,34 @@ TEST_F(CommandLine, OneRefusedInputFailsTheRunButNotTheOthers) {
 }
 
 }  // namespace
+
+// A loop whose one statement sums `terms` copies of `a[i]`: clang parses any length
+// (its parser loops over binary operators); the tool's passes recurse (issue 18).
+std::string deep_sum(int terms) {
+  std::string sum = "a[i]";
+  for (int term = 1; term < terms; ++term) sum += " + a[i]";
+  return "#include <vmap/vmap.hpp>\nusing namespace vmap;\n"
+         "void deep(const Tensor& a, Tensor& out) {\n#pragma vmap\n"
+         "  for (int64_t i = 0; i < a.size(0); ++i)\n    out[i] = " +
+         sum + ";\n}\n";
+}
+
+TEST_F(CommandLine, DeepExpressionsAreRewritten) {
+  for (int terms : {2000, 10000}) {
+    file("deep.cpp", deep_sum(terms));
+    tool_run result = run("deep.cpp -o out.cpp");
+    ASSERT_EQ(result.status, 0) << terms << " terms: " << result.err.substr(0, 2000);
+    std::string rewritten = read_file(dir_ / "out.cpp");
+    EXPECT_NE(rewritten.find("vb::at(out, i) = vb::at(a, i) + vb::at(a, i) +"), std::string::npos);
+  }
+}
+
+TEST_F(CommandLine, TooDeepExpressionIsRefusedAtItsLine) {
+  fs::path input = file("deep.cpp", deep_sum(25000));
+  tool_run result = run("deep.cpp -i");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("deep.cpp:6:21: error: expression nested more than 100000 levels deep"),
+            std::string::npos)
+      << result.err.substr(0, 2000);
+  EXPECT_EQ(read_file(input), deep_sum(25000));
+}
