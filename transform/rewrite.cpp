@@ -47,9 +47,17 @@ llvm::Error addInsertion(Replacements &Result, const Replacement &Insertion) {
 
 /// Rewritten code calls vmap::batched; the user's file includes only
 /// <vmap/vmap.hpp>, so the rewrite adds the batched API's header.
+/// An #include line of it, not a mention in a comment or string (the header
+/// has #pragma once, so a second include would be harmless, a missing one not).
 bool includesBatchedApi(const SourceManager &SM) {
-  llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
-  return Text.contains("vmap/batched.hpp");
+  llvm::SmallVector<llvm::StringRef> Lines;
+  SM.getBufferData(SM.getMainFileID()).split(Lines, '\n');
+  return llvm::any_of(Lines, [](llvm::StringRef Line) {
+    Line = Line.trim();
+    return Line.consume_front("#") &&
+           Line.ltrim().starts_with("include") &&
+           Line.contains("vmap/batched.hpp");
+  });
 }
 
 /// Just after the line including <vmap/vmap.hpp> (where a reader looks for

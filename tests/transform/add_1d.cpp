@@ -1,4 +1,4 @@
-// Seed workload: elementwise add, one element per example (scalars).
+// Seed workload: elementwise add, one element per example (scalars). Names vmap/batched.hpp only in this comment: the tool must still add the include.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
