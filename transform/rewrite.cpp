@@ -75,7 +75,8 @@ unsigned batchedIncludeOffset(const SourceManager &SM) {
       return LineEnd + 1;
     LineStart = LineEnd + 1;
   }
-  return 0;
+  // After a UTF-8 byte-order mark, which must stay the file's first bytes.
+  return Text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
 }
 
 } // namespace

@@ -349,3 +349,23 @@ TEST_F(CommandLine, TooDeepExpressionIsRefusedAtItsLine) {
       << result.err.substr(0, 2000);
   EXPECT_EQ(read_file(input), deep_sum(25000));
 }
+
+// A UTF-8 byte-order mark stays the file's first bytes; the added include goes after it
+// (issue 18: it went before, and the rewrite did not compile). CRLF line ends too.
+TEST_F(CommandLine, ByteOrderMarkAndCrlfSourcesAreRewritten) {
+  const std::string bom = "\xEF\xBB\xBF";
+  std::string crlf;
+  for (char c : std::string(kAddOne)) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  // Without <vmap/vmap.hpp> spelled, the include goes at the top: after the mark.
+  std::string other_include = kAddOne;
+  other_include.replace(other_include.find("vmap/vmap.hpp"), 13, "vmap/tensor.hpp");
+  for (const std::string& text : {bom + other_include, bom + crlf, crlf}) {
+    file("a.cpp", text);
+    tool_run result = run("a.cpp -o out.cpp");
+    ASSERT_EQ(result.status, 0) << result.err;
+    std::string rewritten = read_file(dir_ / "out.cpp");
+    EXPECT_EQ(rewritten.substr(0, 3) == bom, text.substr(0, 3) == bom) << rewritten;
+    EXPECT_NE(rewritten.find("#include <vmap/batched.hpp>"), std::string::npos) << rewritten;
+    EXPECT_NE(rewritten.find("vb::at(out, i) = vb::at(x, i) + 1;"), std::string::npos) << rewritten;
+  }
+}
