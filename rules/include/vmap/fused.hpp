@@ -15,8 +15,10 @@
 // and vb::fused runs it here, instantiated on Element<float> or Element<double>
 // (fused_element.hpp: the runtime's scalar functors on C++ element types), over the
 // broadcast physical sizes of its operands (levels first, then the example dims): a strided
-// walk whose innermost dim is a plain loop the compiler vectorises, the sum kept in
-// registers (`omp simd reduction`), chunks of the flattened index on OpenMP threads
+// walk whose innermost dim is a plain loop the compiler vectorises, sums kept in registers
+// (16 independent lanes of the element type, added into the result type every 4096
+// elements; examples shorter than 16 elements summed 8 side by side, each in order: see
+// sum_run and sum_short_examples), chunks of the flattened index on OpenMP threads
 // (parallel_ranges in rules/src/fused.cpp), results written straight into the destination
 // (a store is a whole pending node, Note [Deferred results]: computed into the slot). No
 // [n, m, d] temporary exists.
