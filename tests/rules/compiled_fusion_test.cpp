@@ -51,6 +51,40 @@ TEST(CompiledFusion, PairwiseDistanceFloatAndDouble) {
   }
 }
 
+// Short examples are summed eight at a time side by side: row counts that are and are not
+// a multiple of eight, widths below, at and above the 16 elements a run is split at.
+TEST(CompiledFusion, PairwiseDistanceOfShortAndLongRows) {
+  Rng rng(11);
+  for (int64_t width : {1, 3, 10, 15, 16, 17, 40})
+    for (int64_t rows : {8, 29}) {
+      SCOPED_TRACE(testing::Message() << rows << " rows of width " << width);
+      const Tensor x = test::random_tensor(rng, {5, width}, kFloat32);
+      const Tensor y = test::random_tensor(rng, {rows, width}, kFloat32);
+      expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y));
+    }
+}
+
+TEST(CompiledFusion, MeanOfShortRowsPerPair) {
+  Rng rng(12);
+  const Tensor x = test::random_tensor(rng, {3, 6}, kFloat64);
+  const Tensor y = test::random_tensor(rng, {19, 6}, kFloat64);
+  Tensor out = zeros({3, 19}, kFloat64);
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::Level level1(0, y.size(0));
+    const vb::Value j = level1.index();
+    vb::at(vb::at(out, i), j) =
+        vb::fused([](const auto& a, const auto& b) { return vb::abs(a - b); }, vb::at(x, i),
+                  vb::at(y, j))
+            .mean();
+  }
+  Tensor expected = zeros({3, 19}, kFloat64);
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 19; ++j) expected[i][j] = vmap::abs(x[i] - y[j]).mean();
+  expect_close(out, expected);
+}
+
 TEST(CompiledFusion, PairwiseDistanceOnThreadsAndStridedRows) {
   vmap_test::OmpThreads threads(2);
   Rng rng(2);
@@ -141,6 +175,24 @@ TEST(CompiledFusion, AccumulatorAddsEveryExampleInDouble) {
   for (int64_t i = 0; i < 700; ++i)
     for (int64_t j = 0; j < 300; ++j) expected += x[i] * y[j];
   expect_close(total, expected);
+}
+
+// A float accumulator over a long run: the run is summed in float blocks, the blocks in
+// double, within SPEC's 1e-4 of a double sum.
+TEST(CompiledFusion, AccumulatorOverALongRun) {
+  Rng rng(13);
+  const Tensor x = test::random_tensor(rng, {300000}, kFloat32) + 1.0f;
+  Tensor total = zeros({}, kFloat64);
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::accumulate(total, vb::fused([](const auto& a) { return a * a; }, vb::at(x, i)),
+                   vb::Reduce::add);
+  }
+  double expected = 0;
+  const float* data = x.data_ptr<float>();
+  for (int64_t i = 0; i < x.size(0); ++i) expected += static_cast<double>(data[i] * data[i]);
+  EXPECT_NEAR(total.item<double>(), expected, 1e-5 * std::abs(expected));
 }
 
 // total += x[i] * 2 inside the j loop adds each row once per j.

@@ -15,8 +15,10 @@
 // and vb::fused runs it here, instantiated on Element<float> or Element<double>
 // (fused_element.hpp: the runtime's scalar functors on C++ element types), over the
 // broadcast physical sizes of its operands (levels first, then the example dims): a strided
-// walk whose innermost dim is a plain loop the compiler vectorises, the sum kept in
-// registers (`omp simd reduction`), chunks of the flattened index on OpenMP threads
+// walk whose innermost dim is a plain loop the compiler vectorises, sums kept in registers
+// (16 independent lanes of the element type, added into the result type every 4096
+// elements; examples shorter than 16 elements summed 8 side by side, each in order: see
+// sum_run and sum_short_examples), chunks of the flattened index on OpenMP threads
 // (parallel_ranges in rules/src/fused.cpp), results written straight into the destination
 // (a store is a whole pending node, Note [Deferred results]: computed into the slot). No
 // [n, m, d] temporary exists.
@@ -231,7 +233,7 @@ class Fused {
         acc.device() != kCPU ||
         !with_layout([&]<class T>(const detail::FusedLayout& layout) {
           if (layout.example_count != 1) return false;
-          // Each example's value added in double, as the loop adds it into a double total.
+          // Runs summed in the element type, their totals added in double (sum_run).
           using Sum = std::conditional_t<std::is_floating_point_v<ResultOf<T>>, double, int64_t>;
           const Sum total = sum_all<T, Sum>(layout);
           detail::fused_accumulate(acc, vmap::full({}, total, vmap::detail::dtype_of<Sum>), op);
@@ -329,31 +331,70 @@ class Fused {
     });
   }
 
-  // The kernel's elements in one run of the innermost dim, summed in Sum (the vector lanes'
-  // partial sums in registers).
+  // The kernel's elements in one run of the innermost dim, summed in Sum. Partial sums are
+  // kept in the kernel's own element type, in kSumLanes independent lanes (several vector
+  // registers, so no add waits on the one before it: what a hand-written float reduction
+  // does), and added into Sum every kSumBlock elements (so a long run's error stays that of
+  // a block of a few thousand floats: Note [Compiled fusion]).
+  static constexpr int64_t kSumLanes = 16;
+  static constexpr int64_t kSumBlock = 4096;
+  template <class T, class Sum, int kMask>
+  Sum sum_run(const std::array<const T*, kValues>& from, const std::array<int64_t, kValues>& step,
+              int64_t run) const {
+    using R = ResultOf<T>;
+    using Lane = std::conditional_t<std::is_floating_point_v<R>, R, Sum>;
+    auto element = [&](int64_t k) {
+      return static_cast<Lane>(detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{}));
+    };
+    Sum acc = 0;
+    int64_t k = 0;
+    while (run - k >= kSumLanes) {
+      const int64_t block_end = k + std::min(kSumBlock, (run - k) / kSumLanes * kSumLanes);
+      std::array<Lane, kSumLanes> lanes{};
+      for (; k < block_end; k += kSumLanes)
+        for (int64_t l = 0; l < kSumLanes; ++l) lanes[l] += element(k + l);
+      Lane block = 0;
+      for (const Lane lane : lanes) block += lane;
+      acc += static_cast<Sum>(block);
+    }
+    Lane tail = 0;
+    for (; k < run; ++k) tail += element(k);
+    return acc + static_cast<Sum>(tail);
+  }
+
   template <class T, class Sum>
   Sum sum_run(const detail::Walker<T, kValues>& walker, const std::array<const T*, kValues>& at,
               const std::array<int64_t, kValues>& inner, int64_t run) const {
     Sum acc = 0;
     detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
-      constexpr int kMask = decltype(mask)::value;
       // Locals, not the captured references: the compiler keeps them in registers and
       // vectorises the loop.
       const std::array<const T*, kValues> from = at;
       const std::array<int64_t, kValues> step = inner;
-      Sum lanes = 0;
-      if (run < 16) {  // a few elements (pairwise distance of width 10): no lanes to reduce
-        for (int64_t k = 0; k < run; ++k)
-          lanes += static_cast<Sum>(detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{}));
-        acc = lanes;
-        return;
-      }
-#pragma omp simd reduction(+ : lanes)
-      for (int64_t k = 0; k < run; ++k)
-        lanes += static_cast<Sum>(detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{}));
-      acc = lanes;
+      acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run);
     });
     return acc;
+  }
+
+  // Examples [e, e + kExampleGroup) of a run of examples (operand n's example e at
+  // at[n] + e * outer[n]), each fewer than kSumLanes elements, summed side by side: each
+  // example's adds stay in order, but the group's sums do not wait on each other (one
+  // short example at a time is a chain of dependent adds). Writes them from `out` on.
+  static constexpr int64_t kExampleGroup = 8;
+  template <class T, class R, int kMask, class Finish>
+  R* sum_short_examples(const std::array<const T*, kValues>& at,
+                        const std::array<int64_t, kValues>& outer,
+                        const std::array<int64_t, kValues>& step, int64_t per, int64_t e, R* out,
+                        const Finish& finish) const {
+    std::array<std::array<const T*, kValues>, kExampleGroup> from;
+    for (int64_t l = 0; l < kExampleGroup; ++l)
+      for (std::size_t n = 0; n < kValues; ++n) from[l][n] = at[n] + (e + l) * outer[n];
+    std::array<R, kExampleGroup> sums{};
+    for (int64_t k = 0; k < per; ++k)
+      for (int64_t l = 0; l < kExampleGroup; ++l)
+        sums[l] += detail::kernel_at<T, kMask>(kernel_, args_, from[l], step, k, Indices{});
+    for (const R sum : sums) *out++ = finish(sum);
+    return out;
   }
 
   // The sum of the kernel over the flattened positions [begin, end).
@@ -405,11 +446,32 @@ class Fused {
             const bool one_run = layout.example_rank == 1;
             detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
               if (one_run && per > 0) {
-                R* next = target + first;
-                walker.walk(first * per, last * per,
-                            [&](const auto& at, const auto& inner, int64_t run) {
-                              *next++ = finish(sum_run<T, R>(walker, at, inner, run));
-                            });
+                // The examples [first, last) walked as the positions of the level dims,
+                // each one run of `per` elements: short examples (pairwise distance of
+                // width 10) cost a loop step each, not a walk of their elements.
+                detail::Walker<T, kValues> examples = walker;
+                --examples.rank;
+                const std::array<int64_t, kValues> step = [&] {
+                  std::array<int64_t, kValues> inner{};
+                  for (std::size_t n = 0; n < kValues; ++n)
+                    inner[n] = walker.strides[n][walker.rank - 1];
+                  return inner;
+                }();
+                detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+                  constexpr int kMask = decltype(mask)::value;
+                  R* next = target + first;
+                  examples.walk(first, last, [&](const auto& at, const auto& outer, int64_t count) {
+                    int64_t e = 0;
+                    if (per < kSumLanes)
+                      for (; e + kExampleGroup <= count; e += kExampleGroup)
+                        next = sum_short_examples<T, R, kMask>(at, outer, step, per, e, next, finish);
+                    for (; e < count; ++e) {
+                      std::array<const T*, kValues> from;
+                      for (std::size_t n = 0; n < kValues; ++n) from[n] = at[n] + e * outer[n];
+                      *next++ = finish(sum_run<T, R, kMask>(from, step, per));
+                    }
+                  });
+                });
                 return;
               }
               for (int64_t p = first; p < last; ++p)
