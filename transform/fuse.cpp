@@ -5,8 +5,9 @@
 // unary_pointwise, binary_pointwise, ternary_where, clamp) that give a
 // per-example Tensor; its leaves are whatever else it reads (per-example
 // reads, loop-invariant tensors, numbers), which become the kernel's
-// operands, except number literals, which stay in the kernel (so the C++
-// compiler folds `pow(2)` into a multiply). A chain becomes a kernel where it
+// operands, except literals, which stay in the kernel (so the C++ compiler
+// folds `pow(2)` into a multiply, and a mode such as gelu's "tanh" reads as
+// written). A chain becomes a kernel where it
 // is consumed whole:
 //   - by a reduction of the whole example (`.sum()`, `mean(e)`: the reduce
 //     family's reduce_all rule), the reduction running over the kernel's
@@ -70,12 +71,18 @@ llvm::SmallVector<const Expr *, 4> operandsOf(const CallExpr *Call) {
   return Operands;
 }
 
-bool isNumberLiteral(const Expr *E) {
+/// A number, bool or string literal, or `std::nullopt`: the same for every
+/// example and every element, so it stays in the kernel's text.
+bool isLiteral(const Expr *E) {
   E = stripImplicit(E);
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
     if (Unary->getOpcode() == UO_Minus || Unary->getOpcode() == UO_Plus)
       E = stripImplicit(Unary->getSubExpr());
-  return isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr>(E);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return Var->getQualifiedNameAsString() == "std::nullopt";
+  return isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+             StringLiteral>(E);
 }
 
 /// Whether some of \p S comes from a macro (the printer splices file text).
@@ -126,7 +133,14 @@ private:
     if (!Call || !A.isBatched(Call) || !isTensorType(Call->getType()))
       return false;
     std::size_t Op = opOf(Call);
-    return Op != rules::kNoOp && isPointwiseRule(rules::kOpTable[Op].rule);
+    if (Op == rules::kNoOp || !isPointwiseRule(rules::kOpTable[Op].rule) ||
+        !rules::has_element_form(rules::kOpTable[Op].name))
+      return false;
+    // A mode such as div's rounding_mode is not an element operand.
+    return llvm::all_of(operandsOf(Call), [](const Expr *Operand) {
+      QualType Type = stripImplicit(Operand)->getType();
+      return isTensorType(Type) || Type->isArithmeticType();
+    });
   }
 
   unsigned countNodes(const Expr *E) const {
@@ -148,7 +162,7 @@ private:
         collect(Operand, Chain);
       return;
     }
-    if (isNumberLiteral(Stripped) ||
+    if (isLiteral(Stripped) ||
         (Chain.Local && referencedVar(Stripped) == Chain.Local))
       return;
     // The operand as the call holds it, conversions included: they are

@@ -59,9 +59,17 @@ run("run the rewritten program" COMMAND "${program_dir}/app" OUTPUT output)
 # The NDEBUG loop ran batched: its rewrite is what the compiler compiled.
 expect("${output}" "tiny_vmap_user ok (release)" TRUE "program output")
 file(READ "${build}/vmap/app/flags.vmap.cpp" flags_rewrite)
-string(REGEX MATCH "#ifdef NDEBUG[^#]*vb::at\\(out, i\\) = vb::at\\(x, i\\) \\* " batched_release
-       "${flags_rewrite}")
-if(NOT batched_release)
+# The text between `#ifdef NDEBUG` and its `#else` (the rewrite's #line directives start
+# with '#' too, so no character class can stand for "not the next directive").
+string(FIND "${flags_rewrite}" "#ifdef NDEBUG" release_begin)
+string(FIND "${flags_rewrite}" "#else" release_end)
+set(batched_release -1)
+if(release_begin GREATER -1 AND release_end GREATER release_begin)
+  math(EXPR release_length "${release_end} - ${release_begin}")
+  string(SUBSTRING "${flags_rewrite}" ${release_begin} ${release_length} release_branch)
+  string(FIND "${release_branch}" "vb::at(out, i) = vb::at(x, i) * " batched_release)
+endif()
+if(batched_release EQUAL -1)
   message(FATAL_ERROR "the Release loop of flags.cpp is not the one rewritten:\n${flags_rewrite}")
 endif()
 

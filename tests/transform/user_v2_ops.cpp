@@ -70,25 +70,18 @@ int main() {
 
 // CHECK-LABEL: void v2_ops(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
-// CHECK: vb::at(rounded, i) = scaled.floor() + vb::ceil(scaled) + scaled.round() + vb::trunc(scaled) + vb::frac(scaled);  // line 16
-// CHECK: vb::at(maths, i) = vb::at(x, i).abs().rsqrt() + vb::reciprocal(vb::at(x, i) + 3) + vb::at(x, i).square() + vb::log1p(vb::at(x, i).abs()) +
-// CHECK-NEXT: vb::at(x, i).expm1() + vb::log2(vb::at(x, i).abs() + 1) + vb::exp2(vb::at(x, i)) + vb::at(x, i).erf() + vb::erfc(vb::at(x, i)) +
-// CHECK-NEXT: vb::silu(vb::at(x, i));  // line 17
-// CHECK: vb::at(divisions, i) = vb::remainder(scaled, bias) + scaled.fmod(2.5) + vb::floor_divide(scaled, vb::at(y, i) + 3) +
-// CHECK-NEXT: vb::atan2(vb::at(x, i), vb::at(y, i)) + vb::at(x, i).hypot(bias) + vb::at(x, i).clamp_min(-0.5).clamp_max(vb::at(y, i));  // line 20
-// CHECK: vb::at(ints, i) = vb::remainder(vb::at(k, i), 3) + vb::at(k, i).floor_divide(-2) + vb::fmod(vb::at(k, i), vb::at(k, i).abs() + 1) +
+// CHECK: vb::at(rounded, i) = vb::fused([](const auto& scaled) { return scaled.floor() + vb::ceil(scaled) + scaled.round() + vb::trunc(scaled) + vb::frac(scaled); }, scaled);  // line 16
+// CHECK: vb::at(maths, i) = vb::fused([](const auto& a) { return a.abs().rsqrt() + vb::reciprocal(a + 3) + a.square() + vb::log1p(a.abs()) +
+// CHECK: vb::at(divisions, i) = vb::fused([](const auto& scaled, const auto& bias, const auto& a, const auto& b) { return vb::remainder(scaled, bias) + scaled.fmod(2.5) + vb::floor_divide(scaled, a + 3) +
+// CHECK: vb::at(ints, i) = vb::fused([](const auto& a) { return vb::remainder(a, 3) + a.floor_divide(-2) + vb::fmod(a, a.abs() + 1) +
 // CHECK: vb::Value w = vb::at(weights, i).item<float>();  // line 24
-// CHECK: vb::at(stats, i) = vb::at(x, i).logsumexp({0}) + vb::var(vb::at(x, i), {0}, true) + vb::at(x, i).std({0}, false) +
-// CHECK-NEXT: vb::norm(vb::at(x, i), 3, {0}) + vb::at(x, i).unsqueeze(0).var({1}, true, true).sum();  // line 25
-// CHECK: vb::at(whole, i) = vb::at(x, i).var() + vb::at(x, i).std(false) + vb::at(x, i).norm() + vb::norm(vb::at(y, i), 1) + vb::var(vb::at(y, i), false);  // line 27
+// CHECK: vb::at(stats, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
+// CHECK: vb::at(whole, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c + d + e; }, vb::at(x, i).var(), vb::at(x, i).std(false), vb::at(x, i).norm(), vb::norm(vb::at(y, i), 1), vb::var(vb::at(y, i), false));  // line 27
 // CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 28
-// CHECK: vb::at(masked, i) = vb::at(x, i).masked_fill(vb::at(x, i) > vb::at(y, i), w).lerp(vb::at(y, i), w) + vb::lerp(vb::at(x, i), bias, 0.25) +
-// CHECK-NEXT: vb::masked_fill(vb::at(y, i), bias < 0, 0.5);  // line 29
+// CHECK: vb::at(masked, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a + b +
 // CHECK-LABEL: void v2_more(
-// CHECK: vb::at(activations, i) = vb::gelu(vb::at(x, i)) + vb::gelu(vb::at(x, i) * 2, "tanh") + vb::softplus(vb::at(x, i)) + vb::softplus(vb::at(y, i), 2, 1);
-// CHECK: vb::at(quotients, i) = vb::div(vb::at(x, i) * 5, vb::at(y, i), "trunc") + vb::at(x, i).div(vb::at(y, i) + 3, "floor") +
-// CHECK-NEXT: vb::div(vb::at(x, i), 0.3, std::nullopt) + (vb::at(x, i) * 7).div(2, "trunc");
-// CHECK: vb::at(int_quotients, i) = vb::div(vb::at(k, i), 4, "trunc") + vb::at(k, i).div(vb::at(k, i).abs() + 1, "floor") + vb::at(k, i) % 5 +
-// CHECK-NEXT: vb::at(k, i) % m + 7 % (vb::at(k, i).abs() + 1);
-// CHECK: vb::at(percents, i) = vb::at(x, i) * 7 % 2.5 + vb::at(y, i) % vb::at(x, i) + vb::at(x, i) % vb::at(y, i).abs();
+// CHECK: vb::at(activations, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return vb::gelu(a) + vb::gelu(a * 2, b) + vb::softplus(a) + vb::softplus(c, 2, 1); }, vb::at(x, i), "tanh", vb::at(y, i));  // line 41
+// CHECK: vb::at(quotients, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d, const auto& nullopt) { return vb::div(a * 5, b, c) + a.div(b + 3, d) +
+// CHECK: vb::at(int_quotients, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& m) { return vb::div(a, 4, b) + a.div(a.abs() + 1, c) + a % 5 +
+// CHECK: vb::at(percents, i) = vb::fused([](const auto& a, const auto& b) { return a * 7 % 2.5 + b % a + a % b.abs(); }, vb::at(x, i), vb::at(y, i));  // line 47
 // CHECK-NOT: per_example

@@ -61,6 +61,11 @@ using Promoted = std::conditional_t<
 // Ops defined on floating types only (true division, sqrt, ...) compute integers in float32.
 template <class T>
 using Floating = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+// The computation type of a pointwise op list entry's domain (pointwise_ops.def).
+template <class T>
+using float_math = Floating<T>;
+template <class T>
+using same_type = T;
 
 template <class X>
 constexpr Raw<X> raw(const X& x) {
@@ -113,17 +118,16 @@ Element<T> power(T base, double exponent) {
     return element_detail::apply<OUT, TYPE>(element_detail::functors::FUNCTOR{}, a, b);        \
   }
 
+// Every op of the pointwise op list (Note [Pointwise op list]), then those written out by hand.
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  VMAP_ELEMENT_UNARY(name, Functor, element_detail::domain<T>)
+#define VMAP_BINARY_OP(name, Functor, domain) \
+  VMAP_ELEMENT_BINARY(name, Functor, element_detail::domain<T>, void)
+#include <vmap/detail/pointwise_ops.def>
 VMAP_ELEMENT_UNARY(neg, Neg, T)
 VMAP_ELEMENT_UNARY(abs, Abs, T)
 VMAP_ELEMENT_UNARY(relu, Relu, T)
 VMAP_ELEMENT_UNARY(sign, Sign, T)
-VMAP_ELEMENT_UNARY(sqrt, Sqrt, element_detail::Floating<T>)
-VMAP_ELEMENT_UNARY(exp, Exp, element_detail::Floating<T>)
-VMAP_ELEMENT_UNARY(log, Log, element_detail::Floating<T>)
-VMAP_ELEMENT_UNARY(sin, Sin, element_detail::Floating<T>)
-VMAP_ELEMENT_UNARY(cos, Cos, element_detail::Floating<T>)
-VMAP_ELEMENT_UNARY(tanh, Tanh, element_detail::Floating<T>)
-VMAP_ELEMENT_UNARY(sigmoid, Sigmoid, element_detail::Floating<T>)
 VMAP_ELEMENT_UNARY(logical_not, LogicalNot, bool)
 VMAP_ELEMENT_BINARY(mul, Mul, T, void)
 VMAP_ELEMENT_BINARY(div, Div, element_detail::Floating<T>, void)
@@ -206,13 +210,11 @@ struct Element {
   T value;
 
   // The members of Tensor's pointwise ops, as the free functions above.
-  auto sqrt() const { return batched::sqrt(*this); }
-  auto exp() const { return batched::exp(*this); }
-  auto log() const { return batched::log(*this); }
-  auto sin() const { return batched::sin(*this); }
-  auto cos() const { return batched::cos(*this); }
-  auto tanh() const { return batched::tanh(*this); }
-  auto sigmoid() const { return batched::sigmoid(*this); }
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
+  auto name() const { return batched::name(*this); }
+#define VMAP_BINARY_OP(name, Functor, domain) \
+  template <class B> auto name(const B& b) const { return batched::name(*this, b); }
+#include <vmap/detail/pointwise_ops.def>
   auto relu() const { return batched::relu(*this); }
   auto abs() const { return batched::abs(*this); }
   auto neg() const { return batched::neg(*this); }

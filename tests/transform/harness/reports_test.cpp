@@ -292,8 +292,9 @@ TEST_F(Reports, SarifOnARefusedFileHasTheRefusal) {
   if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
   EXPECT_EQ(*read,
             "2.1.0\nerror a.cpp 10:7 'break' in the body of a vmap loop\n"
-            "note a.cpp 10:7 every example must run the whole body; compute a mask with 'if' "
-            "or 'where' instead\n")
+            "note a.cpp 10:7 a jump out of the vmap loop's body cuts across examples: every "
+            "example must run the whole body; guard the rest of it with 'if', or jump inside an "
+            "inner loop or a called function\n")
       << result.err;
 }
 
@@ -318,8 +319,9 @@ TEST_F(Reports, ExportedFixesCarryTheDiagnosticsOfARefusedFile) {
                          input.string() + "' FileOffset: "),
             std::string::npos)
       << yaml;
-  EXPECT_NE(records.find("Notes: - Message: 'every example must run the whole body; compute a "
-                         "mask with ''if'' or ''where'' instead'"),
+  EXPECT_NE(records.find("Notes: - Message: 'a jump out of the vmap loop''s body cuts across "
+                         "examples: every example must run the whole body; guard the rest "
+                         "of it with ''if'', or jump inside an inner loop or a called function'"),
             std::string::npos)
       << yaml;
   EXPECT_NE(records.find("Level: Error"), std::string::npos) << yaml;

@@ -441,6 +441,27 @@ constexpr std::size_t find_op(std::string_view name, OpForm form,
   return kNoOp;
 }
 
+// Note [Compiled fusion] (rules/include/vmap/fused.hpp): the pointwise ops a fused kernel
+// computes on one element (vmap::batched::Element in fused_element.hpp defines each): every op
+// of the pointwise op list, and these written out by hand there. Other pointwise entries
+// (gelu, softplus, lerp, `%` on tensors...) stay batched ops: the tool does not fuse them.
+constexpr bool has_element_form(std::string_view name) {
+  constexpr std::string_view written_out[] = {
+      "neg", "abs", "relu", "sign", "logical_not", "pow", "clamp", "where", "add", "sub",
+      "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
+      "logical_or", "operator+", "operator-", "operator*", "operator/", "operator<",
+      "operator<=", "operator>", "operator>=", "operator==", "operator!=", "operator&",
+      "operator|", "operator!"};
+  for (std::string_view op : written_out)
+    if (op == name) return true;
+#define VMAP_UNARY_OP(op, Functor, domain, simd, cost) \
+  if (name == #op) return true;
+#define VMAP_BINARY_OP(op, Functor, domain) \
+  if (name == #op) return true;
+#include <vmap/detail/pointwise_ops.def>
+  return false;
+}
+
 constexpr bool has_op(std::string_view name) {
   for (const OpEntry& entry : kOpTable)
     if (entry.name == name) return true;
