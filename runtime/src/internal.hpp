@@ -176,9 +176,12 @@ inline void note_op() {
 }
 
 Dims contiguous_strides(IntList sizes);
-int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
-// A new contiguous tensor (uninitialised).
-Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU);
+// The product of `sizes`, every size and shape arithmetic goes through: the error naming `op`
+// and the sizes when one is negative or the product overflows (or passes 2^48 elements).
+int64_t checked_numel(const char* op, IntList sizes);
+// A new contiguous tensor (uninitialised); errors (a bad shape, no usable device) name `op`,
+// the factory the user called.
+Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU, const char* op = "empty");
 // An op's result tensor: the live ResultInto's destination when it fits (Note [Results into
 // a destination] in tensor.hpp) and overlaps none of `reads`, else empty_tensor. A pointwise
 // op's caller guarantees the overlap itself; an op that writes its result and then reads its

@@ -299,6 +299,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (a_rank == 0 || b_rank == 0)
     fail("matmul", "both arguments to matmul need to be at least 1D, but they are ", a_rank,
          "D and ", b_rank, "D");
+  // Checked here, not in dot/mv/mm, so that the error names matmul.
+  detail::check_inner("matmul", self, other, self.size(-1), other.size(b_rank == 1 ? 0 : -2));
   if (a_rank == 1 && b_rank == 1) return dot(self, other);
   if (a_rank == 2 && b_rank == 1) return mv(self, other);
   if (a_rank == 2 && b_rank == 2) return mm(self, other);
@@ -306,7 +308,6 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   // broadcast, and the added dims are dropped from the result.
   const Tensor a = a_rank == 1 ? self.unsqueeze(0) : self;
   const Tensor b = b_rank == 1 ? other.unsqueeze(1) : other;
-  detail::check_inner("matmul", self, other, a.size(-1), b.size(-2));
   const detail::IntList a_batch(a.sizes().data(), a.dim() - 2);
   const detail::IntList b_batch(b.sizes().data(), b.dim() - 2);
   std::vector<int64_t> shape =

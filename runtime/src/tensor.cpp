@@ -97,8 +97,9 @@ Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList stri
 }
 
 // The hot path of every op's result: numel is known and the layout contiguous (no refresh).
-Tensor empty_tensor(IntList sizes, Dtype dtype, Device device) {
-  const int64_t numel = checked_numel("empty", sizes);
+Tensor empty_tensor(IntList sizes, Dtype dtype, Device device, const char* op) {
+  const int64_t numel = checked_numel(op, sizes);
+  if (device != kCPU) device_backend(op);  // a missing device is the user's op's error
   auto impl = new_impl(allocate_storage(static_cast<size_t>(numel * element_size(dtype)), device),
                        sizes, 0, dtype);
   impl->strides = contiguous_strides(sizes);
