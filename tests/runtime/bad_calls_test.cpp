@@ -17,6 +17,12 @@ namespace {
 
 constexpr int64_t huge = std::numeric_limits<int64_t>::max();
 
+// Expanded views: many elements, no memory.
+Tensor column(int64_t rows, Dtype dtype = kFloat32) {
+  return zeros({1, 1}, dtype).expand({rows, 1});
+}
+Tensor row(int64_t columns) { return zeros({1, 1}).expand({1, columns}); }
+
 struct BadCall {
   const char* description;
   std::function<void()> call;
@@ -141,6 +147,32 @@ TEST(BadCalls, OverflowingSizes) {
       {"arange(INT64_MAX)", [] { arange(huge); }, "arange"},
       {"arange(-2^62, 2^62)", [] { arange(-(int64_t{1} << 62), int64_t{1} << 62); }, "arange"},
       {"arange(0, 1, 1e-300)", [] { arange(0.0, 1.0, 1e-300); }, "arange"},
+      {"column + row of 2^40 each", [] { column(int64_t{1} << 40) + row(int64_t{1} << 40); },
+       "add"},
+      {"where broadcast of 2^40 x 2^40",
+       [] { where(column(int64_t{1} << 40, kBool), 1.0, row(int64_t{1} << 40)); }, "where"},
+      {"mm of expanded 2^30 x 2^30",
+       [] { mm(column(int64_t{1} << 30), row(int64_t{1} << 30)); }, "mm"},
+      {"matmul of expanded 2^30 x 2^30",
+       [] { matmul(column(int64_t{1} << 30), row(int64_t{1} << 30)); }, "matmul"},
+      {"bmm of expanded 2^20 x 2^20 x 2^20",
+       [] {
+         bmm(zeros({1, 1, 1}).expand({int64_t{1} << 20, int64_t{1} << 20, 1}),
+             zeros({1, 1, 1}).expand({int64_t{1} << 20, 1, int64_t{1} << 20}));
+       },
+       "bmm"},
+      {"cat of expanded 2^47 three times",
+       [] {
+         const Tensor big = zeros({1}).expand({int64_t{1} << 47});
+         cat({big, big, big});
+       },
+       "cat"},
+      {"stack of expanded 2^47 three times",
+       [] {
+         const Tensor big = zeros({1}).expand({int64_t{1} << 47});
+         stack({big, big, big});
+       },
+       "stack"},
       {"from_blob({INT64_MAX, 2})",
        [] {
          float data[4] = {};
