@@ -133,8 +133,11 @@ void register_device_backend(DeviceBackend* backend) {
 DeviceBackend& device_backend(const char* op) {
   if (DeviceBackend* backend = registered_backend.load(std::memory_order_acquire)) return *backend;
 #ifdef VMAP_HAVE_CUDA
-  (void)op;
-  return cuda_backend();
+  try {
+    return cuda_backend();
+  } catch (const Error& error) {  // no usable device: name the op the user called
+    fail(op, "no usable CUDA device (", error.what(), ")");
+  }
 #else
   fail(op, "CUDA tensors need the runtime built with CUDA (nvcc was not found at configure time)");
 #endif
@@ -199,7 +202,7 @@ void run_loop_on_device(const char* op, const StridedLoop& loop, Dtype out_dtype
 
 Tensor to_device(const Tensor& self, Device device) {
   const Tensor source = impl_of(self, "to").contiguous ? self : self.contiguous();
-  Tensor result = empty_tensor(source.sizes(), source.dtype(), device);
+  Tensor result = empty_tensor(source.sizes(), source.dtype(), device, "to");
   const size_t nbytes = static_cast<size_t>(source.numel() * source.element_size());
   if (nbytes > 0)
     device_backend("to").copy(result.raw_data(), device, source.raw_data(), source.device(),

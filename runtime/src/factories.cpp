@@ -7,6 +7,7 @@
 // Box-Muller on two such doubles; randint = low + w % (high - low). The values differ from
 // LibTorch's generator (same distributions, not the same streams).
 #include "internal.hpp"
+#include "../cuda/device_ops.hpp"
 
 #include <cmath>
 #include <mutex>
@@ -29,8 +30,8 @@ Generator& generator() {
   return instance;
 }
 
-Tensor filled(IntList sizes, Scalar value, Dtype dtype, Device device) {
-  Tensor result = detail::empty_tensor(sizes, dtype, device);
+Tensor filled(const char* op, IntList sizes, Scalar value, Dtype dtype, Device device) {
+  Tensor result = detail::empty_tensor(sizes, dtype, device, op);
   result.fill_(value);
   return result;
 }
@@ -38,8 +39,9 @@ Tensor filled(IntList sizes, Scalar value, Dtype dtype, Device device) {
 // Fills a new contiguous tensor element by element from draw(word_source), on the CPU and then
 // copied to `device` (as for arange and tensor: host code never writes device memory).
 template <class F>
-Tensor random_tensor(IntList sizes, Dtype dtype, Device device, F draw) {
-  Tensor result = detail::empty_tensor(sizes, dtype);
+Tensor random_tensor(const char* op, IntList sizes, Dtype dtype, Device device, F draw) {
+  if (device != kCPU) detail::device_backend(op);  // before drawing, not in to()
+  Tensor result = detail::empty_tensor(sizes, dtype, kCPU, op);
   auto& state = generator();
   std::lock_guard lock(state.mutex);
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
@@ -55,30 +57,33 @@ double uniform_double(std::mt19937_64& engine) { return static_cast<double>(engi
 }  // namespace
 
 Tensor zeros(IntList sizes, TensorOptions options) {
-  return filled(sizes, 0, options.dtype_or(kFloat32), options.device_or(kCPU));
+  return filled("zeros", sizes, 0, options.dtype_or(kFloat32), options.device_or(kCPU));
 }
 Tensor ones(IntList sizes, TensorOptions options) {
-  return filled(sizes, 1, options.dtype_or(kFloat32), options.device_or(kCPU));
+  return filled("ones", sizes, 1, options.dtype_or(kFloat32), options.device_or(kCPU));
 }
 Tensor full(IntList sizes, Scalar value, TensorOptions options) {
   const Dtype inferred = value.is_floating() ? kFloat32 : value.dtype();
-  return filled(sizes, value, options.dtype_or(inferred), options.device_or(kCPU));
+  return filled("full", sizes, value, options.dtype_or(inferred), options.device_or(kCPU));
 }
 Tensor empty(IntList sizes, TensorOptions options) {
-  return detail::empty_tensor(sizes, options.dtype_or(kFloat32), options.device_or(kCPU));
+  return detail::empty_tensor(sizes, options.dtype_or(kFloat32), options.device_or(kCPU), "empty");
 }
 Tensor zeros_like(const Tensor& self, TensorOptions options) {
-  return filled(self.sizes(), 0, options.dtype_or(self.dtype()), options.device_or(self.device()));
+  return filled("zeros_like", self.sizes(), 0, options.dtype_or(self.dtype()),
+                options.device_or(self.device()));
 }
 Tensor ones_like(const Tensor& self, TensorOptions options) {
-  return filled(self.sizes(), 1, options.dtype_or(self.dtype()), options.device_or(self.device()));
+  return filled("ones_like", self.sizes(), 1, options.dtype_or(self.dtype()),
+                options.device_or(self.device()));
 }
 Tensor full_like(const Tensor& self, Scalar value, TensorOptions options) {
-  return filled(self.sizes(), value, options.dtype_or(self.dtype()), options.device_or(self.device()));
+  return filled("full_like", self.sizes(), value, options.dtype_or(self.dtype()),
+                options.device_or(self.device()));
 }
 Tensor empty_like(const Tensor& self, TensorOptions options) {
   return detail::empty_tensor(self.sizes(), options.dtype_or(self.dtype()),
-                              options.device_or(self.device()));
+                              options.device_or(self.device()), "empty_like");
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
@@ -92,8 +97,10 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
     fail("arange", "upper bound and larger bound inconsistent with step sign (start ", start,
          ", end ", end, ", step ", step, ")");
   const double count = std::ceil((last - first) / increment);
-  if (count > double(int64_t{1} << 48)) fail("arange", "range too large: ", count, " elements");
-  Tensor result = detail::empty_tensor({static_cast<int64_t>(count)}, dtype);
+  if (!(count <= double(int64_t{1} << 48))) fail("arange", "range too large: ", count, " elements");
+  const Device device = options.device_or(kCPU);
+  if (device != kCPU) detail::device_backend("arange");  // before filling, not in to()
+  Tensor result = detail::empty_tensor({static_cast<int64_t>(count)}, dtype, kCPU, "arange");
   detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     // Hoisted: the accessors are out-of-line calls the compiler cannot lift from the loop.
     T* data = result.data_ptr<T>();
@@ -105,7 +112,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {
     }
     for (int64_t k = 0; k < numel; ++k) data[k] = static_cast<T>(first + static_cast<double>(k) * increment);
   });
-  return result.to(options.device_or(kCPU));
+  return result.to(device);
 }
 Tensor arange(Scalar start, Scalar end, TensorOptions options) {
   return arange(start, end, 1, options);
@@ -115,15 +122,17 @@ Tensor arange(Scalar end, TensorOptions options) { return arange(0, end, 1, opti
 Tensor rand(IntList sizes, TensorOptions options) {
   const Dtype dtype = options.dtype_or(kFloat32);
   if (!detail::is_floating(dtype)) fail("rand", "expected a floating dtype, got ", dtype);
-  return random_tensor(sizes, dtype, options.device_or(kCPU), [dtype](std::mt19937_64& engine) {
-    return dtype == kFloat32 ? static_cast<double>(engine() >> 40) * 0x1p-24 : uniform_double(engine);
-  });
+  return random_tensor("rand", sizes, dtype, options.device_or(kCPU),
+                       [dtype](std::mt19937_64& engine) {
+                         return dtype == kFloat32 ? static_cast<double>(engine() >> 40) * 0x1p-24
+                                                  : uniform_double(engine);
+                       });
 }
 
 Tensor randn(IntList sizes, TensorOptions options) {
   const Dtype dtype = options.dtype_or(kFloat32);
   if (!detail::is_floating(dtype)) fail("randn", "expected a floating dtype, got ", dtype);
-  return random_tensor(sizes, dtype, options.device_or(kCPU), [](std::mt19937_64& engine) {
+  return random_tensor("randn", sizes, dtype, options.device_or(kCPU), [](std::mt19937_64& engine) {
     const double u1 = 1.0 - uniform_double(engine);  // (0, 1]: log is finite
     const double u2 = uniform_double(engine);
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
@@ -135,7 +144,7 @@ Tensor randint(int64_t low, int64_t high, IntList sizes, TensorOptions options) 
     fail("randint", "random_ expects 'from' to be less than 'to', but got from=", low,
          " >= to=", high);
   const auto range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  return random_tensor(sizes, options.dtype_or(kInt64), options.device_or(kCPU),
+  return random_tensor("randint", sizes, options.dtype_or(kInt64), options.device_or(kCPU),
                        [low, range](std::mt19937_64& engine) {
                          return static_cast<int64_t>(static_cast<uint64_t>(low) + engine() % range);
                        });
@@ -153,6 +162,8 @@ void manual_seed(uint64_t seed) {
 Tensor from_blob(void* data, IntList sizes, TensorOptions options) {
   const Dtype dtype = options.dtype_or(kFloat32);
   const int64_t numel = detail::checked_numel("from_blob", sizes);
+  if (data == nullptr && numel > 0)
+    fail("from_blob", "null data pointer for a tensor of shape ", detail::shape_str(sizes));
   auto storage = detail::borrow_storage(data, static_cast<size_t>(numel * detail::element_size(dtype)),
                                         options.device_or(kCPU));
   return detail::make_tensor(std::move(storage), sizes, detail::contiguous_strides(sizes), 0, dtype);

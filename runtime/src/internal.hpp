@@ -126,8 +126,10 @@ struct PoolAllocator {
   bool operator==(const PoolAllocator<U>&) const { return true; }
 };
 
-// 64-byte aligned, reusing freed blocks of the same size class.
-std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device = kCPU);
+// 64-byte aligned, reusing freed blocks of the same size class. Out of memory is the error of
+// `op`, the op whose result it is.
+std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device = kCPU,
+                                          const char* op = "allocate");
 std::shared_ptr<Storage> borrow_storage(void* data, size_t nbytes, Device device = kCPU);
 // The allocator's statistics, for tests: blocks served from the cache vs fresh.
 struct AllocatorStats {
@@ -176,14 +178,17 @@ inline void note_op() {
 }
 
 Dims contiguous_strides(IntList sizes);
-int64_t checked_numel(const char* op, IntList sizes);  // rejects negative sizes
-// A new contiguous tensor (uninitialised).
-Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU);
-// An op's result tensor: the live ResultInto's destination when it fits (Note [Results into
+// The product of `sizes`, every size and shape arithmetic goes through: the error naming `op`
+// and the sizes when one is negative or the product overflows (or passes 2^48 elements).
+int64_t checked_numel(const char* op, IntList sizes);
+// A new contiguous tensor (uninitialised); errors (a bad shape, no usable device) name `op`,
+// the factory the user called.
+Tensor empty_tensor(IntList sizes, Dtype dtype, Device device = kCPU, const char* op = "empty");
+// `op`'s result tensor: the live ResultInto's destination when it fits (Note [Results into
 // a destination] in tensor.hpp) and overlaps none of `reads`, else empty_tensor. A pointwise
 // op's caller guarantees the overlap itself; an op that writes its result and then reads its
 // inputs again (a GEMM, a gather, linear's bias) names them in `reads`.
-Tensor result_tensor(IntList sizes, Dtype dtype, Device device,
+Tensor result_tensor(const char* op, IntList sizes, Dtype dtype, Device device,
                      std::initializer_list<const Tensor*> reads = {});
 // A tensor over `storage` (no copy).
 Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList strides,
@@ -469,7 +474,7 @@ Tensor elementwise(const char* op, const TensorRefs<sizeof...(In)>& inputs, F f,
     if (j == 0) shape.assign(sizes);
     else if (!(sizes == IntList(shape))) shape = broadcast_shapes(op, shape, sizes);
   }
-  Tensor out = result_tensor(shape, dtype_of<Out>, device);
+  Tensor out = result_tensor(op, shape, dtype_of<Out>, device);
   elementwise_into<Out, In...>(op, out, inputs, std::move(f), cost_per_element);
   return out;
 }

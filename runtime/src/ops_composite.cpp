@@ -57,6 +57,7 @@ Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim) {
   const Tensor x = detail::is_floating(detail::impl_of(self, "logsumexp").dtype)
                        ? self
                        : self.to(kFloat32);
+  for (int64_t dim : dims) detail::wrap_dim("logsumexp", dim, x.dim());  // not amax's error
   // Shifted by the maximum, except where it is infinite (all -inf, or an inf present).
   const Tensor maximum = amax(x, dims, true);
   const Tensor shift =

@@ -123,7 +123,7 @@ template <class Index>
 // Into the live ResultInto's destination when it fits (Note [Results into a destination] in
 // tensor.hpp).
 Tensor indexed_copy(const IndexedCopy& copy, const Tensor& self, const Tensor& index) {
-  Tensor out = result_tensor(copy.out_sizes, self.dtype(), self.device(), {&self, &index});
+  Tensor out = result_tensor(copy.op, copy.out_sizes, self.dtype(), self.device(), {&self, &index});
   visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
     visit_dtype(index.dtype(), [&]<class Index>(std::type_identity<Index>) {
       if constexpr (std::is_same_v<Index, int32_t> || std::is_same_v<Index, int64_t>) {

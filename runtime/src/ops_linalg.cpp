@@ -246,7 +246,7 @@ Dims product_sizes(const Tensor& a, const Tensor& b) {
 // The product in a new tensor, or in the live ResultInto's destination (Note [Results into a
 // destination] in tensor.hpp).
 Tensor product(const char* op, const Tensor& a, const Tensor& b) {
-  const Tensor out = result_tensor(product_sizes(a, b), a.dtype(), a.device(), {&a, &b});
+  const Tensor out = result_tensor(op, product_sizes(a, b), a.dtype(), a.device(), {&a, &b});
   product_into(op, a, b, out);
   return out;
 }
@@ -299,14 +299,15 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (a_rank == 0 || b_rank == 0)
     fail("matmul", "both arguments to matmul need to be at least 1D, but they are ", a_rank,
          "D and ", b_rank, "D");
+  // Checked here, not in dot/mv/mm, so that the error names matmul.
+  detail::check_inner("matmul", self, other, self.size(-1), other.size(b_rank == 1 ? 0 : -2));
   if (a_rank == 1 && b_rank == 1) return dot(self, other);
   if (a_rank == 2 && b_rank == 1) return mv(self, other);
-  if (a_rank == 2 && b_rank == 2) return mm(self, other);
+  if (a_rank == 2 && b_rank == 2) return detail::product("matmul", self, other);
   // Vectors become matrices ([K] -> [1, K] on the left, [K, 1] on the right), batch dims
   // broadcast, and the added dims are dropped from the result.
   const Tensor a = a_rank == 1 ? self.unsqueeze(0) : self;
   const Tensor b = b_rank == 1 ? other.unsqueeze(1) : other;
-  detail::check_inner("matmul", self, other, a.size(-1), b.size(-2));
   const detail::IntList a_batch(a.sizes().data(), a.dim() - 2);
   const detail::IntList b_batch(b.sizes().data(), b.dim() - 2);
   std::vector<int64_t> shape =
@@ -344,7 +345,7 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   if (has_bias && !detail::broadcastable_to(bias->sizes(), sizes))
     fail("linear", "bias of shape ", bias->sizes(), " does not broadcast to the output shape ",
          detail::IntList(sizes));
-  const Tensor out = detail::result_tensor(sizes, input.dtype(), input.device(),
+  const Tensor out = detail::result_tensor("linear", sizes, input.dtype(), input.device(),
                                            {&input, &weight, has_bias ? &*bias : nullptr});
   if (has_bias) out.copy_(*bias);
   detail::product_into("linear", input.reshape({rows, inner}), weight_t,

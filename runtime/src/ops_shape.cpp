@@ -73,7 +73,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     if (!reference && !detail::skipped_by_cat(t)) reference = &t;
   }
   const Device device = tensors.front().device();
-  if (!reference) return detail::empty_tensor(detail::IntList{0}, dtype, device);
+  if (!reference) return detail::empty_tensor(detail::IntList{0}, dtype, device, op);
   const int64_t rank = reference->dim();
   const int64_t wrapped = detail::wrap_dim(op, dim, rank);
   std::vector<int64_t> shape = reference->sizes().vec();
@@ -88,10 +88,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
         fail(op, "Sizes of tensors must match except in dimension ", wrapped, ". Expected size ",
              reference->size(d), " but got size ", t.size(d), " for tensor number ", i,
              " in the list.");
-    shape[wrapped] += t.size(wrapped);
+    if (__builtin_add_overflow(shape[wrapped], t.size(wrapped), &shape[wrapped]))
+      fail(op, "the concatenated size of dim ", wrapped, " overflows");
   }
   // The copies go through copy_, so CUDA tensors concatenate on their device.
-  Tensor out = detail::empty_tensor(shape, dtype, device);
+  Tensor out = detail::empty_tensor(shape, dtype, device, op);
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     if (detail::skipped_by_cat(t)) continue;
@@ -116,6 +117,9 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
            " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
     unsqueezed.push_back(tensors[i].unsqueeze(wrapped));
   }
+  detail::Dims stacked(first.sizes());
+  stacked.insert(wrapped, static_cast<int64_t>(tensors.size()));
+  detail::checked_numel(op, stacked);  // else cat's error
   return cat(unsqueezed, wrapped);
 }
 

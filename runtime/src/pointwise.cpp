@@ -46,7 +46,9 @@ To convert(From value) {
 // An operand: a tensor (borrowed for the call, not copied: refcounts are the bulk of a small
 // op's cost), or a C++ number (an ATen "wrapped number").
 struct Arg {
-  Arg(const Tensor& tensor) : tensor(&tensor), operand(detail::operand_of(tensor)) {}
+  // An undefined tensor gets no operand: promote() then fails naming the op.
+  Arg(const Tensor& tensor)
+      : tensor(&tensor), operand(tensor.defined() ? detail::operand_of(tensor) : Operand{}) {}
   Arg(Scalar number) : number(number), operand(detail::operand_of(number)) {}
   // The operand as a tensor of `dtype`: the tensor itself when it has that dtype, else a
   // converted copy that lives as long as this Arg.
@@ -61,7 +63,10 @@ struct Arg {
   mutable Tensor converted;
 };
 
-Dtype promote(const Arg& a, const Arg& b) {
+// The operands' common dtype; the error naming `name` when either is an undefined tensor.
+Dtype promote(const char* name, const Arg& a, const Arg& b) {
+  if (a.tensor) detail::impl_of(*a.tensor, name);
+  if (b.tensor) detail::impl_of(*b.tensor, name);
   if (a.tensor && b.tensor && a.operand.dtype == b.operand.dtype) return a.operand.dtype;
   return detail::result_type({a.operand, b.operand});
 }
@@ -78,12 +83,12 @@ Tensor binary(const char* name, const Arg& a, const Arg& b, Op op, Dtype dtype) 
 }
 template <class Op>
 Tensor binary(const char* name, const Arg& a, const Arg& b, Op op) {
-  return binary(name, a, b, op, promote(a, b));
+  return binary(name, a, b, op, promote(name, a, b));
 }
 
 template <class Op>
 Tensor compare(const char* name, const Arg& a, const Arg& b, Op op) {
-  const Dtype dtype = promote(a, b);
+  const Dtype dtype = promote(name, a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     return elementwise<bool, T, T>(name, {&a.as(dtype), &b.as(dtype)}, op);
   });
@@ -98,6 +103,7 @@ template <class Op>
 const Tensor& binary_in_place(const char* name, const Tensor& self, const Arg& other, Op op,
                               bool true_division = false) {
   detail::check_writable(name, self);
+  if (other.tensor) detail::impl_of(*other.tensor, name);
   detail::note_op();
   Dtype dtype = detail::result_type({detail::operand_of(self), other.operand});
   if (true_division) dtype = floating_or_default(dtype);
@@ -148,7 +154,7 @@ Tensor unary_op(const char* name, const Tensor& self, Domain domain, int64_t cos
 
 template <class F>
 Tensor binary_op(const char* name, const Arg& a, const Arg& b, Domain domain) {
-  Dtype dtype = promote(a, b);
+  Dtype dtype = promote(name, a, b);
   if (domain == Domain::float_math) dtype = floating_or_default(dtype);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) -> Tensor {
     if constexpr (!functors::accepts_type<F, T>()) {
@@ -172,7 +178,7 @@ void check_subtraction(const char* name, const Arg& a, const Arg& b) {
 }
 
 Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, bool subtract) {
-  const Dtype dtype = promote(a, b);
+  const Dtype dtype = promote(name, a, b);
   if (alpha.is_floating() && !detail::is_floating(dtype))
     fail(name, "for integral input tensors, argument alpha must not be a floating point number");
   if (subtract) check_subtraction(name, a, b);
@@ -191,7 +197,7 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
 }
 
 Tensor true_divide(const Arg& a, const Arg& b) {
-  return binary("div", a, b, DivOp{}, floating_or_default(promote(a, b)));
+  return binary("div", a, b, DivOp{}, floating_or_default(promote("div", a, b)));
 }
 
 // Note [pow strength reduction]
@@ -244,7 +250,7 @@ std::optional<Tensor> reduced_power(const Tensor& x, double e) {
 }
 
 Tensor power(const Arg& base, const Arg& exponent) {
-  const Dtype dtype = promote(base, exponent);
+  const Dtype dtype = promote("pow", base, exponent);
   if (exponent.number && detail::is_integral(dtype) && exponent.number->to_int64() < 0)
     fail("pow", "integers to negative integer powers are not allowed (exponent ",
          exponent.number->to_int64(), ")");
@@ -279,7 +285,7 @@ Tensor where_args(const Tensor& condition, const Arg& a, const Arg& b) {
   if (detail::impl_of(condition, "where").dtype != kBool)
     fail("where", "expected condition to be a boolean tensor, but got a tensor with dtype ",
          condition.dtype());
-  const Dtype dtype = promote(a, b);
+  const Dtype dtype = promote("where", a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     return elementwise<T, bool, T, T>("where", {condition, a.as(dtype), b.as(dtype)},
                                       functors::Where{});
@@ -287,7 +293,7 @@ Tensor where_args(const Tensor& condition, const Arg& a, const Arg& b) {
 }
 
 Tensor bitwise(const char* name, const Tensor& a, const Tensor& b, bool is_and) {
-  const Dtype dtype = promote(a, b);
+  const Dtype dtype = promote(name, a, b);
   if (detail::is_floating(dtype)) fail(name, "not implemented for '", dtype, "'");
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if constexpr (std::is_floating_point_v<T>) return Tensor();  // rejected above
@@ -565,7 +571,7 @@ bool equal(const Tensor& self, const Tensor& other) {
 namespace detail {
 
 Tensor div_trunc(const Tensor& a, const Tensor& b) {
-  Dtype dtype = promote(a, b);
+  Dtype dtype = promote("div_trunc", a, b);
   if (dtype == kBool) dtype = kInt64;  // C++ promotes bool operands to int
   if (is_floating(dtype)) return binary("div_trunc", a, b, DivOp{}, dtype);
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
@@ -580,7 +586,7 @@ Tensor div_trunc(const Tensor& a, const Tensor& b) {
 }
 
 Tensor remainder_trunc(const Tensor& a, const Tensor& b) {
-  Dtype dtype = promote(a, b);
+  Dtype dtype = promote("remainder_trunc", a, b);
   if (dtype == kBool) dtype = kInt64;
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const Tensor divisor = b.to(dtype);

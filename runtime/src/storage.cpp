@@ -91,7 +91,7 @@ void bump(std::atomic<int64_t>& counter) {
 
 class CachingAllocator {
  public:
-  void* allocate(size_t nbytes) {
+  void* allocate(size_t nbytes, const char* op) {
     const size_t size = size_class(nbytes);
     if (std::vector<void*>* blocks = thread_data_blocks(size).blocks; blocks && !blocks->empty()) {
       void* block = blocks->back();
@@ -118,7 +118,7 @@ class CachingAllocator {
       release_cache();
       block = std::aligned_alloc(alignment, size);
     }
-    if (block == nullptr) fail("allocate", "out of memory allocating ", nbytes, " bytes");
+    if (block == nullptr) fail(op, "out of memory allocating ", nbytes, " bytes");
     return block;
   }
 
@@ -223,10 +223,10 @@ Storage::~Storage() {
   else allocator().release(data, nbytes);
 }
 
-std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device) {
+std::shared_ptr<Storage> allocate_storage(size_t nbytes, Device device, const char* op) {
   auto storage = std::allocate_shared<Storage>(PoolAllocator<Storage>());
-  storage->data = device == kCPU ? allocator().allocate(nbytes)
-                                 : device_backend("allocate").allocate(nbytes);
+  storage->data = device == kCPU ? allocator().allocate(nbytes, op)
+                                 : device_backend(op).allocate(nbytes);
   storage->nbytes = nbytes;
   storage->device = device;
   return storage;

@@ -97,10 +97,10 @@ Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList stri
 }
 
 // The hot path of every op's result: numel is known and the layout contiguous (no refresh).
-Tensor empty_tensor(IntList sizes, Dtype dtype, Device device) {
-  const int64_t numel = checked_numel("empty", sizes);
-  auto impl = new_impl(allocate_storage(static_cast<size_t>(numel * element_size(dtype)), device),
-                       sizes, 0, dtype);
+Tensor empty_tensor(IntList sizes, Dtype dtype, Device device, const char* op) {
+  const int64_t numel = checked_numel(op, sizes);
+  const auto nbytes = static_cast<size_t>(numel * element_size(dtype));  // numel <= 2^48
+  auto impl = new_impl(allocate_storage(nbytes, device, op), sizes, 0, dtype);
   impl->strides = contiguous_strides(sizes);
   impl->numel = numel;
   impl->contiguous = true;
@@ -116,7 +116,7 @@ ResultInto::ResultInto(const Tensor& destination) : outer_(result_destination) {
 }
 ResultInto::~ResultInto() { result_destination = outer_; }
 
-Tensor result_tensor(IntList sizes, Dtype dtype, Device device,
+Tensor result_tensor(const char* op, IntList sizes, Dtype dtype, Device device,
                      std::initializer_list<const Tensor*> reads) {
   if (const Tensor* into = result_destination) {
     const TensorImpl& impl = impl_of(*into);
@@ -128,7 +128,7 @@ Tensor result_tensor(IntList sizes, Dtype dtype, Device device,
       return *into;
     }
   }
-  return empty_tensor(sizes, dtype, device);
+  return empty_tensor(sizes, dtype, device, op);
 }
 
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset) {
@@ -165,6 +165,7 @@ Dims broadcast_shapes(const char* op, IntList a, IntList b) {
            shape_str(b));
     result[rank - 1 - i] = size_a == 1 ? size_b : size_a;
   }
+  checked_numel(op, result);  // two expanded views can broadcast to more than int64 elements
   return result;
 }
 

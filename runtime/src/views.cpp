@@ -17,21 +17,21 @@ using detail::wrap_dim;
 
 int64_t rank_of(const detail::TensorImpl& impl) { return static_cast<int64_t>(impl.sizes.size()); }
 
-// Resolves one -1 in `shape` against numel.
+// Resolves one -1 in `shape` against numel. The product of the other sizes is overflow-checked
+// before anything divides by it.
 Dims infer_size(const char* op, IntList shape, int64_t numel) {
   Dims result(shape);
   std::optional<size_t> inferred;
-  int64_t product = 1;
   for (size_t d = 0; d < shape.size(); ++d) {
     if (shape[d] == -1) {
       if (inferred) fail(op, "only one dimension can be inferred in shape ", shape_str(shape));
       inferred = d;
+      result[d] = 1;
     } else if (shape[d] < 0) {
       fail(op, "invalid shape dimension ", shape[d], " in shape ", shape_str(shape));
-    } else {
-      product *= shape[d];
     }
   }
+  const int64_t product = detail::checked_numel(op, result);
   const bool fits = inferred ? product != 0 && numel % product == 0 : product == numel;
   if (!fits) fail(op, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
   if (inferred) result[*inferred] = numel / product;
@@ -116,7 +116,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   if (start < -size || start > size)
     fail("narrow", "start ", start, " out of range for dim ", dim, " of size ", size);
   if (start < 0) start += size;
-  if (length < 0 || start + length > size)
+  if (length < 0 || length > size - start)  // start + length could overflow
     fail("narrow", "start (", start, ") + length (", length, ") exceeds dimension size (", size,
          ") of dim ", dim);
   Dims sizes = impl.sizes;
@@ -193,6 +193,7 @@ Tensor expand(const Tensor& self, IntList target) {
     sizes[d] = size;
     strides[d] = 0;
   }
+  detail::checked_numel("expand", sizes);  // the view's numel must not overflow
   return detail::make_view(self, sizes, strides, impl.offset);
 }
 

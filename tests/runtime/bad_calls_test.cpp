@@ -1,0 +1,318 @@
+// The bad-call table (issue 18): calls a LibTorch user could write by mistake, from every op
+// family (shapes that do not broadcast, bad dims, out-of-range indices, wrong dtypes, sizes
+// whose products overflow int64, null blobs, undefined tensors). Each must throw vmap::Error
+// whose message starts with the op the user called, never succeed with an overflowed size
+// (and then read or write out of bounds) nor crash. The sanitized build runs it too.
+#include "test_util.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+
+using namespace vmap;
+using vmap_test::error_of;
+
+namespace {
+
+constexpr int64_t huge = std::numeric_limits<int64_t>::max();
+
+// Expanded views: many elements, no memory.
+Tensor column(int64_t rows, Dtype dtype = kFloat32) {
+  return zeros({1, 1}, dtype).expand({rows, 1});
+}
+Tensor row(int64_t columns) { return zeros({1, 1}).expand({1, columns}); }
+
+struct BadCall {
+  const char* description;
+  std::function<void()> call;
+  const char* op;  // the message must start with "<op>: "
+};
+
+void expect_error_naming_op(const BadCall& row) {
+  SCOPED_TRACE(row.description);
+  const std::string message = error_of(row.call);
+  ASSERT_FALSE(message.empty()) << "no vmap::Error";
+  EXPECT_EQ(message.rfind(std::string(row.op) + ": ", 0), 0u) << message;
+}
+
+TEST(BadCalls, PointwiseShapesThatDoNotBroadcast) {
+  const Tensor a = zeros({2, 3}), b = zeros({4}), i = zeros({2, 3}, kInt64);
+  const BadCall rows[] = {
+      {"a + b", [&] { a + b; }, "add"},
+      {"add(a, b)", [&] { add(a, b); }, "add"},
+      {"a - b", [&] { a - b; }, "sub"},
+      {"a * b", [&] { a * b; }, "mul"},
+      {"a / b", [&] { a / b; }, "div"},
+      {"a += b", [&] { Tensor c = a.clone(); c += b; }, "add_"},
+      {"a < b", [&] { a < b; }, "lt"},
+      {"maximum(a, b)", [&] { maximum(a, b); }, "maximum"},
+      {"where(a > 0, a, b)", [&] { where(a > 0, a, b); }, "where"},
+      {"pow(a, b)", [&] { pow(a, b); }, "pow"},
+      {"int % int by zero", [&] { i % zeros({2, 3}, kInt64); }, "remainder"},
+      {"masked_fill mask shape", [&] { masked_fill(a, zeros({4}, kBool), 1.0); }, "masked_fill"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, UndefinedTensors) {
+  const Tensor undefined, t = ones({3});
+  const BadCall rows[] = {
+      {"Tensor() + t", [&] { undefined + t; }, "add"},
+      {"t + Tensor()", [&] { t + undefined; }, "add"},
+      {"Tensor() * 2", [&] { undefined * 2; }, "mul"},
+      {"t - Tensor()", [&] { t - undefined; }, "sub"},
+      {"Tensor() < t", [&] { undefined < t; }, "lt"},
+      {"t += Tensor()", [&] { Tensor c = t.clone(); c += undefined; }, "add_"},
+      {"sum(Tensor())", [&] { sum(undefined); }, "sum"},
+      {"Tensor().sqrt()", [&] { undefined.sqrt(); }, "sqrt"},
+      {"mm(Tensor(), t)", [&] { mm(undefined, t); }, "mm"},
+      {"cat({t, Tensor()})", [&] { cat({t, undefined}); }, "cat"},
+      {"Tensor().view({3})", [&] { undefined.view({3}); }, "view"},
+      {"Tensor()[0]", [&] { undefined[0]; }, "select"},
+      {"Tensor().item()", [&] { undefined.item(); }, "item"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, Reductions) {
+  const Tensor a = zeros({2, 3});
+  const BadCall rows[] = {
+      {"sum dim 2", [&] { sum(a, 2); }, "sum"},
+      {"sum dim -3", [&] { a.sum(-3); }, "sum"},
+      {"mean dim 5", [&] { mean(a, 5); }, "mean"},
+      {"mean of ints", [&] { mean(zeros({3}, kInt64)); }, "mean"},
+      {"amax dim 2", [&] { amax(a, 2); }, "amax"},
+      {"argmax dim 9", [&] { argmax(a, 9); }, "argmax"},
+      {"softmax dim 2", [&] { softmax(a, 2); }, "softmax"},
+      {"log_softmax dim -3", [&] { log_softmax(a, -3); }, "log_softmax"},
+      {"cumsum dim 2", [&] { cumsum(a, 2); }, "cumsum"},
+      {"logsumexp dim 3", [&] { logsumexp(a, 3); }, "logsumexp"},
+      {"amax of empty", [&] { amax(zeros({0}), 0); }, "amax"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, ViewsWithBadDims) {
+  const Tensor a = zeros({2, 3});
+  const BadCall rows[] = {
+      {"narrow dim 2", [&] { a.narrow(2, 0, 1); }, "narrow"},
+      {"narrow past the end", [&] { narrow(a, 1, 2, 2); }, "narrow"},
+      {"narrow negative length", [&] { a.narrow(1, 0, -1); }, "narrow"},
+      {"select index 3", [&] { a.select(1, 3); }, "select"},
+      {"a[5]", [&] { a[5]; }, "select"},
+      {"select of 0-d", [&] { zeros({}).select(0, 0); }, "select"},
+      {"expand smaller rank", [&] { a.expand({3}); }, "expand"},
+      {"expand mismatch", [&] { a.expand({4, 3}); }, "expand"},
+      {"expand negative", [&] { a.expand({-2, 3}); }, "expand"},
+      {"reshape wrong numel", [&] { a.reshape({4, 2}); }, "reshape"},
+      {"reshape two -1", [&] { a.reshape({-1, -1}); }, "reshape"},
+      {"view wrong numel", [&] { a.view({7}); }, "view"},
+      {"view -2", [&] { a.view({-2, 3}); }, "view"},
+      {"view of a transpose", [&] { a.t().view({6}); }, "view"},
+      {"permute too few", [&] { a.permute({0}); }, "permute"},
+      {"permute repeat", [&] { permute(a, {0, 0}); }, "permute"},
+      {"transpose dim 2", [&] { a.transpose(0, 2); }, "transpose"},
+      {"t of 3-d", [&] { zeros({2, 2, 2}).t(); }, "t"},
+      {"squeeze dim 2", [&] { a.squeeze(2); }, "squeeze"},
+      {"unsqueeze dim 4", [&] { a.unsqueeze(4); }, "unsqueeze"},
+      {"movedim dim 3", [&] { movedim(a, 3, 0); }, "movedim"},
+      {"flatten dims reversed", [&] { a.flatten(1, 0); }, "flatten"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Sizes whose products or sums overflow int64 must be refused, not wrapped.
+TEST(BadCalls, OverflowingSizes) {
+  const Tensor a = zeros({4}), m = zeros({2, 3});
+  const BadCall rows[] = {
+      {"narrow(0, 1, INT64_MAX)", [&] { a.narrow(0, 1, huge); }, "narrow"},
+      {"narrow(0, 4, INT64_MAX)", [&] { narrow(a, 0, 4, huge); }, "narrow"},
+      {"narrow(0, -1, INT64_MAX)", [&] { a.narrow(0, -1, huge); }, "narrow"},
+      {"expand({INT64_MAX, 4})", [&] { a.expand({huge, 4}); }, "expand"},
+      {"expand({2^32, 2^32, 4})", [&] { a.expand({int64_t{1} << 32, int64_t{1} << 32, 4}); },
+       "expand"},
+      {"expand({INT64_MAX, 2, 3})", [&] { m.expand({huge, 2, 3}); }, "expand"},
+      {"reshape({-1, INT64_MAX, 2})", [&] { m.reshape({-1, huge, 2}); }, "reshape"},
+      {"view({INT64_MAX, 2, -1})", [&] { m.view({huge, 2, -1}); }, "view"},
+      {"view({2^62, 4})", [&] { m.view({int64_t{1} << 62, 4}); }, "view"},
+      {"reshape of empty to huge", [&] { zeros({0}).reshape({huge, 2, 0}); }, "reshape"},
+      {"zeros({INT64_MAX, 2})", [] { zeros({huge, 2}); }, "zeros"},
+      {"ones({2^32, 2^32})", [] { ones({int64_t{1} << 32, int64_t{1} << 32}); }, "ones"},
+      {"empty({INT64_MAX, 2})", [] { empty({huge, 2}); }, "empty"},
+      {"full({INT64_MAX, 3}, 1)", [] { full({huge, 3}, 1.0); }, "full"},
+      {"rand({INT64_MAX, 2})", [] { rand({huge, 2}); }, "rand"},
+      {"randn({2^40, 2^40})", [] { randn({int64_t{1} << 40, int64_t{1} << 40}); }, "randn"},
+      {"randint(5, {INT64_MAX, 2})", [] { randint(5, {huge, 2}); }, "randint"},
+      {"arange(INT64_MAX)", [] { arange(huge); }, "arange"},
+      {"arange(-2^62, 2^62)", [] { arange(-(int64_t{1} << 62), int64_t{1} << 62); }, "arange"},
+      {"arange(0, 1, 1e-300)", [] { arange(0.0, 1.0, 1e-300); }, "arange"},
+      {"column + row of 2^40 each", [] { column(int64_t{1} << 40) + row(int64_t{1} << 40); },
+       "add"},
+      {"where broadcast of 2^40 x 2^40",
+       [] { where(column(int64_t{1} << 40, kBool), 1.0, row(int64_t{1} << 40)); }, "where"},
+      {"mm of expanded 2^30 x 2^30",
+       [] { mm(column(int64_t{1} << 30), row(int64_t{1} << 30)); }, "mm"},
+      {"matmul of expanded 2^30 x 2^30",
+       [] { matmul(column(int64_t{1} << 30), row(int64_t{1} << 30)); }, "matmul"},
+      {"bmm of expanded 2^20 x 2^20 x 2^20",
+       [] {
+         bmm(zeros({1, 1, 1}).expand({int64_t{1} << 20, int64_t{1} << 20, 1}),
+             zeros({1, 1, 1}).expand({int64_t{1} << 20, 1, int64_t{1} << 20}));
+       },
+       "bmm"},
+      {"cat of expanded 2^47 three times",
+       [] {
+         const Tensor big = zeros({1}).expand({int64_t{1} << 47});
+         cat({big, big, big});
+       },
+       "cat"},
+      {"stack of expanded 2^47 three times",
+       [] {
+         const Tensor big = zeros({1}).expand({int64_t{1} << 47});
+         stack({big, big, big});
+       },
+       "stack"},
+      {"from_blob({INT64_MAX, 2})",
+       [] {
+         float data[4] = {};
+         from_blob(data, {huge, 2});
+       },
+       "from_blob"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, NegativeSizes) {
+  const BadCall rows[] = {
+      {"zeros({-1})", [] { zeros({-1}); }, "zeros"},
+      {"ones({2, -3})", [] { ones({2, -3}); }, "ones"},
+      {"empty({-5})", [] { empty({-5}); }, "empty"},
+      {"full({-2}, 3)", [] { full({-2}, 3); }, "full"},
+      {"rand({-1})", [] { rand({-1}); }, "rand"},
+      {"randn({3, -1})", [] { randn({3, -1}); }, "randn"},
+      {"randint(0, 5, {-1})", [] { randint(0, 5, {-1}); }, "randint"},
+      {"from_blob({-1})",
+       [] {
+         float data[1] = {};
+         from_blob(data, {-1});
+       },
+       "from_blob"},
+      {"arange(5, 0)", [] { arange(5, 0); }, "arange"},
+      {"arange step 0", [] { arange(0, 5, 0); }, "arange"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, FromBlobNull) {
+  const BadCall rows[] = {
+      {"from_blob(nullptr, {3})", [] { from_blob(nullptr, {3}); }, "from_blob"},
+      {"from_blob(nullptr, {2, 2}, kInt64)", [] { from_blob(nullptr, {2, 2}, kInt64); },
+       "from_blob"},
+      {"from_blob(nullptr, {}) (a 0-d tensor holds one element)", [] { from_blob(nullptr, {}); },
+       "from_blob"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+  // Nothing to read: an empty shape over a null pointer is fine (as in LibTorch).
+  EXPECT_EQ(from_blob(nullptr, {0}).numel(), 0);
+  EXPECT_EQ(from_blob(nullptr, {3, 0}).sum().item<float>(), 0.0f);
+}
+
+TEST(BadCalls, Indexing) {
+  const Tensor a = arange(6.0).view({2, 3});
+  const Tensor index = tensor({0, 3});
+  const BadCall rows[] = {
+      {"index_select index 3", [&] { index_select(a, 1, index); }, "index_select"},
+      {"index_select index -1", [&] { a.index_select(0, tensor({-1})); }, "index_select"},
+      {"index_select float index", [&] { index_select(a, 0, tensor({0.0f})); }, "index_select"},
+      {"index_select dim 2", [&] { index_select(a, 2, tensor({0})); }, "index_select"},
+      {"index_select 2-d index", [&] { index_select(a, 0, zeros({1, 1}, kInt64)); },
+       "index_select"},
+      {"gather index 3", [&] { gather(a, 1, tensor({{0, 3}})); }, "gather"},
+      {"gather index -1", [&] { a.gather(1, tensor({{-1}})); }, "gather"},
+      {"gather float index", [&] { gather(a, 1, zeros({2, 1})); }, "gather"},
+      {"gather rank mismatch", [&] { gather(a, 1, tensor({0})); }, "gather"},
+      {"gather dim 2", [&] { gather(a, 2, zeros({2, 1}, kInt64)); }, "gather"},
+      {"masked_fill float mask", [&] { masked_fill(a, zeros({2, 3}), 1.0); }, "masked_fill"},
+      {"where float condition", [&] { where(zeros({2, 3}), a, a); }, "where"},
+      {"item of 6 elements", [&] { a.item(); }, "item"},
+      {"data_ptr wrong type", [&] { a.data_ptr<int64_t>(); }, "data_ptr"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, Linalg) {
+  const Tensor m23 = zeros({2, 3}), m43 = zeros({4, 3}), v3 = zeros({3}), v4 = zeros({4});
+  const BadCall rows[] = {
+      {"mm inner mismatch", [&] { mm(m23, m43); }, "mm"},
+      {"mm 1-d", [&] { m23.mm(v3); }, "mm"},
+      {"matmul inner mismatch", [&] { matmul(m23, m43); }, "matmul"},
+      {"matmul vector mismatch", [&] { v4.matmul(m23); }, "matmul"},
+      {"matmul 0-d", [&] { matmul(zeros({}), m23); }, "matmul"},
+      {"bmm 2-d", [&] { bmm(m23, m43); }, "bmm"},
+      {"bmm batch mismatch", [&] { bmm(zeros({2, 2, 3}), zeros({3, 3, 2})); }, "bmm"},
+      {"bmm inner mismatch", [&] { zeros({2, 2, 3}).bmm(zeros({2, 4, 2})); }, "bmm"},
+      {"dot lengths", [&] { dot(v3, v4); }, "dot"},
+      {"dot 2-d", [&] { v3.dot(m23); }, "dot"},
+      {"dot dtypes", [&] { dot(v3, zeros({3}, kInt64)); }, "dot"},
+      {"mv mismatch", [&] { mv(m23, v4); }, "mv"},
+      {"linear weight mismatch", [&] { linear(m23, zeros({2, 4})); }, "linear"},
+      {"linear bias mismatch", [&] { linear(m23, m43, v3); }, "linear"},
+      {"mm dtypes", [&] { mm(m23, zeros({3, 2}, kFloat64)); }, "mm"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, CatAndStack) {
+  const Tensor a = zeros({2, 3}), b = zeros({2, 4});
+  const BadCall rows[] = {
+      {"cat dim 0 mismatch", [&] { cat({a, b}); }, "cat"},
+      {"cat dim 2", [&] { cat({a, a}, 2); }, "cat"},
+      {"cat rank mismatch", [&] { cat({a, zeros({3})}, 0); }, "cat"},
+      {"cat empty list", [] { cat({}); }, "cat"},
+      {"stack shapes", [&] { stack({a, b}); }, "stack"},
+      {"stack dim 4", [&] { stack({a, a}, 4); }, "stack"},
+      {"stack empty list", [] { stack({}); }, "stack"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, Dtypes) {
+  const Tensor f = zeros({3}), i = zeros({3}, kInt64), b = zeros({3}, kBool);
+  const BadCall rows[] = {
+      {"bool - bool", [&] { b - b; }, "sub"},
+      {"-bool", [&] { -b; }, "neg"},
+      {"int += float", [&] { Tensor c = i.clone(); c += f; }, "add_"},
+      {"int *= 0.5", [&] { Tensor c = i.clone(); c *= 0.5; }, "mul_"},
+      {"float & float", [&] { f & f; }, "bitwise_and"},
+      {"rand of ints", [] { rand({2}, kInt64); }, "rand"},
+      {"randn of bools", [] { randn({2}, kBool); }, "randn"},
+      {"add alpha float on ints", [&] { add(i, i, 0.5); }, "add"},
+      {"int % float-zero", [&] { i % 0; }, "remainder"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, WritesIntoExpandedViews) {
+  const Tensor a = zeros({1, 3});
+  const BadCall rows[] = {
+      {"expanded += 1", [&] { Tensor e = a.expand({4, 3}); e += 1; }, "add_"},
+      {"expanded.fill_", [&] { a.expand({4, 3}).fill_(2); }, "fill_"},
+      {"expanded.copy_", [&] { a.expand({4, 3}).copy_(ones({4, 3})); }, "copy_"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+TEST(BadCalls, Devices) {
+  const Tensor a = zeros({3});
+  if (error_of([&] { a.to(kCUDA); }).empty())
+    GTEST_SKIP() << "a CUDA device is present: to(kCUDA) succeeds";
+  const BadCall rows[] = {
+      {"to(kCUDA)", [&] { a.to(kCUDA); }, "to"},
+      {"zeros on kCUDA", [] { zeros({3}, kCUDA); }, "zeros"},
+      {"arange on kCUDA", [] { arange(3, kCUDA); }, "arange"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+}  // namespace
