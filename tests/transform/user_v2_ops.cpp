@@ -80,8 +80,8 @@ int main() {
 // CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 28
 // CHECK: vb::at(masked, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a + b +
 // CHECK-LABEL: void v2_more(
-// CHECK: vb::at(activations, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return vb::gelu(a) + vb::gelu(a * 2, b) + vb::softplus(a) + vb::softplus(c, 2, 1); }, vb::at(x, i), "tanh", vb::at(y, i));  // line 41
-// CHECK: vb::at(quotients, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d, const auto& nullopt) { return vb::div(a * 5, b, c) + a.div(b + 3, d) +
-// CHECK: vb::at(int_quotients, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& m) { return vb::div(a, 4, b) + a.div(a.abs() + 1, c) + a % 5 +
-// CHECK: vb::at(percents, i) = vb::fused([](const auto& a, const auto& b) { return a * 7 % 2.5 + b % a + a % b.abs(); }, vb::at(x, i), vb::at(y, i));  // line 47
+// CHECK: vb::at(activations, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d) { return a + b + c + d; }, vb::gelu(vb::at(x, i)), vb::gelu(vb::at(x, i) * 2, "tanh"), vb::softplus(vb::at(x, i)), vb::softplus(vb::at(y, i), 2, 1));  // line 41
+// CHECK: vb::at(quotients, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d) { return a + b +
+// CHECK: vb::at(int_quotients, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
+// CHECK: vb::at(percents, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a + b + c; }, vb::at(x, i) * 7 % 2.5, vb::at(y, i) % vb::at(x, i), vb::at(x, i) % vb::at(y, i).abs());  // line 47
 // CHECK-NOT: per_example
