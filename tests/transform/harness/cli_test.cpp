@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 namespace {
 
@@ -541,6 +542,15 @@ TEST_F(OutputFiles, FifoIsRefusedWithoutBlocking) {
 
 TEST_F(OutputFiles, DevicesAreRefusedAndStayDevices) {
   file("a.cpp", kAddOne);
+  // Copies of /dev/null and /dev/full in the test's directory first (mknod needs root), so
+  // a tool that replaced devices fails here before it can replace the system's.
+  for (auto [name, minor] : {std::pair{"null", 3}, std::pair{"full", 7}}) {
+    fs::path device = dir_ / name;
+    if (mknod(device.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0) continue;
+    expect_refused(run("a.cpp -o " + std::string(name)), name, "is not a regular file");
+    expect_refused(run(std::string(name) + " -i"), name, "is not a regular file");
+    ASSERT_TRUE(fs::is_character_file(fs::symlink_status(device))) << device;
+  }
   for (const std::string device : {"/dev/null", "/dev/full"}) {
     if (!fs::is_character_file(device)) continue;
     expect_refused(run("a.cpp -o " + device), device, "is not a regular file");
