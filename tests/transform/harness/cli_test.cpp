@@ -3,9 +3,12 @@
 #include "tool_fixture.hpp"
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 
 namespace {
 
@@ -557,6 +560,21 @@ TEST_F(OutputFiles, DevicesAreRefusedAndStayDevices) {
     expect_refused(run(device + " -i"), device, "is not a regular file");
     EXPECT_TRUE(fs::is_character_file(fs::symlink_status(device))) << device;
   }
+}
+
+TEST_F(OutputFiles, SocketIsRefused) {
+  file("a.cpp", kAddOne);
+  fs::path socket_path = dir_ / "out.cpp";
+  int listening = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(listening, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(socket_path.string().size(), sizeof(address.sun_path));
+  std::strcpy(address.sun_path, socket_path.c_str());
+  ASSERT_EQ(bind(listening, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  expect_refused(run("a.cpp -o out.cpp"), "out.cpp", "is not a regular file");
+  EXPECT_TRUE(fs::is_socket(fs::symlink_status(socket_path)));
+  close(listening);
 }
 
 TEST_F(OutputFiles, DirectoryIsRefused) {
