@@ -682,9 +682,9 @@ bool writeOutputs(const RewrittenFile &File) {
   if (PrintDiff)
     llvm::outs() << unifiedDiff(File.Path, File.Original, File.Rewritten);
   if (!OutputPath.empty())
-    return succeeded(writeFileAtomically(OutputPath, File.Rewritten));
+    return succeeded(writeOutputFile(OutputPath, File.Rewritten));
   if (InPlace)
-    return !Changed || succeeded(writeFileAtomically(File.Path, File.Rewritten));
+    return !Changed || succeeded(writeOutputFile(File.Path, File.Rewritten));
   if (!PrintDiff && ExportFixesPath.empty())
     llvm::outs() << File.Rewritten;
   return true;
@@ -752,6 +752,13 @@ int main(int argc, const char **argv) {
                    << Job.Path << "\n";
     if (!llvm::sys::fs::exists(Job.Path)) {
       llvm::errs() << "clang-vmap: error: no such file: " << Job.Path << "\n";
+      AllRewritten = false;
+      continue;
+    }
+    // -i rewrites regular files only: a FIFO or device is not even read.
+    llvm::SmallString<256> Target;
+    llvm::sys::fs::file_status Status;
+    if (InPlace && !succeeded(checkRegularFile(Job.Path, Target, Status))) {
       AllRewritten = false;
       continue;
     }

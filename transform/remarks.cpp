@@ -73,7 +73,7 @@ llvm::Error RemarkLog::writeYaml(llvm::StringRef Path) const {
     return Serializer.takeError();
   for (const llvm::remarks::Remark &Remark : Remarks)
     (*Serializer)->emit(Remark);
-  return writeFileAtomically(Path, Yaml);
+  return writeOutputFile(Path, Yaml);
 }
 
 LoopRemarks::LoopRemarks(CompilerInstance &Compiler, RemarkLog *Log)

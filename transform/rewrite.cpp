@@ -6,6 +6,7 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/YAMLTraits.h"
 #include <set>
 
@@ -295,21 +296,134 @@ std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
 // files
 //===----------------------------------------------------------------------===//
 
-llvm::Error writeFileAtomically(llvm::StringRef Path,
-                                llvm::StringRef Contents) {
-  llvm::sys::fs::file_status Status;
-  bool Existed = !llvm::sys::fs::status(Path, Status) &&
-                 llvm::sys::fs::exists(Status);
-  if (llvm::Error Err =
-          llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
-            OS << Contents;
-            return llvm::Error::success();
-          }))
-    return Err;
-  if (!Existed)
+namespace {
+
+llvm::Error refuseToWrite(llvm::StringRef Path, llvm::StringRef Why) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument),
+      ("'" + Path + "' " + Why + "; nothing written").str().c_str());
+}
+
+/// Writes all of \p Contents to \p FD from its current offset.
+std::error_code writeAll(int FD, llvm::StringRef Contents) {
+  llvm::raw_fd_ostream OS(FD, /*shouldClose=*/false);
+  OS << Contents;
+  OS.flush();
+  std::error_code EC = OS.error();
+  OS.clear_error(); // reported here, not by the stream's destructor
+  return EC;
+}
+
+/// Note [Writing over a file]: a file with other hard links is rewritten in
+/// its own inode, so every name keeps seeing it. The new contents are complete
+/// in memory before the file is opened; they go over the old bytes, then the
+/// file is cut to their length, so the only failure window is a short write.
+llvm::Error writeInPlace(llvm::StringRef Path, llvm::StringRef ShownPath,
+                         llvm::StringRef Contents) {
+  int FD;
+  if (std::error_code EC = llvm::sys::fs::openFileForWrite(
+          Path, FD, llvm::sys::fs::CD_OpenExisting, llvm::sys::fs::OF_None))
+    return llvm::createFileError(ShownPath, EC);
+  llvm::sys::fs::file_status Opened;
+  std::error_code EC = llvm::sys::fs::status(FD, Opened);
+  if (!EC && Opened.type() != llvm::sys::fs::file_type::regular_file) {
+    llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+    return refuseToWrite(ShownPath, "is not a regular file");
+  }
+  if (!EC)
+    EC = writeAll(FD, Contents);
+  if (!EC)
+    EC = llvm::sys::fs::resize_file(FD, Contents.size());
+  std::error_code CloseEC = llvm::sys::Process::SafelyCloseFileDescriptor(FD);
+  if (!EC)
+    EC = CloseEC;
+  return EC ? llvm::createFileError(ShownPath, EC) : llvm::Error::success();
+}
+
+/// A temporary file in \p Path's directory, with \p Original's mode and, when
+/// it can be given, its owner, renamed over \p Path. A temporary that cannot
+/// take the owner is dropped and the file written in place instead.
+llvm::Error replaceFile(llvm::StringRef Path, llvm::StringRef ShownPath,
+                        llvm::StringRef Contents,
+                        const llvm::sys::fs::file_status *Original) {
+  llvm::Expected<llvm::sys::fs::TempFile> Temp =
+      llvm::sys::fs::TempFile::create(Path + ".vmap-%%%%%%.tmp",
+                                      llvm::sys::fs::all_read |
+                                          llvm::sys::fs::all_write);
+  if (!Temp)
+    return llvm::createFileError(ShownPath, Temp.takeError());
+  std::error_code EC = writeAll(Temp->FD, Contents);
+  if (!EC && Original) {
+    llvm::sys::fs::file_status Created;
+    EC = llvm::sys::fs::status(Temp->FD, Created);
+    if (!EC &&
+        (Created.getUser() != Original->getUser() ||
+         Created.getGroup() != Original->getGroup()) &&
+        llvm::sys::fs::changeFileOwnership(Temp->FD, Original->getUser(),
+                                           Original->getGroup())) {
+      if (llvm::Error Err = Temp->discard())
+        return Err;
+      return writeInPlace(Path, ShownPath, Contents);
+    }
+    if (!EC)
+      EC = llvm::sys::fs::setPermissions(Temp->FD, Original->permissions());
+  }
+  if (EC) {
+    llvm::consumeError(Temp->discard());
+    return llvm::createFileError(ShownPath, EC);
+  }
+  if (llvm::Error Err = Temp->keep(Path))
+    return llvm::createFileError(ShownPath, std::move(Err));
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error checkRegularFile(llvm::StringRef Path,
+                             llvm::SmallVectorImpl<char> &Target,
+                             llvm::sys::fs::file_status &Status) {
+  namespace fs = llvm::sys::fs;
+  if (std::error_code EC = fs::real_path(Path, Target)) {
+    fs::file_status Link;
+    if (!fs::status(Path, Link, /*Follow=*/false) &&
+        Link.type() == fs::file_type::symlink_file)
+      return refuseToWrite(Path, "is a symbolic link to no file");
+    return llvm::createFileError(Path, EC);
+  }
+  if (std::error_code EC = fs::status(Target, Status))
+    return llvm::createFileError(Path, EC);
+  if (Status.type() != fs::file_type::regular_file)
+    return refuseToWrite(Path, "is not a regular file");
+  return llvm::Error::success();
+}
+
+llvm::Error writeOutputFile(llvm::StringRef Path, llvm::StringRef Contents) {
+  if (Path == "-") {
+    llvm::outs() << Contents;
+    llvm::outs().flush();
     return llvm::Error::success();
-  return llvm::errorCodeToError(
-      llvm::sys::fs::setPermissions(Path, Status.permissions()));
+  }
+  namespace fs = llvm::sys::fs;
+  fs::file_status Link;
+  if (std::error_code EC = fs::status(Path, Link, /*Follow=*/false)) {
+    if (EC != std::errc::no_such_file_or_directory)
+      return llvm::createFileError(Path, EC);
+    return replaceFile(Path, Path, Contents, nullptr); // a new file
+  }
+  // A symbolic link is followed: its target is the file rewritten.
+  llvm::SmallString<256> Target;
+  fs::file_status Status;
+  if (llvm::Error Err = checkRegularFile(Path, Target, Status))
+    return Err;
+  // As editors do: a file without write permission (root included) is the
+  // user's choice to keep as it is.
+  if ((Status.permissions() &
+       (fs::owner_write | fs::group_write | fs::others_write)) == 0 ||
+      fs::access(Target, fs::AccessMode::Write))
+    return refuseToWrite(Path, "is not writable");
+  if (Status.getLinkCount() > 1)
+    return writeInPlace(Target, Path, Contents);
+  return replaceFile(Target, Path, Contents, &Status);
 }
 
 llvm::Error exportFixes(llvm::StringRef YamlPath,
@@ -337,7 +451,7 @@ llvm::Error exportFixes(llvm::StringRef YamlPath,
   llvm::raw_string_ostream OS(Yaml);
   llvm::yaml::Output Out(OS);
   Out << Fixes;
-  return writeFileAtomically(YamlPath, Yaml);
+  return writeOutputFile(YamlPath, Yaml);
 }
 
 namespace {
@@ -369,7 +483,7 @@ llvm::Error writeDepfile(
       OS << " \\\n  " << escapeForMake(Dependency);
     OS << "\n";
   }
-  return writeFileAtomically(DepfilePath, Rules);
+  return writeOutputFile(DepfilePath, Rules);
 }
 
 } // namespace clang_vmap

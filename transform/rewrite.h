@@ -13,6 +13,7 @@
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
 #include <string>
@@ -46,10 +47,20 @@ struct RewrittenFile {
 std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
                         llvm::StringRef New);
 
-/// Writes a temporary file next to \p Path and renames it over \p Path, so
-/// \p Path is either intact or complete. An existing file keeps its mode.
-llvm::Error writeFileAtomically(llvm::StringRef Path,
-                                llvm::StringRef Contents);
+/// Refuses \p Path, an existing path, unless it is or links to a regular
+/// file; that file's real path and status go to \p Target and \p Status.
+llvm::Error checkRegularFile(llvm::StringRef Path,
+                             llvm::SmallVectorImpl<char> &Target,
+                             llvm::sys::fs::file_status &Status);
+
+/// Writes \p Contents to \p Path ("-": stdout) as a regular file, and only
+/// over a regular file the user may write: a symbolic link's target is
+/// written, a file keeps its mode, owner and hard links; anything else at
+/// \p Path (a device, FIFO, socket, directory) is refused, left untouched.
+/// A file is replaced by a complete temporary renamed over it, so it is either
+/// intact or complete, except one with several hard links: Note [Writing over
+/// a file].
+llvm::Error writeOutputFile(llvm::StringRef Path, llvm::StringRef Contents);
 
 /// The replacements of \p Files and \p Diagnostics in the YAML clang-tidy
 /// exports and clang-apply-replacements applies: each file's replacements as

@@ -2,6 +2,14 @@
 // usage, depfiles, several inputs. Runs the built tool on files in a fresh directory.
 #include "tool_fixture.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+
 namespace {
 
 using namespace vmap_tool_test;
@@ -375,3 +383,223 @@ TEST_F(CommandLine, ByteOrderMarkAndCrlfSourcesAreRewritten) {
     EXPECT_NE(rewritten.find("vb::at(out, i) = vb::at(x, i) + 1;"), std::string::npos) << rewritten;
   }
 }
+
+// -o and -i write regular files only (issue 18: they renamed a temporary over whatever was
+// at the path, devices, FIFOs and links included). README "Output files".
+namespace {
+
+class OutputFiles : public ToolTest {
+ protected:
+  // What `clang-vmap <path>` prints: the rewrite a write must hold (its #line names <path>).
+  std::string printed(const std::string& path) {
+    tool_run result = run(path);
+    EXPECT_EQ(result.status, 0) << result.err;
+    EXPECT_NE(result.out.find("vmap::batched"), std::string::npos) << result.out;
+    return result.out;
+  }
+  // The run fails with the tool's error naming `path`.
+  static void expect_refused(const tool_run& result, const std::string& path,
+                             const std::string& why) {
+    EXPECT_EQ(result.status, 1);
+    EXPECT_NE(result.err.find("clang-vmap: error: '" + path + "' " + why + "; nothing written"),
+              std::string::npos)
+        << result.err;
+    EXPECT_EQ(result.out, "");
+  }
+};
+
+TEST_F(OutputFiles, InPlaceOnASymlinkRewritesItsTargetAndKeepsTheLink) {
+  fs::create_directories(dir_ / "src");
+  fs::path target = file("src/a.cpp", kAddOne);
+  fs::create_symlink("src/a.cpp", dir_ / "link.cpp");
+  std::string expected = printed("link.cpp");
+  tool_run result = run("link.cpp -i");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.cpp")));
+  EXPECT_EQ(fs::read_symlink(dir_ / "link.cpp"), "src/a.cpp");
+  EXPECT_EQ(read_file(target), expected);
+  // No temporary left next to the link or the target.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "src"), fs::directory_iterator()), 1);
+}
+
+TEST_F(OutputFiles, OutputThroughASymlinkWritesItsTarget) {
+  file("a.cpp", kAddOne);
+  std::string expected = printed("a.cpp");
+  fs::path target = file("old.cpp", "old\n");
+  fs::create_symlink("old.cpp", dir_ / "out.cpp");
+  tool_run result = run("a.cpp -o out.cpp");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "out.cpp")));
+  EXPECT_EQ(read_file(target), expected);
+}
+
+TEST_F(OutputFiles, SymlinkToNothingIsRefused) {
+  file("a.cpp", kAddOne);
+  fs::create_symlink("missing.cpp", dir_ / "out.cpp");
+  expect_refused(run("a.cpp -o out.cpp"), "out.cpp", "is a symbolic link to no file");
+  EXPECT_FALSE(fs::exists(dir_ / "missing.cpp"));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "out.cpp")));
+}
+
+TEST_F(OutputFiles, InPlaceKeepsHardLinks) {
+  fs::path first = file("a.cpp", kAddOne);
+  fs::path second = dir_ / "b.cpp";
+  fs::create_hard_link(first, second);
+  for (const std::string name : {"a.cpp", "b.cpp"}) {
+    write_file(dir_ / name, kAddOne);  // into the shared inode
+    std::string expected = printed(name);
+    tool_run result = run(name + " -i");
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_TRUE(fs::equivalent(first, second));
+    EXPECT_EQ(fs::hard_link_count(first), 2u);
+    EXPECT_EQ(read_file(first), expected);
+    EXPECT_EQ(read_file(second), expected);
+  }
+}
+
+TEST_F(OutputFiles, OutputOverAHardLinkedFileWritesBothNames) {
+  file("a.cpp", kAddOne);
+  std::string expected = printed("a.cpp");
+  fs::path out = file("out.cpp", std::string(5000, 'x'));  // longer than the rewrite
+  fs::create_hard_link(out, dir_ / "other.cpp");
+  tool_run result = run("a.cpp -o out.cpp");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::equivalent(out, dir_ / "other.cpp"));
+  EXPECT_EQ(read_file(out), expected);
+  EXPECT_EQ(read_file(dir_ / "other.cpp"), expected);
+}
+
+TEST_F(OutputFiles, InPlaceAndOutputKeepTheMode) {
+  for (auto mode : {fs::perms(0640), fs::perms(0755), fs::perms(0600)}) {
+    fs::path input = file("a.cpp", kAddOne);
+    fs::path out = file("out.cpp", "old\n");
+    fs::permissions(input, mode);
+    fs::permissions(out, mode);
+    std::string expected = printed("a.cpp");
+    tool_run to_file = run("a.cpp -o out.cpp");
+    ASSERT_EQ(to_file.status, 0) << to_file.err;
+    EXPECT_EQ(read_file(out), expected);
+    EXPECT_EQ(fs::status(out).permissions(), mode);
+    tool_run in_place = run("a.cpp -i");
+    ASSERT_EQ(in_place.status, 0) << in_place.err;
+    EXPECT_EQ(read_file(input), expected);
+    EXPECT_EQ(fs::status(input).permissions(), mode);
+  }
+}
+
+TEST_F(OutputFiles, InPlaceKeepsTheOwner) {
+  if (geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
+  fs::path input = file("a.cpp", kAddOne);
+  ASSERT_EQ(chown(input.c_str(), 12345, 23456), 0);
+  tool_run result = run("a.cpp -i");
+  ASSERT_EQ(result.status, 0) << result.err;
+  struct stat after {};
+  ASSERT_EQ(stat(input.c_str(), &after), 0);
+  EXPECT_EQ(after.st_uid, 12345u);
+  EXPECT_EQ(after.st_gid, 23456u);
+  EXPECT_NE(read_file(input).find("vmap::batched"), std::string::npos);
+}
+
+// As editors do, root included: a file without write permission is not rewritten.
+TEST_F(OutputFiles, ReadOnlyFilesAreRefused) {
+  fs::path input = file("a.cpp", kAddOne);
+  fs::path out = file("out.cpp", "old\n");
+  fs::permissions(input, fs::perms(0444));
+  fs::permissions(out, fs::perms(0444));
+  expect_refused(run("a.cpp -i"), "a.cpp", "is not writable");
+  EXPECT_EQ(read_file(input), kAddOne);
+  expect_refused(run("a.cpp -o out.cpp"), "out.cpp", "is not writable");
+  EXPECT_EQ(read_file(out), "old\n");
+  EXPECT_EQ(fs::status(out).permissions(), fs::perms(0444));
+}
+
+TEST_F(OutputFiles, NewOutputFileGetsTheUmasksMode) {
+  file("a.cpp", kAddOne);
+  mode_t old_mask = umask(027);  // the tool, started by system(), inherits it
+  tool_run result = run("a.cpp -o out.cpp");
+  umask(old_mask);
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "out.cpp"));
+  EXPECT_EQ(fs::status(dir_ / "out.cpp").permissions(), fs::perms(0640));
+}
+
+TEST_F(OutputFiles, DashOutputIsStdout) {
+  file("a.cpp", kAddOne);
+  std::string expected = printed("a.cpp");
+  tool_run result = run("a.cpp -o -");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.out, expected);
+  EXPECT_FALSE(fs::exists(dir_ / "-"));
+}
+
+TEST_F(OutputFiles, FifoIsRefusedWithoutBlocking) {
+  file("a.cpp", kAddOne);
+  fs::path fifo = dir_ / "pipe.cpp";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  // Held open both ways, so a tool that opened it would not block, and what it wrote
+  // would be read here.
+  int held = open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  ASSERT_GE(held, 0);
+  expect_refused(run("a.cpp -o pipe.cpp"), "pipe.cpp", "is not a regular file");
+  expect_refused(run("pipe.cpp -i"), "pipe.cpp", "is not a regular file");
+  char byte;
+  EXPECT_EQ(read(held, &byte, 1), -1);  // nothing was written into it
+  EXPECT_EQ(errno, EAGAIN);
+  close(held);
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+}
+
+TEST_F(OutputFiles, DevicesAreRefusedAndStayDevices) {
+  file("a.cpp", kAddOne);
+  // Copies of /dev/null and /dev/full in the test's directory first (mknod needs root), so
+  // a tool that replaced devices fails here before it can replace the system's.
+  for (auto [name, minor] : {std::pair{"null", 3}, std::pair{"full", 7}}) {
+    fs::path device = dir_ / name;
+    if (mknod(device.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0) continue;
+    expect_refused(run("a.cpp -o " + std::string(name)), name, "is not a regular file");
+    expect_refused(run(std::string(name) + " -i"), name, "is not a regular file");
+    ASSERT_TRUE(fs::is_character_file(fs::symlink_status(device))) << device;
+  }
+  for (const std::string device : {"/dev/null", "/dev/full"}) {
+    if (!fs::is_character_file(device)) continue;
+    expect_refused(run("a.cpp -o " + device), device, "is not a regular file");
+    expect_refused(run(device + " -i"), device, "is not a regular file");
+    EXPECT_TRUE(fs::is_character_file(fs::symlink_status(device))) << device;
+  }
+}
+
+TEST_F(OutputFiles, SocketIsRefused) {
+  file("a.cpp", kAddOne);
+  fs::path socket_path = dir_ / "out.cpp";
+  int listening = socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(listening, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  ASSERT_LT(socket_path.string().size(), sizeof(address.sun_path));
+  std::strcpy(address.sun_path, socket_path.c_str());
+  ASSERT_EQ(bind(listening, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  expect_refused(run("a.cpp -o out.cpp"), "out.cpp", "is not a regular file");
+  EXPECT_TRUE(fs::is_socket(fs::symlink_status(socket_path)));
+  close(listening);
+}
+
+TEST_F(OutputFiles, DirectoryIsRefused) {
+  file("a.cpp", kAddOne);
+  fs::create_directories(dir_ / "out.cpp");
+  expect_refused(run("a.cpp -o out.cpp"), "out.cpp", "is not a regular file");
+  EXPECT_TRUE(fs::is_directory(fs::symlink_status(dir_ / "out.cpp")));
+  EXPECT_TRUE(fs::is_empty(dir_ / "out.cpp"));
+}
+
+// The refusal comes before the path is looked at: a refused file writes nothing.
+TEST_F(OutputFiles, RefusedFileLeavesALinkedOutputAlone) {
+  file("a.cpp", kAddOneThenBreak);
+  fs::path target = file("old.cpp", "old\n");
+  fs::create_symlink("old.cpp", dir_ / "out.cpp");
+  tool_run result = run("a.cpp -o out.cpp");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(read_file(target), "old\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "out.cpp")));
+}
+
+}  // namespace
