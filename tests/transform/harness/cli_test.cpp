@@ -28,21 +28,6 @@ void add_one(const Tensor& x, Tensor& out) {
 }
 )";
 
-// The same, then a loop the tool refuses (`break`).
-const char* const kAddOneThenBreak = R"(#include <vmap/vmap.hpp>
-using namespace vmap;
-void add_one(const Tensor& x, Tensor& out) {
-#pragma vmap
-  for (int64_t i = 0; i < x.size(0); ++i)
-    out[i] = x[i] + 1;
-#pragma vmap
-  for (int64_t i = 0; i < x.size(0); ++i) {
-    if (i == 2)
-      break;
-    out[i] = x[i];
-  }
-}
-)";
 
 const char* const kPragmaWithoutLoop = R"(#include <vmap/vmap.hpp>
 void f() {

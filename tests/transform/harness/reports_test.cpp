@@ -19,20 +19,7 @@ void scale(const Tensor& x, Tensor& out) {
 )";
 
 // A batched loop, then one refused (`break`): a -Wvmap-refused warning under --keep-going.
-const char* const kBatchedThenRefused = R"(#include <vmap/vmap.hpp>
-using namespace vmap;
-void add_one(const Tensor& x, Tensor& out) {
-#pragma vmap
-  for (int64_t i = 0; i < x.size(0); ++i)
-    out[i] = x[i] + 1;
-#pragma vmap
-  for (int64_t i = 0; i < x.size(0); ++i) {
-    if (i == 2)
-      break;
-    out[i] = x[i];
-  }
-}
-)";
+const char* const kBatchedThenRefused = kAddOneThenBreak;
 
 class Reports : public ToolTest {};
 

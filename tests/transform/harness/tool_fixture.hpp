@@ -83,4 +83,20 @@ class ToolTest : public testing::Test {
   fs::path dir_;
 };
 
+// A batched loop, then a loop the tool refuses (`break`): the CLI and reports tests' input.
+inline constexpr const char* kAddOneThenBreak = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void add_one(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + 1;
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (i == 2)
+      break;
+    out[i] = x[i];
+  }
+}
+)";
+
 }  // namespace vmap_tool_test
