@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "emit.h"
+#include "emit_printer.h"
 #include "ast_util.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -26,10 +27,6 @@ using namespace clang;
 namespace clang_vmap {
 namespace {
 
-struct Edit {
-  unsigned Begin, End;
-  std::string Text;
-};
 
 const char *reduceName(ReduceOp Op) {
   switch (Op) {
@@ -67,84 +64,10 @@ bool hasFreeForm(StringRef Name) {
          vmap::rules::kNoOp;
 }
 
-class Printer {
-public:
-  explicit Printer(const BatchPlan &Plan)
-      : Plan(Plan), A(Plan.Analysis), Context(*A.Context),
-        SM(Context.getSourceManager()),
-        Taken(namesUsedIn(A.Loop ? A.Loop->Function : A.Callee)),
-        Alias(freshName("vb", Taken)), ArgsName(freshName("_b_args", Taken)),
-        ReturnsName(freshName("_b_returns", Taken)) {}
+} // namespace
 
-  LoopOutcome run();
-  /// The batched clone of a function and where it goes: right after the
-  /// function, where everything its body names is declared.
-  std::pair<SourceLocation, std::string> clone();
+namespace emit_detail {
 
-private:
-  // Expressions.
-  std::string expr(const Expr *E);
-  std::string call(const CallExpr *Call, Lowering How);
-  std::string perExample(const CallExpr *Call);
-  std::string args(llvm::ArrayRef<const Expr *> Args);
-  std::string splice(SourceRange Range, std::vector<Edit> Edits);
-  std::string spliceChildren(const Expr *E);
-  bool offsets(SourceRange Range, unsigned &Begin, unsigned &End,
-               FileID *File = nullptr);
-  std::string original(const Expr *E);
-  void collectEdits(const Expr *E, std::vector<Edit> &Edits);
-  std::optional<std::string> fromScratch(const Expr *E);
-  std::string writtenType(const ExplicitCastExpr *Cast);
-  std::optional<std::string> fused(const Expr *E);
-  std::string kernel(const Expr *Root, const FusedChain &Chain);
-  bool batched(const Expr *E) const { return A.isBatched(E); }
-  /// \p Member of the batched API, through this function's alias of it.
-  std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
-
-  // Statements.
-  void stmt(const Stmt *S, unsigned Indent);
-  void block(const Stmt *S, unsigned Indent);
-  void level(const ForStmt *For, unsigned Indent, bool TopLevel);
-  void line(unsigned Indent, const std::string &Text, const Stmt *Origin);
-  std::string decl(const DeclStmt *S);
-  std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
-  std::string forHeader(const ForStmt *For, const std::string &Frame = "");
-  void promote(const clang::VarDecl *Var, unsigned Indent, bool AtDeclaration);
-  // Per-example control flow (Note [Control masks] in batched.hpp).
-  bool control(const Stmt *S, unsigned Indent);
-  void loop(const Stmt *S, unsigned Indent);
-  void switchStmt(const SwitchStmt *Switch, unsigned Indent);
-  std::string returnValue(const Expr *Value);
-
-  std::string fail(const Twine &Why, SourceRange At = {}) {
-    if (Error.empty()) {
-      Error = Why.str();
-      ErrorRange = At;
-    }
-    return "";
-  }
-
-  const BatchPlan &Plan;
-  const LoopAnalysis &A;
-  ASTContext &Context;
-  SourceManager &SM;
-  std::string Out;
-  std::string Error;
-  SourceRange ErrorRange;
-  unsigned NumWheres = 0;
-  /// Note [Generated names]: the user's names in this function, and ours.
-  llvm::StringSet<> Taken;
-  std::string Alias;    ///< of vmap::batched
-  std::string ArgsName; ///< of a per-example fallback's lambda
-  std::string ReturnsName; ///< of an early-return frame (vb::Returns)
-  unsigned NumLoops = 0;
-  unsigned NumSwitches = 0;
-  /// The mask frame of each masked control, by the name it has in the output.
-  llvm::DenseMap<const Stmt *, std::string> ControlNames;
-  /// The kernel whose lambda is being printed (its operands print as its
-  /// parameters), or null.
-  const FusedChain *Kernel = nullptr;
-};
 
 //===-- expressions -------------------------------------------------------===//
 
@@ -712,162 +635,6 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
 
 //===-- control flow ------------------------------------------------------===//
 
-// `while`, `do`, `switch`, jumps, and plain loops and returns that leave a
-// mask frame; false for the statements stmt() prints itself.
-bool Printer::control(const Stmt *S, unsigned Indent) {
-  if (const auto *Attributed = dyn_cast<AttributedStmt>(S)) {
-    stmt(Attributed->getSubStmt(), Indent); // `[[fallthrough]];` is a no-op
-    return true;
-  }
-  if (isa<BreakStmt>(S) || isa<ContinueStmt>(S)) {
-    bool Break = isa<BreakStmt>(S);
-    auto Target = A.MaskedJumps.find(S);
-    if (Target == A.MaskedJumps.end())
-      line(Indent, Break ? "break;" : "continue;", S);
-    else
-      line(Indent,
-           ControlNames.lookup(Target->second) +
-               (Break ? ".exit();" : ".skip();"),
-           S);
-    return true;
-  }
-  if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
-    if (!A.Callee || !A.MaskedControls.count(A.Callee->getBody()))
-      return false;
-    std::string Value = returnValue(Return->getRetValue());
-    const auto *Body = cast<CompoundStmt>(A.Callee->getBody());
-    if (S == Body->body_back())
-      line(Indent, "return " + ReturnsName + ".result(" + Value + ");", S);
-    else
-      line(Indent, ReturnsName + ".exit(" + Value + ");", S);
-    return true;
-  }
-  if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
-    switchStmt(Switch, Indent);
-    return true;
-  }
-  if (isa<WhileStmt>(S) || isa<DoStmt>(S) ||
-      (A.MaskedControls.count(S) &&
-       (isa<ForStmt>(S) || isa<CXXForRangeStmt>(S)))) {
-    loop(S, Indent);
-    return true;
-  }
-  return false;
-}
-
-// A masked loop runs while any example is in it; a `continue` of some examples
-// ends when the iteration does (resume()), before the condition is tested.
-void Printer::loop(const Stmt *S, unsigned Indent) {
-  std::string Pad(Indent, ' ');
-  const auto *While = dyn_cast<WhileStmt>(S);
-  const auto *Do = dyn_cast<DoStmt>(S);
-  if (!A.MaskedControls.count(S)) {
-    if (While) {
-      line(Indent, "while (" + expr(While->getCond()) + ") {", S);
-      block(While->getBody(), Indent + 2);
-      Out += Pad + "}\n";
-      return;
-    }
-    line(Indent, "do {", S);
-    block(Do->getBody(), Indent + 2);
-    Out += Pad + "} while (" + expr(Do->getCond()) + ");\n";
-    return;
-  }
-  std::string Name = freshName("_b_loop" + std::to_string(NumLoops++), Taken);
-  ControlNames[S] = Name;
-  bool Skips = llvm::any_of(A.MaskedJumps, [&](const auto &Jump) {
-    return Jump.second == S && isa<ContinueStmt>(Jump.first);
-  });
-  std::string Resume = Pad + "    " + Name + ".resume();\n";
-  line(Indent, "{ " + vb("Loop ") + Name + ";", S);
-  if (While) {
-    Out += Pad + "  while (" + Name + ".next(" + expr(While->getCond()) +
-           ")) {\n";
-    block(While->getBody(), Indent + 4);
-    Out += (Skips ? Resume : "") + Pad + "  }\n";
-  } else if (Do) {
-    Out += Pad + "  do {\n";
-    block(Do->getBody(), Indent + 4);
-    Out += (Skips ? Resume : "") + Pad + "  } while (" + Name + ".next(" +
-           expr(Do->getCond()) + "));\n";
-  } else if (const auto *For = dyn_cast<ForStmt>(S);
-             For && For->getCond() && batched(For->getCond())) {
-    Out += Pad + "  " + forHeader(For, Name) + " {\n";
-    block(For->getBody(), Indent + 4);
-    Out += (Skips ? Resume : "") + Pad + "  }\n";
-  } else {
-    std::string Header =
-        isa<ForStmt>(S)
-            ? forHeader(cast<ForStmt>(S))
-            : sourceText(Context,
-                         SourceRange(cast<CXXForRangeStmt>(S)->getForLoc(),
-                                     cast<CXXForRangeStmt>(S)->getRParenLoc()))
-                  .str();
-    const Stmt *Body = isa<ForStmt>(S) ? cast<ForStmt>(S)->getBody()
-                                       : cast<CXXForRangeStmt>(S)->getBody();
-    Out += Pad + "  " + Header + " {\n";
-    Out += Pad + "    if (!" + Name + ".next())\n";
-    Out += Pad + "      break;  // clang-vmap: every example has left\n";
-    block(Body, Indent + 4);
-    Out += Pad + "  }\n";
-  }
-  Out += Pad + "}\n";
-}
-
-// A masked switch: each label lets the examples whose value matches join, and
-// runs on from there (fallthrough) until they leave with `break`.
-void Printer::switchStmt(const SwitchStmt *Switch, unsigned Indent) {
-  std::string Pad(Indent, ' ');
-  const auto *Body = cast<CompoundStmt>(Switch->getBody());
-  bool Masked = A.MaskedControls.count(Switch);
-  std::string Name = freshName("_b_switch" + std::to_string(NumSwitches), Taken);
-  std::vector<std::string> Labels;
-  for (const Stmt *Child : Body->body())
-    for (const auto *Label = dyn_cast<SwitchCase>(Child); Label;
-         Label = dyn_cast<SwitchCase>(Label->getSubStmt()))
-      if (const auto *Case = dyn_cast<CaseStmt>(Label))
-        Labels.push_back(
-            llvm::toString(Case->getLHS()->EvaluateKnownConstInt(Context), 10));
-  if (Masked) {
-    ++NumSwitches;
-    ControlNames[Switch] = Name;
-    line(Indent,
-         "{ " + vb("Switch ") + Name + "(" + expr(Switch->getCond()) + ", {" +
-             llvm::join(Labels, ", ") + "});",
-         Switch);
-  } else {
-    line(Indent, "switch (" + expr(Switch->getCond()) + ") {", Switch);
-  }
-  for (const Stmt *Child : Body->body()) {
-    while (const auto *Label = dyn_cast<SwitchCase>(Child)) {
-      const auto *Case = dyn_cast<CaseStmt>(Label);
-      std::string Text =
-          Masked ? Name + (Case ? ".enter(" +
-                                      llvm::toString(Case->getLHS()->EvaluateKnownConstInt(Context), 10) +
-                                      ");"
-                                : ".enter_default();")
-                 : (Case ? "case " + original(Case->getLHS()) + ":"
-                         : std::string("default:"));
-      line(Indent + 2, Text, Label);
-      Child = Label->getSubStmt();
-    }
-    stmt(Child, Indent + (Masked ? 2 : 4));
-  }
-  Out += Pad + "}\n";
-}
-
-// Every early return converts to the function's type, as `return` does, so
-// the merged result has one C++ type.
-std::string Printer::returnValue(const Expr *Value) {
-  if (!Value)
-    return "";
-  QualType Type = A.Callee->getReturnType();
-  if (!isScalarType(Type))
-    return expr(Value);
-  return vb("scalar_cast<") + qualifiedTypeName(Type, Context) + ">(" +
-         expr(Value) + ")";
-}
-
 LoopOutcome Printer::run() {
   LoopOutcome Outcome;
   Outcome.Loop = A.Loop;
@@ -1006,6 +773,12 @@ std::pair<SourceLocation, std::string> Printer::clone() {
   return {After, std::move(Out)};
 }
 
+} // namespace emit_detail
+
+namespace {
+
+using emit_detail::Printer;
+
 void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
   for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
     addClones(*Clone, Outcome); // its own callees go first
@@ -1024,7 +797,7 @@ void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
 } // namespace
 
 LoopOutcome emit(const BatchPlan &Plan) {
-  LoopOutcome Outcome = Printer(Plan).run();
+  LoopOutcome Outcome = emit_detail::Printer(Plan).run();
   if (Outcome.Batched)
     addClones(Plan, Outcome);
   return Outcome;

@@ -1,0 +1,112 @@
+//===- emit_printer.h - The printer behind emit (internal to emit) -------===//
+//
+// One Printer prints one BatchPlan: a vmap loop (run()) or a batched clone of
+// a called function (clone()). Its members are defined in emit.cpp
+// (expressions, statements, the loop) and emit_control.cpp (per-example
+// control flow under mask frames).
+//
+//===----------------------------------------------------------------------===//
+
+#pragma once
+
+#include "ast_util.h"
+#include "batch.h"
+#include "emit.h"
+#include "fuse.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clang_vmap::emit_detail {
+
+using namespace clang;
+
+struct Edit {
+  unsigned Begin, End;
+  std::string Text;
+};
+
+class Printer {
+public:
+  explicit Printer(const BatchPlan &Plan)
+      : Plan(Plan), A(Plan.Analysis), Context(*A.Context),
+        SM(Context.getSourceManager()),
+        Taken(namesUsedIn(A.Loop ? A.Loop->Function : A.Callee)),
+        Alias(freshName("vb", Taken)), ArgsName(freshName("_b_args", Taken)),
+        ReturnsName(freshName("_b_returns", Taken)) {}
+
+  LoopOutcome run();
+  /// The batched clone of a function and where it goes: right after the
+  /// function, where everything its body names is declared.
+  std::pair<SourceLocation, std::string> clone();
+
+private:
+  // Expressions.
+  std::string expr(const Expr *E);
+  std::string call(const CallExpr *Call, Lowering How);
+  std::string perExample(const CallExpr *Call);
+  std::string args(llvm::ArrayRef<const Expr *> Args);
+  std::string splice(SourceRange Range, std::vector<Edit> Edits);
+  std::string spliceChildren(const Expr *E);
+  bool offsets(SourceRange Range, unsigned &Begin, unsigned &End,
+               FileID *File = nullptr);
+  std::string original(const Expr *E);
+  void collectEdits(const Expr *E, std::vector<Edit> &Edits);
+  std::optional<std::string> fromScratch(const Expr *E);
+  std::string writtenType(const ExplicitCastExpr *Cast);
+  std::optional<std::string> fused(const Expr *E);
+  std::string kernel(const Expr *Root, const FusedChain &Chain);
+  bool batched(const Expr *E) const { return A.isBatched(E); }
+  /// \p Member of the batched API, through this function's alias of it.
+  std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
+
+  // Statements.
+  void stmt(const Stmt *S, unsigned Indent);
+  void block(const Stmt *S, unsigned Indent);
+  void level(const ForStmt *For, unsigned Indent, bool TopLevel);
+  void line(unsigned Indent, const std::string &Text, const Stmt *Origin);
+  std::string decl(const DeclStmt *S);
+  std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
+  std::string forHeader(const ForStmt *For, const std::string &Frame = "");
+  void promote(const clang::VarDecl *Var, unsigned Indent, bool AtDeclaration);
+  // Per-example control flow (Note [Control masks] in batched.hpp).
+  bool control(const Stmt *S, unsigned Indent);
+  void loop(const Stmt *S, unsigned Indent);
+  void switchStmt(const SwitchStmt *Switch, unsigned Indent);
+  std::string returnValue(const Expr *Value);
+
+  std::string fail(const Twine &Why, SourceRange At = {}) {
+    if (Error.empty()) {
+      Error = Why.str();
+      ErrorRange = At;
+    }
+    return "";
+  }
+
+  const BatchPlan &Plan;
+  const LoopAnalysis &A;
+  ASTContext &Context;
+  SourceManager &SM;
+  std::string Out;
+  std::string Error;
+  SourceRange ErrorRange;
+  unsigned NumWheres = 0;
+  /// Note [Generated names]: the user's names in this function, and ours.
+  llvm::StringSet<> Taken;
+  std::string Alias;    ///< of vmap::batched
+  std::string ArgsName; ///< of a per-example fallback's lambda
+  std::string ReturnsName; ///< of an early-return frame (vb::Returns)
+  unsigned NumLoops = 0;
+  unsigned NumSwitches = 0;
+  /// The mask frame of each masked control, by the name it has in the output.
+  llvm::DenseMap<const Stmt *, std::string> ControlNames;
+  /// The kernel whose lambda is being printed (its operands print as its
+  /// parameters), or null.
+  const FusedChain *Kernel = nullptr;
+};
+
+} // namespace clang_vmap::emit_detail
