@@ -91,13 +91,15 @@ Element<T> power(T base, double exponent) {
   // ATen's strength reduction for a scalar exponent; a literal exponent folds at compile time.
   const functors::Mul mul;
   if (exponent == 2) return {mul(base, base)};
-  if (exponent == 3) return {mul(mul(base, base), base)};
   if (exponent == 1) return {base};
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point_v<T>) {  // the runtime op's functors, so bit-identical
+    if (exponent == 3) return {functors::Cube{}(base)};
     if (exponent == 0.5) return {functors::Sqrt{}(base)};
-    if (exponent == -0.5) return {T(1) / functors::Sqrt{}(base)};
-    if (exponent == -1) return {T(1) / base};
-    if (exponent == -2) return {T(1) / mul(base, base)};
+    if (exponent == -0.5) return {functors::Rsqrt{}(base)};
+    if (exponent == -1) return {functors::Reciprocal{}(base)};
+    if (exponent == -2) return {functors::InverseSquare{}(base)};
+  } else {
+    if (exponent == 3) return {mul(mul(base, base), base)};
   }
   return {functors::Pow{}(base, static_cast<T>(exponent))};
 }
