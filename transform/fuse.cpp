@@ -139,7 +139,7 @@ private:
     // A mode such as div's rounding_mode is not an element operand.
     return llvm::all_of(operandsOf(Call), [](const Expr *Operand) {
       QualType Type = stripImplicit(Operand)->getType();
-      return isTensorType(Type) || Type->isArithmeticType();
+      return isTensorType(Type) || isScalarType(Type);
     });
   }
 
