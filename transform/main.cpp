@@ -15,12 +15,12 @@
 #include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/Sarif.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/SARIFDiagnostic.h"
 #include "clang/Frontend/SARIFDiagnosticPrinter.h"
-#include "clang/Basic/Sarif.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/Lexer.h"
@@ -289,11 +289,14 @@ public:
         Level >= DiagnosticsEngine::Error     ? tooling::Diagnostic::Error
         : Level == DiagnosticsEngine::Warning ? tooling::Diagnostic::Warning
                                               : tooling::Diagnostic::Remark;
-    std::string Name =
-        Flag.empty() ? (As == tooling::Diagnostic::Error ? "clang-diagnostic-error"
-                                                         : "clang-diagnostic")
-                     : "clang-diagnostic-" + Flag.str();
-    Out.emplace_back(Name, Message, llvm::SmallVector<tooling::DiagnosticMessage, 1>(), As, "");
+    std::string Name = "clang-diagnostic";
+    if (!Flag.empty())
+      Name += "-" + Flag.str();
+    else if (As == tooling::Diagnostic::Error)
+      Name += "-error";
+    Out.emplace_back(Name, Message,
+                     llvm::SmallVector<tooling::DiagnosticMessage, 1>(), As,
+                     "");
   }
 
 private:
