@@ -480,9 +480,9 @@ std::string absolutePath(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
-/// -fdiagnostics-format=sarif: clang's SARIF printer, given the document
-/// writer that clang's own driver gives it (a ToolInvocation gives none, and
-/// its default text printer would be taken for a SARIF one). What comes
+/// -fdiagnostics-format=sarif: clang's SARIF printer, given its document
+/// writer here. Clang hands it one only when it makes the SourceManager, which
+/// a ToolInvocation has made already, so its own printer crashed. What comes
 /// outside the source file (the driver's diagnostics) is printed as text.
 class SarifPrinter : public SARIFDiagnosticPrinter {
 public:
