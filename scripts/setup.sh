@@ -8,6 +8,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   # Clang/LLVM 19 LibTooling for the tool, FileCheck for its tests
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools
+  # LLVM's opt-viewer (llvm-19-tools) renders the tool's remarks with these
+  python3-yaml python3-pygments
   # runtime: SIMD, BLAS (OpenMP flavour: one threading system with our OpenMP loops)
   libhwy-dev libopenblas-openmp-dev
   # rules (Boost.Hana), tests, benchmarks

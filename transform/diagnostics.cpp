@@ -149,7 +149,8 @@ public:
                   llvm::DenseMap<unsigned, const char *> RefusalFormats,
                   std::shared_ptr<std::string> LastRefusal)
       : Next(Next), OwnedNext(std::move(OwnedNext)),
-        RefusalFormats(std::move(RefusalFormats)), LastRefusal(std::move(LastRefusal)) {}
+        RefusalFormats(std::move(RefusalFormats)),
+        LastRefusal(std::move(LastRefusal)) {}
 
   void BeginSourceFile(const LangOptions &LangOpts,
                        const Preprocessor *PP) override {

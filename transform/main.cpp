@@ -16,13 +16,13 @@
 #include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/Sarif.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/SARIFDiagnostic.h"
 #include "clang/Frontend/SARIFDiagnosticPrinter.h"
-#include "clang/Basic/Sarif.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/Lexer.h"
@@ -364,11 +364,14 @@ public:
         Level >= DiagnosticsEngine::Error     ? tooling::Diagnostic::Error
         : Level == DiagnosticsEngine::Warning ? tooling::Diagnostic::Warning
                                               : tooling::Diagnostic::Remark;
-    std::string Name =
-        Flag.empty() ? (As == tooling::Diagnostic::Error ? "clang-diagnostic-error"
-                                                         : "clang-diagnostic")
-                     : "clang-diagnostic-" + Flag.str();
-    Out.emplace_back(Name, Message, llvm::SmallVector<tooling::DiagnosticMessage, 1>(), As, "");
+    std::string Name = "clang-diagnostic";
+    if (!Flag.empty())
+      Name += "-" + Flag.str();
+    else if (As == tooling::Diagnostic::Error)
+      Name += "-error";
+    Out.emplace_back(Name, Message,
+                     llvm::SmallVector<tooling::DiagnosticMessage, 1>(), As,
+                     "");
   }
 
 private:
@@ -565,9 +568,9 @@ std::string absolutePath(llvm::StringRef Path) {
   return std::string(Absolute);
 }
 
-/// -fdiagnostics-format=sarif: clang's SARIF printer, given the document
-/// writer that clang's own driver gives it (a ToolInvocation gives none, and
-/// its default text printer would be taken for a SARIF one). What comes
+/// -fdiagnostics-format=sarif: clang's SARIF printer, given its document
+/// writer here. Clang hands it one only when it makes the SourceManager, which
+/// a ToolInvocation has made already, so its own printer crashed. What comes
 /// outside the source file (the driver's diagnostics) is printed as text.
 class SarifPrinter : public SARIFDiagnosticPrinter {
 public:
