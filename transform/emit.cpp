@@ -375,19 +375,40 @@ std::optional<std::string> Printer::fused(const Expr *E) {
 // `vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); },
 // vb::at(x, i), vb::at(y, j))`: the chain's own text with its operands as
 // the lambda's parameters (Note [Compiled fusion] in rules/include/vmap/fused.hpp).
+// A region's statements (Note [Fused regions] in fuse.cpp) are printed in the
+// lambda as statements of their own, one level in, the value returned after.
 std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
   std::string Parameters, Operands;
   for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
-    Parameters += (I ? ", const auto& " : "const auto& ") + Chain.Names[I];
+    Parameters += std::string(I ? ", " : "") +
+                  (Chain.Locals[I] ? "auto " : "const auto& ") + Chain.Names[I];
     Operands += ", " + expr(Chain.Operands[I]);
   }
   Kernel = &Chain;
-  std::string Body = "return " + expr(Root) + ";";
-  if (Chain.Local)
-    Body = "auto " + Chain.Local->getNameAsString() + " = " +
-           expr(Chain.Local->getInit()) + "; " + Body;
+  std::string Body;
+  if (Chain.Region.empty()) {
+    Body = " return " + expr(Root) + "; ";
+  } else {
+    unsigned Indent = StatementIndent;
+    std::string Outside = std::move(Out);
+    Out.clear();
+    for (const Stmt *S : Chain.Region) {
+      const auto *Declaration = dyn_cast<DeclStmt>(S);
+      if (!Declaration || !llvm::is_contained(Chain.Locals,
+                                              Declaration->getSingleDecl()))
+        stmt(S, Indent + 2);
+    }
+    // The value and the operands after it: the consumer's line.
+    std::string Directive =
+        lineDirective(Context, lineOf(Context, Root->getBeginLoc())) + "\n";
+    Out += Directive;
+    line(Indent + 2, "return " + expr(Root) + ";", nullptr);
+    Body = "\n" + Out + Directive + std::string(Indent, ' ');
+    Out = std::move(Outside);
+    StatementIndent = Indent;
+  }
   Kernel = nullptr;
-  return vb("fused([](") + Parameters + ") { " + Body + " }" + Operands + ")";
+  return vb("fused([](") + Parameters + ") {" + Body + "}" + Operands + ")";
 }
 
 //===-- statements --------------------------------------------------------===//
@@ -397,8 +418,16 @@ void Printer::line(unsigned Indent, const std::string &Text,
   if (Origin) // Note [Line directives]
     Out += lineDirective(Context, lineOf(Context, Origin->getBeginLoc())) + "\n";
   Out += std::string(Indent, ' ') + Text;
-  if (Origin)
-    Out += "  // line " + std::to_string(lineOf(Context, Origin->getBeginLoc()));
+  if (Origin) {
+    unsigned Line = lineOf(Context, Origin->getBeginLoc());
+    auto Region = Plan.Fusion.RegionStarts.find(Origin);
+    if (Region != Plan.Fusion.RegionStarts.end())
+      Out += "  // lines " +
+             std::to_string(lineOf(Context, Region->second->getBeginLoc())) +
+             "-" + std::to_string(Line);
+    else
+      Out += "  // line " + std::to_string(Line);
+  }
   Out += "\n";
 }
 
@@ -435,7 +464,9 @@ std::string Printer::decl(const DeclStmt *S) {
     if (!Var)
       continue;
     auto Levels = A.BatchedVars.find(Var);
-    if (Levels != A.BatchedVars.end() && Levels->second &&
+    // In a kernel, a Tensor local holds an element or a batched value.
+    bool InKernel = Kernel && isTensorType(Var->getType());
+    if (((Levels != A.BatchedVars.end() && Levels->second) || InKernel) &&
         Var->getTypeSourceInfo()) {
       TypeLoc Type = Var->getTypeSourceInfo()->getTypeLoc();
       while (auto Reference = Type.getAs<ReferenceTypeLoc>())
@@ -444,7 +475,7 @@ std::string Printer::decl(const DeclStmt *S) {
       unsigned Begin, End;
       if (offsets(Type.getSourceRange(), Begin, End) &&
           llvm::none_of(Edits, [&](const Edit &E) { return E.Begin == Begin; }))
-        Edits.push_back({Begin, End, vb("Value")});
+        Edits.push_back({Begin, End, InKernel ? "auto" : vb("Value")});
       else if (!offsets(Type.getSourceRange(), Begin, End))
         fail("the type of '" + Var->getNameAsString() + "' is in a macro");
     }
@@ -549,8 +580,11 @@ void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
 }
 
 void Printer::stmt(const Stmt *S, unsigned Indent) {
-  if (!S || isa<NullStmt>(S) || control(S, Indent))
+  // A region's statements are printed in their kernel (Printer::kernel).
+  if (!S || isa<NullStmt>(S) || (!Kernel && Plan.Fusion.InRegions.count(S)) ||
+      control(S, Indent))
     return;
+  StatementIndent = Indent;
   std::string Pad(Indent, ' ');
   if (const auto *Compound = dyn_cast<CompoundStmt>(S)) {
     Out += Pad + "{\n";
@@ -559,12 +593,6 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     return;
   }
   if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
-    if (Plan.Fusion.InlinedLocals.count(Declaration))
-      return line(Indent,
-                  "// '" + cast<VarDecl>(Declaration->getSingleDecl())
-                               ->getNameAsString() +
-                      "' is computed in the fused kernel below",
-                  S);
     line(Indent, decl(Declaration), S);
     for (const Decl *D : Declaration->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D))

@@ -107,6 +107,9 @@ private:
   /// The kernel whose lambda is being printed (its operands print as its
   /// parameters), or null.
   const FusedChain *Kernel = nullptr;
+  /// The indentation of the statement being printed (a kernel's region is
+  /// printed one level in).
+  unsigned StatementIndent = 0;
 };
 
 } // namespace clang_vmap::emit_detail

@@ -27,9 +27,12 @@
 #include "ast_util.h"
 #include "batch.h"
 #include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include <vmap/rules/op_table.hpp>
+#include <functional>
+#include <optional>
 
 using namespace clang;
 namespace rules = vmap::rules;
@@ -115,14 +118,74 @@ unsigned countRefs(const Stmt *S, const VarDecl *Var) {
   return Count;
 }
 
+/// Every variable's number of references under \p S.
+void countAllRefs(const Stmt *S, llvm::DenseMap<const VarDecl *, unsigned> &Counts) {
+  if (!S)
+    return;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      ++Counts[Var];
+  for (const Stmt *Child : S->children())
+    countAllRefs(Child, Counts);
+}
+
+/// The assignment `v = e` or `v op= e` that statement \p S is, or null.
+const CXXOperatorCallExpr *assignmentOf(const Stmt *S) {
+  const auto *E = dyn_cast<Expr>(S);
+  const auto *Call =
+      dyn_cast_or_null<CXXOperatorCallExpr>(E ? stripImplicit(E) : nullptr);
+  if (!Call || Call->getNumArgs() != 2 || !Call->isAssignmentOp())
+    return nullptr;
+  return Call;
+}
+
+/// The body of a plain loop as a list of statements.
+llvm::SmallVector<const Stmt *, 8> statementsOf(const Stmt *Body) {
+  llvm::SmallVector<const Stmt *, 8> List;
+  if (const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body))
+    List.append(Compound->body_begin(), Compound->body_end());
+  else if (Body)
+    List.push_back(Body);
+  return List;
+}
+
+/// A loop `for (int r = A; r < B; ...)` with integer literals A < B (or
+/// `<=`, `!=`, `>`, `>=` likewise) runs its body at least once.
+bool runsAtLeastOnce(const ForStmt *For) {
+  const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+  const auto *Condition =
+      dyn_cast_or_null<BinaryOperator>(stripImplicit(For->getCond()));
+  if (!Init || !Init->isSingleDecl() || !Condition)
+    return false;
+  const auto *Counter = dyn_cast<VarDecl>(Init->getSingleDecl());
+  const auto *From = dyn_cast_or_null<IntegerLiteral>(
+      Counter ? stripImplicit(Counter->getInit()) : nullptr);
+  const auto *To = dyn_cast<IntegerLiteral>(stripImplicit(Condition->getRHS()));
+  if (!From || !To || referencedVar(Condition->getLHS()) != Counter)
+    return false;
+  llvm::APInt A = From->getValue(), B = To->getValue();
+  if (A.getBitWidth() != B.getBitWidth())
+    return false;
+  switch (Condition->getOpcode()) {
+  case BO_LT: return A.slt(B);
+  case BO_LE: return A.sle(B);
+  case BO_GT: return A.sgt(B);
+  case BO_GE: return A.sge(B);
+  case BO_NE: return A != B;
+  default: return false;
+  }
+}
+
 class Fuser {
 public:
   explicit Fuser(const BatchPlan &Plan)
       : A(Plan.Analysis), Context(*A.Context),
-        Body(A.Loop ? A.Loop->For->getBody() : A.Callee->getBody()) {}
+        Body(A.Loop ? A.Loop->For->getBody() : A.Callee->getBody()) {
+    countAllRefs(Body, BodyRefs);
+  }
 
   FusionPlan run() {
-    scan(Body, nullptr);
+    scan(Body, {});
     return std::move(Result);
   }
 
@@ -153,28 +216,126 @@ private:
     return Count;
   }
 
-  /// The leaves of the chain under \p E, added to \p Chain (one parameter per
-  /// distinct source text).
-  void collect(const Expr *E, FusedChain &Chain) {
-    const Expr *Stripped = stripImplicit(E);
-    if (isNode(Stripped)) {
-      for (const Expr *Operand : operandsOf(cast<CallExpr>(Stripped)))
-        collect(Operand, Chain);
-      return;
-    }
-    if (isLiteral(Stripped) ||
-        (Chain.Local && referencedVar(Stripped) == Chain.Local))
-      return;
+  /// Adds \p E, a leaf, to the kernel's operands (one parameter per distinct
+  /// source text, a local's own parameter apart).
+  void addOperand(const Expr *E, FusedChain &Chain,
+                  const VarDecl *Local = nullptr) {
     // The operand as the call holds it, conversions included: they are
     // printed outside the kernel.
     std::string Text = sourceText(Context, E->getSourceRange()).str();
-    auto Same = llvm::find_if(Chain.Operands, [&](const Expr *Operand) {
-      return sourceText(Context, Operand->getSourceRange()) == Text;
-    });
-    unsigned Index = static_cast<unsigned>(Same - Chain.Operands.begin());
-    if (Same == Chain.Operands.end())
+    unsigned Index = 0;
+    for (; Index < Chain.Operands.size(); ++Index)
+      if (!Local && !Chain.Locals[Index] &&
+          sourceText(Context, Chain.Operands[Index]->getSourceRange()) == Text)
+        break;
+    if (Index == Chain.Operands.size()) {
       Chain.Operands.push_back(E);
+      Chain.Locals.push_back(Local);
+    }
     Chain.Parameters[E] = Index;
+  }
+
+  bool mentionsDeclared(const Stmt *S, const FusedChain &Chain) const {
+    if (!S)
+      return false;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        if (Chain.Declared.count(Var))
+          return true;
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return mentionsDeclared(Child, Chain);
+    });
+  }
+
+  /// Whether computing \p S once, earlier, is the same as computing it where
+  /// it is written, each time: it reads values and calls the op table's ops
+  /// that neither write nor draw random numbers.
+  bool isPure(const Stmt *S) const {
+    if (!S)
+      return true;
+    if (isa<LambdaExpr, CXXNewExpr, CXXDeleteExpr, CXXThrowExpr, StmtExpr>(S))
+      return false;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+      if (Binary->isAssignmentOp())
+        return false;
+    if (const auto *Unary = dyn_cast<UnaryOperator>(S))
+      if (Unary->isIncrementDecrementOp() || Unary->getOpcode() == UO_AddrOf)
+        return false;
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(S)) {
+      const FunctionDecl *Callee = Operator->getDirectCallee();
+      if (!Callee || !isInVmapNamespace(Callee) || Operator->isAssignmentOp())
+        return false;
+    } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      std::size_t Op = opOf(Call);
+      if (Op == rules::kNoOp && !isMetadataCall(Call))
+        return false;
+      if (Op != rules::kNoOp) {
+        const rules::OpEntry &Entry = rules::kOpTable[Op];
+        if (Entry.writes_first_argument() || Entry.random ||
+            Entry.family == rules::Family::inplace ||
+            Entry.family == rules::Family::refused)
+          return false;
+      }
+    }
+    return llvm::all_of(S->children(),
+                        [&](const Stmt *Child) { return isPure(Child); });
+  }
+
+  /// The leaves of the chain under \p E, added to \p Chain; false where the
+  /// chain reads the region's values through something that is not fused,
+  /// or (in the region, \p Moved: computed before the kernel, once) a leaf
+  /// is not pure.
+  bool collect(const Expr *E, FusedChain &Chain, bool Moved) {
+    const Expr *Stripped = stripImplicit(E);
+    if (isNode(Stripped)) {
+      for (const Expr *Operand : operandsOf(cast<CallExpr>(Stripped)))
+        if (!collect(Operand, Chain, Moved))
+          return false;
+      return true;
+    }
+    const VarDecl *Var = referencedVar(Stripped);
+    if (isLiteral(Stripped) || (Var && Chain.Declared.count(Var)))
+      return true;
+    if (mentionsDeclared(Stripped, Chain) || (Moved && !isPure(Stripped)))
+      return false;
+    addOperand(E, Chain);
+    return true;
+  }
+
+  /// The header of a region's loop \p E (its initialiser, condition or
+  /// increment): its counters stay in the kernel's text; what else it reads
+  /// must be a number the same for every example, passed as an operand.
+  bool collectHeader(const Expr *E, FusedChain &Chain) {
+    if (!E)
+      return true;
+    const Expr *Stripped = stripImplicit(E);
+    if (isLiteral(Stripped))
+      return true;
+    const VarDecl *Var = referencedVar(Stripped);
+    if (Var && Chain.Declared.count(Var))
+      return !isTensorType(Var->getType());
+    if (!mentionsDeclared(Stripped, Chain)) {
+      if (A.isBatched(Stripped) || !isScalarType(Stripped->getType()) ||
+          !isPure(Stripped))
+        return false;
+      addOperand(E, Chain);
+      return true;
+    }
+    auto CounterOnly = [&](const Expr *Target) {
+      const VarDecl *Counter = referencedVar(Target);
+      return Counter && Chain.Declared.count(Counter) &&
+             !isTensorType(Counter->getType());
+    };
+    if (const auto *Binary = dyn_cast<BinaryOperator>(Stripped))
+      return (!Binary->isAssignmentOp() || CounterOnly(Binary->getLHS())) &&
+             collectHeader(Binary->getLHS(), Chain) &&
+             collectHeader(Binary->getRHS(), Chain);
+    if (const auto *Unary = dyn_cast<UnaryOperator>(Stripped))
+      return (!Unary->isIncrementDecrementOp() ||
+              CounterOnly(Unary->getSubExpr())) &&
+             Unary->getOpcode() != UO_AddrOf && Unary->getOpcode() != UO_Deref &&
+             collectHeader(Unary->getSubExpr(), Chain);
+    return false;
   }
 
   bool holdsKernel(const Stmt *S) const {
@@ -187,38 +348,303 @@ private:
                         [&](const Stmt *Child) { return holdsKernel(Child); });
   }
 
-  /// The local of \p Previous (a declaration) that the chain \p Root may
-  /// compute itself (Note [Which chains are fused]), or null.
-  const VarDecl *inlinable(const Expr *Root, const Stmt *Previous) const {
-    const auto *Declaration = dyn_cast_or_null<DeclStmt>(Previous);
-    if (!Declaration || !Declaration->isSingleDecl())
-      return nullptr;
-    const auto *Var = dyn_cast<VarDecl>(Declaration->getSingleDecl());
-    if (!Var || !Var->hasInit() || Var->getType()->isReferenceType() ||
-        !isTensorType(Var->getType()) || A.PromotedLocals.count(Var) ||
-        !isNode(stripImplicit(Var->getInit())))
-      return nullptr;
-    unsigned InChain = countRefs(Root, Var);
-    if (InChain == 0 || InChain != countRefs(Body, Var))
-      return nullptr;
-    return Var;
+  //===-- regions (Note [Fused regions]) ----------------------------------===//
+
+  /// A Tensor local a region may declare: not a reference, not shared by
+  /// every example until written (Note [Promoted locals] in emit.cpp).
+  bool isRegionLocal(const VarDecl *Var) const {
+    return Var && isTensorType(Var->getType()) &&
+           !Var->getType()->isReferenceType() && !A.PromotedLocals.count(Var);
   }
 
-  /// An operand that is a variable keeps its name; the others get the first
-  /// letters no variable of the statement has (so `vb::at(x, b)` is never
-  /// passed as a parameter `b`, nor stored into `b`).
+  /// Whether \p S may be a statement of a region, as written (what it reads
+  /// is checked in build()).
+  bool mayBeInRegion(const Stmt *S) const {
+    if (!S || inMacro(S))
+      return false;
+    if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+      const auto *Var = Declaration->isSingleDecl()
+                            ? dyn_cast<VarDecl>(Declaration->getSingleDecl())
+                            : nullptr;
+      return isRegionLocal(Var) && Var->hasInit();
+    }
+    if (const auto *Assign = assignmentOf(S)) {
+      const auto *E = cast<Expr>(S);
+      if (A.Reductions.count(E) ||
+          A.PromotingAssignments.count(stripImplicit(E)) ||
+          !isRegionLocal(referencedVar(Assign->getArg(0))))
+        return false;
+      if (Assign->getOperator() == OO_Equal)
+        return true;
+      // `v *= e` computes `v * e` in the kernel (Element's compound ops).
+      std::string Name = calleeName(Assign);
+      return rules::find_op(Name, rules::OpForm::compound_assign) !=
+                 rules::kNoOp &&
+             rules::has_element_form(StringRef(Name).drop_back());
+    }
+    if (const auto *For = dyn_cast<ForStmt>(S)) {
+      if (A.levelOf(For) || A.MaskedControls.count(For) ||
+          (For->getInit() && !isa<DeclStmt>(For->getInit())))
+        return false;
+      if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+        for (const Decl *D : Init->decls()) {
+          const auto *Counter = dyn_cast<VarDecl>(D);
+          if (!Counter || !isScalarType(Counter->getType()) ||
+              Counter->getType()->isReferenceType())
+            return false;
+        }
+      return llvm::all_of(statementsOf(For->getBody()),
+                          [&](const Stmt *Child) { return mayBeInRegion(Child); });
+    }
+    return false;
+  }
+
+  /// The variables \p S declares, into \p Chain.
+  void declare(const Stmt *S, FusedChain &Chain) {
+    if (!S)
+      return;
+    if (const auto *Declaration = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : Declaration->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(D))
+          Chain.Declared.insert(Var);
+    for (const Stmt *Child : S->children())
+      declare(Child, Chain);
+  }
+
+  /// The leaves of region statement \p S; \p TopLevel: directly in the
+  /// region, where a declaration of an operand is its parameter.
+  bool collectStatement(const Stmt *S, FusedChain &Chain, bool TopLevel) {
+    if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+      const auto *Var = cast<VarDecl>(Declaration->getSingleDecl());
+      const Expr *Init = stripImplicit(Var->getInit());
+      if (TopLevel && !isNode(Init) && !isLiteral(Init) &&
+          !(referencedVar(Init) && Chain.Declared.count(referencedVar(Init)))) {
+        if (mentionsDeclared(Init, Chain) || !isPure(Init))
+          return false;
+        addOperand(Var->getInit(), Chain, Var);
+        return true;
+      }
+      return collect(Var->getInit(), Chain, /*Moved=*/true);
+    }
+    if (const auto *Assign = assignmentOf(S))
+      return Chain.Declared.count(referencedVar(Assign->getArg(0))) &&
+             collect(Assign->getArg(1), Chain, /*Moved=*/true);
+    const auto *For = cast<ForStmt>(S);
+    if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+      for (const Decl *D : Init->decls())
+        if (!collectHeader(cast<VarDecl>(D)->getInit(), Chain))
+          return false;
+    if (!collectHeader(For->getCond(), Chain) ||
+        !collectHeader(For->getInc(), Chain))
+      return false;
+    return llvm::all_of(statementsOf(For->getBody()), [&](const Stmt *Child) {
+      return collectStatement(Child, Chain, false);
+    });
+  }
+
+  /// The ops of \p S, a loop's counted twice (it repeats them).
+  unsigned countStatementOps(const Stmt *S) const {
+    if (const auto *Declaration = dyn_cast<DeclStmt>(S))
+      return countNodes(cast<VarDecl>(Declaration->getSingleDecl())->getInit());
+    if (const auto *Assign = assignmentOf(S))
+      return countNodes(Assign->getArg(1)) +
+             (Assign->getOperator() != OO_Equal);
+    unsigned Count = 0;
+    for (const Stmt *Child : statementsOf(cast<ForStmt>(S)->getBody()))
+      Count += 2 * countStatementOps(Child);
+    return Count;
+  }
+
+  /// Note [Fused regions]: a local written in place holds only new results
+  /// of ops, and no other local is bound to it.
+  bool inPlaceWritesAreFresh(ArrayRef<const Stmt *> Region,
+                             const FusedChain &Chain) const {
+    llvm::DenseSet<const VarDecl *> WrittenInPlace;
+    llvm::SmallVector<std::pair<const VarDecl *, const Expr *>, 8> Bindings;
+    std::function<void(const Stmt *)> Visit = [&](const Stmt *S) {
+      if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+        const auto *Var = dyn_cast<VarDecl>(Declaration->getSingleDecl());
+        if (Var && isTensorType(Var->getType()))
+          Bindings.push_back({Var, Var->getInit()});
+      } else if (const auto *Assign = assignmentOf(S)) {
+        const VarDecl *Target = referencedVar(Assign->getArg(0));
+        if (Assign->getOperator() == OO_Equal)
+          Bindings.push_back({Target, Assign->getArg(1)});
+        else
+          WrittenInPlace.insert(Target);
+      } else if (const auto *For = dyn_cast<ForStmt>(S)) {
+        for (const Stmt *Child : statementsOf(For->getBody()))
+          Visit(Child);
+      }
+    };
+    for (const Stmt *S : Region)
+      Visit(S);
+    return llvm::all_of(Bindings, [&](const auto &Binding) {
+      const Expr *Value = stripImplicit(Binding.second);
+      return (!WrittenInPlace.count(Binding.first) || isNode(Value)) &&
+             !WrittenInPlace.count(referencedVar(Value));
+    });
+  }
+
+  /// Note [Fused regions]: the tensor operands that certainly reach each
+  /// local's value (a must-analysis over the region's statements).
+  class Reach {
+  public:
+    using Set = llvm::BitVector;
+    using State = llvm::DenseMap<const VarDecl *, Set>;
+
+    Reach(const Fuser &F, const FusedChain &Chain) : F(F), Chain(Chain) {}
+
+    Set valueOf(const Expr *E, const State &S) const {
+      const Expr *Stripped = stripImplicit(E);
+      Set Operands(Chain.Operands.size());
+      if (F.isNode(Stripped)) {
+        for (const Expr *Operand : operandsOf(cast<CallExpr>(Stripped)))
+          Operands |= valueOf(Operand, S);
+        return Operands;
+      }
+      if (const VarDecl *Var = referencedVar(Stripped)) {
+        auto Known = S.find(Var);
+        if (Known != S.end())
+          return Known->second;
+      }
+      auto Parameter = Chain.Parameters.find(E);
+      if (Parameter != Chain.Parameters.end() &&
+          isTensorType(Chain.Operands[Parameter->second]->getType()))
+        Operands.set(Parameter->second);
+      return Operands;
+    }
+
+    void run(const Stmt *S, State &Now) const {
+      if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+        const auto *Var = cast<VarDecl>(Declaration->getSingleDecl());
+        if (!isTensorType(Var->getType()))
+          return;
+        auto Parameter = llvm::find(Chain.Locals, Var);
+        if (Parameter != Chain.Locals.end()) {
+          Set Own(Chain.Operands.size());
+          Own.set(Parameter - Chain.Locals.begin());
+          Now[Var] = Own;
+        } else {
+          Now[Var] = valueOf(Var->getInit(), Now);
+        }
+      } else if (const auto *Assign = assignmentOf(S)) {
+        const VarDecl *Target = referencedVar(Assign->getArg(0));
+        Set Value = valueOf(Assign->getArg(1), Now);
+        if (Assign->getOperator() == OO_Equal)
+          Now[Target] = Value;
+        else
+          Now[Target] |= Value;
+      } else if (const auto *For = dyn_cast<ForStmt>(S)) {
+        // The greatest state below the one before the loop (unless it runs
+        // at least once) that one more trip keeps.
+        State Must = Now;
+        if (runsAtLeastOnce(For))
+          Must = trip(For, Now);
+        while (true) {
+          State Next = trip(For, Must);
+          bool Changed = false;
+          for (auto &Entry : Must) {
+            Set Kept = Entry.second;
+            Kept &= Next.lookup(Entry.first);
+            Changed |= Kept != Entry.second;
+            Entry.second = Kept;
+          }
+          if (!Changed)
+            break;
+        }
+        for (auto &Entry : Now)
+          Entry.second = Must.lookup(Entry.first);
+      }
+    }
+
+  private:
+    State trip(const ForStmt *For, const State &From) const {
+      State After = From;
+      for (const Stmt *Child : statementsOf(For->getBody()))
+        run(Child, After);
+      State Kept; // the loop body's own locals end with the trip
+      for (const auto &Entry : From)
+        Kept[Entry.first] = After.lookup(Entry.first);
+      return Kept;
+    }
+
+    const Fuser &F;
+    const FusedChain &Chain;
+  };
+
+  /// The kernel of \p Root with the statements \p Region before it, or
+  /// std::nullopt where one of the conditions of Note [Fused regions] fails.
+  std::optional<FusedChain> build(const Expr *Root,
+                                  ArrayRef<const Stmt *> Region,
+                                  unsigned MinOps) {
+    FusedChain Chain;
+    Chain.Region.assign(Region.begin(), Region.end());
+    for (const Stmt *S : Region) {
+      if (Result.InRegions.count(S) || holdsKernel(S))
+        return std::nullopt;
+      declare(S, Chain);
+    }
+    const VarDecl *RootVar = referencedVar(Root);
+    if (!isNode(Root) && !(RootVar && Chain.Declared.count(RootVar) &&
+                           isTensorType(RootVar->getType())))
+      return std::nullopt;
+    for (const Stmt *S : Region)
+      if (!collectStatement(S, Chain, /*TopLevel=*/true))
+        return std::nullopt;
+    if (!collect(Root, Chain, /*Moved=*/false))
+      return std::nullopt;
+    unsigned Ops = countNodes(Root);
+    for (const Stmt *S : Region)
+      Ops += countStatementOps(S);
+    if (Ops < MinOps || llvm::any_of(Chain.Operands, [&](const Expr *Operand) {
+          return holdsKernel(Operand);
+        }))
+      return std::nullopt;
+    if (Region.empty())
+      return Chain;
+    // The region's variables are dead after the consumer.
+    llvm::DenseMap<const VarDecl *, unsigned> Refs;
+    for (const Stmt *S : Region)
+      countAllRefs(S, Refs);
+    countAllRefs(Root, Refs);
+    for (const VarDecl *Var : Chain.Declared)
+      if (Refs.lookup(Var) != BodyRefs.lookup(Var))
+        return std::nullopt;
+    if (!inPlaceWritesAreFresh(Region, Chain))
+      return std::nullopt;
+    Reach Analysis(*this, Chain);
+    Reach::State Now;
+    for (const Stmt *S : Region)
+      Analysis.run(S, Now);
+    Reach::Set Reached = Analysis.valueOf(Root, Now);
+    Reached.resize(Chain.Operands.size());
+    for (unsigned I = 0; I < Chain.Operands.size(); ++I)
+      if (isTensorType(Chain.Operands[I]->getType()) && !Reached.test(I))
+        return std::nullopt;
+    return Chain;
+  }
+
+  /// An operand that is a variable keeps its name (a region's local taken
+  /// as a parameter, its own); the others get the first letters no variable
+  /// of the kernel has (so `vb::at(x, b)` is never passed as a parameter
+  /// `b`, nor stored into `b`).
   void name(FusedChain &Chain) {
     llvm::StringSet<> Taken, Read;
-    if (Chain.Local)
-      Taken.insert(Chain.Local->getName());
+    for (const VarDecl *Var : Chain.Declared)
+      Taken.insert(Var->getName());
     Chain.Names.assign(Chain.Operands.size(), "");
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
+      if (Chain.Locals[I])
+        Chain.Names[I] = Chain.Locals[I]->getNameAsString();
+    for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       if (const VarDecl *Var = referencedVar(Chain.Operands[I]))
-        if (Var->getName() != "vb" && Taken.insert(Var->getName()).second)
+        if (!Chain.Locals[I] && Var->getName() != "vb" &&
+            Taken.insert(Var->getName()).second)
           Chain.Names[I] = Var->getNameAsString();
     namesIn(Statement, Read);
-    if (Chain.Local)
-      namesIn(Chain.Local->getInit(), Read);
+    for (const Stmt *S : Chain.Region)
+      namesIn(S, Read);
     for (const auto &Name : Read)
       Taken.insert(Name.getKey());
     unsigned Candidate = 0; // a, ..., z, then _b_0, _b_1, ...
@@ -234,34 +660,38 @@ private:
     }
   }
 
-  /// Makes the chain under \p E a kernel when it has at least \p MinOps ops.
-  void consider(const Expr *E, unsigned MinOps, const Stmt *Previous) {
+  /// Makes the chain under \p E a kernel when it has at least \p MinOps ops,
+  /// with the longest region of the statements \p Before that it can take
+  /// (Note [Fused regions]).
+  void consider(const Expr *E, unsigned MinOps,
+                ArrayRef<const Stmt *> Before) {
     const Expr *Root = stripImplicit(E);
-    if (!isNode(Root) || countNodes(Root) < MinOps || Result.Chains.count(Root) ||
-        inMacro(Root))
+    if (Result.Chains.count(Root) || inMacro(Root))
       return;
-    FusedChain Chain;
-    Chain.Local = inlinable(Root, Previous);
-    if (Chain.Local && inMacro(Chain.Local->getInit()))
-      Chain.Local = nullptr;
-    if (Chain.Local)
-      collect(Chain.Local->getInit(), Chain);
-    collect(Root, Chain);
-    if (llvm::any_of(Chain.Operands,
-                     [&](const Expr *Operand) { return holdsKernel(Operand); }))
+    std::size_t First = Before.size();
+    while (First > 0 && mayBeInRegion(Before[First - 1]))
+      --First;
+    for (std::size_t Start = First; Start <= Before.size(); ++Start) {
+      std::optional<FusedChain> Chain =
+          build(Root, Before.drop_front(Start), MinOps);
+      if (!Chain)
+        continue;
+      name(*Chain);
+      for (const Stmt *S : Chain->Region)
+        Result.InRegions.insert(S);
+      if (!Chain->Region.empty())
+        Result.RegionStarts[Consumer] = Chain->Region.front();
+      Result.Chains[Root] = std::move(*Chain);
       return;
-    name(Chain);
-    if (Chain.Local)
-      Result.InlinedLocals[cast<DeclStmt>(Previous)] = Root;
-    Result.Chains[Root] = std::move(Chain);
+    }
   }
 
   /// Reductions of a whole example inside \p S, innermost first.
-  void reductions(const Stmt *S, const Stmt *Previous) {
+  void reductions(const Stmt *S, ArrayRef<const Stmt *> Before) {
     if (!S || isa<LambdaExpr>(S))
       return;
     for (const Stmt *Child : S->children())
-      reductions(Child, Previous);
+      reductions(Child, Before);
     const auto *Call = dyn_cast<CallExpr>(S);
     if (!Call || !A.isBatched(Call))
       return;
@@ -272,58 +702,59 @@ private:
       return;
     llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
     if (Operands.size() == 1)
-      consider(Operands.front(), 1, Previous);
+      consider(Operands.front(), 1, Before);
   }
 
-  /// A statement of the body; \p Previous is the statement before it in its
-  /// block, if any.
-  void statement(const Stmt *S, const Stmt *Previous) {
+  /// An expression of the body's statement Consumer; \p Before are the
+  /// statements before that one in its block.
+  void statement(const Stmt *S, ArrayRef<const Stmt *> Before) {
     const auto *E = dyn_cast<Expr>(S);
     if (!E)
       return;
     Statement = E;
-    reductions(E, Previous);
+    reductions(E, Before);
     auto Reduction = A.Reductions.find(E);
     if (Reduction != A.Reductions.end()) {
       const clang_vmap::Reduction &R = Reduction->second;
       if ((R.Op == ReduceOp::Add || R.Op == ReduceOp::Sub) &&
           isTensorType(R.Accumulator->getType()))
-        consider(R.Value, 1, Previous);
+        consider(R.Value, 1, Before);
       return;
     }
     const auto *Assign = dyn_cast<CXXOperatorCallExpr>(stripImplicit(E));
     if (Assign && Assign->getOperator() == OO_Equal &&
         Assign->getNumArgs() == 2 && isTensorType(Assign->getArg(0)->getType()) &&
         !referencedVar(Assign->getArg(0)) && A.isBatched(Assign->getArg(0)))
-      consider(Assign->getArg(1), 2, Previous);
+      consider(Assign->getArg(1), 2, Before);
   }
 
-  void scan(const Stmt *S, const Stmt *Previous) {
+  void scan(const Stmt *S, ArrayRef<const Stmt *> Before) {
     if (!S)
       return;
     if (const auto *Compound = dyn_cast<CompoundStmt>(S)) {
-      const Stmt *Before = nullptr;
-      for (const Stmt *Child : Compound->body()) {
-        scan(Child, Before);
-        Before = Child;
-      }
+      llvm::SmallVector<const Stmt *, 16> Statements(Compound->body());
+      for (std::size_t I = 0; I < Statements.size(); ++I)
+        scan(Statements[I], ArrayRef(Statements).take_front(I));
       return;
     }
+    Consumer = S;
     if (isa<Expr>(S))
-      return statement(S, Previous);
+      return statement(S, Before);
     if (isa<DeclStmt>(S)) { // `Tensor s = (d * d).sum();`: its initialisers
       for (const Stmt *Init : S->children())
-        statement(Init, Previous);
+        statement(Init, Before);
       return;
     }
     for (const Stmt *Child : S->children())
-      scan(Child, nullptr);
+      scan(Child, {});
   }
 
   const LoopAnalysis &A;
   ASTContext &Context;
   const Stmt *Body;
-  const Stmt *Statement = nullptr; ///< the one being looked at
+  llvm::DenseMap<const VarDecl *, unsigned> BodyRefs;
+  const Stmt *Consumer = nullptr;  ///< the statement being looked at
+  const Expr *Statement = nullptr; ///< its expression being looked at
   FusionPlan Result;
 };
 

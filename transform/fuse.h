@@ -2,7 +2,9 @@
 //
 // Part of pass 3 (batch): finds the per-example chains of pointwise ops that
 // the printer emits as one compiled kernel, `vb::fused(lambda, operands...)`
-// (Note [Compiled fusion] in rules/include/vmap/fused.hpp).
+// (Note [Compiled fusion] in rules/include/vmap/fused.hpp), with the
+// statements before them that compute their locals (Note [Fused regions] in
+// fuse.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLANG_VMAP_FUSE_H
@@ -11,6 +13,7 @@
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include <string>
 #include <vector>
 
@@ -18,26 +21,36 @@ namespace clang_vmap {
 
 struct BatchPlan;
 
-/// One kernel: the chain's outermost op, consumed by a store, a reduction of
-/// the whole example, or an accumulator.
+/// One kernel: the chain's outermost op (or a local its region computes),
+/// consumed by a store, a reduction of the whole example, or an accumulator.
 struct FusedChain {
   /// The kernel's operands, in parameter order, with the parameter names.
   std::vector<const clang::Expr *> Operands;
   std::vector<std::string> Names;
-  /// Every occurrence of an operand in the chain (one operand may occur
+  /// For each operand, the region's local it initialises (`Tensor value =
+  /// x[i];` becomes the parameter `auto value`, which the kernel may rebind),
+  /// or null for an operand read as `const auto&`.
+  std::vector<const clang::VarDecl *> Locals;
+  /// Every occurrence of an operand in the kernel (one operand may occur
   /// several times: `d * d`), and its parameter.
   llvm::DenseMap<const clang::Expr *, unsigned> Parameters;
-  /// A Tensor local whose initialiser (a chain) the kernel computes first,
-  /// under the local's own name: the statement before is its declaration,
-  /// and nothing else reads it.
-  const clang::VarDecl *Local = nullptr;
+  /// The region: the statements before the consumer that the kernel runs
+  /// first, in order (Note [Fused regions] in fuse.cpp); empty for a chain
+  /// alone. The declarations of Locals are among them (printed as the
+  /// parameters).
+  std::vector<const clang::Stmt *> Region;
+  /// The variables the region declares (its Tensor locals, the counters of
+  /// its loops): they live inside the kernel.
+  llvm::DenseSet<const clang::VarDecl *> Declared;
 };
 
-/// The kernels of a batched body (keyed by the chain's outermost op), and the
-/// declarations of the locals they compute (printed as a comment).
+/// The kernels of a batched body (keyed by the chain's outermost expression).
 struct FusionPlan {
   llvm::DenseMap<const clang::Expr *, FusedChain> Chains;
-  llvm::DenseMap<const clang::DeclStmt *, const clang::Expr *> InlinedLocals;
+  /// The statements of the regions: printed inside their kernel, not in place.
+  llvm::DenseSet<const clang::Stmt *> InRegions;
+  /// The statement that consumes a region, and the region's first statement.
+  llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> RegionStarts;
 };
 
 /// Finds the kernels of \p Plan's body.

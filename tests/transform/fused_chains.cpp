@@ -68,8 +68,10 @@ int main() {
 // CHECK-LABEL: void squared_distances(
 // CHECK: out, i)[j] = vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)).sum();  // line 14
 // CHECK-LABEL: void distances(
-// CHECK: // 'difference' is computed in the fused kernel below  // line 23
-// CHECK-NEXT: vb::at(out, i)[j] = vb::fused([](const auto& a, const auto& b) { auto difference = a - b; return difference * difference; }, vb::at(x, i), vb::at(y, j)).sum().sqrt();  // line 24
+// CHECK: vb::at(out, i)[j] = vb::fused([](const auto& a, const auto& b) {
+// CHECK-NEXT: auto difference = a - b;  // line 23
+// CHECK-NEXT: return difference * difference;
+// CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum().sqrt();  // lines 23-24
 // CHECK-LABEL: double weighted(
 // CHECK: vb::at(means, i) = vb::mean(vb::fused([](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 34
 // CHECK-NEXT: vb::at(scaled, i) = vb::fused([](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 35

@@ -99,11 +99,13 @@ int main() {
 // CHECK: namespace vb_1 = ::vmap::batched;
 // CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 47
 // CHECK-NEXT: const vb_1::Value i = _b_level0_1.index();
-// CHECK-NEXT: vb_1::Value vb = vb_1::at(x, i) * 2;  // line 48
-// CHECK-NEXT: vb_1::Value _b_level0 = vb + 1;  // line 49
-// CHECK-NEXT: vb_1::Value batched = _b_level0.sin();  // line 50
-// CHECK-NEXT: vb_1::Value _b_args = batched * batched;  // line 51
-// CHECK-NEXT: vb_1::at(out, i) = _b_args + _b_twice_1(vb_1::at(x, i));  // line 52
+// CHECK-NEXT: vb_1::at(out, i) = vb_1::fused([](const auto& a, const auto& b) {
+// CHECK-NEXT: auto vb = a * 2;  // line 48
+// CHECK-NEXT: auto _b_level0 = vb + 1;  // line 49
+// CHECK-NEXT: auto batched = _b_level0.sin();  // line 50
+// CHECK-NEXT: auto _b_args = batched * batched;  // line 51
+// CHECK-NEXT: return _b_args + b;
+// CHECK-NEXT: }, vb_1::at(x, i), _b_twice_1(vb_1::at(x, i)));  // lines 48-52
 // CHECK-LABEL: void globals(
 // CHECK: if (::vmap::batched::unsafe_overlap(out, x)) {
 // CHECK: namespace vb_1 = ::vmap::batched;

@@ -211,6 +211,21 @@ template <class T>
 struct Element {
   T value;
 
+  // A local of a fused region (Note [Fused regions] in transform/fuse.cpp) rebound to a
+  // value of another type changes its dtype, as a Tensor does; a C++ variable cannot: the
+  // kernel throws on its first element and the batched ops run it (Note [Compiled fusion]).
+  template <class U>
+    requires(!std::is_same_v<U, T>)
+  Element& operator=(const Element<U>&) {
+    throw vmap::Error("fused kernel: a local would change its dtype");
+  }
+  // Tensor's compound assignments, on a local the region made (never another name for a
+  // tensor's elements: the tool checks).
+  template <class B> Element& operator+=(const B& b) { return *this = *this + b; }
+  template <class B> Element& operator-=(const B& b) { return *this = *this - b; }
+  template <class B> Element& operator*=(const B& b) { return *this = *this * b; }
+  template <class B> Element& operator/=(const B& b) { return *this = *this / b; }
+
   // The members of Tensor's pointwise ops, as the free functions above.
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
   auto name() const { return batched::name(*this); }
