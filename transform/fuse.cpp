@@ -16,10 +16,51 @@
 //   - by a store `out[i] = e` of at least two ops (one op over materialised
 //     tensors is already one runtime call into the destination).
 // A chain whose leaves hold another kernel is left to the batched ops (one
-// kernel per statement keeps the rewrite readable). A Tensor local declared
-// by the statement just before, whose initialiser is a chain and which only
-// this chain reads, is computed inside the kernel under its own name (so
-// `Tensor d = x[i] - y[j]; out[i][j] = (d * d).sum();` is one pass).
+// kernel per statement keeps the rewrite readable). The statements before the
+// consumer that compute the chain's locals run inside the kernel too (Note
+// [Fused regions]).
+//
+// Note [Fused regions]
+// A chain spread over statements through per-example locals,
+//
+//   Tensor value = x[i];
+//   for (int round = 0; round < 5; ++round)
+//     value = value * value;
+//   out[i] = value;
+//
+// is one kernel too: the consumer's chain (here the local itself) with the run
+// of statements just before it, printed as written inside the lambda, so the
+// C++ compiler sees the whole computation of one element:
+//
+//   vb::at(out, i) = vb::fused([](auto value) {
+//     for (int round = 0; round < 5; ++round) { value = value * value; }
+//     return value;
+//   }, vb::at(x, i));  // lines 12-15
+//
+// A region's statements are declarations of Tensor locals (not references)
+// with an initialiser, `=` and compound assignments (`v *= e`) of chains to
+// the region's locals, and plain `for` loops of those whose header reads only
+// its own counters and numbers the same for every example (passed to the
+// kernel as operands). A declaration whose initialiser is no op (`Tensor value
+// = x[i];`) becomes a parameter taken by value, which the kernel may rebind.
+// The region is the longest such run for which these hold, else a shorter
+// one, else none (today's statements):
+//   - the region's variables are dead after the consumer: nothing else names
+//     them (no read, write, capture, reference or address), since they exist
+//     only inside the kernel;
+//   - what else it reads (the leaves) names nothing the region declares (`f(v)`
+//     or `v.matmul(w)` of a local ends the region before it) and has no side
+//     effect: it is computed once, before the kernel, as an operand;
+//   - a local written in place holds only new results of ops, and no other
+//     local is bound to it: a Tensor copy shares its elements (`Tensor v =
+//     x[i]; v += 1;` writes x, Note [Aliases in the body]), a parameter does not;
+//   - every tensor operand reaches the consumed value however many times the
+//     loops run (a must-analysis; a loop may run zero times unless its literal
+//     bounds say otherwise): the kernel's shape is the broadcast of its
+//     operands' shapes, which must be the shape the eager ops give the value.
+// A local rebound to a value of another dtype (`v = v > 0`) is not a C++
+// variable's type change: Element's assignment throws on the kernel's first
+// element, and the batched ops run the lambda (fused_element.hpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -12,6 +12,8 @@
 //       vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); },
 //                 vb::at(x, i), vb::at(y, j)).sum();
 //
+// (a chain spread over statements through per-example locals is one lambda of several
+// statements, `x = x * x` five times one pass: Note [Fused regions] in transform/fuse.cpp),
 // and vb::fused runs it here, instantiated on Element<float> or Element<double>
 // (fused_element.hpp: the runtime's scalar functors on C++ element types), over the
 // broadcast physical sizes of its operands (levels first, then the example dims): a strided
