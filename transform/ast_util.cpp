@@ -243,4 +243,32 @@ bool isMetadataCall(const Expr *E) {
   return false;
 }
 
+bool hasOwnElements(const Expr *E) {
+  E = stripImplicit(E);
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
+    return Construct->getNumArgs() == 0; // an undefined Tensor
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !isInVmapNamespace(Callee))
+    return false;
+  namespace rules = vmap::rules;
+  std::string Name = calleeName(Call);
+  if (isa<CXXMemberCallExpr>(Call) && Name == "clone")
+    return true;
+  rules::OpForm Form = rules::OpForm::free_function;
+  if (isa<CXXMemberCallExpr>(Call))
+    Form = rules::OpForm::member;
+  else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call))
+    Form = Operator->isAssignmentOp() ? rules::OpForm::compound_assign
+           : Operator->getNumArgs() == 1 ? rules::OpForm::unary_operator
+                                         : rules::OpForm::binary_operator;
+  std::size_t Entry = rules::find_op(Name, Form);
+  if (Entry == rules::kNoOp)
+    return false;
+  const rules::OpEntry &Op = rules::kOpTable[Entry];
+  return !Op.returns_view && Op.rule != rules::RuleId::convert &&
+         Op.family != rules::Family::inplace &&
+         Form != rules::OpForm::compound_assign;
+}
+
 } // namespace clang_vmap

@@ -81,6 +81,13 @@ llvm::StringSet<> namesUsedIn(const clang::FunctionDecl *F);
 /// the name picked is added to \p Taken.
 std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken);
 
+/// Whether the Tensor \p E evaluates to has elements of its own (Note [Aliases
+/// in the body] in analyse.cpp): a factory's, clone's or a computing op's
+/// result. Views, `to` and `contiguous` (which return their input when nothing
+/// changes), in-place ops (which return their object) and calls of other
+/// functions may not.
+bool hasOwnElements(const clang::Expr *E);
+
 /// True if a metadata member of Tensor (`size`, `dim`, ... : the same for
 /// every example, so the result is never batched).
 bool isMetadataCall(const clang::Expr *E);

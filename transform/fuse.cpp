@@ -51,9 +51,10 @@
 //   - what else it reads (the leaves) names nothing the region declares (`f(v)`
 //     or `v.matmul(w)` of a local ends the region before it) and has no side
 //     effect: it is computed once, before the kernel, as an operand;
-//   - a local written in place holds only new results of ops, and no other
-//     local is bound to it: a Tensor copy shares its elements (`Tensor v =
-//     x[i]; v += 1;` writes x, Note [Aliases in the body]), a parameter does not;
+//   - a local written in place holds only tensors with elements of their own
+//     (an op's result, `x[i].clone()`), and no other local is bound to it: a
+//     Tensor copy shares its elements (`Tensor v = x[i]; v += 1;` writes x,
+//     Note [Aliases in the body] in analyse.cpp), a parameter does not;
 //   - every tensor operand reaches the consumed value however many times the
 //     loops run (a must-analysis; a loop may run zero times unless its literal
 //     bounds say otherwise): the kernel's shape is the broadcast of its
@@ -407,7 +408,10 @@ private:
       const auto *Var = Declaration->isSingleDecl()
                             ? dyn_cast<VarDecl>(Declaration->getSingleDecl())
                             : nullptr;
-      return isRegionLocal(Var) && Var->hasInit();
+      // `Tensor v = e;` (not `Tensor v;`, whose parameter would have no text).
+      return isRegionLocal(Var) && Var->hasInit() &&
+             Var->getInitStyle() == VarDecl::CInit &&
+             !isa<CXXConstructExpr>(stripImplicit(Var->getInit()));
     }
     if (const auto *Assign = assignmentOf(S)) {
       const auto *E = cast<Expr>(S);
@@ -496,8 +500,9 @@ private:
     return Count;
   }
 
-  /// Note [Fused regions]: a local written in place holds only new results
-  /// of ops, and no other local is bound to it.
+  /// Note [Fused regions]: a local written in place holds only tensors with
+  /// elements of their own (an op's result, a clone), and no other local is
+  /// bound to it.
   bool inPlaceWritesAreFresh(ArrayRef<const Stmt *> Region,
                              const FusedChain &Chain) const {
     llvm::DenseSet<const VarDecl *> WrittenInPlace;
@@ -522,7 +527,7 @@ private:
       Visit(S);
     return llvm::all_of(Bindings, [&](const auto &Binding) {
       const Expr *Value = stripImplicit(Binding.second);
-      return (!WrittenInPlace.count(Binding.first) || isNode(Value)) &&
+      return (!WrittenInPlace.count(Binding.first) || hasOwnElements(Value)) &&
              !WrittenInPlace.count(referencedVar(Value));
     });
   }

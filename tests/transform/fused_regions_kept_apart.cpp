@@ -84,6 +84,17 @@ void dead_and_reference(const Tensor& x, const Tensor& y, Tensor& out) {
   }
 }
 
+// Declared without a value, then assigned: not a declaration a kernel can print.
+void declared_then_assigned(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor v;
+    v = x[i] * 2;
+    v = v * v;
+    out[i] = v;
+  }
+}
+
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
   Tensor a = zeros({4, 3}), b = zeros({4, 3});
@@ -116,6 +127,10 @@ int main() {
   Tensor h = zeros({4, 3});
   dead_and_reference(x, x + 1, h);
   std::cout << h << "\n";
+
+  Tensor k = zeros({4, 3});
+  declared_then_assigned(x, k);
+  std::cout << k << "\n";
 }
 
 // CHECK-LABEL: void read_after(
@@ -154,3 +169,8 @@ int main() {
 // CHECK-NEXT: v = v * v;  // line 82
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, row);  // lines 81-83
+// CHECK-LABEL: void declared_then_assigned(
+// CHECK: vb::Value v;  // line 91
+// CHECK-NEXT: v = vb::at(x, i) * 2;  // line 92
+// CHECK-NEXT: v = v * v;  // line 93
+// CHECK-NEXT: vb::at(out, i) = v;  // line 94

@@ -56,6 +56,17 @@ void compound(const Tensor& x, Tensor& out) {
   }
 }
 
+// A clone has elements of its own: squared in place, x is not written.
+void clone_in_place(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor v = x[i].clone();
+    for (int round = 0; round < 5; ++round)
+      v *= v;
+    out[i] = v;
+  }
+}
+
 // The number of rounds a parameter: passed to the kernel as a number.
 void rounds_parameter(const Tensor& x, int rounds, Tensor& out) {
 #pragma vmap
@@ -77,6 +88,9 @@ int main() {
   auto_local(input, c);
   compound(input, d);
   std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n";
+  Tensor cloned = zeros({4, 3});
+  clone_in_place(input, cloned);
+  std::cout << cloned << "\n";
   for (int rounds : {0, 1, 5}) {
     Tensor e = zeros({4, 3});
     rounds_parameter(input, rounds, e);
@@ -121,10 +135,17 @@ int main() {
 // CHECK: v *= v;  // line 54
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 50-55
+// CHECK-LABEL: void clone_in_place(
+// CHECK: vb::at(out, i) = vb::fused([](auto v) {
+// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 64
+// CHECK-NEXT: v *= v;  // line 65
+// CHECK-NEXT: }
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i).clone());  // lines 63-66
 // CHECK-LABEL: void rounds_parameter(
 // CHECK: vb::at(out, i) = vb::fused([](auto value, const auto& rounds) {
-// CHECK-NEXT: for (int round = 0; round < rounds; ++round) {  // line 64
-// CHECK-NEXT: value = value * value;  // line 65
+// CHECK-NEXT: for (int round = 0; round < rounds; ++round) {  // line 75
+// CHECK-NEXT: value = value * value;  // line 76
 // CHECK-NEXT: }
 // CHECK-NEXT: return value;
-// CHECK-NEXT: }, vb::at(x, i), rounds);  // lines 63-67
+// CHECK-NEXT: }, vb::at(x, i), rounds);  // lines 74-78
