@@ -30,7 +30,8 @@ constexpr int64_t pairs = 4;  // rows of `m`, the inner level of nested loops
 
 class Generator {
  public:
-  explicit Generator(uint32_t seed) : random_(seed), control_random_(seed * 7919u + 17u) {}
+  explicit Generator(uint32_t seed)
+      : random_(seed), control_random_(seed * 7919u + 17u), region_random_(seed * 104729u + 5u) {}
 
   std::string refused_program() {
     refused_loop_ = 0;
@@ -293,6 +294,101 @@ class Generator {
     }
   }
 
+  // A chain spread over statements through per-example locals (Note [Fused regions] in
+  // transform/fuse.cpp): pointwise ops on locals r0, r1... (declarations, rebinding, compound
+  // assignments, a plain loop with literal bounds), with loop-invariant tensors broadcast in
+  // and per-example numbers, consumed by a store, a whole-example reduction or an
+  // accumulator; sometimes a non-pointwise op in the middle, or the local read again after
+  // (then the region is shorter, or none). Drawn from its own stream, so every seed's other
+  // choices stay as they were.
+  int region_pick(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(region_random_);
+  }
+  template <class T>
+  const T& region_one_of(const std::vector<T>& items) {
+    return items[static_cast<size_t>(region_pick(0, static_cast<int>(items.size()) - 1))];
+  }
+
+  std::string region_statements(int indent) {
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    static const std::vector<std::string> per_example = {
+        "x[i]", "y[i]", "x.select(0, i)", "z[i][1]", "(x[i] * i)", "n[i].to(kFloat)"};
+    // Factors of at most 2 in size, so that a chain of products stays far from overflow.
+    static const std::vector<std::string> factors = {"x[i]", "y[i]", "w[0]", "m[1]",
+                                                     "w[2].tanh()", "0.5", "1.5"};
+    static const std::vector<std::string> tensors = {"x[i]", "y[i]", "z[i][1]", "w[0]", "m[1]",
+                                                     "y[0]", "(x[i] * i)"};
+    static const std::vector<std::string> unary = {"tanh", "sigmoid", "sin", "abs", "relu"};
+    std::vector<std::string> operands = tensors;
+    operands.insert(operands.end(), {"n[i].to(kFloat)", "0.5", "1.5"});
+    for (const std::string& scalar : scalars_) operands.push_back(scalar);
+    auto operand = [&] { return region_one_of(operands); };
+    auto factor = [&] { return region_one_of(factors); };
+
+    std::string text;
+    int count = 0;
+    std::string local = "r0";
+    // A copy of the example is only rebound: written in place, it would write x.
+    bool fresh = region_pick(0, 3) != 0;
+    if (!fresh) {
+      text += pad + "Tensor r0 = " + region_one_of(per_example) + ";\n";
+    } else {
+      const char* type = region_pick(0, 1) ? "Tensor " : "auto ";
+      text += pad + type + "r0 = " + region_one_of(per_example) + " * " + factor() + " - " +
+              operand() + ";\n";
+    }
+    const int statements = region_pick(1, 5);
+    for (int s = 0; s < statements; ++s) {
+      switch (region_pick(0, 8)) {
+        case 0: text += pad + local + " = " + local + " * " + factor() + ";\n"; break;
+        case 1:
+          text += pad + local + " = " + region_one_of(unary) + "(" + local + ");\n";
+          break;
+        case 2: text += pad + local + " = (" + local + " * " + local + ").tanh();\n"; break;
+        case 3:
+          text += pad + local + (fresh ? " *= " : " = " + local + " * ") + factor() + ";\n";
+          break;
+        case 4:
+          text += pad + "for (int q = 0; q < " + std::to_string(region_pick(1, 4)) +
+                  "; ++q)\n" + pad + "  " + local + " = " + local + " * 0.5 + " + operand() +
+                  ";\n";
+          break;
+        case 5: {
+          const std::string next = "r" + std::to_string(++count);
+          text += pad + "Tensor " + next + " = " + local + " - " + operand() + ";\n";
+          local = next;
+          fresh = true;
+          break;
+        }
+        case 6:
+          text += pad + local + " = where(" + local + " > 0.0, " + local + ", " + local +
+                  " * 0.5);\n";
+          break;
+        case 7:
+          text += pad + local + " = " + local + " / (" + region_one_of(tensors) +
+                  ".abs() + 1.0);\n";
+          break;
+        default:  // not pointwise: the region starts after it
+          text += pad + local + " = " + local + " - " + local + ".mean();\n";
+      }
+    }
+    const std::string column = std::to_string(region_pick(0, width - 1));
+    switch (region_pick(0, 5)) {
+      case 0: text += pad + "out[i] = " + local + ";\n"; break;
+      case 1: text += pad + "out[i] = " + local + " * " + factor() + " + 1.0;\n"; break;
+      case 2: text += pad + "out[i][" + column + "] = " + local + ".sum();\n"; break;
+      case 3: text += pad + "acc += " + local + ";\n"; break;
+      case 4:
+        text += pad + "pair[i][" + std::to_string(region_pick(0, pairs - 1)) + "] = (" + local +
+                " * " + factor() + ").mean();\n";
+        break;
+      default: text += pad + "acc -= " + local + " * " + factor() + ";\n";
+    }
+    if (region_pick(0, 3) == 0)  // read after the consumer: not a region of its own
+      text += pad + "out[i] += " + local + ";\n";
+    return text;
+  }
+
   static constexpr const char* early_return_helper =
       "static float clipped(float v) {\n  if (v > 1.0f)\n    return 1.0f;\n"
       "  if (v < -1.0f)\n    return -v * 0.5f;\n  return v * v;\n}\n\n";
@@ -344,6 +440,7 @@ class Generator {
     }
     if (violation_at == statements) text += violation(4);
     if (control_pick(0, 2) != 0) text += control_statement(4);
+    if (region_pick(0, 2) != 0) text += region_statements(4);
     text += "    " + store() + ";\n";
     if (chance(30)) text += nested_loop(4);
     return text + "  }\n}\n\n";
@@ -392,6 +489,7 @@ class Generator {
   static constexpr const char* violation_marker = "/*refused*/";
   std::mt19937 random_;
   std::mt19937 control_random_;  // control_statement()'s own stream
+  std::mt19937 region_random_;   // region_statements()'s own stream
   int refused_loop_ = -1;  // the loop that gets a refused construct, if any
   int helpers_ = 0;
   std::vector<std::string> locals_;   // Tensor locals in scope
