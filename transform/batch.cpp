@@ -276,7 +276,8 @@ private:
       BatchedParams.push_back(Batched);
     }
     std::string Callee = "'" + Definition->getNameAsString() + "'";
-    if (!Context.getSourceManager().isInMainFile(Definition->getLocation()))
+    if (!isInRewrittenFile(Context.getSourceManager(),
+                           Definition->getLocation()))
       return refuse(diag::refuse_call, Call, diag::note_side_effects, Callee);
     std::optional<std::string> Why = whyNoClone(Call, Definition);
     if (Depth > 8)
@@ -364,7 +365,8 @@ private:
       if (!InVmap) {
         const FunctionDecl *Definition = nullptr;
         if (AnyBatched && Method && Method->hasBody(Definition) &&
-            Context.getSourceManager().isInMainFile(Definition->getLocation()))
+            isInRewrittenFile(Context.getSourceManager(),
+                              Definition->getLocation()))
           return refuse(diag::refuse_call, Call, diag::note_no_clone,
                         "'" + Name + "'", "it is a member function");
         if (AnyBatched)

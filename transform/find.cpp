@@ -1,6 +1,7 @@
 //===- find.cpp - Pass 1: every `#pragma vmap` and the loop it annotates --===//
 
 #include "find.h"
+#include "ast_util.h"
 #include "diagnostics.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -161,7 +162,7 @@ public:
       : SM(SM), Skipped(Skipped) {}
 
   void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
-    if (!SM.isInMainFile(Range.getBegin()))
+    if (!isInRewrittenFile(SM, Range.getBegin()))
       return;
     auto [File, Begin] = SM.getDecomposedLoc(Range.getBegin());
     unsigned End = SM.getFileOffset(Range.getEnd());
@@ -206,8 +207,9 @@ std::vector<VmapLoop> find(ASTContext &Context,
   const SourceManager &SM = Context.getSourceManager();
   LoopBinder Binder(SM, Pragmas);
   for (auto [Index, Pragma] : llvm::enumerate(Pragmas)) {
-    if (!SM.isInMainFile(SM.getExpansionLoc(Pragma.Loc))) {
-      Diags.report(diag::warn_pragma_in_header, Pragma.Loc);
+    if (!isInRewrittenFile(SM, Pragma.Loc)) {
+      if (!isRewrittenElsewhere(SM, Pragma.Loc))
+        Diags.report(diag::warn_pragma_in_header, Pragma.Loc);
       Binder.Bound[Index] = true;
       continue;
     }
@@ -217,11 +219,11 @@ std::vector<VmapLoop> find(ASTContext &Context,
       Binder.expect(Index, SM.getExpansionLoc(Pragma.Loc),
                     /*InSameMacro=*/true);
   }
-  // Pragmas bind only to loops of the main file: the headers' declarations
-  // (most of the AST) are not walked.
+  // Pragmas bind only to loops of the file rewritten (Note [Rewriting a
+  // header]): the other files' declarations (most of the AST) are not walked.
   if (!Pragmas.empty())
     for (Decl *D : Context.getTranslationUnitDecl()->decls())
-      if (SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      if (isInRewrittenFile(SM, D->getLocation()))
         Binder.TraverseDecl(D);
   for (auto [Index, Pragma] : llvm::enumerate(Pragmas))
     if (!Binder.Bound[Index])
