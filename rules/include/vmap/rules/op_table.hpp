@@ -36,7 +36,8 @@ enum class ArgKind : std::uint8_t {
   shape,        // per-example shape (expand, reshape, view)
   index,        // int64 position that may vary per example (select, operator[], narrow start)
   integer,      // other loop-invariant int64 (narrow length, triu diagonal, seed)
-  number,       // loop-invariant C++ number (add/sub's alpha)
+  number,       // C++ number the rule takes the same for every example (add/sub's alpha;
+                // the batched API takes a per-example one apart: Note [Per-example alpha])
   scalar,       // C++ number, may vary per example (fill_, clamp bounds, full value)
   keepdim,      // bool flag
   text,         // loop-invariant string (gelu's approximate, div's rounding_mode)
