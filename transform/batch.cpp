@@ -55,6 +55,7 @@ bool mustBeInvariant(rules::ArgKind Kind) {
   case rules::ArgKind::dim_list:
   case rules::ArgKind::shape:
   case rules::ArgKind::integer:
+  case rules::ArgKind::number:
   case rules::ArgKind::keepdim:
   case rules::ArgKind::text:
   case rules::ArgKind::conversion:

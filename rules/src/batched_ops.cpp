@@ -294,7 +294,7 @@ Value Value::clamp(const Value& min, const Value& max) const {
 }
 // Note [Per-example alpha]
 // LibTorch's add/sub take alpha as a Scalar, which the rules take as one number for every
-// example (ArgKind::number). In a vmap loop it may differ per example (SPEC section 6:
+// example (ArgKind::alpha). In a vmap loop it may differ per example (SPEC section 6:
 // any argument may): then b is scaled by it first, a + alpha * b as LibTorch defines it,
 // and the sum is one more batched op. A loop-invariant alpha keeps the single op.
 Value Value::add(const Value& other, const Value& alpha) const {
