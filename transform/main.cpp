@@ -16,6 +16,7 @@
 #include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Sarif.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -450,6 +451,10 @@ public:
     }
     if (Engine.hasErrorOccurred())
       return; // refused (or -Werror): the file gets no output
+    if (llvm::any_of(Outcomes,
+                     [](const LoopOutcome &Outcome) { return Outcome.Batched; }) &&
+        refuseGlobalNamedBatched(Context))
+      return;
     TheJob.LoopsLeftAsWritten = static_cast<unsigned>(llvm::count_if(
         Outcomes, [](const LoopOutcome &Outcome) { return !Outcome.Batched; }));
     std::optional<tooling::Replacements> Replacements =
@@ -508,6 +513,50 @@ private:
                          Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
     }
     return Outcome;
+  }
+
+  /// Note [A global named batched]: the rewrite includes <vmap/batched.hpp>,
+  /// which adds the one name `batched` to namespace vmap (vmap.hpp declares
+  /// the rest). Under `using namespace vmap;` an unqualified use of a
+  /// global-namespace `batched` then becomes ambiguous and the rewritten file
+  /// would not compile: reported at the first such use, nothing written.
+  bool refuseGlobalNamedBatched(ASTContext &Context) {
+    const SourceManager &SM = Context.getSourceManager();
+    const DeclContext *Global = Context.getTranslationUnitDecl();
+    bool UsesVmap = false;
+    for (const Decl *D : Global->decls())
+      if (const auto *Directive = dyn_cast<UsingDirectiveDecl>(D))
+        UsesVmap |= Directive->getNominatedNamespace()->getName() == "vmap";
+    if (!UsesVmap)
+      return false;
+    struct FirstUse : RecursiveASTVisitor<FirstUse> {
+      const SourceManager &SM;
+      const DeclContext *Global;
+      const DeclRefExpr *Found = nullptr;
+      FirstUse(const SourceManager &SM, const DeclContext *Global)
+          : SM(SM), Global(Global) {}
+      bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+        const NamedDecl *D = Ref->getDecl();
+        if (!Found && !Ref->hasQualifier() && D->getName() == "batched" &&
+            D->getDeclContext()->getRedeclContext() == Global &&
+            isInRewrittenFile(SM, Ref->getLocation()))
+          Found = Ref;
+        return !Found;
+      }
+    } Visitor(SM, Global);
+    for (Decl *D : Global->decls())
+      if (isInRewrittenFile(SM, D->getLocation()) && !Visitor.Found)
+        Visitor.TraverseDecl(D);
+    if (!Visitor.Found)
+      return false;
+    std::string Name = Visitor.Found->getDecl()->getQualifiedNameAsString();
+    Diags.report(clang_vmap::diag::err_global_named_batched,
+                 Visitor.Found->getLocation())
+        << Name;
+    Diags.report(clang_vmap::diag::note_global_named_batched,
+                 Visitor.Found->getLocation())
+        << Name;
+    return true;
   }
 
   /// A loop the printer could not rewrite faithfully (Note [Macros] in
