@@ -231,11 +231,62 @@ std::vector<VmapLoop> find(ASTContext &Context,
   return std::move(Binder.Loops);
 }
 
+namespace {
+/// The function whose body holds \p Function's class (a lambda's, a local
+/// class's), if any.
+const FunctionDecl *enclosingFunction(const FunctionDecl *Function) {
+  for (const DeclContext *Context = Function->getParent(); Context;
+       Context = Context->getParent())
+    if (const auto *Outer = dyn_cast<FunctionDecl>(Context))
+      return Outer;
+  return nullptr;
+}
+
+/// The functions of \p Body's lambdas and local classes instantiated from
+/// \p Pattern.
+class InstantiationsOf : public RecursiveASTVisitor<InstantiationsOf> {
+public:
+  explicit InstantiationsOf(const FunctionDecl *Pattern) : Pattern(Pattern) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitLambdaExpr(LambdaExpr *Lambda) {
+    check(Lambda->getCallOperator());
+    return true;
+  }
+  bool VisitFunctionDecl(FunctionDecl *Function) {
+    check(Function);
+    return true;
+  }
+  llvm::SmallVector<const FunctionDecl *, 4> Found;
+
+private:
+  void check(const FunctionDecl *Function) {
+    if (Function && Function->getBody() &&
+        Function->getTemplateInstantiationPattern() == Pattern &&
+        !llvm::is_contained(Found, Function))
+      Found.push_back(Function);
+  }
+  const FunctionDecl *Pattern;
+};
+} // namespace
+
 llvm::SmallVector<const FunctionDecl *, 4>
 compiledSpecializations(const FunctionDecl *Function) {
   llvm::SmallVector<const FunctionDecl *, 4> Specializations;
   if (!isTemplatePattern(Function))
     return Specializations;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+  if (!Function->getDescribedFunctionTemplate() &&
+      !(Method && Method->getParent()->getDescribedClassTemplate())) {
+    // A lambda's or local class's function in a template: its counterpart in
+    // each compiled specialization of the enclosing function.
+    for (const FunctionDecl *Outer :
+         compiledSpecializations(enclosingFunction(Function))) {
+      InstantiationsOf Instantiations(Function);
+      Instantiations.TraverseDecl(const_cast<FunctionDecl *>(Outer));
+      llvm::append_range(Specializations, Instantiations.Found);
+    }
+    return Specializations;
+  }
   if (const FunctionTemplateDecl *Template =
           Function->getDescribedFunctionTemplate()) {
     for (const FunctionDecl *Specialization : Template->specializations())
@@ -245,7 +296,6 @@ compiledSpecializations(const FunctionDecl *Function) {
   }
   // A member function of a class template: its counterpart in each
   // specialization of the class that instantiated it.
-  const auto *Method = cast<CXXMethodDecl>(Function);
   for (const ClassTemplateSpecializationDecl *Class :
        Method->getParent()->getDescribedClassTemplate()->specializations())
     for (const CXXMethodDecl *Member : Class->methods())
@@ -255,13 +305,18 @@ compiledSpecializations(const FunctionDecl *Function) {
   return Specializations;
 }
 
+
 bool isTemplatePattern(const FunctionDecl *Function) {
   if (!Function)
     return false;
   if (Function->getDescribedFunctionTemplate())
     return true;
   const auto *Method = dyn_cast<CXXMethodDecl>(Function);
-  return Method && Method->getParent()->getDescribedClassTemplate();
+  if (Method && Method->getParent()->getDescribedClassTemplate())
+    return true;
+  // A (non-generic) lambda or a local class's member in a template's body.
+  const FunctionDecl *Outer = enclosingFunction(Function);
+  return Function->isDependentContext() && Outer && isTemplatePattern(Outer);
 }
 
 namespace {

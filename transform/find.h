@@ -53,7 +53,8 @@ std::vector<VmapLoop> find(clang::ASTContext &Context,
 /// lambda) is found in the template's pattern, whose expressions depend on
 /// the template parameters; it is analysed in each compiled specialization of
 /// the template instead. True for such a pattern: a function template's, a
-/// generic lambda's, a member function's of a class template.
+/// generic lambda's, a member function's of a class template, a lambda's or
+/// local class's function in one of these.
 bool isTemplatePattern(const clang::FunctionDecl *Function);
 
 /// The compiled specializations of \p Function, a template pattern (for a

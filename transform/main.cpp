@@ -275,7 +275,19 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
 }
 
 /// `scale<float>`, as a diagnostic names a specialization.
+/// The function whose body holds a (non-generic) lambda \p Function is the
+/// call operator of, or null.
+const FunctionDecl *functionAroundLambda(const FunctionDecl *Function) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+  if (!Method || !Method->getParent()->isLambda() ||
+      Function->getTemplateSpecializationArgs())
+    return nullptr;
+  return dyn_cast<FunctionDecl>(Method->getParent()->getParent());
+}
+
 std::string specializationName(const FunctionDecl *Specialization) {
+  if (const FunctionDecl *Around = functionAroundLambda(Specialization))
+    return specializationName(Around);
   if (!Specialization->getTemplateSpecializationArgs()) // of a class template
     return "'" + Specialization->getQualifiedNameAsString() + "'";
   std::string Name = isa<CXXMethodDecl>(Specialization) &&
@@ -286,6 +298,14 @@ std::string specializationName(const FunctionDecl *Specialization) {
                          : Specialization->getNameAsString();
   return "'" + Name + "<" +
          llvm::join(templateArgumentTexts(Specialization), ", ") + ">'";
+}
+
+/// Where \p Specialization was instantiated (a lambda's: where the function
+/// around it was).
+SourceLocation pointOfInstantiation(const FunctionDecl *Specialization) {
+  if (const FunctionDecl *Around = functionAroundLambda(Specialization))
+    return pointOfInstantiation(Around);
+  return Specialization->getPointOfInstantiation();
 }
 
 /// Note [Loops in templates]: the loop is analysed, batched and printed in
@@ -315,7 +335,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
     Outcome.Loop = &Loops[Top];
     if (!Outcome.Batched) {
       Diags.report(clang_vmap::diag::note_in_specialization,
-                   Specialization->getPointOfInstantiation())
+                   pointOfInstantiation(Specialization))
           << specializationName(Specialization);
       return Outcome;
     }
