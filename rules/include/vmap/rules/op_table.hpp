@@ -524,6 +524,9 @@ inline constexpr std::array kCmathFunctions{
     CmathFunction{"sin", 1},   CmathFunction{"cos", 1},  CmathFunction{"tanh", 1},
     CmathFunction{"floor", 1}, CmathFunction{"ceil", 1}, CmathFunction{"fmax", 2},
     CmathFunction{"fmin", 2},  CmathFunction{"min", 2},  CmathFunction{"max", 2},
+    CmathFunction{"erf", 1},   CmathFunction{"erfc", 1}, CmathFunction{"log1p", 1},
+    CmathFunction{"expm1", 1}, CmathFunction{"log2", 1}, CmathFunction{"exp2", 1},
+    CmathFunction{"trunc", 1},  // not round: std::round rounds halves away from zero
 };
 
 }  // namespace vmap::rules
