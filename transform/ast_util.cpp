@@ -191,7 +191,8 @@ bool isInRewrittenFile(const SourceManager &SM, SourceLocation Loc) {
   if (Loc.isInvalid())
     return false;
   FileID Rewritten = rewrittenFileID(SM);
-  return Rewritten.isValid() && SM.getFileID(SM.getExpansionLoc(Loc)) == Rewritten;
+  return Rewritten.isValid() &&
+         SM.getFileID(SM.getExpansionLoc(Loc)) == Rewritten;
 }
 
 bool isRewrittenElsewhere(const SourceManager &SM, SourceLocation Loc) {

@@ -52,7 +52,8 @@ void setRewrittenFile(std::string Header, std::vector<std::string> Elsewhere);
 clang::FileID rewrittenFileID(const clang::SourceManager &SM);
 
 /// True if \p Loc (its expansion) is in the file this run rewrites.
-bool isInRewrittenFile(const clang::SourceManager &SM, clang::SourceLocation Loc);
+bool isInRewrittenFile(const clang::SourceManager &SM,
+                       clang::SourceLocation Loc);
 
 /// True if \p Loc is in a file whose loops another run rewrites: with
 /// --rewrite-header any other file, else a header of --rewritten-elsewhere.

@@ -37,7 +37,8 @@ void registerVmapPragma(clang::Preprocessor &PP,
 /// rewritten; the rewrite turns it into an `#error`, so that if the compiler's
 /// flags select that code, the build fails instead of running the loop per
 /// example. Registers a callback that appends the location of each such
-/// `#pragma vmap` of the file rewritten and the length of its text to \p Skipped.
+/// `#pragma vmap` of the file rewritten and the length of its text to
+/// \p Skipped.
 void registerSkippedPragmas(
     clang::Preprocessor &PP,
     std::vector<std::pair<clang::SourceLocation, unsigned>> &Skipped);

@@ -471,9 +471,8 @@ public:
     }
     if (Engine.hasErrorOccurred())
       return; // refused (or -Werror): the file gets no output
-    if (llvm::any_of(Outcomes,
-                     [](const LoopOutcome &Outcome) { return Outcome.Batched; }) &&
-        refuseGlobalNamedBatched(Context))
+    auto IsBatched = [](const LoopOutcome &Outcome) { return Outcome.Batched; };
+    if (llvm::any_of(Outcomes, IsBatched) && refuseGlobalNamedBatched(Context))
       return;
     TheJob.LoopsLeftAsWritten = static_cast<unsigned>(llvm::count_if(
         Outcomes, [](const LoopOutcome &Outcome) { return !Outcome.Batched; }));
@@ -830,7 +829,8 @@ mergeHeaderRewrites(llvm::ArrayRef<Job> Jobs,
   }
   llvm::DenseSet<unsigned> Batched;
   for (const Job &Job : Jobs)
-    Batched.insert(Job.HeaderLoopsBatched.begin(), Job.HeaderLoopsBatched.end());
+    Batched.insert(Job.HeaderLoopsBatched.begin(),
+                   Job.HeaderLoopsBatched.end());
   std::set<unsigned> NeverCompiled;
   for (const Job &Job : Jobs)
     for (unsigned Offset : Job.HeaderLoopsNotCompiled)

@@ -110,7 +110,8 @@ std::optional<Replacements> rewrite(ASTContext &Context,
     for (const auto &[Loc, Text] : Outcome.Insertions) {
       SourceLocation FileLoc = SM.getExpansionLoc(Loc);
       if (!isInRewrittenFile(SM, FileLoc))
-        return Fail(PragmaLoc, "an insertion point is not in the file rewritten");
+        return Fail(PragmaLoc,
+                    "an insertion point is not in the file rewritten");
       unsigned Offset = SM.getFileOffset(FileLoc);
       if (!Inserted.insert({Offset, Text}).second)
         continue; // the same clone, asked for by another loop
@@ -145,8 +146,9 @@ mergeRewrites(llvm::ArrayRef<RewrittenFile> Files) {
     Dependencies.insert(File.Dependencies.begin(), File.Dependencies.end());
   }
   for (const Replacement &R : Distinct)
-    if (llvm::Error Err = R.getLength() == 0 ? addInsertion(Merged.Replacements, R)
-                                             : Merged.Replacements.add(R)) {
+    if (llvm::Error Err = R.getLength() == 0
+                              ? addInsertion(Merged.Replacements, R)
+                              : Merged.Replacements.add(R)) {
       llvm::consumeError(std::move(Err));
       return llvm::createStringError(
           "the sources including " + Merged.Path +

@@ -48,7 +48,8 @@ struct RewrittenFile {
 /// sources that include it, as one: each replacement once (a loop outside
 /// templates is rewritten the same by each), the dependencies of all. Two
 /// replacements that overlap and differ are an error.
-llvm::Expected<RewrittenFile> mergeRewrites(llvm::ArrayRef<RewrittenFile> Files);
+llvm::Expected<RewrittenFile>
+mergeRewrites(llvm::ArrayRef<RewrittenFile> Files);
 
 /// `diff -u` of \p Old against \p New, both named \p Path ("" if equal).
 std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,
