@@ -1,8 +1,13 @@
-# clang_vmap_sources(<target> <source>... [KEEP_GOING] [REMARKS])
+# clang_vmap_sources(<target> <source-or-header>... [KEEP_GOING] [REMARKS])
 #
 # Compiles each <source> of <target> in the form clang-vmap rewrites it to: at build time
 # the tool turns every `#pragma vmap` loop into batched calls and writes
 # <bindir>/vmap/<target>/<source>.vmap.cpp, which replaces <source> in the target.
+#
+# A header (.h .hh .hpp .hxx .inl .ipp .tpp) is rewritten once for the target (Note
+# [Rewritten headers]), as the target's C++ sources that include it compile it; its
+# rewrite is found before it by every source of the target. A `#pragma vmap` in a header
+# the rewritten sources include but nobody rewrites fails the build.
 #
 # - The rewrite reruns when the source, a header it includes (the tool's depfile), or the
 #   tool itself changes, and never on a no-op build.
@@ -72,6 +77,84 @@ function(_clang_vmap_configuration_flags out_var)
   set(${out_var} ${flags} PARENT_SCOPE)
 endfunction()
 
+# Note [Rewritten headers]
+# A header's loops (in an inline function, a template, a class) are rewritten once per
+# target by `clang-vmap --rewrite-header=<header> <the target's C++ sources>`: each source
+# that includes it gives its parse (a template's loop is batched in the instantiations
+# those sources compile; one that none of them instantiates is refused), and the tool
+# merges them into one file. Copies of it stand first on the target's include path, so
+# that `#include <lib/ops.hpp>` and `#include "ops.hpp"` find the rewrite:
+# - <output_dir>/include<k>/<path below D> for each include directory D of the target
+#   (as set when clang_vmap_sources() is called) holding the header, with -I before D;
+# - <output_dir>/<path below the source dir>, next to the rewritten sources, whose "..."
+#   includes look there first.
+# The header's own "..." includes still resolve next to the original (-iquote). A source
+# that is not rewritten and includes it by "..." from its own directory gets the original.
+# The tool never sees the copies (they are filtered out of its include path), so the
+# sources' rewrites and the header's read the header as written, and the sources' runs
+# leave its loops to the header's run (--rewritten-elsewhere).
+function(_clang_vmap_header target header_path output_dir keep_going compiler_flags
+         parse_sources out_outputs)
+  get_target_property(include_dirs ${target} INCLUDE_DIRECTORIES)
+  if(NOT include_dirs)
+    set(include_dirs "")
+  endif()
+  set(copies "")
+  set(index 0)
+  foreach(dir IN LISTS include_dirs)
+    if(NOT dir MATCHES "\\$<" AND IS_ABSOLUTE "${dir}")
+      cmake_path(IS_PREFIX dir "${header_path}" NORMALIZE inside)
+      if(inside)
+        cmake_path(RELATIVE_PATH header_path BASE_DIRECTORY "${dir}" OUTPUT_VARIABLE below)
+        list(APPEND copies "${output_dir}/include${index}/${below}")
+        target_include_directories(${target} BEFORE PRIVATE "${output_dir}/include${index}")
+      endif()
+    endif()
+    math(EXPR index "${index} + 1")
+  endforeach()
+  cmake_path(IS_PREFIX CMAKE_CURRENT_SOURCE_DIR "${header_path}" NORMALIZE inside)
+  if(inside)
+    cmake_path(RELATIVE_PATH header_path BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+               OUTPUT_VARIABLE below)
+    list(APPEND copies "${output_dir}/${below}")
+  endif()
+  if(NOT copies)
+    message(FATAL_ERROR "clang_vmap_sources: ${header_path} is neither below an include "
+                        "directory of '${target}' nor below ${CMAKE_CURRENT_SOURCE_DIR}: "
+                        "no include of it could find its rewrite")
+  endif()
+  list(GET copies 0 rewritten)
+  set(copy_commands "")
+  foreach(copy IN LISTS copies)
+    cmake_path(GET copy PARENT_PATH copy_dir)
+    file(MAKE_DIRECTORY "${copy_dir}")
+    if(NOT copy STREQUAL rewritten)
+      list(APPEND copy_commands COMMAND "${CMAKE_COMMAND}" -E copy "${rewritten}" "${copy}")
+    endif()
+  endforeach()
+  cmake_path(GET header_path PARENT_PATH header_dir)
+  target_compile_options(${target} PRIVATE "-iquote" "${header_dir}")
+  cmake_path(GET header_path FILENAME name)
+  set(tool_command $<TARGET_FILE:vmap::clang-vmap>)
+  if(keep_going)
+    set(tool_command "${CMAKE_COMMAND}" "-DOUTPUT=${rewritten}"
+                     -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapKeepGoing.cmake"
+                     -- ${tool_command} --keep-going)
+  endif()
+  add_custom_command(
+    OUTPUT ${copies}
+    COMMAND ${tool_command} "--rewrite-header=${header_path}" ${parse_sources}
+            -o "${rewritten}" -MD -MF "${rewritten}.d" -- ${compiler_flags}
+    COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"
+    ${copy_commands}
+    DEPENDS "${header_path}" ${parse_sources} ${ARGN}
+    DEPFILE "${rewritten}.d"
+    COMMENT "clang-vmap: rewriting ${name} (header of ${target})"
+    COMMAND_EXPAND_LISTS
+    VERBATIM)
+  set(${out_outputs} ${copies} PARENT_SCOPE)
+endfunction()
+
 function(clang_vmap_sources target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "KEEP_GOING;REMARKS" "" "")
   if(NOT TARGET ${target})
@@ -119,6 +202,10 @@ function(clang_vmap_sources target)
   list(JOIN implicit_dirs "|" implicit_regex)
   set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>>")
   set(includes "$<FILTER:${includes},EXCLUDE,^(${implicit_regex})$>")
+  # Note [Rewritten headers]: the tool reads the headers as written.
+  set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
+  string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" escaped_output_dir "${output_dir}")
+  set(includes "$<FILTER:${includes},EXCLUDE,^${escaped_output_dir}/include[0-9]+$>")
   set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(options "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
   _clang_vmap_configuration_flags(configuration_flags)
@@ -131,13 +218,44 @@ function(clang_vmap_sources target)
       "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>")
 
   get_target_property(target_sources ${target} SOURCES)
-  set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
-  foreach(source IN LISTS arg_UNPARSED_ARGUMENTS)
-    cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
-               NORMALIZE OUTPUT_VARIABLE source_path)
-    if(NOT EXISTS "${source_path}")
-      message(FATAL_ERROR "clang_vmap_sources: ${source_path} does not exist")
+  # Headers apart (Note [Rewritten headers]); the target's C++ sources parse them.
+  set(sources "")
+  set(headers "")
+  foreach(file IN LISTS arg_UNPARSED_ARGUMENTS)
+    cmake_path(ABSOLUTE_PATH file BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+               NORMALIZE OUTPUT_VARIABLE file_path)
+    if(NOT EXISTS "${file_path}")
+      message(FATAL_ERROR "clang_vmap_sources: ${file_path} does not exist")
     endif()
+    if(file_path MATCHES "\\.(h|hh|hpp|hxx|h\\+\\+|inl|ipp|tpp)$")
+      list(APPEND headers "${file_path}")
+    else()
+      list(APPEND sources "${file_path}")
+    endif()
+  endforeach()
+  set(parse_sources ${sources})
+  foreach(existing IN LISTS target_sources)
+    if(NOT existing MATCHES "\\$<" AND existing MATCHES "\\.(cpp|cc|cxx|c\\+\\+|C)$")
+      cmake_path(ABSOLUTE_PATH existing BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"
+                 NORMALIZE OUTPUT_VARIABLE existing_path)
+      list(APPEND parse_sources "${existing_path}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES parse_sources)
+  set(elsewhere_options "")
+  foreach(header_path IN LISTS headers)
+    if(NOT parse_sources)
+      message(FATAL_ERROR "clang_vmap_sources: '${target}' has no C++ source to parse "
+                          "${header_path} with")
+    endif()
+    _clang_vmap_header(${target} "${header_path}" "${output_dir}" "${arg_KEEP_GOING}"
+                       "${compiler_flags};-Wno-error;-Wno-unknown-warning-option"
+                       "${parse_sources}" copies ${tool_dependencies})
+    list(APPEND target_sources ${copies})
+    list(APPEND elsewhere_options "--rewritten-elsewhere=${header_path}")
+  endforeach()
+  list(JOIN headers "|" joined_headers)
+  foreach(source_path IN LISTS sources)
     cmake_path(IS_PREFIX CMAKE_CURRENT_SOURCE_DIR "${source_path}" NORMALIZE
                source_is_inside)
     if(source_is_inside)
@@ -167,8 +285,10 @@ function(clang_vmap_sources target)
     # The tool parses with clang, the build may compile with another compiler: warnings
     # the compiler's -Werror is meant for, or warning flags clang does not know, must not
     # stop the rewrite.
+    # A loop in a header nobody rewrites would reach the compiler as written.
     set(source_compiler_flags ${compiler_flags} ${source_flags} -Wno-error
-                              -Wno-unknown-warning-option)
+                              -Wno-unknown-warning-option
+                              -Werror=vmap-pragma-in-header)
 
     set(outputs "${rewritten}")
     set(tool_command $<TARGET_FILE:vmap::clang-vmap>)
@@ -193,6 +313,7 @@ function(clang_vmap_sources target)
       set(diff_command
           COMMAND "${CMAKE_COMMAND}" "-DTOOL=$<TARGET_FILE:vmap::clang-vmap>"
                   "-DSOURCE=${source_path}" "-DOUTPUT=${diff}" "-DKEEP_GOING=${arg_KEEP_GOING}"
+                  "-DREWRITTEN_ELSEWHERE=${joined_headers}"
                   -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/ClangVmapDiff.cmake" -- ${source_compiler_flags})
     endif()
 
@@ -201,7 +322,8 @@ function(clang_vmap_sources target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${tool_command} "${source_path}" -o "${rewritten}"
-              -MD -MF "${depfile}" ${report_options} -- ${source_compiler_flags}
+              -MD -MF "${depfile}" ${report_options} ${elsewhere_options}
+              -- ${source_compiler_flags}
       # The tool may leave an unchanged output as it was; the build must see it as new.
       COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"
       ${diff_command}

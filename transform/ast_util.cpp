@@ -142,10 +142,73 @@ std::string cloneName(const FunctionDecl *F) {
   return Name;
 }
 
+namespace {
+struct RewrittenFile {
+  std::string Header; ///< "" for the main file
+  std::vector<std::string> Elsewhere;
+  /// The header's FileID in the unit of CachedFor (one parse at a time; a
+  /// later unit's SourceManager may have the same address: checked again).
+  const SourceManager *CachedFor = nullptr;
+  FileID CachedHeader;
+};
+RewrittenFile &rewrittenFileSetting() {
+  static RewrittenFile Setting;
+  return Setting;
+}
+
+bool isFile(const SourceManager &SM, FileID ID, llvm::StringRef AbsolutePath) {
+  OptionalFileEntryRef Wanted =
+      SM.getFileManager().getOptionalFileRef(AbsolutePath);
+  OptionalFileEntryRef Entry = SM.getFileEntryRefForID(ID);
+  return Wanted && Entry && *Wanted == *Entry;
+}
+} // namespace
+
+void setRewrittenFile(std::string Header, std::vector<std::string> Elsewhere) {
+  RewrittenFile &Setting = rewrittenFileSetting();
+  Setting.Header = std::move(Header);
+  Setting.Elsewhere = std::move(Elsewhere);
+  Setting.CachedFor = nullptr;
+}
+
+FileID rewrittenFileID(const SourceManager &SM) {
+  RewrittenFile &Setting = rewrittenFileSetting();
+  if (Setting.Header.empty())
+    return SM.getMainFileID();
+  if (Setting.CachedFor != &SM ||
+      !isFile(SM, Setting.CachedHeader, Setting.Header)) {
+    Setting.CachedFor = &SM;
+    Setting.CachedHeader = FileID();
+    // A header with an include guard or #pragma once is entered once.
+    if (OptionalFileEntryRef Header =
+            SM.getFileManager().getOptionalFileRef(Setting.Header))
+      Setting.CachedHeader = SM.translateFile(*Header);
+  }
+  return Setting.CachedHeader;
+}
+
+bool isInRewrittenFile(const SourceManager &SM, SourceLocation Loc) {
+  if (Loc.isInvalid())
+    return false;
+  FileID Rewritten = rewrittenFileID(SM);
+  return Rewritten.isValid() &&
+         SM.getFileID(SM.getExpansionLoc(Loc)) == Rewritten;
+}
+
+bool isRewrittenElsewhere(const SourceManager &SM, SourceLocation Loc) {
+  const RewrittenFile &Setting = rewrittenFileSetting();
+  if (!Setting.Header.empty())
+    return !isInRewrittenFile(SM, Loc);
+  FileID File = SM.getFileID(SM.getExpansionLoc(Loc));
+  return llvm::any_of(Setting.Elsewhere, [&](const std::string &Header) {
+    return isFile(SM, File, Header);
+  });
+}
+
 std::string lineDirective(const ASTContext &Context, unsigned Line) {
   const SourceManager &SM = Context.getSourceManager();
   llvm::SmallString<256> Path;
-  if (OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getMainFileID()))
+  if (OptionalFileEntryRef File = SM.getFileEntryRefForID(rewrittenFileID(SM)))
     Path = File->getName();
   llvm::sys::fs::make_absolute(Path);
   llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);

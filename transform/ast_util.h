@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
 #include <string>
+#include <vector>
 
 namespace clang_vmap {
 
@@ -35,6 +36,30 @@ std::string calleeName(const clang::CallExpr *Call);
 llvm::StringRef sourceText(const clang::ASTContext &Context,
                            clang::SourceRange Range);
 
+/// Note [Rewriting a header]: a run of the tool rewrites the loops of one
+/// file of each translation unit: the main file, or with --rewrite-header
+/// the header it names (parsed as each source including it compiles it, so
+/// a template's loop is analysed in the instantiations of those sources).
+/// The passes ask these instead of the SourceManager's main file.
+/// \p Header: the absolute path of the header to rewrite, "" for the main
+/// file; \p Elsewhere: headers another run rewrites, whose loops this run
+/// leaves to it.
+void setRewrittenFile(std::string Header, std::vector<std::string> Elsewhere);
+
+/// The file this run rewrites in \p SM's translation unit: the main file,
+/// or the header of --rewrite-header (invalid when the unit does not
+/// include it).
+clang::FileID rewrittenFileID(const clang::SourceManager &SM);
+
+/// True if \p Loc (its expansion) is in the file this run rewrites.
+bool isInRewrittenFile(const clang::SourceManager &SM,
+                       clang::SourceLocation Loc);
+
+/// True if \p Loc is in a file whose loops another run rewrites: with
+/// --rewrite-header any other file, else a header of --rewritten-elsewhere.
+bool isRewrittenElsewhere(const clang::SourceManager &SM,
+                          clang::SourceLocation Loc);
+
 /// 1-based line of \p Loc in the file (expansion location).
 unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 
@@ -42,10 +67,10 @@ unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 /// each statement printed from the user's (and after each inserted text),
 /// so compiler errors, warnings, debuggers, sanitizers and coverage name the
 /// user's file and line. The directive giving the next line the number
-/// \p Line of the main file (its absolute path).
+/// \p Line of the file rewritten (its absolute path).
 std::string lineDirective(const clang::ASTContext &Context, unsigned Line);
 
-/// The directive that ends a text replacing or inserted into the main file
+/// The directive that ends a text replacing or inserted into the file
 /// up to \p End (which is on line E): when only blanks or a `//` comment
 /// follow \p End on its line, "\n#line E+1" (that rest completes the
 /// directive's line); else "\n#line E\n".

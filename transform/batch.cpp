@@ -48,6 +48,15 @@ bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
                       });
 }
 
+/// Declared in namespace std, the static members of its classes included
+/// (`std::numeric_limits<float>::infinity()`).
+bool isInStd(const Decl *D) {
+  const DeclContext *Context = D->getDeclContext();
+  while (Context && Context->isRecord())
+    Context = Context->getParent();
+  return Context && Context->isStdNamespace();
+}
+
 /// Argument kinds that must be the same for every example.
 bool mustBeInvariant(rules::ArgKind Kind) {
   switch (Kind) {
@@ -276,7 +285,8 @@ private:
       BatchedParams.push_back(Batched);
     }
     std::string Callee = "'" + Definition->getNameAsString() + "'";
-    if (!Context.getSourceManager().isInMainFile(Definition->getLocation()))
+    if (!isInRewrittenFile(Context.getSourceManager(),
+                           Definition->getLocation()))
       return refuse(diag::refuse_call, Call, diag::note_side_effects, Callee);
     std::optional<std::string> Why = whyNoClone(Call, Definition);
     if (Depth > 8)
@@ -364,7 +374,8 @@ private:
       if (!InVmap) {
         const FunctionDecl *Definition = nullptr;
         if (AnyBatched && Method && Method->hasBody(Definition) &&
-            Context.getSourceManager().isInMainFile(Definition->getLocation()))
+            isInRewrittenFile(Context.getSourceManager(),
+                              Definition->getLocation()))
           return refuse(diag::refuse_call, Call, diag::note_no_clone,
                         "'" + Name + "'", "it is a member function");
         if (AnyBatched)
@@ -409,9 +420,9 @@ private:
       return lowerClone(Call, Definition);
     if (isPure(Callee))
       return AnyBatched ? lowerFallback(Call, Callee) : true;
-    if (!AnyBatched && Callee->isInStdNamespace())
+    if (!AnyBatched && isInStd(Callee))
       return true;
-    if (!Callee->isDefined() && !Callee->isInStdNamespace())
+    if (!Callee->isDefined() && !isInStd(Callee))
       return refuse(diag::refuse_call, Call, diag::note_external_function,
                     "'" + Name + "'", "'" + Name + "'");
     return refuse(diag::refuse_call, Call, diag::note_side_effects,

@@ -1,6 +1,7 @@
 //===- find.cpp - Pass 1: every `#pragma vmap` and the loop it annotates --===//
 
 #include "find.h"
+#include "ast_util.h"
 #include "diagnostics.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -161,7 +162,7 @@ public:
       : SM(SM), Skipped(Skipped) {}
 
   void SourceRangeSkipped(SourceRange Range, SourceLocation) override {
-    if (!SM.isInMainFile(Range.getBegin()))
+    if (!isInRewrittenFile(SM, Range.getBegin()))
       return;
     auto [File, Begin] = SM.getDecomposedLoc(Range.getBegin());
     unsigned End = SM.getFileOffset(Range.getEnd());
@@ -206,8 +207,9 @@ std::vector<VmapLoop> find(ASTContext &Context,
   const SourceManager &SM = Context.getSourceManager();
   LoopBinder Binder(SM, Pragmas);
   for (auto [Index, Pragma] : llvm::enumerate(Pragmas)) {
-    if (!SM.isInMainFile(SM.getExpansionLoc(Pragma.Loc))) {
-      Diags.report(diag::warn_pragma_in_header, Pragma.Loc);
+    if (!isInRewrittenFile(SM, Pragma.Loc)) {
+      if (!isRewrittenElsewhere(SM, Pragma.Loc))
+        Diags.report(diag::warn_pragma_in_header, Pragma.Loc);
       Binder.Bound[Index] = true;
       continue;
     }
@@ -217,11 +219,11 @@ std::vector<VmapLoop> find(ASTContext &Context,
       Binder.expect(Index, SM.getExpansionLoc(Pragma.Loc),
                     /*InSameMacro=*/true);
   }
-  // Pragmas bind only to loops of the main file: the headers' declarations
-  // (most of the AST) are not walked.
+  // Pragmas bind only to loops of the file rewritten (Note [Rewriting a
+  // header]): the other files' declarations (most of the AST) are not walked.
   if (!Pragmas.empty())
     for (Decl *D : Context.getTranslationUnitDecl()->decls())
-      if (SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      if (isInRewrittenFile(SM, D->getLocation()))
         Binder.TraverseDecl(D);
   for (auto [Index, Pragma] : llvm::enumerate(Pragmas))
     if (!Binder.Bound[Index])
@@ -229,11 +231,62 @@ std::vector<VmapLoop> find(ASTContext &Context,
   return std::move(Binder.Loops);
 }
 
+namespace {
+/// The function whose body holds \p Function's class (a lambda's, a local
+/// class's), if any.
+const FunctionDecl *enclosingFunction(const FunctionDecl *Function) {
+  for (const DeclContext *Context = Function->getParent(); Context;
+       Context = Context->getParent())
+    if (const auto *Outer = dyn_cast<FunctionDecl>(Context))
+      return Outer;
+  return nullptr;
+}
+
+/// The functions of \p Body's lambdas and local classes instantiated from
+/// \p Pattern.
+class InstantiationsOf : public RecursiveASTVisitor<InstantiationsOf> {
+public:
+  explicit InstantiationsOf(const FunctionDecl *Pattern) : Pattern(Pattern) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitLambdaExpr(LambdaExpr *Lambda) {
+    check(Lambda->getCallOperator());
+    return true;
+  }
+  bool VisitFunctionDecl(FunctionDecl *Function) {
+    check(Function);
+    return true;
+  }
+  llvm::SmallVector<const FunctionDecl *, 4> Found;
+
+private:
+  void check(const FunctionDecl *Function) {
+    if (Function && Function->getBody() &&
+        Function->getTemplateInstantiationPattern() == Pattern &&
+        !llvm::is_contained(Found, Function))
+      Found.push_back(Function);
+  }
+  const FunctionDecl *Pattern;
+};
+} // namespace
+
 llvm::SmallVector<const FunctionDecl *, 4>
 compiledSpecializations(const FunctionDecl *Function) {
   llvm::SmallVector<const FunctionDecl *, 4> Specializations;
   if (!isTemplatePattern(Function))
     return Specializations;
+  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+  if (!Function->getDescribedFunctionTemplate() &&
+      !(Method && Method->getParent()->getDescribedClassTemplate())) {
+    // A lambda's or local class's function in a template: its counterpart in
+    // each compiled specialization of the enclosing function.
+    for (const FunctionDecl *Outer :
+         compiledSpecializations(enclosingFunction(Function))) {
+      InstantiationsOf Instantiations(Function);
+      Instantiations.TraverseDecl(const_cast<FunctionDecl *>(Outer));
+      llvm::append_range(Specializations, Instantiations.Found);
+    }
+    return Specializations;
+  }
   if (const FunctionTemplateDecl *Template =
           Function->getDescribedFunctionTemplate()) {
     for (const FunctionDecl *Specialization : Template->specializations())
@@ -243,7 +296,6 @@ compiledSpecializations(const FunctionDecl *Function) {
   }
   // A member function of a class template: its counterpart in each
   // specialization of the class that instantiated it.
-  const auto *Method = cast<CXXMethodDecl>(Function);
   for (const ClassTemplateSpecializationDecl *Class :
        Method->getParent()->getDescribedClassTemplate()->specializations())
     for (const CXXMethodDecl *Member : Class->methods())
@@ -253,13 +305,18 @@ compiledSpecializations(const FunctionDecl *Function) {
   return Specializations;
 }
 
+
 bool isTemplatePattern(const FunctionDecl *Function) {
   if (!Function)
     return false;
   if (Function->getDescribedFunctionTemplate())
     return true;
   const auto *Method = dyn_cast<CXXMethodDecl>(Function);
-  return Method && Method->getParent()->getDescribedClassTemplate();
+  if (Method && Method->getParent()->getDescribedClassTemplate())
+    return true;
+  // A (non-generic) lambda or a local class's member in a template's body.
+  const FunctionDecl *Outer = enclosingFunction(Function);
+  return Function->isDependentContext() && Outer && isTemplatePattern(Outer);
 }
 
 namespace {

@@ -37,12 +37,14 @@ void registerVmapPragma(clang::Preprocessor &PP,
 /// rewritten; the rewrite turns it into an `#error`, so that if the compiler's
 /// flags select that code, the build fails instead of running the loop per
 /// example. Registers a callback that appends the location of each such
-/// `#pragma vmap` of the main file and the length of its text to \p Skipped.
+/// `#pragma vmap` of the file rewritten and the length of its text to
+/// \p Skipped.
 void registerSkippedPragmas(
     clang::Preprocessor &PP,
     std::vector<std::pair<clang::SourceLocation, unsigned>> &Skipped);
 
-/// find: the annotated loops of the main file, outer loops before the loops
+/// find: the annotated loops of the file rewritten (Note [Rewriting a
+/// header]), outer loops before the loops
 /// nested in them (so a loop's Parent index is always smaller than its own).
 std::vector<VmapLoop> find(clang::ASTContext &Context,
                            llvm::ArrayRef<VmapPragma> Pragmas,
@@ -52,7 +54,8 @@ std::vector<VmapLoop> find(clang::ASTContext &Context,
 /// lambda) is found in the template's pattern, whose expressions depend on
 /// the template parameters; it is analysed in each compiled specialization of
 /// the template instead. True for such a pattern: a function template's, a
-/// generic lambda's, a member function's of a class template.
+/// generic lambda's, a member function's of a class template, a lambda's or
+/// local class's function in one of these.
 bool isTemplatePattern(const clang::FunctionDecl *Function);
 
 /// The compiled specializations of \p Function, a template pattern (for a

@@ -16,6 +16,7 @@
 #include "remarks.h"
 #include "rewrite.h"
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Sarif.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -29,6 +30,7 @@
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/CrashRecoveryContext.h"
@@ -37,6 +39,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <set>
 
 using namespace clang;
 using namespace clang_vmap;
@@ -90,6 +93,16 @@ cl::opt<bool> WriteDepfile("MD", cl::desc("Write a make-style depfile"),
                            cl::cat(ToolCategory));
 cl::opt<std::string> DepfilePath("MF", cl::desc("The depfile -MD writes"),
                                  cl::value_desc("file"), cl::cat(ToolCategory));
+cl::opt<std::string> RewriteHeader(
+    "rewrite-header",
+    cl::desc("Rewrite the loops of this header, as the sources that include "
+             "it compile it, instead of the sources' own"),
+    cl::value_desc("header"), cl::cat(ToolCategory));
+cl::list<std::string> RewrittenElsewhere(
+    "rewritten-elsewhere",
+    cl::desc("A header rewritten by another run (--rewrite-header): its "
+             "loops are left to it"),
+    cl::value_desc("header"), cl::cat(ToolCategory));
 cl::opt<bool> KeepGoing("keep-going",
                         cl::desc("Rewrite the loops that can be; leave the "
                                  "refused ones as written, with a warning"),
@@ -108,12 +121,22 @@ cl::opt<Pass> DumpAfter(
 /// One input file and, once it is rewritten, the result.
 struct Job {
   std::string Path;         ///< as given
-  std::string AbsolutePath; ///< as named in replacements
+  std::string AbsolutePath;
+  /// The file rewritten: the source, or the header of --rewrite-header (as
+  /// given, and as named in replacements).
+  std::string RewrittenPath;
+  std::string RewrittenAbsolutePath;
   std::optional<RewrittenFile> Result;
   unsigned LoopsLeftAsWritten = 0; ///< refused under --keep-going
   /// The compile command's -W flags of the tool's own warnings.
   std::vector<std::string> WarningFlags;
   std::vector<tooling::Diagnostic> Diagnostics; ///< for --export-fixes
+  /// --rewrite-header: whether the source includes the header, and the
+  /// header's loops (their pragmas' offsets) this source batched, or left
+  /// to the others as templates it never instantiates.
+  bool IncludesHeader = true;
+  std::vector<unsigned> HeaderLoopsBatched;
+  std::vector<unsigned> HeaderLoopsNotCompiled;
 };
 
 /// Every file the parse read, system headers included.
@@ -252,7 +275,19 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
 }
 
 /// `scale<float>`, as a diagnostic names a specialization.
+/// The function whose body holds a (non-generic) lambda \p Function is the
+/// call operator of, or null.
+const FunctionDecl *functionAroundLambda(const FunctionDecl *Function) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+  if (!Method || !Method->getParent()->isLambda() ||
+      Function->getTemplateSpecializationArgs())
+    return nullptr;
+  return dyn_cast<FunctionDecl>(Method->getParent()->getParent());
+}
+
 std::string specializationName(const FunctionDecl *Specialization) {
+  if (const FunctionDecl *Around = functionAroundLambda(Specialization))
+    return specializationName(Around);
   if (!Specialization->getTemplateSpecializationArgs()) // of a class template
     return "'" + Specialization->getQualifiedNameAsString() + "'";
   std::string Name = isa<CXXMethodDecl>(Specialization) &&
@@ -263,6 +298,14 @@ std::string specializationName(const FunctionDecl *Specialization) {
                          : Specialization->getNameAsString();
   return "'" + Name + "<" +
          llvm::join(templateArgumentTexts(Specialization), ", ") + ">'";
+}
+
+/// Where \p Specialization was instantiated (a lambda's: where the function
+/// around it was).
+SourceLocation pointOfInstantiation(const FunctionDecl *Specialization) {
+  if (const FunctionDecl *Around = functionAroundLambda(Specialization))
+    return pointOfInstantiation(Around);
+  return Specialization->getPointOfInstantiation();
 }
 
 /// Note [Loops in templates]: the loop is analysed, batched and printed in
@@ -292,7 +335,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
     Outcome.Loop = &Loops[Top];
     if (!Outcome.Batched) {
       Diags.report(clang_vmap::diag::note_in_specialization,
-                   Specialization->getPointOfInstantiation())
+                   pointOfInstantiation(Specialization))
           << specializationName(Specialization);
       return Outcome;
     }
@@ -402,19 +445,39 @@ public:
     if (Engine.hasErrorOccurred())
       return; // the source itself does not compile
     const SourceManager &SM = Context.getSourceManager();
+    FileID Rewritten = rewrittenFileID(SM);
+    if (Rewritten.isInvalid()) { // --rewrite-header: not included here
+      TheJob.IncludesHeader = false;
+      return;
+    }
     std::vector<VmapLoop> Loops = find(Context, Pragmas, Diags);
     if (DumpAfter == Pass::Find)
       dumpLoops(Loops, SM, llvm::errs());
     std::vector<LoopOutcome> Outcomes;
-    for (unsigned Index = 0; Index < Loops.size(); ++Index)
-      if (Loops[Index].Parent < 0)
-        Outcomes.push_back(transformLoop(Context, Loops, Index));
+    for (unsigned Index = 0; Index < Loops.size(); ++Index) {
+      if (Loops[Index].Parent >= 0)
+        continue;
+      unsigned PragmaOffset =
+          SM.getFileOffset(SM.getExpansionLoc(Loops[Index].PragmaLoc));
+      // Note [Rewriting a header]: a template another source instantiates.
+      if (!RewriteHeader.empty() && isTemplatePattern(Loops[Index].Function) &&
+          compiledSpecializations(Loops[Index].Function).empty()) {
+        TheJob.HeaderLoopsNotCompiled.push_back(PragmaOffset);
+        continue;
+      }
+      Outcomes.push_back(transformLoop(Context, Loops, Index));
+      if (Outcomes.back().Batched)
+        TheJob.HeaderLoopsBatched.push_back(PragmaOffset);
+    }
     if (Engine.hasErrorOccurred())
       return; // refused (or -Werror): the file gets no output
+    auto IsBatched = [](const LoopOutcome &Outcome) { return Outcome.Batched; };
+    if (llvm::any_of(Outcomes, IsBatched) && refuseGlobalNamedBatched(Context))
+      return;
     TheJob.LoopsLeftAsWritten = static_cast<unsigned>(llvm::count_if(
         Outcomes, [](const LoopOutcome &Outcome) { return !Outcome.Batched; }));
     std::optional<tooling::Replacements> Replacements =
-        rewrite(Context, Outcomes, TheJob.AbsolutePath, Diags);
+        rewrite(Context, Outcomes, TheJob.RewrittenAbsolutePath, Diags);
     if (!Replacements)
       return;
     // Note [Pragmas in skipped code]
@@ -430,19 +493,19 @@ public:
       }
     if (DumpAfter == Pass::Rewrite)
       dumpReplacements(*Replacements, llvm::errs());
-    llvm::StringRef Original = SM.getBufferData(SM.getMainFileID());
-    llvm::Expected<std::string> Rewritten =
+    llvm::StringRef Original = SM.getBufferData(Rewritten);
+    llvm::Expected<std::string> RewrittenText =
         tooling::applyAllReplacements(Original, *Replacements);
-    if (!Rewritten) {
+    if (!RewrittenText) {
       Diags.report(clang_vmap::diag::err_cannot_rewrite,
-                   SM.getLocForStartOfFile(SM.getMainFileID()))
-          << llvm::toString(Rewritten.takeError());
+                   SM.getLocForStartOfFile(Rewritten))
+          << llvm::toString(RewrittenText.takeError());
       return;
     }
-    TheJob.Result = RewrittenFile{TheJob.Path,
-                                  TheJob.AbsolutePath,
+    TheJob.Result = RewrittenFile{TheJob.RewrittenPath,
+                                  TheJob.RewrittenAbsolutePath,
                                   Original.str(),
-                                  std::move(*Rewritten),
+                                  std::move(*RewrittenText),
                                   std::move(*Replacements),
                                   Dependencies->getDependencies().vec()};
   }
@@ -469,6 +532,50 @@ private:
                          Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
     }
     return Outcome;
+  }
+
+  /// Note [A global named batched]: the rewrite includes <vmap/batched.hpp>,
+  /// which adds the one name `batched` to namespace vmap (vmap.hpp declares
+  /// the rest). Under `using namespace vmap;` an unqualified use of a
+  /// global-namespace `batched` then becomes ambiguous and the rewritten file
+  /// would not compile: reported at the first such use, nothing written.
+  bool refuseGlobalNamedBatched(ASTContext &Context) {
+    const SourceManager &SM = Context.getSourceManager();
+    const DeclContext *Global = Context.getTranslationUnitDecl();
+    bool UsesVmap = false;
+    for (const Decl *D : Global->decls())
+      if (const auto *Directive = dyn_cast<UsingDirectiveDecl>(D))
+        UsesVmap |= Directive->getNominatedNamespace()->getName() == "vmap";
+    if (!UsesVmap)
+      return false;
+    struct FirstUse : RecursiveASTVisitor<FirstUse> {
+      const SourceManager &SM;
+      const DeclContext *Global;
+      const DeclRefExpr *Found = nullptr;
+      FirstUse(const SourceManager &SM, const DeclContext *Global)
+          : SM(SM), Global(Global) {}
+      bool VisitDeclRefExpr(DeclRefExpr *Ref) {
+        const NamedDecl *D = Ref->getDecl();
+        if (!Found && !Ref->hasQualifier() && D->getName() == "batched" &&
+            D->getDeclContext()->getRedeclContext() == Global &&
+            isInRewrittenFile(SM, Ref->getLocation()))
+          Found = Ref;
+        return !Found;
+      }
+    } Visitor(SM, Global);
+    for (Decl *D : Global->decls())
+      if (isInRewrittenFile(SM, D->getLocation()) && !Visitor.Found)
+        Visitor.TraverseDecl(D);
+    if (!Visitor.Found)
+      return false;
+    std::string Name = Visitor.Found->getDecl()->getQualifiedNameAsString();
+    Diags.report(clang_vmap::diag::err_global_named_batched,
+                 Visitor.Found->getLocation())
+        << Name;
+    Diags.report(clang_vmap::diag::note_global_named_batched,
+                 Visitor.Found->getLocation())
+        << Name;
+    return true;
   }
 
   /// A loop the printer could not rewrite faithfully (Note [Macros] in
@@ -643,8 +750,10 @@ bool runJob(Job &Job, const tooling::CompileCommand &Command,
                                      Files.get());
   if (Sarif)
     Invocation.setDiagnosticConsumer(&*Sarif);
-  if (!Invocation.run() || !Job.Result)
+  if (!Invocation.run())
     return false;
+  if (!Job.Result)
+    return !Job.IncludesHeader; // --rewrite-header: nothing to do here
   // Dependencies relative to the command's directory become absolute.
   std::string Directory = absolutePath(Command.Directory);
   for (std::string &Dependency : Job.Result->Dependencies) {
@@ -693,6 +802,53 @@ bool writeOutputs(const RewrittenFile &File) {
   return true;
 }
 
+/// "file:line:col" of \p Offset in \p Text, as a diagnostic starts.
+std::string locationText(llvm::StringRef Path, llvm::StringRef Text,
+                         unsigned Offset) {
+  llvm::StringRef Before = Text.take_front(Offset);
+  size_t LineStart = Before.rfind('\n');
+  unsigned Column = LineStart == llvm::StringRef::npos
+                        ? Offset + 1
+                        : Offset - static_cast<unsigned>(LineStart);
+  return (Path + ":" + llvm::Twine(Before.count('\n') + 1) + ":" +
+          llvm::Twine(Column))
+      .str();
+}
+
+/// Note [Rewriting a header]: the header's rewrites by the sources that
+/// include it (\p Files, from \p Jobs), as one file. A loop in a template
+/// is batched by the sources that instantiate it; one that none does is
+/// refused, as in a source.
+std::optional<RewrittenFile>
+mergeHeaderRewrites(llvm::ArrayRef<Job> Jobs,
+                    llvm::ArrayRef<RewrittenFile> Files) {
+  if (Files.empty()) {
+    llvm::errs() << "clang-vmap: error: none of the sources includes "
+                 << RewriteHeader << "\n";
+    return std::nullopt;
+  }
+  llvm::DenseSet<unsigned> Batched;
+  for (const Job &Job : Jobs)
+    Batched.insert(Job.HeaderLoopsBatched.begin(),
+                   Job.HeaderLoopsBatched.end());
+  std::set<unsigned> NeverCompiled;
+  for (const Job &Job : Jobs)
+    for (unsigned Offset : Job.HeaderLoopsNotCompiled)
+      if (!Batched.contains(Offset))
+        NeverCompiled.insert(Offset);
+  for (unsigned Offset : NeverCompiled)
+    llvm::errs() << locationText(RewriteHeader, Files.front().Original, Offset)
+                 << ": error: this loop is in a function template that none "
+                    "of the sources instantiates: there is no code of it to "
+                    "batch\n";
+  if (!NeverCompiled.empty())
+    return std::nullopt;
+  llvm::Expected<RewrittenFile> Merged = mergeRewrites(Files);
+  if (!succeeded(Merged.takeError()))
+    return std::nullopt;
+  return std::move(*Merged);
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
@@ -715,8 +871,10 @@ int main(int argc, const char **argv) {
 
   if (SourcePaths.empty())
     return usageError("no input files");
-  if (!OutputPath.empty() && SourcePaths.size() > 1)
-    return usageError("-o needs exactly one input file");
+  if (!OutputPath.empty() && SourcePaths.size() > 1 && RewriteHeader.empty())
+    return usageError("-o needs exactly one input file (or --rewrite-header)");
+  if (!RewriteHeader.empty() && !llvm::sys::fs::exists(RewriteHeader))
+    return usageError("no such header: " + RewriteHeader);
   if (!OutputPath.empty() && InPlace)
     return usageError("-o and -i cannot be used together");
   if (WriteDepfile && DepfilePath.empty()) {
@@ -743,9 +901,19 @@ int main(int argc, const char **argv) {
   std::vector<std::string> FallbackIncludes = fallbackIncludeDirs(argv[0]);
   bool ShowProgress =
       SourcePaths.size() > 1 && llvm::sys::Process::StandardErrIsDisplayed();
+  std::vector<std::string> Elsewhere;
+  for (const std::string &Header : RewrittenElsewhere)
+    Elsewhere.push_back(absolutePath(Header));
+  setRewrittenFile(RewriteHeader.empty() ? "" : absolutePath(RewriteHeader),
+                   std::move(Elsewhere));
   std::vector<Job> Jobs;
-  for (const std::string &Path : SourcePaths)
-    Jobs.push_back({Path, absolutePath(Path), std::nullopt});
+  for (const std::string &Path : SourcePaths) {
+    Job &Job = Jobs.emplace_back();
+    Job.Path = Path;
+    Job.AbsolutePath = absolutePath(Path);
+    Job.RewrittenPath = RewriteHeader.empty() ? Path : RewriteHeader;
+    Job.RewrittenAbsolutePath = absolutePath(Job.RewrittenPath);
+  }
   bool AllRewritten = true;
   bool SomeLoopsLeftAsWritten = false;
   RemarkLog Log; // --remarks-file: the loops of every input, refused included
@@ -789,7 +957,11 @@ int main(int argc, const char **argv) {
             JobStackBytes))
       llvm::errs() << "clang-vmap: error: internal error while rewriting "
                    << Job.Path << "; it is left as it was\n";
-    if (!Rewritten || !writeOutputs(*Job.Result))
+    if (!Rewritten)
+      AllRewritten = false;
+    else if (!Job.Result)
+      continue; // --rewrite-header: a source that does not include it
+    else if (RewriteHeader.empty() && !writeOutputs(*Job.Result))
       AllRewritten = false;
     // --keep-going writes what it could and still fails the run, as `make -k`
     // does: SPEC's status 0 means every annotated loop was rewritten.
@@ -816,7 +988,14 @@ int main(int argc, const char **argv) {
 
   std::vector<RewrittenFile> Files;
   for (Job &Job : Jobs)
-    Files.push_back(std::move(*Job.Result));
+    if (Job.Result)
+      Files.push_back(std::move(*Job.Result));
+  if (!RewriteHeader.empty()) {
+    std::optional<RewrittenFile> Header = mergeHeaderRewrites(Jobs, Files);
+    if (!Header || !writeOutputs(*Header))
+      return Refused;
+    Files = {std::move(*Header)};
+  }
   if (!DepfilePath.empty()) {
     std::vector<std::pair<std::string, const RewrittenFile *>> Targets;
     for (const RewrittenFile &File : Files)

@@ -52,7 +52,7 @@ llvm::Error addInsertion(Replacements &Result, const Replacement &Insertion) {
 /// has #pragma once, so a second include would be harmless, a missing one not).
 bool includesBatchedApi(const SourceManager &SM) {
   llvm::SmallVector<llvm::StringRef> Lines;
-  SM.getBufferData(SM.getMainFileID()).split(Lines, '\n');
+  SM.getBufferData(rewrittenFileID(SM)).split(Lines, '\n');
   return llvm::any_of(Lines, [](llvm::StringRef Line) {
     Line = Line.trim();
     return Line.consume_front("#") &&
@@ -64,7 +64,7 @@ bool includesBatchedApi(const SourceManager &SM) {
 /// Just after the line including <vmap/vmap.hpp> (where a reader looks for
 /// it), else at the top of the file.
 unsigned batchedIncludeOffset(const SourceManager &SM) {
-  llvm::StringRef Text = SM.getBufferData(SM.getMainFileID());
+  llvm::StringRef Text = SM.getBufferData(rewrittenFileID(SM));
   size_t LineStart = 0;
   while (LineStart < Text.size()) {
     size_t LineEnd = Text.find('\n', LineStart);
@@ -100,8 +100,8 @@ std::optional<Replacements> rewrite(ASTContext &Context,
         Outcome.Loop ? Outcome.Loop->PragmaLoc : Outcome.Range.getBegin();
     CharSourceRange Range =
         Lexer::makeFileCharRange(Outcome.Range, SM, Context.getLangOpts());
-    if (Range.isInvalid() || !SM.isInMainFile(Range.getBegin()))
-      return Fail(PragmaLoc, "the loop's text is not in the main file");
+    if (Range.isInvalid() || !isInRewrittenFile(SM, Range.getBegin()))
+      return Fail(PragmaLoc, "the loop's text is not in the file rewritten");
     unsigned Begin = SM.getFileOffset(Range.getBegin());
     unsigned End = SM.getFileOffset(Range.getEnd());
     if (llvm::Error Err = Result.add(
@@ -109,8 +109,9 @@ std::optional<Replacements> rewrite(ASTContext &Context,
       return Fail(PragmaLoc, llvm::toString(std::move(Err)));
     for (const auto &[Loc, Text] : Outcome.Insertions) {
       SourceLocation FileLoc = SM.getExpansionLoc(Loc);
-      if (!SM.isInMainFile(FileLoc))
-        return Fail(PragmaLoc, "an insertion point is not in the main file");
+      if (!isInRewrittenFile(SM, FileLoc))
+        return Fail(PragmaLoc,
+                    "an insertion point is not in the file rewritten");
       unsigned Offset = SM.getFileOffset(FileLoc);
       if (!Inserted.insert({Offset, Text}).second)
         continue; // the same clone, asked for by another loop
@@ -121,15 +122,46 @@ std::optional<Replacements> rewrite(ASTContext &Context,
   }
   if (!Result.empty() && !includesBatchedApi(SM)) {
     unsigned Offset = batchedIncludeOffset(SM);
-    unsigned Line = SM.getLineNumber(SM.getMainFileID(), Offset);
+    unsigned Line = SM.getLineNumber(rewrittenFileID(SM), Offset);
     if (llvm::Error Err = addInsertion(
             Result, Replacement(MainFilePath, Offset, 0,
                                 "#include <vmap/batched.hpp>\n" +
                                     lineDirective(Context, Line) + "\n")))
-      return Fail(SM.getLocForStartOfFile(SM.getMainFileID()),
+      return Fail(SM.getLocForStartOfFile(rewrittenFileID(SM)),
                   llvm::toString(std::move(Err)));
   }
   return Result;
+}
+
+llvm::Expected<RewrittenFile>
+mergeRewrites(llvm::ArrayRef<RewrittenFile> Files) {
+  RewrittenFile Merged = Files.front();
+  Merged.Replacements = Replacements();
+  std::vector<Replacement> Distinct;
+  std::set<std::string> Dependencies;
+  for (const RewrittenFile &File : Files) {
+    for (const Replacement &R : File.Replacements)
+      if (!llvm::is_contained(Distinct, R))
+        Distinct.push_back(R);
+    Dependencies.insert(File.Dependencies.begin(), File.Dependencies.end());
+  }
+  for (const Replacement &R : Distinct)
+    if (llvm::Error Err = R.getLength() == 0
+                              ? addInsertion(Merged.Replacements, R)
+                              : Merged.Replacements.add(R)) {
+      llvm::consumeError(std::move(Err));
+      return llvm::createStringError(
+          "the sources including " + Merged.Path +
+          " rewrite its loops differently (do they compile it with different "
+          "flags?)");
+    }
+  llvm::Expected<std::string> Rewritten =
+      tooling::applyAllReplacements(Merged.Original, Merged.Replacements);
+  if (!Rewritten)
+    return Rewritten.takeError();
+  Merged.Rewritten = std::move(*Rewritten);
+  Merged.Dependencies.assign(Dependencies.begin(), Dependencies.end());
+  return Merged;
 }
 
 void dumpReplacements(const Replacements &Replacements,

@@ -21,10 +21,11 @@
 
 namespace clang_vmap {
 
-/// rewrite: replacements of the main file (named \p MainFilePath in them) for
+/// rewrite: replacements of the file rewritten, the main file or a header
+/// (Note [Rewriting a header]; named \p MainFilePath in them) for
 /// the batched loops among \p Outcomes; loops not batched are left alone.
 /// Reports an error and returns nothing when two rewrites overlap or a loop
-/// cannot be mapped back to the main file's text.
+/// cannot be mapped back to that file's text.
 std::optional<clang::tooling::Replacements>
 rewrite(clang::ASTContext &Context, llvm::ArrayRef<LoopOutcome> Outcomes,
         llvm::StringRef MainFilePath, Diagnostics &Diags);
@@ -42,6 +43,13 @@ struct RewrittenFile {
   clang::tooling::Replacements Replacements;
   std::vector<std::string> Dependencies; ///< every file the parse read
 };
+
+/// Note [Rewriting a header]: \p Files, rewrites of one header by the
+/// sources that include it, as one: each replacement once (a loop outside
+/// templates is rewritten the same by each), the dependencies of all. Two
+/// replacements that overlap and differ are an error.
+llvm::Expected<RewrittenFile>
+mergeRewrites(llvm::ArrayRef<RewrittenFile> Files);
 
 /// `diff -u` of \p Old against \p New, both named \p Path ("" if equal).
 std::string unifiedDiff(llvm::StringRef Path, llvm::StringRef Old,

@@ -53,6 +53,7 @@ run("configure with ${GENERATOR}"
             -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
             -DCMAKE_CXX_FLAGS=-DTINY_FROM_CXX_FLAGS=1 -DCLANG_VMAP_WRITE_DIFFS=ON)
 run("build" COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
+set(first_build "${output}")
 expect("${output}" "${marker} model.cpp" TRUE "first build")
 expect("${output}" "${marker} flags.cpp" TRUE "first build")
 run("run the rewritten program" COMMAND "${program_dir}/app" OUTPUT output)
@@ -73,6 +74,28 @@ if(batched_release EQUAL -1)
   message(FATAL_ERROR "the Release loop of flags.cpp is not the one rewritten:\n${flags_rewrite}")
 endif()
 
+# The header's loops: rewritten once (no pragma left), and the program agrees with its
+# build as written; the source that is not rewritten ran the batched API too.
+expect("${first_build}" "${marker} rows.hpp (header of rows)" TRUE "first build")
+file(READ "${build}/vmap/rows/include0/tiny/rows.hpp" rows_rewrite)
+expect("${rows_rewrite}" "#pragma vmap" FALSE "the header's rewrite")
+expect("${rows_rewrite}" "vb::Level" TRUE "the header's rewrite")
+expect("${rows_rewrite}" "#line 15 \"${project_copy}/include/tiny/rows.hpp\"" TRUE
+       "the header's rewrite")
+run("run the program with the rewritten header" COMMAND "${program_dir}/rows"
+    OUTPUT rows_output)
+run("run the program as written" COMMAND "${program_dir}/rows_as_written"
+    OUTPUT as_written_output)
+expect("${rows_output}" "batched API ops run: some" TRUE "the rewritten program")
+expect("${as_written_output}" "batched API ops run: none" TRUE "the program as written")
+string(REPLACE "batched API ops run: some" "" rows_values "${rows_output}")
+string(REPLACE "batched API ops run: none" "" as_written_values "${as_written_output}")
+if(NOT rows_values STREQUAL as_written_values)
+  message(FATAL_ERROR "the rewritten header's program prints\n${rows_output}\n"
+                      "the program as written prints\n${as_written_output}")
+endif()
+expect("${rows_values}" "clamp_rows<double>:" TRUE "the program's output")
+
 set(diff "${build}/vmap/app/model.vmap.diff")
 file(READ "${diff}" diff_text)
 expect("${diff_text}" "+++" TRUE "the rewrite's diff")
@@ -85,12 +108,24 @@ file(TOUCH "${project_copy}/include/tiny/model.hpp")
 run("rebuild after touching an included header"
     COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
 expect("${output}" "${marker} model.cpp" TRUE "header touched")
+expect("${output}" "${marker} rows.hpp" FALSE "header touched")
+
+file(TOUCH "${project_copy}/include/tiny/rows_detail.hpp")
+run("rebuild after touching a header the rewritten header includes"
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
+expect("${output}" "${marker} rows.hpp (header of rows)" TRUE "header touched")
 
 run("build a refused loop" MUST_FAIL
     COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} --target refused
             OUTPUT output)
 expect("${output}" "refused.cpp:9:" TRUE "the tool's diagnostic")
 expect("${output}" "error:" TRUE "the tool's diagnostic")
+
+run("build a source including a header loop nobody rewrites" MUST_FAIL
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} --target unlisted
+            OUTPUT output)
+expect("${output}" "unlisted.hpp:7:1: error: '#pragma vmap' in an included file is not rewritten"
+       TRUE "the tool's diagnostic")
 
 run("build a refused loop with KEEP_GOING and REMARKS"
     COMMAND "${CMAKE_COMMAND}" --build "${build}" --target kept OUTPUT output)

@@ -292,11 +292,18 @@ Value Value::pow(const Value& exponent) const { return batched::pow(*this, expon
 Value Value::clamp(const Value& min, const Value& max) const {
   return dispatch(member_op("clamp"), {*this, min, max});
 }
-Value Value::add(const Value& other, vmap::detail::Scalar alpha) const {
-  return dispatch(member_op("add"), {*this, other, alpha});
+// Note [Per-example alpha]
+// LibTorch's add/sub take alpha as a Scalar, which the rules take as one number for every
+// example (ArgKind::alpha). In a vmap loop it may differ per example (SPEC section 6:
+// any argument may): then b is scaled by it first, a + alpha * b as LibTorch defines it,
+// and the sum is one more batched op. A loop-invariant alpha keeps the single op.
+Value Value::add(const Value& other, const Value& alpha) const {
+  if (alpha.levels() > 0) return add(other.mul(alpha));
+  return dispatch(member_op("add"), {*this, other, alpha.physical().item()});
 }
-Value Value::sub(const Value& other, vmap::detail::Scalar alpha) const {
-  return dispatch(member_op("sub"), {*this, other, alpha});
+Value Value::sub(const Value& other, const Value& alpha) const {
+  if (alpha.levels() > 0) return sub(other.mul(alpha));
+  return dispatch(member_op("sub"), {*this, other, alpha.physical().item()});
 }
 Value Value::mul(const Value& other) const { return dispatch(member_op("mul"), {*this, other}); }
 Value Value::div(const Value& other) const { return dispatch(member_op("div"), {*this, other}); }
@@ -353,11 +360,13 @@ Value& Value::operator%=(const Value& other) {
 
 // --- free functions ------------------------------------------------------------------------
 
-Value add(const Value& a, const Value& b, vmap::detail::Scalar alpha) {
-  return dispatch(free_op("add"), {a, b, alpha});
+Value add(const Value& a, const Value& b, const Value& alpha) {  // Note [Per-example alpha]
+  if (alpha.levels() > 0) return add(a, mul(b, alpha));
+  return dispatch(free_op("add"), {a, b, alpha.physical().item()});
 }
-Value sub(const Value& a, const Value& b, vmap::detail::Scalar alpha) {
-  return dispatch(free_op("sub"), {a, b, alpha});
+Value sub(const Value& a, const Value& b, const Value& alpha) {
+  if (alpha.levels() > 0) return sub(a, mul(b, alpha));
+  return dispatch(free_op("sub"), {a, b, alpha.physical().item()});
 }
 Value mul(const Value& a, const Value& b) { return dispatch(free_op("mul"), {a, b}); }
 Value div(const Value& a, const Value& b) { return dispatch(free_op("div"), {a, b}); }

@@ -203,7 +203,8 @@ struct Generator {
           plan.positions.push_back([=](int64_t) { return Arg(value); });
           break;
         }
-        case ArgKind::number: {  // add/sub's alpha: a float one raises on integer operands
+        case ArgKind::number:
+        case ArgKind::alpha: {  // add/sub's alpha: a float one raises on integer operands
           const detail::Scalar value = rng.chance(0.3) ? detail::Scalar(rng.real(-2.0, 2.0))
                                                        : detail::Scalar(rng.uniform(-2, 2));
           plan.positions.push_back([=](int64_t) { return Arg(value); });

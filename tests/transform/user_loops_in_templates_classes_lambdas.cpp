@@ -73,6 +73,18 @@ void in_lambdas(const Tensor& x, Tensor& a, Tensor& b) {
   scaled(3);
 }
 
+// A (non-generic) lambda in a function template: batched in each instantiation of the
+// template around it (float and double).
+template <typename T>
+void lambda_in_template(const Tensor& x, Tensor& out, T bias) {
+  auto rows = [&](int64_t n) {
+#pragma vmap
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = relu(x[i] + bias);
+  };
+  rows(x.size(0));
+}
+
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) * 0.4).sin();
   Tensor f = zeros({4, 3}), n = zeros({4, 3}), p2 = zeros({4}), p3 = zeros({4});
@@ -90,6 +102,10 @@ int main() {
   Tensor scaled_f = zeros({4, 3}), scaled_i = zeros({4, 3});
   Scaler<float>{0.5f}.apply(x, scaled_f);
   Scaler<int>{3}.apply(x, scaled_i);
+  Tensor lf = zeros({4, 3}), ld = zeros({4, 3});
+  lambda_in_template(x, lf, -0.25f);
+  lambda_in_template(x, ld, 0.5);
+  std::cout << lf << "\n" << ld << "\n";
   std::cout << f << "\n" << n << "\n" << p2 << "\n" << p3 << "\n" << forward << "\n"
             << shifted_f << "\n" << shifted_i << "\n" << a << "\n" << b << "\n" << scaled_f
             << "\n" << scaled_i << "\n";
@@ -111,3 +127,5 @@ int main() {
 // CHECK-LABEL: void in_lambdas(
 // CHECK: vb::at(out, i) = vb::at(x, i) - vb::at(x, i).mean();  // line 64
 // CHECK: vb::at(b, i) = vb::at(x, i) * by;  // line 70
+// CHECK-LABEL: void lambda_in_template(
+// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& bias) { return vb::relu(a + bias); }, vb::at(x, i), bias);

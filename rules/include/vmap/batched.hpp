@@ -198,9 +198,9 @@ class Value {
   Value logical_not() const;
   Value pow(const Value& exponent) const;
   Value clamp(const Value& min, const Value& max = Value()) const;  // undefined: no bound
-  // alpha is loop-invariant (the tool refuses a per-example one).
-  Value add(const Value& other, vmap::detail::Scalar alpha = 1) const;
-  Value sub(const Value& other, vmap::detail::Scalar alpha = 1) const;
+  // alpha may differ per example (Note [Per-example alpha] in batched_ops.cpp).
+  Value add(const Value& other, const Value& alpha = 1) const;
+  Value sub(const Value& other, const Value& alpha = 1) const;
   Value mul(const Value& other) const;
   Value div(const Value& other) const;
   // rounding_mode "trunc" / "floor" / std::nullopt (true division), loop-invariant.
@@ -394,8 +394,8 @@ bool any_overlap(const Tensor& out, const Tensors& ins) {
 }
 
 // --- free functions of SPEC section 4 on Values (the tool qualifies them as vb::name).
-Value add(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
-Value sub(const Value& a, const Value& b, vmap::detail::Scalar alpha = 1);
+Value add(const Value& a, const Value& b, const Value& alpha = 1);
+Value sub(const Value& a, const Value& b, const Value& alpha = 1);
 Value mul(const Value& a, const Value& b);
 Value div(const Value& a, const Value& b);
 Value div(const Value& a, const Value& b, std::optional<std::string_view> rounding_mode);

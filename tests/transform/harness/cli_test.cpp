@@ -588,3 +588,83 @@ TEST_F(OutputFiles, RefusedFileLeavesALinkedOutputAlone) {
 }
 
 }  // namespace
+
+// --rewrite-header (Note [Rewriting a header]): a header's loops, as the sources that
+// include it compile it.
+namespace header_mode {
+constexpr const char* kHeader = R"(#pragma once
+#include <vmap/vmap.hpp>
+inline void twice(const vmap::Tensor& x, vmap::Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] * 2;
+}
+template <class T>
+void shifted(const vmap::Tensor& x, vmap::Tensor& out, T by) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + by;
+}
+)";
+constexpr const char* kUsesFloat =
+    "#include \"ops.hpp\"\n"
+    "void f(const vmap::Tensor& x, vmap::Tensor& y) { shifted(x, y, 1.5f); }\n";
+constexpr const char* kUsesDouble =
+    "#include \"ops.hpp\"\n"
+    "void g(const vmap::Tensor& x, vmap::Tensor& y) { shifted(x, y, 2.5); twice(x, y); }\n";
+constexpr const char* kIncludesNothing = "int h() { return 1; }\n";
+}  // namespace header_mode
+
+TEST_F(CommandLine, RewriteHeaderMergesTheSourcesThatIncludeIt) {
+  using namespace header_mode;
+  file("ops.hpp", kHeader);
+  file("a.cpp", kUsesFloat);
+  file("b.cpp", kUsesDouble);
+  file("c.cpp", kIncludesNothing);
+  tool_run result = run("--rewrite-header=ops.hpp -o out.hpp a.cpp b.cpp c.cpp");
+  ASSERT_EQ(result.status, 0) << result.err;
+  const std::string rewritten = read_file(dir_ / "out.hpp");
+  EXPECT_EQ(rewritten.find("#pragma vmap"), std::string::npos) << rewritten;
+  EXPECT_NE(rewritten.find("vb::at(x, i) * 2"), std::string::npos) << rewritten;
+  EXPECT_NE(rewritten.find("#include <vmap/batched.hpp>"), std::string::npos) << rewritten;
+  EXPECT_NE(rewritten.find("ops.hpp\""), std::string::npos) << rewritten;  // #line names it
+  EXPECT_EQ(read_file(dir_ / "ops.hpp"), kHeader);  // the header itself is untouched
+}
+
+TEST_F(CommandLine, RewriteHeaderRefusesATemplateNoSourceInstantiates) {
+  using namespace header_mode;
+  file("ops.hpp", kHeader);
+  file("b.cpp", "#include \"ops.hpp\"\n");
+  tool_run result = run("--rewrite-header=ops.hpp -o out.hpp b.cpp");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("ops.hpp:10:1: error: this loop is in a function template that "
+                            "none of the sources instantiates"),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.hpp"));
+}
+
+TEST_F(CommandLine, RewriteHeaderNeedsASourceThatIncludesIt) {
+  using namespace header_mode;
+  file("ops.hpp", kHeader);
+  file("c.cpp", kIncludesNothing);
+  tool_run result = run("--rewrite-header=ops.hpp -o out.hpp c.cpp");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("none of the sources includes ops.hpp"), std::string::npos)
+      << result.err;
+}
+
+TEST_F(CommandLine, PragmaInAHeaderRewrittenElsewhereIsLeftToIt) {
+  using namespace header_mode;
+  file("ops.hpp", kHeader);
+  file("b.cpp", kUsesDouble);
+  tool_run warned = run("b.cpp");
+  EXPECT_EQ(warned.status, 0) << warned.err;
+  EXPECT_NE(warned.err.find("ops.hpp:4:1: warning: '#pragma vmap' in an included file is not "
+                            "rewritten: list the header in clang_vmap_sources()"),
+            std::string::npos)
+      << warned.err;
+  tool_run quiet = run("b.cpp --rewritten-elsewhere=ops.hpp");
+  EXPECT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << quiet.err;
+}

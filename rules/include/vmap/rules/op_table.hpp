@@ -36,7 +36,9 @@ enum class ArgKind : std::uint8_t {
   shape,        // per-example shape (expand, reshape, view)
   index,        // int64 position that may vary per example (select, operator[], narrow start)
   integer,      // other loop-invariant int64 (narrow length, triu diagonal, seed)
-  number,       // loop-invariant C++ number (add/sub's alpha)
+  number,       // loop-invariant C++ number (softplus's beta, norm's p)
+  alpha,        // add/sub's alpha: the rule takes one number for every example, the
+                // batched API takes a per-example one apart (Note [Per-example alpha])
   scalar,       // C++ number, may vary per example (fill_, clamp bounds, full value)
   keepdim,      // bool flag
   text,         // loop-invariant string (gelu's approximate, div's rounding_mode)
@@ -187,11 +189,11 @@ constexpr OpEntry binary_member(std::string_view name, ArgKind other = operand) 
 }
 // add / sub with LibTorch's alpha: a + alpha * b.
 constexpr OpEntry alpha_free(std::string_view name) {
-  return make(name, free_function, F::binary, R::binary_pointwise, {operand, operand, number},
+  return make(name, free_function, F::binary, R::binary_pointwise, {operand, operand, alpha},
               Optional{1});
 }
 constexpr OpEntry alpha_member(std::string_view name) {
-  return make(name, member, F::binary, R::binary_pointwise, {tensor, operand, number},
+  return make(name, member, F::binary, R::binary_pointwise, {tensor, operand, alpha},
               Optional{1});
 }
 
@@ -522,6 +524,9 @@ inline constexpr std::array kCmathFunctions{
     CmathFunction{"sin", 1},   CmathFunction{"cos", 1},  CmathFunction{"tanh", 1},
     CmathFunction{"floor", 1}, CmathFunction{"ceil", 1}, CmathFunction{"fmax", 2},
     CmathFunction{"fmin", 2},  CmathFunction{"min", 2},  CmathFunction{"max", 2},
+    CmathFunction{"erf", 1},   CmathFunction{"erfc", 1}, CmathFunction{"log1p", 1},
+    CmathFunction{"expm1", 1}, CmathFunction{"log2", 1}, CmathFunction{"exp2", 1},
+    CmathFunction{"trunc", 1},  // not round: std::round rounds halves away from zero
 };
 
 }  // namespace vmap::rules

@@ -1,0 +1,5 @@
+#pragma once
+
+namespace tiny {
+inline constexpr float kRowGain = 1.5f;
+}  // namespace tiny
