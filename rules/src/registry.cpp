@@ -293,10 +293,21 @@ constexpr bool bindings_follow_table() {
 static_assert(bindings_follow_table(),
               "every op-table entry needs a binding, in table order (Note [Rule registry])");
 
-// The rule of each RuleId, indexed by the enum's value.
-constexpr auto kRules = [] {
-  std::array<RuleFunction, static_cast<std::size_t>(RuleId::refused) + 1> rules{};
-  auto set = [&](RuleId id, RuleFunction rule) { rules[static_cast<std::size_t>(id)] = rule; };
+// The rule of each RuleId, indexed by the enum's value. `registered` records which ids were
+// set, so the check below needs no comparison of function addresses: GCC does not accept one
+// in a constant expression under -fsanitize (the asan-ubsan preset).
+struct RuleTable {
+  static constexpr std::size_t kSize = static_cast<std::size_t>(RuleId::refused) + 1;
+  std::array<RuleFunction, kSize> functions{};
+  std::array<bool, kSize> registered{};
+};
+
+constexpr RuleTable kRules = [] {
+  RuleTable rules;
+  auto set = [&](RuleId id, RuleFunction rule) {
+    rules.functions[static_cast<std::size_t>(id)] = rule;
+    rules.registered[static_cast<std::size_t>(id)] = true;
+  };
   set(RuleId::metadata, metadata_rule);
   set(RuleId::unary_pointwise, unary_pointwise_rule);
   set(RuleId::binary_pointwise, binary_pointwise_rule);
@@ -348,7 +359,7 @@ constexpr auto kRules = [] {
 
 constexpr bool every_table_rule_registered() {
   for (const OpEntry& entry : kOpTable)
-    if (kRules[static_cast<std::size_t>(entry.rule)] == nullptr) return false;
+    if (!kRules.registered[static_cast<std::size_t>(entry.rule)]) return false;
   return true;
 }
 static_assert(every_table_rule_registered(), "an op-table entry names a rule with no function");
@@ -424,7 +435,7 @@ Tensor call_reference(std::size_t op, Args args) {
 }
 
 BatchedResult call_rule(std::size_t op, Args args) {
-  return kRules[static_cast<std::size_t>(kOpTable.at(op).rule)](op, CallArgs(args));
+  return kRules.functions[static_cast<std::size_t>(kOpTable.at(op).rule)](op, CallArgs(args));
 }
 
 Tensor call_with(std::size_t op, const CallArgs& args,

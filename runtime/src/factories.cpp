@@ -69,21 +69,27 @@ Tensor full(IntList sizes, Scalar value, TensorOptions options) {
 Tensor empty(IntList sizes, TensorOptions options) {
   return detail::empty_tensor(sizes, options.dtype_or(kFloat32), options.device_or(kCPU), "empty");
 }
+// The *_like factories read self's geometry through impl_of, so an undefined self fails
+// naming the factory rather than the accessor.
 Tensor zeros_like(const Tensor& self, TensorOptions options) {
-  return filled("zeros_like", self.sizes(), 0, options.dtype_or(self.dtype()),
-                options.device_or(self.device()));
+  const detail::TensorImpl& like = detail::impl_of(self, "zeros_like");
+  return filled("zeros_like", like.sizes, 0, options.dtype_or(like.dtype),
+                options.device_or(like.device()));
 }
 Tensor ones_like(const Tensor& self, TensorOptions options) {
-  return filled("ones_like", self.sizes(), 1, options.dtype_or(self.dtype()),
-                options.device_or(self.device()));
+  const detail::TensorImpl& like = detail::impl_of(self, "ones_like");
+  return filled("ones_like", like.sizes, 1, options.dtype_or(like.dtype),
+                options.device_or(like.device()));
 }
 Tensor full_like(const Tensor& self, Scalar value, TensorOptions options) {
-  return filled("full_like", self.sizes(), value, options.dtype_or(self.dtype()),
-                options.device_or(self.device()));
+  const detail::TensorImpl& like = detail::impl_of(self, "full_like");
+  return filled("full_like", like.sizes, value, options.dtype_or(like.dtype),
+                options.device_or(like.device()));
 }
 Tensor empty_like(const Tensor& self, TensorOptions options) {
-  return detail::empty_tensor(self.sizes(), options.dtype_or(self.dtype()),
-                              options.device_or(self.device()), "empty_like");
+  const detail::TensorImpl& like = detail::impl_of(self, "empty_like");
+  return detail::empty_tensor(like.sizes, options.dtype_or(like.dtype),
+                              options.device_or(like.device()), "empty_like");
 }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions options) {

@@ -25,7 +25,9 @@ Tensor Tensor::unsqueeze(int64_t dim) const { return vmap::unsqueeze(*this, dim)
 Tensor Tensor::squeeze() const { return vmap::squeeze(*this); }
 Tensor Tensor::squeeze(int64_t dim) const { return vmap::squeeze(*this, dim); }
 Tensor Tensor::expand(IntList sizes) const { return vmap::expand(*this, sizes); }
-Tensor Tensor::expand_as(const Tensor& other) const { return vmap::expand(*this, other.sizes()); }
+Tensor Tensor::expand_as(const Tensor& other) const {
+  return vmap::expand(*this, detail::impl_of(other, "expand_as").sizes);
+}
 Tensor Tensor::reshape(IntList sizes) const { return vmap::reshape(*this, sizes); }
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return vmap::transpose(*this, dim0, dim1); }
 Tensor Tensor::permute(IntList dims) const { return vmap::permute(*this, dims); }

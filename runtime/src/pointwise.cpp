@@ -127,7 +127,7 @@ const Tensor& binary_in_place(const char* name, const Tensor& self, const Arg& o
 
 template <class F>
 Tensor unary_same(const char* name, const Tensor& self, F f) {
-  return detail::visit_dtype(self.dtype(), [&]<class T>(std::type_identity<T>) {
+  return detail::visit_dtype(detail::impl_of(self, name).dtype, [&]<class T>(std::type_identity<T>) {
     return elementwise<T, T>(name, {self}, [f](T x) { return f(x); });
   });
 }
@@ -335,11 +335,12 @@ Tensor neg(const Tensor& self) {
   return unary_same("neg", self, functors::Neg{});
 }
 Tensor abs(const Tensor& self) {
-  if (self.dtype() == kBool) fail("abs", "not implemented for 'Bool'");
+  if (detail::impl_of(self, "abs").dtype == kBool) fail("abs", "not implemented for 'Bool'");
   return unary_same("abs", self, functors::Abs{});
 }
 Tensor relu(const Tensor& self) {
-  if (self.dtype() == kBool) fail("relu", "boolean inputs not supported for relu");
+  if (detail::impl_of(self, "relu").dtype == kBool)
+    fail("relu", "boolean inputs not supported for relu");
   // NaN and -0 stay as they are (LibTorch's clamp_min(x, 0)).
   return unary_same("relu", self, functors::Relu{});
 }
@@ -531,7 +532,10 @@ Tensor& Tensor::fill_(const Tensor& value) const {
   return fill_(value.item());
 }
 
-Tensor& Tensor::zero_() const { return fill_(0); }
+Tensor& Tensor::zero_() const {
+  detail::impl_of(*this, "zero_");
+  return fill_(0);
+}
 
 Tensor Tensor::to(Dtype dtype) const {
   const auto& impl = detail::impl_of(*this, "to");

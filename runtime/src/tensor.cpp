@@ -66,6 +66,8 @@ Dims contiguous_strides(IntList sizes) {
 }
 
 int64_t checked_numel(const char* op, IntList sizes) {
+  if (sizes.size() > max_dims)
+    fail(op, "at most ", max_dims, " dims are supported, got ", sizes.size());
   int64_t numel = 1;
   for (int64_t size : sizes) {
     if (size < 0) fail(op, "negative dimension ", size, " in shape ", shape_str(sizes));
@@ -251,7 +253,9 @@ TensorOptions Tensor::options() const { return TensorOptions(dtype()).device(dev
 bool Tensor::is_contiguous() const { return impl_of(*this, "is_contiguous").contiguous; }
 void* Tensor::raw_data() const { return impl_of(*this, "data_ptr").data(); }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+Tensor Tensor::contiguous() const {
+  return impl_of(*this, "contiguous").contiguous ? *this : clone();
+}
 
 Tensor Tensor::clone() const {
   const auto& impl = impl_of(*this, "clone");

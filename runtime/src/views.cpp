@@ -127,6 +127,8 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
   const auto& impl = impl_of(self, "unsqueeze");
   dim = wrap_dim("unsqueeze", dim, rank_of(impl) + 1);
+  if (rank_of(impl) == detail::max_dims)
+    fail("unsqueeze", "at most ", detail::max_dims, " dims are supported");
   Dims sizes = impl.sizes;
   Dims strides = impl.strides;
   const int64_t stride = dim >= rank_of(impl) ? 1 : impl.sizes[dim] * impl.strides[dim];
@@ -232,7 +234,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 }
 
 Tensor Tensor::t() const {
-  const int64_t rank = dim();
+  const int64_t rank = static_cast<int64_t>(impl_of(*this, "t").sizes.size());
   if (rank > 2) fail("t", "expects a tensor with <= 2 dimensions, but self is ", rank, "D");
   return vmap::transpose(*this, 0, rank < 2 ? 0 : 1);
 }
@@ -254,7 +256,7 @@ Tensor permute(const Tensor& self, IntList dims) {
 }
 
 Tensor movedim(const Tensor& self, IntList source, IntList destination) {
-  const int64_t rank = self.dim();
+  const int64_t rank = static_cast<int64_t>(impl_of(self, "movedim").sizes.size());
   if (source.size() != destination.size())
     fail("movedim", "invalid source or destination dims: source (", shape_str(source),
          ") and destination (", shape_str(destination), ") must have the same number of elements");

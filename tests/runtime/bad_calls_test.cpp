@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace vmap;
 using vmap_test::error_of;
@@ -71,6 +72,166 @@ TEST(BadCalls, UndefinedTensors) {
       {"Tensor().view({3})", [&] { undefined.view({3}); }, "view"},
       {"Tensor()[0]", [&] { undefined[0]; }, "select"},
       {"Tensor().item()", [&] { undefined.item(); }, "item"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Every op family on an undefined tensor (a default-constructed handle): the message names
+// the op the user called, not the accessor it reads first.
+TEST(BadCalls, UndefinedTensorInEveryOpFamily) {
+  const Tensor undefined, t = ones({3}), m = ones({2, 3});
+  const BadCall rows[] = {
+      {"zeros_like(Tensor())", [&] { zeros_like(undefined); }, "zeros_like"},
+      {"ones_like(Tensor())", [&] { ones_like(undefined); }, "ones_like"},
+      {"full_like(Tensor(), 2)", [&] { full_like(undefined, 2); }, "full_like"},
+      {"empty_like(Tensor())", [&] { empty_like(undefined); }, "empty_like"},
+      {"zeros_like(Tensor(), kInt64)", [&] { zeros_like(undefined, kInt64); }, "zeros_like"},
+      {"Tensor().clone()", [&] { undefined.clone(); }, "clone"},
+      {"Tensor().contiguous()", [&] { undefined.contiguous(); }, "contiguous"},
+      {"Tensor().to(kInt64)", [&] { undefined.to(kInt64); }, "to"},
+      {"Tensor().to(kCPU)", [&] { undefined.to(kCPU); }, "to"},
+      {"Tensor().copy_(t)", [&] { undefined.copy_(t); }, "copy_"},
+      {"t.copy_(Tensor())", [&] { t.clone().copy_(undefined); }, "copy_"},
+      {"Tensor().fill_(1)", [&] { undefined.fill_(1); }, "fill_"},
+      {"Tensor().zero_()", [&] { undefined.zero_(); }, "zero_"},
+      {"Tensor() *= 2", [&] { Tensor u; u *= 2; }, "mul_"},
+      {"relu(Tensor())", [&] { relu(undefined); }, "relu"},
+      {"abs(Tensor())", [&] { abs(undefined); }, "abs"},
+      {"-Tensor()", [&] { -undefined; }, "neg"},
+      {"exp(Tensor())", [&] { exp(undefined); }, "exp"},
+      {"pow(Tensor(), 2)", [&] { pow(undefined, 2); }, "pow"},
+      {"pow(2, Tensor())", [&] { pow(2, undefined); }, "pow"},
+      {"where(Tensor(), t, t)", [&] { where(undefined, t, t); }, "where"},
+      {"where(t > 0, Tensor(), t)", [&] { where(t > 0, undefined, t); }, "where"},
+      {"maximum(t, Tensor())", [&] { maximum(t, undefined); }, "maximum"},
+      {"logical_and(Tensor(), t)", [&] { logical_and(undefined, t); }, "logical_and"},
+      {"masked_fill(t, Tensor(), 1)", [&] { masked_fill(t, undefined, 1); }, "masked_fill"},
+      {"mean(Tensor())", [&] { mean(undefined); }, "mean"},
+      {"amax(Tensor(), 0)", [&] { amax(undefined, 0); }, "amax"},
+      {"argmax(Tensor())", [&] { argmax(undefined); }, "argmax"},
+      {"any(Tensor())", [&] { any(undefined); }, "any"},
+      {"softmax(Tensor(), 0)", [&] { softmax(undefined, 0); }, "softmax"},
+      {"cumsum(Tensor(), 0)", [&] { cumsum(undefined, 0); }, "cumsum"},
+      {"var(Tensor())", [&] { var(undefined); }, "var"},
+      {"norm(Tensor())", [&] { norm(undefined); }, "norm"},
+      {"logsumexp(Tensor(), 0)", [&] { logsumexp(undefined, {0}); }, "logsumexp"},
+      {"gelu(Tensor())", [&] { gelu(undefined); }, "gelu"},
+      {"matmul(t, Tensor())", [&] { matmul(t, undefined); }, "matmul"},
+      {"dot(Tensor(), t)", [&] { dot(undefined, t); }, "dot"},
+      {"mv(m, Tensor())", [&] { mv(m, undefined); }, "mv"},
+      {"linear(Tensor(), m)", [&] { linear(undefined, m); }, "linear"},
+      {"linear(m, m, Tensor() bias) is no bias", [&] { linear(Tensor(), m, undefined); },
+       "linear"},
+      {"index_select(t, 0, Tensor())", [&] { index_select(t, 0, undefined); }, "index_select"},
+      {"gather(Tensor(), 0, index)", [&] { gather(undefined, 0, tensor({0})); }, "gather"},
+      {"Tensor().narrow(0, 0, 1)", [&] { undefined.narrow(0, 0, 1); }, "narrow"},
+      {"Tensor().reshape({1})", [&] { undefined.reshape({1}); }, "reshape"},
+      {"Tensor().expand({3})", [&] { undefined.expand({3}); }, "expand"},
+      {"t.expand_as(Tensor())", [&] { t.expand_as(undefined); }, "expand_as"},
+      {"Tensor().unsqueeze(0)", [&] { undefined.unsqueeze(0); }, "unsqueeze"},
+      {"Tensor().squeeze()", [&] { undefined.squeeze(); }, "squeeze"},
+      {"Tensor().t()", [&] { undefined.t(); }, "t"},
+      {"Tensor().transpose(0, 1)", [&] { undefined.transpose(0, 1); }, "transpose"},
+      {"Tensor().permute({0})", [&] { undefined.permute({0}); }, "permute"},
+      {"Tensor().flatten()", [&] { undefined.flatten(); }, "flatten"},
+      {"movedim(Tensor(), 0, 0)", [&] { movedim(undefined, 0, 0); }, "movedim"},
+      {"triu(Tensor())", [&] { triu(undefined); }, "triu"},
+      {"stack({Tensor()})", [&] { stack({undefined}); }, "stack"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Dims and indices at the ends of int64 (INT64_MIN cannot be wrapped by adding the rank).
+TEST(BadCalls, DimsAndIndicesAtTheEndsOfInt64) {
+  constexpr int64_t lowest = std::numeric_limits<int64_t>::min();
+  const Tensor a = zeros({2, 3});
+  const BadCall rows[] = {
+      {"sum(a, INT64_MIN)", [&] { sum(a, lowest); }, "sum"},
+      {"a.size(INT64_MIN)", [&] { a.size(lowest); }, "size"},
+      {"a.stride(INT64_MAX)", [&] { a.stride(huge); }, "stride"},
+      {"a.select(0, INT64_MIN)", [&] { a.select(0, lowest); }, "select"},
+      {"a[INT64_MIN]", [&] { a[lowest]; }, "select"},
+      {"a.select(INT64_MIN, 0)", [&] { a.select(lowest, 0); }, "select"},
+      {"a.narrow(1, INT64_MIN, 1)", [&] { a.narrow(1, lowest, 1); }, "narrow"},
+      {"a.narrow(1, 1, INT64_MIN)", [&] { a.narrow(1, 1, lowest); }, "narrow"},
+      {"a.unsqueeze(INT64_MIN)", [&] { a.unsqueeze(lowest); }, "unsqueeze"},
+      {"a.squeeze(INT64_MAX)", [&] { a.squeeze(huge); }, "squeeze"},
+      {"a.transpose(INT64_MIN, 0)", [&] { a.transpose(lowest, 0); }, "transpose"},
+      {"a.permute({INT64_MIN, 0})", [&] { a.permute({lowest, 0}); }, "permute"},
+      {"a.flatten(INT64_MIN)", [&] { a.flatten(lowest); }, "flatten"},
+      {"movedim(a, 0, INT64_MIN)", [&] { movedim(a, 0, lowest); }, "movedim"},
+      {"softmax(a, INT64_MIN)", [&] { softmax(a, lowest); }, "softmax"},
+      {"cumprod(a, INT64_MAX)", [&] { cumprod(a, huge); }, "cumprod"},
+      {"argmin(a, INT64_MIN)", [&] { argmin(a, lowest); }, "argmin"},
+      {"any(a, INT64_MIN)", [&] { any(a, lowest); }, "any"},
+      {"all(a, INT64_MAX)", [&] { all(a, huge); }, "all"},
+      {"cat({a, a}, INT64_MIN)", [&] { cat({a, a}, lowest); }, "cat"},
+      {"stack({a, a}, INT64_MAX)", [&] { stack({a, a}, huge); }, "stack"},
+      {"index_select(a, INT64_MIN, i)", [&] { index_select(a, lowest, tensor({0})); },
+       "index_select"},
+      {"index_select index INT64_MIN", [&] { index_select(a, 0, tensor({lowest})); },
+       "index_select"},
+      {"gather index INT64_MIN", [&] { gather(a, 1, tensor({{lowest}})); }, "gather"},
+      {"a[tensor({INT64_MIN})]", [&] { a[tensor({lowest})]; }, "index_select"},
+      {"expand({INT64_MIN, 3})", [&] { a.expand({lowest, 3}); }, "expand"},
+      {"reshape({INT64_MIN, -1})", [&] { a.reshape({lowest, -1}); }, "reshape"},
+      {"view({-1, INT64_MIN})", [&] { a.view({-1, lowest}); }, "view"},
+      {"zeros({INT64_MIN})", [] { zeros({lowest}); }, "zeros"},
+      {"randint(5, 5, {2})", [] { randint(5, 5, {2}); }, "randint"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+  // high - low overflows int64 here: refused naming the op, or every draw in range.
+  const std::string message = error_of([&] {
+    const Tensor draws = randint(lowest, huge, {64});
+    for (int64_t i = 0; i < 64; ++i) EXPECT_LT(draws[i].item<int64_t>(), huge);
+  });
+  EXPECT_TRUE(message.empty() || message.rfind("randint: ", 0) == 0) << message;
+}
+
+// More dims than a tensor holds: the op the user called is named, not the shape container.
+TEST(BadCalls, TooManyDims) {
+  const std::vector<int64_t> seventeen(17, 1);
+  const Tensor sixteen = zeros(std::vector<int64_t>(16, 1));
+  const BadCall rows[] = {
+      {"zeros of 17 dims", [&] { zeros(seventeen); }, "zeros"},
+      {"ones of 17 dims", [&] { ones(seventeen); }, "ones"},
+      {"rand of 17 dims", [&] { rand(seventeen); }, "rand"},
+      {"unsqueeze a 16-d tensor", [&] { sixteen.unsqueeze(0); }, "unsqueeze"},
+      {"from_blob of 17 dims",
+       [&] {
+         float value = 0;
+         from_blob(&value, seventeen);
+       },
+       "from_blob"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Empty, 0-d and non-contiguous operands where the op needs something else.
+TEST(BadCalls, EmptyZeroDimAndStridedOperands) {
+  const Tensor empty = zeros({0}), scalar = zeros({}), strided = zeros({3, 4}).t();
+  const BadCall rows[] = {
+      {"amin of empty", [&] { amin(empty); }, "amin"},
+      {"argmax of empty", [&] { argmax(empty); }, "argmax"},
+      {"argmin of 2x0 along 1", [&] { argmin(zeros({2, 0}), 1); }, "argmin"},
+      {"empty.item()", [&] { empty.item(); }, "item"},
+      {"0-d t.transpose(0, 1)", [&] { scalar.transpose(0, 1); }, "transpose"},
+      {"0-d narrow", [&] { scalar.narrow(0, 0, 1); }, "narrow"},
+      {"0-d index_select", [&] { index_select(scalar, 1, tensor({0})); }, "index_select"},
+      {"0-d cat", [&] { cat({scalar, scalar}); }, "cat"},
+      {"0-d mm", [&] { mm(scalar, scalar); }, "mm"},
+      {"0-d dot", [&] { dot(scalar, scalar); }, "dot"},
+      {"0-d bmm", [&] { bmm(scalar, scalar); }, "bmm"},
+      {"0-d triu", [&] { triu(scalar); }, "triu"},
+      {"1-d tril", [&] { tril(zeros({3})); }, "tril"},
+      {"strided view({12})", [&] { strided.view({12}); }, "view"},
+      {"strided + (4)", [&] { strided + zeros({4}); }, "add"},
+      {"strided.mm(strided)", [&] { strided.mm(strided); }, "mm"},
+      {"expanded strided += 1", [&] { Tensor e = strided[0].unsqueeze(0).expand({2, 3}); e += 1; },
+       "add_"},
+      {"reshape empty to -1 with a 0", [&] { empty.reshape({0, -1}); }, "reshape"},
+      {"gather with an int32 index", [&] { gather(zeros({2}), 0, zeros({2}, kInt32)); },
+       "gather"},
   };
   for (const BadCall& row : rows) expect_error_naming_op(row);
 }

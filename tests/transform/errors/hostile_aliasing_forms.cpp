@@ -1,0 +1,111 @@
+// Writes that reach a tensor or a scalar the loop does not own, through forms a hostile
+// tester tries (issue 18): a pointer, std::ref, a lambda capturing by reference,
+// const_cast, data_ptr, a reference to the whole output, a moved or conditionally chosen
+// handle, a static local, setjmp. Each is refused at its line and the file left untouched.
+#include <vmap/vmap.hpp>
+
+#include <csetjmp>
+#include <functional>
+#include <utility>
+using namespace vmap;
+
+void through_pointer(const Tensor& x, Tensor& acc) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor* p = &acc;
+    *p += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+  }
+}
+
+void through_std_ref(const Tensor& x, Tensor& acc) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    auto r = std::ref(acc);
+    r.get() += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+  }
+}
+
+void through_lambda(const Tensor& x, Tensor& acc) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    auto add = [&](const Tensor& v) { acc += v; };
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:16: error: a lambda is not supported in the body of a vmap loop
+    add(x[i]);
+  }
+}
+
+void through_const_cast(const Tensor& x, const Tensor& bias, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    const_cast<Tensor&>(bias) += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+    out[i] = x[i];
+  }
+}
+
+void through_data_ptr(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out.data_ptr<float>()[i] = x[i].sum().item<float>();
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+  }
+}
+
+void count_through_pointer(const Tensor& x, Tensor& out, int64_t& count) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t* p = &count;
+    *p += 1;
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+    out[i] = x[i];
+  }
+}
+
+void reference_to_whole_output(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor& r = out;
+    r[i] = x[i] * 2;
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: write through the reference 'r', which is bound to 'out'
+  }
+}
+
+void moved_handle(const Tensor& x, Tensor& acc) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor a = std::move(acc);
+    a += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: in-place write to 'a', which may share its elements with another tensor
+  }
+}
+
+void chosen_handle(const Tensor& x, Tensor& acc, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor t = i % 2 ? acc : out[i];
+    t += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: in-place write to 't', which may share its elements with another tensor
+  }
+}
+
+void static_counter(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    static int64_t calls = 0;
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a static local is not supported in the body of a vmap loop
+    calls += 1;
+    out[i] = x[i] * calls;
+  }
+}
+
+static std::jmp_buf resume;
+void with_setjmp(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (setjmp(resume) == 0) out[i] = x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:9: error: call to '_setjmp' has no batching rule and cannot run per example
+  }
+}
+// CHECK: 14 errors generated.
