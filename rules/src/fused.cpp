@@ -99,6 +99,13 @@ Value fused_value(const FusedLayout& layout, Dtype dtype,
       false);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+bool cpu_has_avx2_fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+#endif
+
 bool fused_masked() { return current_mask() != nullptr; }
 
 void fused_accumulate(Tensor& acc, const Tensor& total, Reduce op) {

@@ -49,6 +49,38 @@ namespace detail {
 
 inline constexpr int kFusedMaxDims = 8;
 
+// Note [Vector ISA of compiled kernels]
+// A fused kernel is compiled in the user's translation unit, with the user's flags: on
+// x86-64 without -mavx2 that is SSE2, 4 floats a vector, where the runtime's Highway kernels
+// (and a plain loop built with -march=native) use the machine's AVX2 or AVX-512. So each hot
+// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by with_vector_isa, which
+// calls it through a copy compiled for AVX2 + FMA when the CPU has them (checked once, in
+// fused.cpp), the user's ISA otherwise: the runtime's dispatch, done by the compiler.
+// Results may then differ from the eager ops by FMA contraction (the compiler's choice, as
+// already under -march=native), never by the thread count.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+bool cpu_has_avx2_fma();
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__) && \
+    !defined(__CUDACC__)
+#define VMAP_FUSED_LOOP __attribute__((always_inline))
+template <class Loop>
+__attribute__((target("avx2,fma"))) void run_avx2_fma(const Loop& loop) {
+  loop();
+}
+template <class Loop>
+void with_vector_isa(const Loop& loop) {
+  if (cpu_has_avx2_fma()) run_avx2_fma(loop);
+  else loop();
+}
+#else
+#define VMAP_FUSED_LOOP
+template <class Loop>
+void with_vector_isa(const Loop& loop) {
+  loop();
+}
+#endif
+
 // The operands of a compiled kernel over one iteration space: the broadcast physical sizes
 // with adjacent dims merged where every operand allows it, each operand's element strides
 // over those dims (0 where it broadcasts).
@@ -141,25 +173,28 @@ struct Walker {
 template <class X>
 inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
 
-// The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
-// the number as passed.
 // Calls f(std::integral_constant<int, mask>) with the walker's inner mask as a constant, so
 // a run's loop reads unit-stride operands as arrays and broadcast ones as one value (up to 3
-// tensor operands: 8 loops; beyond, only the all-unit one); -1 otherwise (any strides).
-template <std::size_t N, class F>
+// tensor operands: 8 loops; beyond, only the all-unit one); -1 otherwise (any strides), a
+// loop instantiated only when kAnyStride (a caller that packs other strides has no use for it).
+template <std::size_t N, bool kAnyStride = true, class F>
 void with_inner_mask(int mask, F&& f) {
   constexpr int kAll = (1 << N) - 1;
+  bool done = false;
   if constexpr (N <= 3) {
-    const bool done = [&]<int... M>(std::integer_sequence<int, M...>) {
+    done = [&]<int... M>(std::integer_sequence<int, M...>) {
       return ((mask == M ? (f(std::integral_constant<int, M>{}), true) : false) || ...);
     }(std::make_integer_sequence<int, kAll + 1>{});
-    if (!done) f(std::integral_constant<int, -1>{});
-  } else {
-    if (mask == kAll) f(std::integral_constant<int, kAll>{});
-    else f(std::integral_constant<int, -1>{});
+  } else if (mask == kAll) {
+    f(std::integral_constant<int, kAll>{});
+    done = true;
   }
+  if constexpr (kAnyStride)
+    if (!done) f(std::integral_constant<int, -1>{});
 }
 
+// The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
+// the number as passed.
 template <class T, std::size_t I, int Mask, class Args, std::size_t N>
 decltype(auto) kernel_arg(const Args& args, const std::array<const T*, N>& at,
                           const std::array<int64_t, N>& inner, int64_t k) {
@@ -322,9 +357,11 @@ class Fused {
           const std::array<const T*, kValues> from = at;
           const std::array<int64_t, kValues> step = inner;
           R* const into = target;
+          detail::with_vector_isa([&]() VMAP_FUSED_LOOP {
 #pragma omp simd
-          for (int64_t k = 0; k < run; ++k)
-            into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
+            for (int64_t k = 0; k < run; ++k)
+              into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
+          });
         });
         target += run;
       });
@@ -339,8 +376,8 @@ class Fused {
   static constexpr int64_t kSumLanes = 16;
   static constexpr int64_t kSumBlock = 4096;
   template <class T, class Sum, int kMask>
-  Sum sum_run(const std::array<const T*, kValues>& from, const std::array<int64_t, kValues>& step,
-              int64_t run) const {
+  VMAP_FUSED_LOOP Sum sum_run(const std::array<const T*, kValues>& from,
+                              const std::array<int64_t, kValues>& step, int64_t run) const {
     using R = ResultOf<T>;
     using Lane = std::conditional_t<std::is_floating_point_v<R>, R, Sum>;
     auto element = [&](int64_t k) {
@@ -371,30 +408,122 @@ class Fused {
       // vectorises the loop.
       const std::array<const T*, kValues> from = at;
       const std::array<int64_t, kValues> step = inner;
-      acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run);
+      detail::with_vector_isa(
+          [&]() VMAP_FUSED_LOOP { acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run); });
     });
     return acc;
   }
 
-  // Examples [e, e + kExampleGroup) of a run of examples (operand n's example e at
-  // at[n] + e * outer[n]), each fewer than kSumLanes elements, summed side by side: each
-  // example's adds stay in order, but the group's sums do not wait on each other (one
-  // short example at a time is a chain of dependent adds). Writes them from `out` on.
-  static constexpr int64_t kExampleGroup = 8;
-  template <class T, class R, int kMask, class Finish>
-  R* sum_short_examples(const std::array<const T*, kValues>& at,
-                        const std::array<int64_t, kValues>& outer,
-                        const std::array<int64_t, kValues>& step, int64_t per, int64_t e, R* out,
-                        const Finish& finish) const {
-    std::array<std::array<const T*, kValues>, kExampleGroup> from;
-    for (int64_t l = 0; l < kExampleGroup; ++l)
-      for (std::size_t n = 0; n < kValues; ++n) from[l][n] = at[n] + (e + l) * outer[n];
-    std::array<R, kExampleGroup> sums{};
-    for (int64_t k = 0; k < per; ++k)
-      for (int64_t l = 0; l < kExampleGroup; ++l)
-        sums[l] += detail::kernel_at<T, kMask>(kernel_, args_, from[l], step, k, Indices{});
-    for (const R sum : sums) *out++ = finish(sum);
-    return out;
+  // Note [Short examples summed side by side]
+  // An example of a few hundred elements summed alone is a short chain of dependent adds
+  // and a loop too short to vectorise (pairwise distance of width 10). A plain loop
+  // (samples/plain/pairwise_distance.cpp) turns it around, and so does this: for each
+  // position of the outer level dims, a row of up to kRowBlock examples along the innermost
+  // level dim is summed together, the examples' elements k outermost and the row j
+  // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1. An operand
+  // whose stride along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first
+  // packed [k][j], contiguous along the row: once for the call when it does not vary along
+  // the outer level dims (the y of a pairwise distance), per row otherwise. Each example is
+  // still summed by one thread in its elements' order in the element type, so the result
+  // does not depend on the thread count; long examples keep sum_run's blocked lanes.
+  static constexpr int64_t kShortExample = 256;
+  static constexpr int64_t kRowBlock = 512;
+  static constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
+
+  template <class T, class R, class Finish>
+  void sum_rows(const detail::FusedLayout& layout, R* out, const Finish& finish) const {
+    const detail::Walker<T, kValues> walker(layout);
+    const int row_dim = walker.rank - 2, example_dim = walker.rank - 1;
+    const int64_t width = walker.dims[row_dim], per = walker.dims[example_dim];
+    const int64_t blocks = (width + kRowBlock - 1) / kRowBlock;
+    enum class Read { direct, packed_once, packed_per_row };
+    std::array<Read, kValues> read{};
+    std::array<std::vector<T>, kValues> packed;
+    int mask = 0;
+    for (std::size_t n = 0; n < kValues; ++n) {
+      const int64_t along_row = walker.strides[n][row_dim];
+      // Beyond 3 operands with_inner_mask has only the all-unit loop: pack broadcasts too.
+      const bool direct = along_row == 1 || (along_row == 0 && kValues <= 3);
+      if (along_row != 0 || !direct) mask |= 1 << n;
+      if (direct) continue;
+      bool invariant = per * width <= kPackLimit;
+      for (int d = 0; d < row_dim; ++d) invariant = invariant && walker.strides[n][d] == 0;
+      if (!invariant) {
+        read[n] = Read::packed_per_row;
+        continue;
+      }
+      read[n] = Read::packed_once;
+      packed[n].resize(static_cast<std::size_t>(per * width));
+      pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, width,
+           packed[n].data());
+    }
+    const int64_t tasks = layout.level_count / width * blocks;
+    detail::parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
+      std::array<std::vector<T>, kValues> row_buffer;
+      for (std::size_t n = 0; n < kValues; ++n)
+        if (read[n] == Read::packed_per_row)
+          row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
+      std::array<R, kRowBlock> sums;
+      for (int64_t task = first; task < last; ++task) {
+        const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
+        const int64_t count = std::min(kRowBlock, width - j0);
+        std::array<const T*, kValues> row;
+        std::array<int64_t, kValues> k_step;
+        for (std::size_t n = 0; n < kValues; ++n) {
+          const T* at = walker.base[n];
+          for (int64_t d = row_dim - 1, rest = outer; d >= 0; --d) {
+            at += rest % walker.dims[d] * walker.strides[n][d];
+            rest /= walker.dims[d];
+          }
+          const int64_t along_row = walker.strides[n][row_dim];
+          const int64_t along_example = walker.strides[n][example_dim];
+          switch (read[n]) {
+            case Read::direct:
+              row[n] = at + j0 * along_row;
+              k_step[n] = along_example;
+              break;
+            case Read::packed_once:
+              row[n] = packed[n].data() + j0;
+              k_step[n] = width;
+              break;
+            case Read::packed_per_row:
+              pack(at + j0 * along_row, along_row, along_example, per, count, count,
+                   row_buffer[n].data());
+              row[n] = row_buffer[n].data();
+              k_step[n] = count;
+              break;
+          }
+        }
+        detail::with_inner_mask<kValues, false>(mask, [&](auto row_mask) {
+          constexpr int kMask = decltype(row_mask)::value;
+          const std::array<int64_t, kValues> unused{};
+          R* const into = sums.data();
+          const std::array<const T*, kValues> start = row;
+          const std::array<int64_t, kValues> step = k_step;
+          detail::with_vector_isa([&]() VMAP_FUSED_LOOP {
+            for (int64_t j = 0; j < count; ++j) into[j] = 0;
+            for (int64_t k = 0; k < per; ++k) {
+              std::array<const T*, kValues> from;
+              for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+#pragma omp simd
+              for (int64_t j = 0; j < count; ++j)
+                into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
+            }
+          });
+        });
+        R* const target = out + outer * width + j0;
+        for (int64_t j = 0; j < count; ++j) target[j] = finish(sums[j]);
+      }
+    });
+  }
+
+  // to[k * row_length + j] = from[j * along_row + k * along_example], j < count, k < per.
+  template <class T>
+  static void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per,
+                   int64_t count, int64_t row_length, T* to) {
+    for (int64_t j = 0; j < count; ++j)
+      for (int64_t k = 0; k < per; ++k)
+        to[k * row_length + j] = from[j * along_row + k * along_example];
   }
 
   // The sum of the kernel over the flattened positions [begin, end).
@@ -440,43 +569,17 @@ class Fused {
             R* target = out.template data_ptr<R>();
             const int64_t per = layout.example_count;
             auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
-            const detail::Walker<T, kValues> walker(layout);
-            // One example per run of the innermost dim when its dims merged into one: a
-            // single walk over a range of examples.
-            const bool one_run = layout.example_rank == 1;
-            detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
-              if (one_run && per > 0) {
-                // The examples [first, last) walked as the positions of the level dims,
-                // each one run of `per` elements: short examples (pairwise distance of
-                // width 10) cost a loop step each, not a walk of their elements.
-                detail::Walker<T, kValues> examples = walker;
-                --examples.rank;
-                const std::array<int64_t, kValues> step = [&] {
-                  std::array<int64_t, kValues> inner{};
-                  for (std::size_t n = 0; n < kValues; ++n)
-                    inner[n] = walker.strides[n][walker.rank - 1];
-                  return inner;
-                }();
-                detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
-                  constexpr int kMask = decltype(mask)::value;
-                  R* next = target + first;
-                  examples.walk(first, last, [&](const auto& at, const auto& outer, int64_t count) {
-                    int64_t e = 0;
-                    if (per < kSumLanes)
-                      for (; e + kExampleGroup <= count; e += kExampleGroup)
-                        next = sum_short_examples<T, R, kMask>(at, outer, step, per, e, next, finish);
-                    for (; e < count; ++e) {
-                      std::array<const T*, kValues> from;
-                      for (std::size_t n = 0; n < kValues; ++n) from[n] = at[n] + e * outer[n];
-                      *next++ = finish(sum_run<T, R, kMask>(from, step, per));
-                    }
-                  });
-                });
-                return;
-              }
-              for (int64_t p = first; p < last; ++p)
-                target[p] = finish(sum_range<T, R>(walker, p * per, (p + 1) * per));
-            });
+            // One run of `per` elements per example when its dims merged into one, and a
+            // level dim to sum along: short examples side by side.
+            if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample) {
+              sum_rows<T, R>(layout, target, finish);
+            } else {
+              const detail::Walker<T, kValues> walker(layout);
+              detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
+                for (int64_t p = first; p < last; ++p)
+                  target[p] = finish(sum_range<T, R>(walker, p * per, (p + 1) * per));
+              });
+            }
             result = Value(out, layout.levels, false);
             return true;
           }
@@ -488,6 +591,8 @@ class Fused {
   Kernel kernel_;
   ArgTuple args_;
 };
+
+#undef VMAP_FUSED_LOOP
 
 // The chain `kernel` over `args`: Values (per-example or loop-invariant tensors) and numbers.
 template <class Kernel, class... Args>
