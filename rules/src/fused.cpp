@@ -92,11 +92,11 @@ void parallel_ranges(int64_t count, int64_t cost,
   }
 }
 
-Value fused_value(const FusedLayout& layout, Dtype dtype,
+Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
                   std::function<Tensor(const Tensor& destination)> compute) {
   return Access::make_pending(
-      whole_node(layout.sizes, dtype, kCPU, layout.operands, std::move(compute)), layout.levels,
-      false);
+      whole_node(std::move(sizes), dtype, kCPU, layout.operands, std::move(compute)),
+      layout.levels, false);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

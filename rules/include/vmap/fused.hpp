@@ -104,9 +104,10 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
 // when the work (count * cost) is worth threads.
 void parallel_ranges(int64_t count, int64_t cost,
                      const std::function<void(int64_t, int64_t)>& body);
-// The value of a compiled store: a whole pending node (Note [Deferred results]) that
-// `compute` fills into the destination it gets (or a new tensor, when it gets none).
-Value fused_value(const FusedLayout& layout, Dtype dtype,
+// The value of a compiled store or reduction, of physical `sizes` (the layout's, or its
+// level sizes): a whole pending node (Note [Deferred results]) that `compute` fills into the
+// destination it gets (or a new tensor, when it gets none).
+Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
                   std::function<Tensor(const Tensor& destination)> compute);
 // Whether a vb::Where is live (a compiled accumulator would ignore it).
 bool fused_masked();
@@ -331,17 +332,24 @@ class Fused {
     return true;
   }
 
+  // A whole pending node of `sizes` and the element type R, filled by fill(R* out).
+  template <class R, class Fill>
+  static Value deferred(const detail::FusedLayout& layout, std::vector<int64_t> sizes, Fill fill) {
+    constexpr Dtype dtype = vmap::detail::dtype_of<R>;
+    return detail::fused_value(layout, sizes, dtype, [sizes, fill](const Tensor& destination) {
+      const Tensor out = destination.defined() && destination.dtype() == dtype
+                             ? destination
+                             : vmap::empty(sizes, dtype);
+      fill(out.template data_ptr<R>());
+      return out;
+    });
+  }
+
   template <class T>
   Value compiled_value(const detail::FusedLayout& layout) const {
     using R = ResultOf<T>;
-    constexpr Dtype dtype = vmap::detail::dtype_of<R>;
-    return detail::fused_value(layout, dtype, [*this, layout](const Tensor& destination) {
-      const Tensor out = destination.defined() && destination.dtype() == dtype
-                             ? destination
-                             : vmap::empty(layout.sizes, dtype);
-      store<T, R>(layout, out.template data_ptr<R>());
-      return out;
-    });
+    return deferred<R>(layout, layout.sizes,
+                       [*this, layout](R* out) { store<T, R>(layout, out); });
   }
 
   // Writes the kernel's elements, in the flattened order of the layout, to `out`.
@@ -554,7 +562,24 @@ class Fused {
     return total;
   }
 
-  // The chain summed (or averaged) over each example's elements.
+  // Each example's sum (or mean), in the flattened order of the level dims, to `out`.
+  template <class T, class R>
+  void sum_examples(const detail::FusedLayout& layout, bool mean, R* out) const {
+    const int64_t per = layout.example_count;
+    auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
+    // One run of `per` elements per example when its dims merged into one, and a level dim
+    // to sum along: short examples side by side.
+    if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample)
+      return sum_rows<T, R>(layout, out, finish);
+    const detail::Walker<T, kValues> walker(layout);
+    detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
+      for (int64_t p = first; p < last; ++p)
+        out[p] = finish(sum_range<T, R>(walker, p * per, (p + 1) * per));
+    });
+  }
+
+  // The chain summed (or averaged) over each example's elements: a whole pending node, so a
+  // store computes it straight into its slots.
   template <class Batched>
   Value reduce(bool mean, Batched&& batched_reduction) const {
     Value result;
@@ -563,24 +588,10 @@ class Fused {
           if constexpr (!std::is_floating_point_v<R>) {
             return false;  // integer sums and means: the batched ops
           } else {
-            const Tensor out = vmap::empty(
+            result = deferred<R>(
+                layout,
                 std::vector<int64_t>(layout.sizes.begin(), layout.sizes.begin() + layout.levels),
-                vmap::detail::dtype_of<R>);
-            R* target = out.template data_ptr<R>();
-            const int64_t per = layout.example_count;
-            auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
-            // One run of `per` elements per example when its dims merged into one, and a
-            // level dim to sum along: short examples side by side.
-            if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample) {
-              sum_rows<T, R>(layout, target, finish);
-            } else {
-              const detail::Walker<T, kValues> walker(layout);
-              detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
-                for (int64_t p = first; p < last; ++p)
-                  target[p] = finish(sum_range<T, R>(walker, p * per, (p + 1) * per));
-              });
-            }
-            result = Value(out, layout.levels, false);
+                [*this, layout, mean](R* out) { sum_examples<T, R>(layout, mean, out); });
             return true;
           }
         }))
