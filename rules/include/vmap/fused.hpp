@@ -68,14 +68,14 @@ template <class Loop>
 __attribute__((target("avx2,fma"))) void run_avx2_fma(const Loop& loop) {
   loop();
 }
-template <class Loop>
+template <bool kDispatch, class Loop>
 void with_vector_isa(const Loop& loop) {
-  if (cpu_has_avx2_fma()) run_avx2_fma(loop);
+  if (kDispatch && cpu_has_avx2_fma()) run_avx2_fma(loop);
   else loop();
 }
 #else
 #define VMAP_FUSED_LOOP
-template <class Loop>
+template <bool kDispatch, class Loop>
 void with_vector_isa(const Loop& loop) {
   loop();
 }
@@ -175,22 +175,24 @@ template <class X>
 inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
 
 // Calls f(std::integral_constant<int, mask>) with the walker's inner mask as a constant, so
-// a run's loop reads unit-stride operands as arrays and broadcast ones as one value (up to 3
-// tensor operands: 8 loops; beyond, only the all-unit one); -1 otherwise (any strides), a
-// loop instantiated only when kAnyStride (a caller that packs other strides has no use for it).
-template <std::size_t N, bool kAnyStride = true, class F>
+// a run's loop reads unit-stride operands as arrays and broadcast ones as one value. With
+// kMasks, one loop per mask from 1 (up to 3 tensor operands: 7 loops; mask 0, no operand
+// stepping through the innermost dim, is only an accumulator's level no operand varies
+// along); without, or beyond 3 operands, only the all-unit one. The rest run the loop for
+// any strides (-1) when kAny; a caller without it packs its operands so that none is left.
+template <std::size_t N, bool kMasks, bool kAny, class F>
 void with_inner_mask(int mask, F&& f) {
   constexpr int kAll = (1 << N) - 1;
   bool done = false;
-  if constexpr (N <= 3) {
+  if constexpr (kMasks && N <= 3) {
     done = [&]<int... M>(std::integer_sequence<int, M...>) {
-      return ((mask == M ? (f(std::integral_constant<int, M>{}), true) : false) || ...);
-    }(std::make_integer_sequence<int, kAll + 1>{});
+      return ((mask == M + 1 ? (f(std::integral_constant<int, M + 1>{}), true) : false) || ...);
+    }(std::make_integer_sequence<int, kAll>{});
   } else if (mask == kAll) {
     f(std::integral_constant<int, kAll>{});
     done = true;
   }
-  if constexpr (kAnyStride)
+  if constexpr (kAny)
     if (!done) f(std::integral_constant<int, -1>{});
 }
 
@@ -352,6 +354,15 @@ class Fused {
                        [*this, layout](R* out) { store<T, R>(layout, out); });
   }
 
+  // Note [Loops per fused kernel]
+  // Each loop below is compiled per kernel, per mask (with_inner_mask) and per vector ISA
+  // (with_vector_isa): the compile time of a rewritten file. float32, the default dtype, gets
+  // them all; a float64 kernel gets one loop per path, in the user's ISA (its broadcast
+  // operands read through strides, or packed); long examples' sums (their innermost dim is
+  // the example's own, rarely a broadcast) the all-unit and any-stride loops only.
+  template <class T>
+  static constexpr bool kTuned = std::is_same_v<T, float>;
+
   // Writes the kernel's elements, in the flattened order of the layout, to `out`.
   template <class T, class R>
   void store(const detail::FusedLayout& layout, R* out) const {
@@ -360,12 +371,12 @@ class Fused {
     detail::parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
       R* target = out + begin;
       walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-        detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+        detail::with_inner_mask<kValues, kTuned<T>, true>(walker.inner_mask, [&](auto mask) {
           constexpr int kMask = decltype(mask)::value;
           const std::array<const T*, kValues> from = at;
           const std::array<int64_t, kValues> step = inner;
           R* const into = target;
-          detail::with_vector_isa([&]() VMAP_FUSED_LOOP {
+          detail::with_vector_isa<kTuned<T>>([&]() VMAP_FUSED_LOOP {
 #pragma omp simd
             for (int64_t k = 0; k < run; ++k)
               into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
@@ -407,16 +418,16 @@ class Fused {
     return acc + static_cast<Sum>(tail);
   }
 
-  template <class T, class Sum>
+  template <class T, class Sum, bool kMasks>
   Sum sum_run(const detail::Walker<T, kValues>& walker, const std::array<const T*, kValues>& at,
               const std::array<int64_t, kValues>& inner, int64_t run) const {
     Sum acc = 0;
-    detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+    detail::with_inner_mask<kValues, kMasks, true>(walker.inner_mask, [&](auto mask) {
       // Locals, not the captured references: the compiler keeps them in registers and
       // vectorises the loop.
       const std::array<const T*, kValues> from = at;
       const std::array<int64_t, kValues> step = inner;
-      detail::with_vector_isa(
+      detail::with_vector_isa<kTuned<T>>(
           [&]() VMAP_FUSED_LOOP { acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run); });
     });
     return acc;
@@ -448,10 +459,14 @@ class Fused {
     std::array<Read, kValues> read{};
     std::array<std::vector<T>, kValues> packed;
     int mask = 0;
+    bool read_broadcasts = false;  // mask 0 (every operand broadcast) has no loop
+    for (std::size_t n = 0; n < kValues; ++n)
+      read_broadcasts = read_broadcasts || walker.strides[n][row_dim] != 0;
+    read_broadcasts = read_broadcasts && kTuned<T> && kValues <= 3;
     for (std::size_t n = 0; n < kValues; ++n) {
       const int64_t along_row = walker.strides[n][row_dim];
-      // Beyond 3 operands with_inner_mask has only the all-unit loop: pack broadcasts too.
-      const bool direct = along_row == 1 || (along_row == 0 && kValues <= 3);
+      // Broadcasts read as one value where with_inner_mask has their loops; else packed too.
+      const bool direct = along_row == 1 || (along_row == 0 && read_broadcasts);
       if (along_row != 0 || !direct) mask |= 1 << n;
       if (direct) continue;
       bool invariant = per * width <= kPackLimit;
@@ -502,13 +517,13 @@ class Fused {
               break;
           }
         }
-        detail::with_inner_mask<kValues, false>(mask, [&](auto row_mask) {
+        detail::with_inner_mask<kValues, kTuned<T>, false>(mask, [&](auto row_mask) {
           constexpr int kMask = decltype(row_mask)::value;
           const std::array<int64_t, kValues> unused{};
           R* const into = sums.data();
           const std::array<const T*, kValues> start = row;
           const std::array<int64_t, kValues> step = k_step;
-          detail::with_vector_isa([&]() VMAP_FUSED_LOOP {
+          detail::with_vector_isa<kTuned<T>>([&]() VMAP_FUSED_LOOP {
             for (int64_t j = 0; j < count; ++j) into[j] = 0;
             for (int64_t k = 0; k < per; ++k) {
               std::array<const T*, kValues> from;
@@ -535,11 +550,11 @@ class Fused {
   }
 
   // The sum of the kernel over the flattened positions [begin, end).
-  template <class T, class Sum>
+  template <class T, class Sum, bool kMasks>
   Sum sum_range(const detail::Walker<T, kValues>& walker, int64_t begin, int64_t end) const {
     Sum total = 0;
     walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-      total += sum_run<T, Sum>(walker, at, inner, run);
+      total += sum_run<T, Sum, kMasks>(walker, at, inner, run);
     });
     return total;
   }
@@ -555,7 +570,7 @@ class Fused {
     detail::parallel_ranges(chunks, count / chunks, [&](int64_t first, int64_t last) {
       for (int64_t c = first; c < last; ++c)
         partial[static_cast<std::size_t>(c)] =
-            sum_range<T, Sum>(walker, count * c / chunks, count * (c + 1) / chunks);
+            sum_range<T, Sum, kTuned<T>>(walker, count * c / chunks, count * (c + 1) / chunks);
     });
     Sum total = 0;
     for (Sum value : partial) total += value;
@@ -574,7 +589,7 @@ class Fused {
     const detail::Walker<T, kValues> walker(layout);
     detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
       for (int64_t p = first; p < last; ++p)
-        out[p] = finish(sum_range<T, R>(walker, p * per, (p + 1) * per));
+        out[p] = finish(sum_range<T, R, false>(walker, p * per, (p + 1) * per));
     });
   }
 
