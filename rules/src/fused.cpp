@@ -108,13 +108,29 @@ bool cpu_has_avx2_fma() {
 
 bool fused_masked() { return current_mask() != nullptr; }
 
-void fused_accumulate(Tensor& acc, const Tensor& total, Reduce op) {
+namespace {
+
+template <class Sum>
+void accumulate_total(Tensor& acc, Sum total, Reduce op) {
   if (any_level_empty()) return;
   settle_before_write(acc);
+  // A double accumulator of a float sum (pairwise_sum_prod): added in place, no 0-d tensor
+  // and runtime op per call; any other dtype as the runtime's += promotes.
+  if (acc.dtype() == vmap::detail::dtype_of<Sum>) {
+    Sum& value = *acc.data_ptr<Sum>();
+    value = op == Reduce::add ? value + total : value - total;
+    return;
+  }
+  const Tensor value = vmap::full({}, total, vmap::detail::dtype_of<Sum>);
   if (op == Reduce::add)
-    acc += total;
+    acc += value;
   else
-    acc -= total;
+    acc -= value;
 }
+
+}  // namespace
+
+void fused_accumulate(Tensor& acc, double total, Reduce op) { accumulate_total(acc, total, op); }
+void fused_accumulate(Tensor& acc, int64_t total, Reduce op) { accumulate_total(acc, total, op); }
 
 }  // namespace vmap::batched::detail

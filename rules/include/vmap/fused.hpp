@@ -15,12 +15,13 @@
 // and vb::fused runs it here, instantiated on Element<float> or Element<double>
 // (fused_element.hpp: the runtime's scalar functors on C++ element types), over the
 // broadcast physical sizes of its operands (levels first, then the example dims): a strided
-// walk whose innermost dim is a plain loop the compiler vectorises, sums kept in registers
-// (16 independent lanes of the element type, added into the result type every 4096
-// elements; examples shorter than 16 elements summed 8 side by side, each in order: see
-// sum_run and sum_short_examples), chunks of the flattened index on OpenMP threads
-// (parallel_ranges in rules/src/fused.cpp), results written straight into the destination
-// (a store is a whole pending node, Note [Deferred results]: computed into the slot). No
+// walk whose innermost dim is a plain loop the compiler vectorises (Note [Vector ISA of
+// compiled kernels]), sums kept in registers (16 independent lanes of the element type,
+// added into the result type every 4096 elements: sum_run; examples of up to 256 elements
+// summed side by side along a level dim, each in its elements' order: Note [Short examples
+// summed side by side]), chunks of the flattened index on OpenMP threads (parallel_ranges
+// in rules/src/fused.cpp), results written straight into the destination (a store, a sum
+// or a mean is a whole pending node, Note [Deferred results]: computed into the slot). No
 // [n, m, d] temporary exists.
 //
 // The same lambda called with the vb::Value operands is today's batched path (eager or
@@ -111,8 +112,9 @@ Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype d
                   std::function<Tensor(const Tensor& destination)> compute);
 // Whether a vb::Where is live (a compiled accumulator would ignore it).
 bool fused_masked();
-// acc op= total, as accumulate() does with a reduced value (total is 0-d).
-void fused_accumulate(Tensor& acc, const Tensor& total, Reduce op);
+// acc op= total, as accumulate() does with a reduced value (acc is 0-d, on the CPU).
+void fused_accumulate(Tensor& acc, double total, Reduce op);
+void fused_accumulate(Tensor& acc, int64_t total, Reduce op);
 
 template <class T, std::size_t N>
 struct Walker {
@@ -274,7 +276,7 @@ class Fused {
           // Runs summed in the element type, their totals added in double (sum_run).
           using Sum = std::conditional_t<std::is_floating_point_v<ResultOf<T>>, double, int64_t>;
           const Sum total = sum_all<T, Sum>(layout);
-          detail::fused_accumulate(acc, vmap::full({}, total, vmap::detail::dtype_of<Sum>), op);
+          detail::fused_accumulate(acc, total, op);
           return true;
         }, true))
       batched::accumulate(acc, batched(), op);
