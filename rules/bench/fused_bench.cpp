@@ -6,6 +6,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <vector>
+
 namespace {
 
 using namespace vmap;
@@ -48,6 +50,35 @@ void BM_DistanceLoop(benchmark::State& state) {
         }
         out[i * m + j] = acc;
       }
+    benchmark::DoNotOptimize(out);
+  }
+}
+
+// samples/plain/pairwise_distance.cpp's loop: y transposed once, each x_i's row of
+// distances accumulated along k with the inner loop over j contiguous.
+void BM_DistanceTransposedLoop(benchmark::State& state) {
+  Distances data(state.range(0), state.range(1), state.range(2));
+  const int64_t n = data.x.size(0), m = data.y.size(0), d = data.x.size(1);
+  for (auto _ : state) {
+    const float* x = data.x.data_ptr<float>();
+    const float* y = data.y.data_ptr<float>();
+    float* out = data.out.data_ptr<float>();
+    std::vector<float> columns(static_cast<size_t>(d * m));
+    for (int64_t j = 0; j < m; ++j)
+      for (int64_t k = 0; k < d; ++k) columns[static_cast<size_t>(k * m + j)] = y[j * d + k];
+    for (int64_t i = 0; i < n; ++i) {
+      float* row = out + i * m;
+      for (int64_t j = 0; j < m; ++j) row[j] = 0;
+      for (int64_t k = 0; k < d; ++k) {
+        const float value = x[i * d + k];
+        const float* column = columns.data() + k * m;
+#pragma omp simd
+        for (int64_t j = 0; j < m; ++j) {
+          const float difference = value - column[j];
+          row[j] += difference * difference;
+        }
+      }
+    }
     benchmark::DoNotOptimize(out);
   }
 }
@@ -95,6 +126,10 @@ BENCHMARK(BM_DistanceFused)
     ->Args({2000, 2000, 64, 0})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_DistanceLoop)->Args({100, 200, 10})->Args({2000, 2000, 64})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_DistanceTransposedLoop)
+    ->Args({100, 200, 10})
+    ->Args({2000, 2000, 64})
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SumProdFused)->Args({100, 1})->Args({100, 0})->Args({4096, 1})->Args({4096, 0})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SumProdLoop)->Arg(100)->Arg(4096)->Unit(benchmark::kMicrosecond);

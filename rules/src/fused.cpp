@@ -92,22 +92,45 @@ void parallel_ranges(int64_t count, int64_t cost,
   }
 }
 
-Value fused_value(const FusedLayout& layout, Dtype dtype,
+Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
                   std::function<Tensor(const Tensor& destination)> compute) {
   return Access::make_pending(
-      whole_node(layout.sizes, dtype, kCPU, layout.operands, std::move(compute)), layout.levels,
-      false);
+      whole_node(std::move(sizes), dtype, kCPU, layout.operands, std::move(compute)),
+      layout.levels, false);
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+bool cpu_has_avx2_fma() {
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+}
+#endif
 
 bool fused_masked() { return current_mask() != nullptr; }
 
-void fused_accumulate(Tensor& acc, const Tensor& total, Reduce op) {
+namespace {
+
+template <class Sum>
+void accumulate_total(Tensor& acc, Sum total, Reduce op) {
   if (any_level_empty()) return;
   settle_before_write(acc);
+  // A double accumulator of a float sum (pairwise_sum_prod): added in place, no 0-d tensor
+  // and runtime op per call; any other dtype as the runtime's += promotes.
+  if (acc.dtype() == vmap::detail::dtype_of<Sum>) {
+    Sum& value = *acc.data_ptr<Sum>();
+    value = op == Reduce::add ? value + total : value - total;
+    return;
+  }
+  const Tensor value = vmap::full({}, total, vmap::detail::dtype_of<Sum>);
   if (op == Reduce::add)
-    acc += total;
+    acc += value;
   else
-    acc -= total;
+    acc -= value;
 }
+
+}  // namespace
+
+void fused_accumulate(Tensor& acc, double total, Reduce op) { accumulate_total(acc, total, op); }
+void fused_accumulate(Tensor& acc, int64_t total, Reduce op) { accumulate_total(acc, total, op); }
 
 }  // namespace vmap::batched::detail

@@ -51,8 +51,8 @@ TEST(CompiledFusion, PairwiseDistanceFloatAndDouble) {
   }
 }
 
-// Short examples are summed eight at a time side by side: row counts that are and are not
-// a multiple of eight, widths below, at and above the 16 elements a run is split at.
+// Short examples are summed side by side along the rows (Note [Short examples summed side
+// by side]); widths below, at and above the 16 elements a long example's run is split at.
 TEST(CompiledFusion, PairwiseDistanceOfShortAndLongRows) {
   Rng rng(11);
   for (int64_t width : {1, 3, 10, 15, 16, 17, 40})

@@ -17,12 +17,13 @@
 // and vb::fused runs it here, instantiated on Element<float> or Element<double>
 // (fused_element.hpp: the runtime's scalar functors on C++ element types), over the
 // broadcast physical sizes of its operands (levels first, then the example dims): a strided
-// walk whose innermost dim is a plain loop the compiler vectorises, sums kept in registers
-// (16 independent lanes of the element type, added into the result type every 4096
-// elements; examples shorter than 16 elements summed 8 side by side, each in order: see
-// sum_run and sum_short_examples), chunks of the flattened index on OpenMP threads
-// (parallel_ranges in rules/src/fused.cpp), results written straight into the destination
-// (a store is a whole pending node, Note [Deferred results]: computed into the slot). No
+// walk whose innermost dim is a plain loop the compiler vectorises (Note [Vector ISA of
+// compiled kernels]), sums kept in registers (16 independent lanes of the element type,
+// added into the result type every 4096 elements: sum_run; examples of up to 256 elements
+// summed side by side along a level dim, each in its elements' order: Note [Short examples
+// summed side by side]), chunks of the flattened index on OpenMP threads (parallel_ranges
+// in rules/src/fused.cpp), results written straight into the destination (a store, a sum
+// or a mean is a whole pending node, Note [Deferred results]: computed into the slot). No
 // [n, m, d] temporary exists.
 //
 // The same lambda called with the vb::Value operands is today's batched path (eager or
@@ -51,6 +52,38 @@ namespace detail {
 
 inline constexpr int kFusedMaxDims = 8;
 
+// Note [Vector ISA of compiled kernels]
+// A fused kernel is compiled in the user's translation unit, with the user's flags: on
+// x86-64 without -mavx2 that is SSE2, 4 floats a vector, where the runtime's Highway kernels
+// (and a plain loop built with -march=native) use the machine's AVX2 or AVX-512. So each hot
+// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by with_vector_isa, which
+// calls it through a copy compiled for AVX2 + FMA when the CPU has them (checked once, in
+// fused.cpp), the user's ISA otherwise: the runtime's dispatch, done by the compiler.
+// Results may then differ from the eager ops by FMA contraction (the compiler's choice, as
+// already under -march=native), never by the thread count.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+bool cpu_has_avx2_fma();
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__) && \
+    !defined(__CUDACC__)
+#define VMAP_FUSED_LOOP __attribute__((always_inline))
+template <class Loop>
+__attribute__((target("avx2,fma"))) void run_avx2_fma(const Loop& loop) {
+  loop();
+}
+template <bool kDispatch, class Loop>
+void with_vector_isa(const Loop& loop) {
+  if (kDispatch && cpu_has_avx2_fma()) run_avx2_fma(loop);
+  else loop();
+}
+#else
+#define VMAP_FUSED_LOOP
+template <bool kDispatch, class Loop>
+void with_vector_isa(const Loop& loop) {
+  loop();
+}
+#endif
+
 // The operands of a compiled kernel over one iteration space: the broadcast physical sizes
 // with adjacent dims merged where every operand allows it, each operand's element strides
 // over those dims (0 where it broadcasts).
@@ -74,14 +107,16 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
 // when the work (count * cost) is worth threads.
 void parallel_ranges(int64_t count, int64_t cost,
                      const std::function<void(int64_t, int64_t)>& body);
-// The value of a compiled store: a whole pending node (Note [Deferred results]) that
-// `compute` fills into the destination it gets (or a new tensor, when it gets none).
-Value fused_value(const FusedLayout& layout, Dtype dtype,
+// The value of a compiled store or reduction, of physical `sizes` (the layout's, or its
+// level sizes): a whole pending node (Note [Deferred results]) that `compute` fills into the
+// destination it gets (or a new tensor, when it gets none).
+Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
                   std::function<Tensor(const Tensor& destination)> compute);
 // Whether a vb::Where is live (a compiled accumulator would ignore it).
 bool fused_masked();
-// acc op= total, as accumulate() does with a reduced value (total is 0-d).
-void fused_accumulate(Tensor& acc, const Tensor& total, Reduce op);
+// acc op= total, as accumulate() does with a reduced value (acc is 0-d, on the CPU).
+void fused_accumulate(Tensor& acc, double total, Reduce op);
+void fused_accumulate(Tensor& acc, int64_t total, Reduce op);
 
 template <class T, std::size_t N>
 struct Walker {
@@ -143,25 +178,30 @@ struct Walker {
 template <class X>
 inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
 
-// The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
-// the number as passed.
 // Calls f(std::integral_constant<int, mask>) with the walker's inner mask as a constant, so
-// a run's loop reads unit-stride operands as arrays and broadcast ones as one value (up to 3
-// tensor operands: 8 loops; beyond, only the all-unit one); -1 otherwise (any strides).
-template <std::size_t N, class F>
+// a run's loop reads unit-stride operands as arrays and broadcast ones as one value. With
+// kMasks, one loop per mask from 1 (up to 3 tensor operands: 7 loops; mask 0, no operand
+// stepping through the innermost dim, is only an accumulator's level no operand varies
+// along); without, or beyond 3 operands, only the all-unit one. The rest run the loop for
+// any strides (-1) when kAny; a caller without it packs its operands so that none is left.
+template <std::size_t N, bool kMasks, bool kAny, class F>
 void with_inner_mask(int mask, F&& f) {
   constexpr int kAll = (1 << N) - 1;
-  if constexpr (N <= 3) {
-    const bool done = [&]<int... M>(std::integer_sequence<int, M...>) {
-      return ((mask == M ? (f(std::integral_constant<int, M>{}), true) : false) || ...);
-    }(std::make_integer_sequence<int, kAll + 1>{});
-    if (!done) f(std::integral_constant<int, -1>{});
-  } else {
-    if (mask == kAll) f(std::integral_constant<int, kAll>{});
-    else f(std::integral_constant<int, -1>{});
+  bool done = false;
+  if constexpr (kMasks && N <= 3) {
+    done = [&]<int... M>(std::integer_sequence<int, M...>) {
+      return ((mask == M + 1 ? (f(std::integral_constant<int, M + 1>{}), true) : false) || ...);
+    }(std::make_integer_sequence<int, kAll>{});
+  } else if (mask == kAll) {
+    f(std::integral_constant<int, kAll>{});
+    done = true;
   }
+  if constexpr (kAny)
+    if (!done) f(std::integral_constant<int, -1>{});
 }
 
+// The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
+// the number as passed.
 template <class T, std::size_t I, int Mask, class Args, std::size_t N>
 decltype(auto) kernel_arg(const Args& args, const std::array<const T*, N>& at,
                           const std::array<int64_t, N>& inner, int64_t k) {
@@ -238,7 +278,7 @@ class Fused {
           // Runs summed in the element type, their totals added in double (sum_run).
           using Sum = std::conditional_t<std::is_floating_point_v<ResultOf<T>>, double, int64_t>;
           const Sum total = sum_all<T, Sum>(layout);
-          detail::fused_accumulate(acc, vmap::full({}, total, vmap::detail::dtype_of<Sum>), op);
+          detail::fused_accumulate(acc, total, op);
           return true;
         }, true))
       batched::accumulate(acc, batched(), op);
@@ -298,18 +338,34 @@ class Fused {
     return true;
   }
 
-  template <class T>
-  Value compiled_value(const detail::FusedLayout& layout) const {
-    using R = ResultOf<T>;
+  // A whole pending node of `sizes` and the element type R, filled by fill(R* out).
+  template <class R, class Fill>
+  static Value deferred(const detail::FusedLayout& layout, std::vector<int64_t> sizes, Fill fill) {
     constexpr Dtype dtype = vmap::detail::dtype_of<R>;
-    return detail::fused_value(layout, dtype, [*this, layout](const Tensor& destination) {
+    return detail::fused_value(layout, sizes, dtype, [sizes, fill](const Tensor& destination) {
       const Tensor out = destination.defined() && destination.dtype() == dtype
                              ? destination
-                             : vmap::empty(layout.sizes, dtype);
-      store<T, R>(layout, out.template data_ptr<R>());
+                             : vmap::empty(sizes, dtype);
+      fill(out.template data_ptr<R>());
       return out;
     });
   }
+
+  template <class T>
+  Value compiled_value(const detail::FusedLayout& layout) const {
+    using R = ResultOf<T>;
+    return deferred<R>(layout, layout.sizes,
+                       [*this, layout](R* out) { store<T, R>(layout, out); });
+  }
+
+  // Note [Loops per fused kernel]
+  // Each loop below is compiled per kernel, per mask (with_inner_mask) and per vector ISA
+  // (with_vector_isa): the compile time of a rewritten file. float32, the default dtype, gets
+  // them all; a float64 kernel gets one loop per path, in the user's ISA (its broadcast
+  // operands read through strides, or packed); long examples' sums (their innermost dim is
+  // the example's own, rarely a broadcast) the all-unit and any-stride loops only.
+  template <class T>
+  static constexpr bool kTuned = std::is_same_v<T, float>;
 
   // Writes the kernel's elements, in the flattened order of the layout, to `out`.
   template <class T, class R>
@@ -319,14 +375,16 @@ class Fused {
     detail::parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
       R* target = out + begin;
       walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-        detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+        detail::with_inner_mask<kValues, kTuned<T>, true>(walker.inner_mask, [&](auto mask) {
           constexpr int kMask = decltype(mask)::value;
           const std::array<const T*, kValues> from = at;
           const std::array<int64_t, kValues> step = inner;
           R* const into = target;
+          detail::with_vector_isa<kTuned<T>>([&]() VMAP_FUSED_LOOP {
 #pragma omp simd
-          for (int64_t k = 0; k < run; ++k)
-            into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
+            for (int64_t k = 0; k < run; ++k)
+              into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
+          });
         });
         target += run;
       });
@@ -341,8 +399,8 @@ class Fused {
   static constexpr int64_t kSumLanes = 16;
   static constexpr int64_t kSumBlock = 4096;
   template <class T, class Sum, int kMask>
-  Sum sum_run(const std::array<const T*, kValues>& from, const std::array<int64_t, kValues>& step,
-              int64_t run) const {
+  VMAP_FUSED_LOOP Sum sum_run(const std::array<const T*, kValues>& from,
+                              const std::array<int64_t, kValues>& step, int64_t run) const {
     using R = ResultOf<T>;
     using Lane = std::conditional_t<std::is_floating_point_v<R>, R, Sum>;
     auto element = [&](int64_t k) {
@@ -364,47 +422,143 @@ class Fused {
     return acc + static_cast<Sum>(tail);
   }
 
-  template <class T, class Sum>
+  template <class T, class Sum, bool kMasks>
   Sum sum_run(const detail::Walker<T, kValues>& walker, const std::array<const T*, kValues>& at,
               const std::array<int64_t, kValues>& inner, int64_t run) const {
     Sum acc = 0;
-    detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
+    detail::with_inner_mask<kValues, kMasks, true>(walker.inner_mask, [&](auto mask) {
       // Locals, not the captured references: the compiler keeps them in registers and
       // vectorises the loop.
       const std::array<const T*, kValues> from = at;
       const std::array<int64_t, kValues> step = inner;
-      acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run);
+      detail::with_vector_isa<kTuned<T>>(
+          [&]() VMAP_FUSED_LOOP { acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run); });
     });
     return acc;
   }
 
-  // Examples [e, e + kExampleGroup) of a run of examples (operand n's example e at
-  // at[n] + e * outer[n]), each fewer than kSumLanes elements, summed side by side: each
-  // example's adds stay in order, but the group's sums do not wait on each other (one
-  // short example at a time is a chain of dependent adds). Writes them from `out` on.
-  static constexpr int64_t kExampleGroup = 8;
-  template <class T, class R, int kMask, class Finish>
-  R* sum_short_examples(const std::array<const T*, kValues>& at,
-                        const std::array<int64_t, kValues>& outer,
-                        const std::array<int64_t, kValues>& step, int64_t per, int64_t e, R* out,
-                        const Finish& finish) const {
-    std::array<std::array<const T*, kValues>, kExampleGroup> from;
-    for (int64_t l = 0; l < kExampleGroup; ++l)
-      for (std::size_t n = 0; n < kValues; ++n) from[l][n] = at[n] + (e + l) * outer[n];
-    std::array<R, kExampleGroup> sums{};
-    for (int64_t k = 0; k < per; ++k)
-      for (int64_t l = 0; l < kExampleGroup; ++l)
-        sums[l] += detail::kernel_at<T, kMask>(kernel_, args_, from[l], step, k, Indices{});
-    for (const R sum : sums) *out++ = finish(sum);
-    return out;
+  // Note [Short examples summed side by side]
+  // An example of a few hundred elements summed alone is a short chain of dependent adds
+  // and a loop too short to vectorise (pairwise distance of width 10). A plain loop
+  // (samples/plain/pairwise_distance.cpp) turns it around, and so does this: for each
+  // position of the outer level dims, a row of up to kRowBlock examples along the innermost
+  // level dim is summed together, the examples' elements k outermost and the row j
+  // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1. An operand
+  // whose stride along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first
+  // packed [k][j], contiguous along the row: once for the call when it does not vary along
+  // the outer level dims (the y of a pairwise distance), per row otherwise. Each example is
+  // still summed by one thread in its elements' order in the element type, so the result
+  // does not depend on the thread count; long examples keep sum_run's blocked lanes.
+  static constexpr int64_t kShortExample = 256;
+  static constexpr int64_t kRowBlock = 512;
+  static constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
+
+  template <class T, class R, class Finish>
+  void sum_rows(const detail::FusedLayout& layout, R* out, const Finish& finish) const {
+    const detail::Walker<T, kValues> walker(layout);
+    const int row_dim = walker.rank - 2, example_dim = walker.rank - 1;
+    const int64_t width = walker.dims[row_dim], per = walker.dims[example_dim];
+    const int64_t blocks = (width + kRowBlock - 1) / kRowBlock;
+    enum class Read { direct, packed_once, packed_per_row };
+    std::array<Read, kValues> read{};
+    std::array<std::vector<T>, kValues> packed;
+    int mask = 0;
+    bool read_broadcasts = false;  // mask 0 (every operand broadcast) has no loop
+    for (std::size_t n = 0; n < kValues; ++n)
+      read_broadcasts = read_broadcasts || walker.strides[n][row_dim] != 0;
+    read_broadcasts = read_broadcasts && kTuned<T> && kValues <= 3;
+    for (std::size_t n = 0; n < kValues; ++n) {
+      const int64_t along_row = walker.strides[n][row_dim];
+      // Broadcasts read as one value where with_inner_mask has their loops; else packed too.
+      const bool direct = along_row == 1 || (along_row == 0 && read_broadcasts);
+      if (along_row != 0 || !direct) mask |= 1 << n;
+      if (direct) continue;
+      bool invariant = per * width <= kPackLimit;
+      for (int d = 0; d < row_dim; ++d) invariant = invariant && walker.strides[n][d] == 0;
+      if (!invariant) {
+        read[n] = Read::packed_per_row;
+        continue;
+      }
+      read[n] = Read::packed_once;
+      packed[n].resize(static_cast<std::size_t>(per * width));
+      pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, width,
+           packed[n].data());
+    }
+    const int64_t tasks = layout.level_count / width * blocks;
+    detail::parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
+      std::array<std::vector<T>, kValues> row_buffer;
+      for (std::size_t n = 0; n < kValues; ++n)
+        if (read[n] == Read::packed_per_row)
+          row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
+      std::array<R, kRowBlock> sums;
+      for (int64_t task = first; task < last; ++task) {
+        const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
+        const int64_t count = std::min(kRowBlock, width - j0);
+        std::array<const T*, kValues> row;
+        std::array<int64_t, kValues> k_step;
+        for (std::size_t n = 0; n < kValues; ++n) {
+          const T* at = walker.base[n];
+          for (int64_t d = row_dim - 1, rest = outer; d >= 0; --d) {
+            at += rest % walker.dims[d] * walker.strides[n][d];
+            rest /= walker.dims[d];
+          }
+          const int64_t along_row = walker.strides[n][row_dim];
+          const int64_t along_example = walker.strides[n][example_dim];
+          switch (read[n]) {
+            case Read::direct:
+              row[n] = at + j0 * along_row;
+              k_step[n] = along_example;
+              break;
+            case Read::packed_once:
+              row[n] = packed[n].data() + j0;
+              k_step[n] = width;
+              break;
+            case Read::packed_per_row:
+              pack(at + j0 * along_row, along_row, along_example, per, count, count,
+                   row_buffer[n].data());
+              row[n] = row_buffer[n].data();
+              k_step[n] = count;
+              break;
+          }
+        }
+        detail::with_inner_mask<kValues, kTuned<T>, false>(mask, [&](auto row_mask) {
+          constexpr int kMask = decltype(row_mask)::value;
+          const std::array<int64_t, kValues> unused{};
+          R* const into = sums.data();
+          const std::array<const T*, kValues> start = row;
+          const std::array<int64_t, kValues> step = k_step;
+          detail::with_vector_isa<kTuned<T>>([&]() VMAP_FUSED_LOOP {
+            for (int64_t j = 0; j < count; ++j) into[j] = 0;
+            for (int64_t k = 0; k < per; ++k) {
+              std::array<const T*, kValues> from;
+              for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+#pragma omp simd
+              for (int64_t j = 0; j < count; ++j)
+                into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
+            }
+          });
+        });
+        R* const target = out + outer * width + j0;
+        for (int64_t j = 0; j < count; ++j) target[j] = finish(sums[j]);
+      }
+    });
+  }
+
+  // to[k * row_length + j] = from[j * along_row + k * along_example], j < count, k < per.
+  template <class T>
+  static void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per,
+                   int64_t count, int64_t row_length, T* to) {
+    for (int64_t j = 0; j < count; ++j)
+      for (int64_t k = 0; k < per; ++k)
+        to[k * row_length + j] = from[j * along_row + k * along_example];
   }
 
   // The sum of the kernel over the flattened positions [begin, end).
-  template <class T, class Sum>
+  template <class T, class Sum, bool kMasks>
   Sum sum_range(const detail::Walker<T, kValues>& walker, int64_t begin, int64_t end) const {
     Sum total = 0;
     walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-      total += sum_run<T, Sum>(walker, at, inner, run);
+      total += sum_run<T, Sum, kMasks>(walker, at, inner, run);
     });
     return total;
   }
@@ -420,14 +574,31 @@ class Fused {
     detail::parallel_ranges(chunks, count / chunks, [&](int64_t first, int64_t last) {
       for (int64_t c = first; c < last; ++c)
         partial[static_cast<std::size_t>(c)] =
-            sum_range<T, Sum>(walker, count * c / chunks, count * (c + 1) / chunks);
+            sum_range<T, Sum, kTuned<T>>(walker, count * c / chunks, count * (c + 1) / chunks);
     });
     Sum total = 0;
     for (Sum value : partial) total += value;
     return total;
   }
 
-  // The chain summed (or averaged) over each example's elements.
+  // Each example's sum (or mean), in the flattened order of the level dims, to `out`.
+  template <class T, class R>
+  void sum_examples(const detail::FusedLayout& layout, bool mean, R* out) const {
+    const int64_t per = layout.example_count;
+    auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
+    // One run of `per` elements per example when its dims merged into one, and a level dim
+    // to sum along: short examples side by side.
+    if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample)
+      return sum_rows<T, R>(layout, out, finish);
+    const detail::Walker<T, kValues> walker(layout);
+    detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
+      for (int64_t p = first; p < last; ++p)
+        out[p] = finish(sum_range<T, R, false>(walker, p * per, (p + 1) * per));
+    });
+  }
+
+  // The chain summed (or averaged) over each example's elements: a whole pending node, so a
+  // store computes it straight into its slots.
   template <class Batched>
   Value reduce(bool mean, Batched&& batched_reduction) const {
     Value result;
@@ -436,50 +607,10 @@ class Fused {
           if constexpr (!std::is_floating_point_v<R>) {
             return false;  // integer sums and means: the batched ops
           } else {
-            const Tensor out = vmap::empty(
+            result = deferred<R>(
+                layout,
                 std::vector<int64_t>(layout.sizes.begin(), layout.sizes.begin() + layout.levels),
-                vmap::detail::dtype_of<R>);
-            R* target = out.template data_ptr<R>();
-            const int64_t per = layout.example_count;
-            auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
-            const detail::Walker<T, kValues> walker(layout);
-            // One example per run of the innermost dim when its dims merged into one: a
-            // single walk over a range of examples.
-            const bool one_run = layout.example_rank == 1;
-            detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
-              if (one_run && per > 0) {
-                // The examples [first, last) walked as the positions of the level dims,
-                // each one run of `per` elements: short examples (pairwise distance of
-                // width 10) cost a loop step each, not a walk of their elements.
-                detail::Walker<T, kValues> examples = walker;
-                --examples.rank;
-                const std::array<int64_t, kValues> step = [&] {
-                  std::array<int64_t, kValues> inner{};
-                  for (std::size_t n = 0; n < kValues; ++n)
-                    inner[n] = walker.strides[n][walker.rank - 1];
-                  return inner;
-                }();
-                detail::with_inner_mask<kValues>(walker.inner_mask, [&](auto mask) {
-                  constexpr int kMask = decltype(mask)::value;
-                  R* next = target + first;
-                  examples.walk(first, last, [&](const auto& at, const auto& outer, int64_t count) {
-                    int64_t e = 0;
-                    if (per < kSumLanes)
-                      for (; e + kExampleGroup <= count; e += kExampleGroup)
-                        next = sum_short_examples<T, R, kMask>(at, outer, step, per, e, next, finish);
-                    for (; e < count; ++e) {
-                      std::array<const T*, kValues> from;
-                      for (std::size_t n = 0; n < kValues; ++n) from[n] = at[n] + e * outer[n];
-                      *next++ = finish(sum_run<T, R, kMask>(from, step, per));
-                    }
-                  });
-                });
-                return;
-              }
-              for (int64_t p = first; p < last; ++p)
-                target[p] = finish(sum_range<T, R>(walker, p * per, (p + 1) * per));
-            });
-            result = Value(out, layout.levels, false);
+                [*this, layout, mean](R* out) { sum_examples<T, R>(layout, mean, out); });
             return true;
           }
         }))
@@ -490,6 +621,8 @@ class Fused {
   Kernel kernel_;
   ArgTuple args_;
 };
+
+#undef VMAP_FUSED_LOOP
 
 // The chain `kernel` over `args`: Values (per-example or loop-invariant tensors) and numbers.
 template <class Kernel, class... Args>
