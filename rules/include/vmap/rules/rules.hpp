@@ -100,6 +100,8 @@ BatchedResult linear_rule(std::size_t op, const CallArgs& args);
 
 // --- nn.cpp
 BatchedResult softmax_rule(std::size_t op, const CallArgs& args);
+BatchedResult topk_rule(std::size_t op, const CallArgs& args);
+BatchedResult one_hot_rule(std::size_t op, const CallArgs& args);
 BatchedResult triangular_rule(std::size_t op, const CallArgs& args);
 BatchedResult clamp_rule(std::size_t op, const CallArgs& args);
 
