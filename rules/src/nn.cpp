@@ -1,8 +1,6 @@
-// softmax / log_softmax, triu / tril, clamp.
+// softmax / log_softmax and the ops along one dim, topk, one_hot, triu / tril.
 #include <vmap/rules/rules.hpp>
 
-#include <algorithm>
-#include <array>
 #include <string>
 
 namespace vmap::rules {
@@ -62,27 +60,6 @@ BatchedResult triangular_rule(std::size_t op, const CallArgs& args) {
   if (rank_without_bdim(x.value, x.bdim) < 2)
     throw Error(std::string(kOpTable[op].name) + ": input tensor must have at least 2 dimensions");
   return {call_with(op, args, {{0, plain(move_bdim_to_front(x.value, x.bdim))}}), 0};
-}
-
-// Bounds are C++ scalars (wrapped numbers) that may vary per example: a pointwise op over
-// three operands, promoted as ATen promotes clamp.
-BatchedResult clamp_rule(std::size_t op, const CallArgs& args) {
-  std::vector<TensorArg> operands{args.tensor_arg(0)};
-  std::vector<std::size_t> promoted{0};
-  for (std::size_t i = 1; i <= 2; ++i) {
-    if (!args.given(i)) continue;
-    operands.push_back(args.operand(i));
-    promoted.push_back(operands.size() - 1);
-  }
-  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
-  std::size_t next = 1;
-  std::vector<Arg> call(3);
-  call[0] = plain(aligned[0]);
-  for (std::size_t i = 1; i <= 2; ++i)
-    if (args.given(i)) call[i] = plain(aligned[next++]);
-  const bool batched =
-      std::ranges::any_of(operands, [](const TensorArg& t) { return t.bdim.has_value(); });
-  return {call_reference(op, call), batched ? BatchDim(0) : std::nullopt};
 }
 
 }  // namespace vmap::rules

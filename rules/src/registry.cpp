@@ -309,10 +309,10 @@ constexpr auto kRules = [] {
   std::array<RuleFunction, static_cast<std::size_t>(RuleId::refused) + 1> rules{};
   auto set = [&](RuleId id, RuleFunction rule) { rules[static_cast<std::size_t>(id)] = rule; };
   set(RuleId::metadata, metadata_rule);
-  set(RuleId::unary_pointwise, unary_pointwise_rule);
-  set(RuleId::binary_pointwise, binary_pointwise_rule);
-  set(RuleId::ternary_where, where_rule);
-  set(RuleId::clamp, clamp_rule);
+  set(RuleId::unary_pointwise, pointwise_rule);
+  set(RuleId::binary_pointwise, pointwise_rule);
+  set(RuleId::ternary_where, pointwise_rule);
+  set(RuleId::clamp, pointwise_rule);
   set(RuleId::convert, convert_rule);
   set(RuleId::reduce_all, reduce_all_rule);
   set(RuleId::reduce_dim, reduce_dim_rule);
