@@ -233,7 +233,7 @@ class Value {
   Value& operator%=(const Value& other);  // C++ integers only, as operator%
 
   // Escape hatches for the rules and the fallback.
-  // Computes a pending value first (Note [Pending values] in src/batched_fused.hpp).
+  // Computes a pending value first (Note [Pending values] in src/batched/batched_fused.hpp).
   const Tensor& physical() const;
   int64_t levels() const { return levels_; }  // leading level dims in physical()
   // Levels active where this variable was made: an accumulator declared in an outer loop

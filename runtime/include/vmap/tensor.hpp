@@ -456,7 +456,7 @@ bool overlaps(const Tensor& a, const Tensor& b);
 // the destination instead of a new tensor: a pointwise op (its caller makes sure that the
 // destination overlaps none of its inputs), and the products (matmul, mm, bmm, linear) and
 // gathers (gather, index_select), which check that it overlaps none of what they read. The
-// fused evaluation (rules/src/batched_fused.cpp) wraps the last op of a block in one, and a
+// fused evaluation (rules/src/batched/batched_fused.cpp) wraps the last op of a block in one, and a
 // deferred non-pointwise call its whole call (Note [Deferred results] there), so the result
 // lands in the user's `out` as hand-written `*_out` calls do, without a temporary and a
 // copy. Only a hint: the caller copies a result that is not the destination (an op may

@@ -57,7 +57,7 @@ enum class OpForm : std::uint8_t {
 };
 
 // The family decides which source file holds the rule and how the batched API aligns
-// batch levels before calling it (see batched.cpp).
+// batch levels before calling it (src/batched/batched_value.cpp).
 enum class Family : std::uint8_t {
   metadata,  // dim(), sizes(): the same for every example
   unary,     // pointwise, one tensor
