@@ -19,8 +19,9 @@ BatchedResult softmax_rule(std::size_t op, const CallArgs& args) {
       wrap_logical_dim(std::string(entry.name).c_str(), args.integer(position, -1), rank);
   const Tensor front = move_bdim_to_front(x.value, x.bdim);
   if (rank == 0)  // a 0-d example is its own (single-element) dim
-    return {call_with(op, args, {{0, plain(front.unsqueeze(1))}, {position, int64_t{1}}}).squeeze(1),
-            0};
+    return {
+        call_with(op, args, {{0, plain(front.unsqueeze(1))}, {position, int64_t{1}}}).squeeze(1),
+        0};
   return {call_with(op, args, {{0, plain(front)}, {position, dim + 1}}), 0};
 }
 
