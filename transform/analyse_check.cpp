@@ -164,7 +164,11 @@ LevelSet Analyser::levels(const Expr *E) {
     return It->second;
   LevelSet Levels = 0;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
+    // `auto [values, indices] = x[i].topk(3);`: each name varies as the tuple.
+    const ValueDecl *Named = Ref->getDecl();
+    if (const auto *Binding = dyn_cast<BindingDecl>(Named))
+      Named = Binding->getDecomposedDecl();
+    if (const auto *Var = dyn_cast_or_null<VarDecl>(Named)) {
       auto Batched = Result.BatchedVars.find(Var);
       if (Batched != Result.BatchedVars.end())
         Levels = Batched->second;
@@ -470,7 +474,8 @@ bool Analyser::checkContexts() {
   });
   for (const auto &[Var, Levels] : Result.BatchedVars)
     if (Levels && !InductionLevel.count(Var) &&
-        !isTensorType(Var->getType()) && !isScalarType(Var->getType()))
+        !isTensorType(Var->getType()) && !isScalarType(Var->getType()) &&
+        !isTensorTupleType(Var->getType()))
       Ok &= refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
                      diag::note_batched_context,
                      {quoted(Var), "'" + Var->getType().getAsString() + "'"});

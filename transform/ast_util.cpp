@@ -49,6 +49,22 @@ bool isTensorType(QualType T) {
   return Record && Record->getName() == "Tensor" && isInVmapNamespace(Record);
 }
 
+bool isTensorTupleType(QualType T) {
+  const auto *Tuple = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  if (!Tuple || Tuple->getName() != "tuple" || !Tuple->isInStdNamespace())
+    return false;
+  const TemplateArgumentList &Args = Tuple->getTemplateArgs();
+  if (Args.size() != 1 || Args[0].getKind() != TemplateArgument::Pack ||
+      Args[0].pack_size() == 0)
+    return false;
+  return llvm::all_of(Args[0].pack_elements(),
+                      [](const TemplateArgument &Element) {
+                        return Element.getKind() == TemplateArgument::Type &&
+                               isTensorType(Element.getAsType());
+                      });
+}
+
 bool isScalarType(QualType T) {
   QualType Canonical = T.getNonReferenceType().getCanonicalType();
   return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType();

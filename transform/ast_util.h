@@ -25,6 +25,10 @@ bool isInVmapNamespace(const clang::Decl *D);
 /// True for vmap::Tensor (through references and cv-qualifiers).
 bool isTensorType(clang::QualType T);
 
+/// True for std::tuple<vmap::Tensor, ...> (through references and
+/// cv-qualifiers): what sort and topk return.
+bool isTensorTupleType(clang::QualType T);
+
 /// Arithmetic scalar types a batched value may have besides Tensor.
 bool isScalarType(clang::QualType T);
 

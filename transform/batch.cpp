@@ -415,6 +415,10 @@ private:
     }
     if (isCmath(Callee, Call->getNumArgs()))
       return AnyBatched ? set(Call, Lowering::Qualified) : true;
+    // std::get<0>(x[i].topk(3)): an element of the batched tuple vb:: returns.
+    if (Callee->isInStdNamespace() && Name == "get" && Call->getNumArgs() == 1 &&
+        isTensorTupleType(Call->getArg(0)->getType()))
+      return AnyBatched ? set(Call, Lowering::AsWritten) : true;
     const FunctionDecl *Definition = nullptr;
     if (AnyBatched && Callee->hasBody(Definition) && Definition)
       return lowerClone(Call, Definition);

@@ -457,6 +457,17 @@ std::string Printer::scalarInit(const VarDecl *Var, const Expr *Init) {
          expr(Written) + ")";
 }
 
+std::string Printer::batchedType(QualType T) const {
+  if (!isTensorTupleType(T))
+    return vb("Value");
+  const auto *Tuple = cast<ClassTemplateSpecializationDecl>(
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl());
+  std::string Elements;
+  for (unsigned I = 0; I < Tuple->getTemplateArgs()[0].pack_size(); ++I)
+    Elements += (I ? ", " : "") + vb("Value");
+  return "std::tuple<" + Elements + ">";
+}
+
 std::string Printer::decl(const DeclStmt *S) {
   std::vector<Edit> Edits;
   for (const Decl *D : S->decls()) {
@@ -473,9 +484,11 @@ std::string Printer::decl(const DeclStmt *S) {
         Type = Reference.getPointeeLoc();
       Type = Type.getUnqualifiedLoc();
       unsigned Begin, End;
-      if (offsets(Type.getSourceRange(), Begin, End) &&
+      if (isTensorTupleType(Var->getType()) && Type.getAs<AutoTypeLoc>()) {
+        // `auto [values, indices] = ...`: the tuple of Values vb:: returns.
+      } else if (offsets(Type.getSourceRange(), Begin, End) &&
           llvm::none_of(Edits, [&](const Edit &E) { return E.Begin == Begin; }))
-        Edits.push_back({Begin, End, InKernel ? "auto" : vb("Value")});
+        Edits.push_back({Begin, End, InKernel ? "auto" : batchedType(Var->getType())});
       else if (!offsets(Type.getSourceRange(), Begin, End))
         fail("the type of '" + Var->getNameAsString() + "' is in a macro");
     }

@@ -63,6 +63,9 @@ private:
   bool batched(const Expr *E) const { return A.isBatched(E); }
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
+  /// What a batched local of type \p T is declared as: vb::Value, or a
+  /// std::tuple of them for a tuple of Tensors (sort, topk).
+  std::string batchedType(QualType T) const;
 
   // Statements.
   void stmt(const Stmt *S, unsigned Indent);

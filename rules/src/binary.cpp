@@ -1,5 +1,8 @@
-// Pointwise ops over several operands: broadcasting handles the batch dim once every
-// batched operand has it in front and all have the same logical rank.
+// Aligning the operands of ops that combine several tensors pointwise (masked_fill, lerp, and
+// the reductions, products and in-place writes that broadcast): broadcasting handles the
+// batch dim once every batched operand has it in front and all have the same logical rank.
+// The pointwise ops themselves (unary, binary, where, clamp) are the batched API's pointwise
+// path (Note [One pointwise path] in batched_value.cpp).
 //
 // Note [Logical promotion]
 // A per-example 0-d tensor is physically 1-d once batched, and a per-example C++ scalar
@@ -54,28 +57,6 @@ std::vector<Tensor> align_pointwise(std::span<const TensorArg> operands,
   for (std::size_t position : promoted)
     if (aligned[position].dtype() != dtype) aligned[position] = aligned[position].to(dtype);
   return aligned;
-}
-
-BatchedResult binary_pointwise_rule(std::size_t op, const CallArgs& args) {
-  const std::array operands{args.operand(0), args.operand(1)};
-  constexpr std::array<std::size_t, 2> promoted{0, 1};
-  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
-  return {call_with(op, args, {{0, plain(aligned[0])}, {1, plain(aligned[1])}}),
-          any_batched(operands) ? BatchDim(0) : std::nullopt};
-}
-
-BatchedResult where_batch_rule(const Tensor& condition, BatchDim condition_bdim,
-                               const TensorArg& self, const TensorArg& other) {
-  const std::array operands{TensorArg{condition, condition_bdim}, self, other};
-  constexpr std::array<std::size_t, 2> promoted{1, 2};
-  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
-  return {vmap::where(aligned[0], aligned[1], aligned[2]),
-          any_batched(operands) ? BatchDim(0) : std::nullopt};
-}
-
-BatchedResult where_rule(std::size_t, const CallArgs& args) {
-  const TensorArg& condition = args.tensor_arg(0);
-  return where_batch_rule(condition.value, condition.bdim, args.operand(1), args.operand(2));
 }
 
 // where(mask, value, x) with the value in x's dtype (LibTorch casts it): x's dtype does not

@@ -1,22 +1,57 @@
-// softmax / log_softmax, triu / tril, clamp.
+// softmax / log_softmax and the ops along one dim, topk, one_hot, triu / tril.
 #include <vmap/rules/rules.hpp>
 
-#include <algorithm>
-#include <array>
 #include <string>
 
 namespace vmap::rules {
 
+// Along one dim, the entry's `dim` position (left out: LibTorch's -1): softmax, log_softmax,
+// cumsum, cumprod, and the positions of sort, argsort and topk (Note [Sorting] in
+// runtime/src/ops_sort.cpp). Each example's shape is kept but along that dim.
 BatchedResult softmax_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim) return {call_with(op, args, {}), std::nullopt};
+  const OpEntry& entry = kOpTable[op];
+  std::size_t position = 1;
+  while (entry.param(position) != ArgKind::dim) ++position;
   const int64_t rank = rank_without_bdim(x.value, x.bdim);
   const int64_t dim =
-      wrap_logical_dim(std::string(kOpTable[op].name).c_str(), args.integer(1), rank);
+      wrap_logical_dim(std::string(entry.name).c_str(), args.integer(position, -1), rank);
   const Tensor front = move_bdim_to_front(x.value, x.bdim);
   if (rank == 0)  // a 0-d example is its own (single-element) dim
-    return {call_with(op, args, {{0, plain(front.unsqueeze(1))}, {1, int64_t{1}}}).squeeze(1), 0};
-  return {call_with(op, args, {{0, plain(front)}, {1, dim + 1}}), 0};
+    return {
+        call_with(op, args, {{0, plain(front.unsqueeze(1))}, {position, int64_t{1}}}).squeeze(1),
+        0};
+  return {call_with(op, args, {{0, plain(front)}, {position, dim + 1}}), 0};
+}
+
+// topk(k): along its dim, but LibTorch takes a 0-d example whole for k = 0 too, as for k = 1
+// (one element along the size-1 dim the 0-d examples get).
+BatchedResult topk_rule(std::size_t op, const CallArgs& args) {
+  const TensorArg& x = args.tensor_arg(0);
+  if (!x.bdim || rank_without_bdim(x.value, x.bdim) != 0 || args.integer(1) != 0)
+    return softmax_rule(op, args);
+  std::vector<Arg> one(args.size());
+  for (std::size_t i = 0; i < args.size(); ++i) one[i] = i == 1 ? Arg(int64_t{1}) : args.raw(i);
+  return softmax_rule(op, CallArgs(one));
+}
+
+// one_hot(x, num_classes): a new last dim. Inferred (-1), the count is max + 1 of the whole
+// batch, which must be every example's own: their results' shapes must agree.
+BatchedResult one_hot_rule(std::size_t op, const CallArgs& args) {
+  const TensorArg& x = args.tensor_arg(0);
+  const Tensor result = call_with(op, args, {});
+  if (!x.bdim) return {result, std::nullopt};
+  const Tensor front = move_bdim_to_front(x.value, x.bdim);
+  if (args.integer(1, -1) == -1 && front.size(0) > 0 && front.numel() > 0) {
+    const Tensor largest = front.reshape({front.size(0), -1}).amax({1});
+    const int64_t low = largest.amin().item<int64_t>(), high = largest.amax().item<int64_t>();
+    if (low != high)
+      throw Error("one_hot: the number of classes inferred differs between examples (" +
+                  std::to_string(low + 1) + " and " + std::to_string(high + 1) +
+                  "): pass num_classes");
+  }
+  return {result, x.bdim};
 }
 
 // triu / tril act on the last two dims, which the batch dim in front leaves alone.
@@ -26,27 +61,6 @@ BatchedResult triangular_rule(std::size_t op, const CallArgs& args) {
   if (rank_without_bdim(x.value, x.bdim) < 2)
     throw Error(std::string(kOpTable[op].name) + ": input tensor must have at least 2 dimensions");
   return {call_with(op, args, {{0, plain(move_bdim_to_front(x.value, x.bdim))}}), 0};
-}
-
-// Bounds are C++ scalars (wrapped numbers) that may vary per example: a pointwise op over
-// three operands, promoted as ATen promotes clamp.
-BatchedResult clamp_rule(std::size_t op, const CallArgs& args) {
-  std::vector<TensorArg> operands{args.tensor_arg(0)};
-  std::vector<std::size_t> promoted{0};
-  for (std::size_t i = 1; i <= 2; ++i) {
-    if (!args.given(i)) continue;
-    operands.push_back(args.operand(i));
-    promoted.push_back(operands.size() - 1);
-  }
-  const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
-  std::size_t next = 1;
-  std::vector<Arg> call(3);
-  call[0] = plain(aligned[0]);
-  for (std::size_t i = 1; i <= 2; ++i)
-    if (args.given(i)) call[i] = plain(aligned[next++]);
-  const bool batched =
-      std::ranges::any_of(operands, [](const TensorArg& t) { return t.bdim.has_value(); });
-  return {call_reference(op, call), batched ? BatchDim(0) : std::nullopt};
 }
 
 }  // namespace vmap::rules

@@ -197,6 +197,17 @@ constexpr std::array kBindings{
   Binding{"masked_fill", free_function, masked_fill_reference},
   Binding{"lerp", member, [](A a) { return vmap::lerp(a.tensor(0), a.tensor(1), a.tensor(2)); }},
   Binding{"lerp", free_function, [](A a) { return vmap::lerp(a.tensor(0), a.tensor(1), a.tensor(2)); }},
+  Binding{"sort", member, [](A a) { return std::get<1>(a.tensor(0).sort(a.integer(1, -1), a.flag(2))); }},
+  Binding{"sort", free_function, [](A a) { return std::get<1>(vmap::sort(a.tensor(0), a.integer(1, -1), a.flag(2))); }},
+  Binding{"argsort", member, [](A a) { return a.tensor(0).argsort(a.integer(1, -1), a.flag(2)); }},
+  Binding{"argsort", free_function, [](A a) { return vmap::argsort(a.tensor(0), a.integer(1, -1), a.flag(2)); }},
+  Binding{"topk", member, [](A a) {
+    return std::get<1>(a.tensor(0).topk(a.integer(1), a.integer(2, -1), a.flag(3, true), a.flag(4, true)));
+  }},
+  Binding{"topk", free_function, [](A a) {
+    return std::get<1>(vmap::topk(a.tensor(0), a.integer(1), a.integer(2, -1), a.flag(3, true), a.flag(4, true)));
+  }},
+  Binding{"one_hot", free_function, [](A a) { return vmap::one_hot(a.tensor(0), a.integer(1, -1)); }},
   Binding{"gelu", free_function, [](A a) { return vmap::gelu(a.tensor(0), a.text(1, "none")); }},
   Binding{"softplus", free_function, [](A a) { return vmap::softplus(a.tensor(0), a.scalar(1, 1), a.scalar(2, 20)); }},
   Binding{"softmax", free_function, [](A a) { return vmap::softmax(a.tensor(0), a.integer(1)); }},
@@ -309,10 +320,10 @@ constexpr RuleTable kRules = [] {
     rules.registered[static_cast<std::size_t>(id)] = true;
   };
   set(RuleId::metadata, metadata_rule);
-  set(RuleId::unary_pointwise, unary_pointwise_rule);
-  set(RuleId::binary_pointwise, binary_pointwise_rule);
-  set(RuleId::ternary_where, where_rule);
-  set(RuleId::clamp, clamp_rule);
+  set(RuleId::unary_pointwise, pointwise_rule);
+  set(RuleId::binary_pointwise, pointwise_rule);
+  set(RuleId::ternary_where, pointwise_rule);
+  set(RuleId::clamp, pointwise_rule);
   set(RuleId::convert, convert_rule);
   set(RuleId::reduce_all, reduce_all_rule);
   set(RuleId::reduce_dim, reduce_dim_rule);
@@ -322,6 +333,8 @@ constexpr RuleTable kRules = [] {
   set(RuleId::masked_fill, masked_fill_rule);
   set(RuleId::lerp, lerp_rule);
   set(RuleId::softmax, softmax_rule);
+  set(RuleId::topk, topk_rule);
+  set(RuleId::one_hot, one_hot_rule);
   set(RuleId::triangular, triangular_rule);
   set(RuleId::select, select_rule);
   set(RuleId::narrow, narrow_rule);

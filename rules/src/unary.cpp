@@ -6,11 +6,6 @@
 
 namespace vmap::rules {
 
-BatchedResult unary_pointwise_rule(std::size_t op, const CallArgs& args) {
-  const TensorArg& x = args.tensor_arg(0);
-  return {call_with(op, args, {{0, plain(x.value)}}), x.bdim};
-}
-
 // contiguous() and clone() lay out each example contiguously: batch dim first.
 BatchedResult convert_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);

@@ -291,6 +291,15 @@ struct Hypot {  // LibTorch: floats only
   template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const { return VMAP_MATH(hypot)(a, b); }
 };
+// log(exp(a) + exp(b)) without overflow; equal infinities give themselves (LibTorch's kernel,
+// floats only).
+struct Logaddexp {
+  template <class T> static constexpr bool accepts = std::is_floating_point_v<T>;
+  template <class T> VMAP_HOST_DEVICE T operator()(T a, T b) const {
+    if (VMAP_MATH(isinf)(a) && a == b) return a;
+    return (a < b ? b : a) + VMAP_MATH(log1p)(VMAP_MATH(exp)(-VMAP_MATH(fabs)(a - b)));
+  }
+};
 // clamp_min / clamp_max with one bound: NaN in either operand propagates, as LibTorch's.
 struct ClampMin {
   template <class T> VMAP_HOST_DEVICE T operator()(T x, T low) const { return Maximum{}(x, low); }

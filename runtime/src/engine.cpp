@@ -18,7 +18,7 @@ constexpr int64_t tile_size = 32;
 // at::parallel_for does with its GRAIN_SIZE, and every split is alike: thread t of T takes
 // the t-th of T equal contiguous parts (run_loop rounds them to 16 elements). So the zeros()
 // that makes an output, the op that writes it and the fused blocks (for_blocks in
-// rules/src/batched_fused.cpp) give each thread the same part of it, which stays in that
+// rules/src/batched/batched_fused.cpp) give each thread the same part of it, which stays in that
 // core's L2 between them. On the 2-core machine of BENCHMARKS.md, with the second thread
 // still spinning from the last region, a fork/join costs about 0.5 us and 2 threads beat 1
 // from 16K floats up (memset of 32K floats: 1.9 vs 2.2 us; sqrt: 4.2 vs 7.1 us). The grain

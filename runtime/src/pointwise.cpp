@@ -208,7 +208,7 @@ Tensor true_divide(const Arg& a, const Arg& b) {
 // integer powers up to 8 take repeated squaring (one multiply pass per step; a few ULP
 // from std::pow, where a call per element costs ten times a pass). A one-element exponent
 // tensor that does not broadcast the result counts as a scalar: the batched code passes
-// `x.pow(2)`'s 2 as one, and so do the pending blocks (rules/src/batched_fused.cpp). The
+// `x.pow(2)`'s 2 as one, and so do the pending blocks (rules/src/batched/batched_fused.cpp). The
 // device composes the same forms from its own ops (mul, div, sqrt).
 std::optional<double> scalar_exponent(const Arg& base, const Arg& exponent) {
   if (!base.tensor) return std::nullopt;

@@ -30,7 +30,7 @@ size_t size_class(size_t nbytes) {
 // blocks of the small size classes (64-byte steps up to 4 KiB). A block freed on another
 // thread than the one that allocated it simply moves to that thread's lists.
 // Blocks up to 512 KiB have a few per-thread slots too: the fused evaluation's block
-// temporaries (32K elements, Note [Pending values] in rules/src/batched_fused.hpp) are made
+// temporaries (32K elements, Note [Pending values] in rules/src/batched/batched_fused.hpp) are made
 // and freed on every thread of a parallel loop at once, and would take turns on the lock.
 constexpr size_t pool_step = 16;
 constexpr size_t pool_max_bytes = 512;

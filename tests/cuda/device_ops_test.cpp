@@ -218,6 +218,26 @@ TEST_P(DeviceOps, ComposedActivationsAndRoundedDivision) {
         {random({4, 5}, dtype), random({5}, dtype).abs() + 1});
 }
 
+// sort, argsort and topk (positions on the host, the values gathered on the device: Note
+// [Sorting]) and one_hot (composed of device ops) as on the CPU.
+TEST_P(DeviceOps, SortingAndOneHot) {
+  using Inputs = const std::vector<Tensor>&;
+  for (Dtype dtype : all_dtypes) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    const Tensor x = random({4, 6}, dtype);
+    expect_op_matches([](Inputs t) { return std::get<0>(sort(t[0])); }, {x});
+    expect_op_matches([](Inputs t) { return std::get<1>(t[0].sort(0, true)); }, {x});
+    expect_op_matches([](Inputs t) { return argsort(t[0].t(), -1, true); }, {x});
+    if (dtype == kBool) continue;  // topk: not for bools (LibTorch's)
+    expect_op_matches([](Inputs t) { return std::get<0>(topk(t[0], 3)); }, {x});
+    expect_op_matches([](Inputs t) { return std::get<1>(t[0].topk(2, 0, false)); }, {x});
+  }
+  expect_op_matches([](Inputs t) { return one_hot(t[0]); }, {randint(0, 5, {3, 4})});
+  expect_op_matches([](Inputs t) { return one_hot(t[0], 7); }, {randint(0, 5, {6})});
+  EXPECT_NE(error_of([] { one_hot(tensor({0, 4}).to(kInt64).to(kCUDA), 3); }).find("one_hot"),
+            std::string::npos);
+}
+
 TEST_P(DeviceOps, WhereClampAndConversions) {
   using Inputs = const std::vector<Tensor>&;
   const std::vector<Tensor> inputs = {random({6, 4}, kBool), randn({6, 4}), randn({4})};

@@ -500,3 +500,56 @@ TEST(BatchedApi, EveryOpOfThePointwiseListMatchesTheLoop) {
 
 }  // namespace
 }  // namespace vmap
+
+namespace vmap {
+namespace {
+
+// sort / topk return (values, indices) on Values as on Tensors: the values are a gather of
+// the batched positions (Note [Sorting]); member and free forms, every dim, 0-d examples, and
+// an operand shared by the examples of an inner level.
+TEST(BatchedApi, SortingOpsMatchTheLoop) {
+  Rng rng(37);
+  for (Dtype dtype : {kFloat32, kInt64}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    const Tensor x = random(rng, {4, 3, 5}, dtype);
+    expect_loop_matches("sort values", 4, [&](int64_t i) { return std::get<0>(x[i].sort()); },
+                        [&](const vb::Value& i) { return std::get<0>(vb::at(x, i).sort()); });
+    expect_loop_matches(
+        "sort indices", 4, [&](int64_t i) { return std::get<1>(sort(x[i], 0, true)); },
+        [&](const vb::Value& i) { return std::get<1>(vb::sort(vb::at(x, i), 0, true)); });
+    expect_loop_matches("argsort", 4, [&](int64_t i) { return argsort(x[i], -2); },
+                        [&](const vb::Value& i) { return vb::argsort(vb::at(x, i), -2); });
+    expect_loop_matches(
+        "topk", 4,
+        [&](int64_t i) {
+          auto [values, indices] = x[i].topk(2, 1, false);
+          return values * 10 + indices.to(values.dtype());
+        },
+        [&](const vb::Value& i) {
+          auto [values, indices] = vb::at(x, i).topk(2, 1, false);
+          return values * 10 + indices.to(values.dtype());
+        });
+    expect_loop_matches(
+        "topk of 0-d", 4, [&](int64_t i) { return std::get<0>(topk(x[i][0][0], 0)); },
+        [&](const vb::Value& i) { return std::get<0>(vb::topk(vb::at(x, i)[0][0], 0)); });
+  }
+  const Tensor labels = tensor({{0, 2, 1}, {2, 2, 0}}).to(kInt64);
+  expect_loop_matches("one_hot", 2, [&](int64_t i) { return one_hot(labels[i]); },
+                      [&](const vb::Value& i) { return vb::one_hot(vb::at(labels, i)); });
+  // topk of an inner-level value sorted against an outer one
+  const Tensor rows = random(rng, {3, 6}), shifts = random(rng, {2, 6});
+  Tensor expected = zeros({3, 2, 2}), out = zeros({3, 2, 2});
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j) expected[i][j] = std::get<0>((rows[i] + shifts[j]).topk(2));
+  {
+    vb::Level outer(0, 3);
+    const vb::Value i = outer.index();
+    vb::Level inner(0, 2);
+    const vb::Value j = inner.index();
+    vb::at(vb::at(out, i), j) = std::get<0>((vb::at(rows, i) + vb::at(shifts, j)).topk(2));
+  }
+  expect_equal(out, expected);
+}
+
+}  // namespace
+}  // namespace vmap

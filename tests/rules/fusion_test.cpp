@@ -1,4 +1,4 @@
-// Pending values (Note [Pending values] in rules/src/batched_fused.hpp): the lazy induction
+// Pending values (Note [Pending values] in rules/src/batched/batched_fused.hpp): the lazy induction
 // index and fused pointwise chains. Sizes are above one block (32K elements) so chains stay
 // pending and are computed block by block; every expected value comes from the per-example
 // loop in plain runtime ops.

@@ -50,14 +50,13 @@ constexpr std::string_view kLibTorchMembers[] = {
     "logical_and", "logical_or", "logical_not", "sin", "cos", "mm", "mv", "bmm", "dot",
     "expand_as", "movedim", "triu", "tril", "softmax", "log_softmax", "scalar_type"};
 
-// SPEC section 6's runtime ops, with a member and a free form each (LibTorch has both). Not
-// yet in the table: topk, sort, argsort, one_hot.
+// SPEC section 6's runtime ops, with a member and a free form each (LibTorch has both).
 constexpr std::string_view kSpec6Ops[] = {
     "remainder", "fmod",   "floor_divide", "floor", "ceil",        "round",     "trunc",
     "frac",      "rsqrt",  "reciprocal",   "square", "log1p",      "expm1",     "log2",
     "exp2",      "erf",    "erfc",         "silu",  "atan2",       "clamp_min", "clamp_max",
     "var",       "std",    "norm",         "cumsum", "cumprod",    "masked_fill", "lerp",
-    "hypot",
+    "hypot",     "topk",   "sort",         "argsort",
     "logsumexp"};
 
 bool has(std::string_view name, OpForm form) {
@@ -91,12 +90,14 @@ TEST(OpTable, EverySpec6OpHasAMemberAndAFreeEntry) {
   }
 }
 
-// SPEC section 6's ops that LibTorch has as free functions only, and div's rounding_mode form.
+// SPEC section 6's ops that LibTorch has as free functions only (gelu, softplus, one_hot), and
+// div's rounding_mode form.
 TEST(OpTable, Spec6FreeOnlyOpsAndDivRoundingMode) {
   using vmap::rules::find_op;
   using vmap::rules::kNoOp;
   EXPECT_NE(find_op("gelu", OpForm::free_function, 2), kNoOp);
   EXPECT_NE(find_op("softplus", OpForm::free_function, 3), kNoOp);
+  EXPECT_NE(find_op("one_hot", OpForm::free_function, 2), kNoOp);
   EXPECT_NE(find_op("div", OpForm::free_function, 3), kNoOp);
   EXPECT_NE(find_op("div", OpForm::member, 3), kNoOp);
   EXPECT_NE(find_op("operator%", OpForm::binary_operator), kNoOp);

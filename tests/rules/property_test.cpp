@@ -78,6 +78,7 @@ struct Generator {
     if (rule == RuleId::softmax || rule == RuleId::compare_all || rule == RuleId::reduce_dims)
       dtype = rng.chance(0.5) ? kFloat32 : kFloat64;
     if (entry.family == Family::linalg) return linalg_plan();
+    if (rule == RuleId::one_hot) return one_hot_plan();
     if (entry.family == Family::inplace) return inplace_plan();
 
     const auto main_shape = shape;
@@ -323,6 +324,23 @@ struct Generator {
       plan.positions.push_back(
           [=, this](int64_t) { return with_bias ? Arg(plain(tensor_of({n}, type))) : Arg(); });
     }
+    return plan;
+  }
+
+  // one_hot: class indices below 3 and a count of 3 or 4, or the count inferred (left out)
+  // over examples whose largest class is 2 in each: an inferred count must be the same for
+  // every example (OneHot.InferredCountsThatDifferAreAnError).
+  Plan one_hot_plan() {
+    Plan plan;
+    const auto labels_shape = shape;
+    const bool inferred = rng.chance(0.5);
+    const int64_t classes = rng.uniform(3, 4);
+    plan.positions.push_back([=, this](int64_t) {
+      Tensor labels = test::random_index(rng, labels_shape, 3);
+      if (inferred) labels.reshape({-1})[0] = 2;
+      return Arg(plain(labels));
+    });
+    plan.positions.push_back([=](int64_t) { return inferred ? Arg() : Arg(classes); });
     return plan;
   }
 
@@ -573,6 +591,24 @@ TEST_P(EveryOp, CostIndependentOfBatchSize) {
     ++measured;
   }
   EXPECT_GT(measured, 0);
+}
+
+// Per example the inferred count is the example's largest class + 1; batched, the result's
+// shape would differ between examples, so the rule raises (naming one_hot) unless they agree.
+TEST(OneHot, InferredCountsThatDifferAreAnError) {
+  const std::size_t one_hot = find_op("one_hot", OpForm::free_function);
+  const Tensor agree = vmap::tensor({{0, 3}, {3, 1}}).to(kInt64);
+  const std::array<Arg, 1> same{TensorArg{agree, 0}};
+  const auto [result, bdim] = call_rule(one_hot, same);
+  EXPECT_TRUE(vmap::equal(result, vmap::stack({vmap::one_hot(agree[0]), vmap::one_hot(agree[1])})));
+  EXPECT_EQ(bdim, BatchDim(0));
+  const std::array<Arg, 1> differ{TensorArg{vmap::tensor({{0, 1}, {0, 3}}).to(kInt64), 1}};
+  try {
+    call_rule(one_hot, differ);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("one_hot"), std::string::npos) << error.what();
+  }
 }
 
 TEST(OpCount, CountsBatchedWork) {  // the cost test above is not vacuous

@@ -250,6 +250,16 @@ TEST(BadCalls, Reductions) {
       {"cumsum dim 2", [&] { cumsum(a, 2); }, "cumsum"},
       {"logsumexp dim 3", [&] { logsumexp(a, 3); }, "logsumexp"},
       {"amax of empty", [&] { amax(zeros({0}), 0); }, "amax"},
+      {"sort dim 2", [&] { sort(a, 2); }, "sort"},
+      {"argsort dim -3", [&] { a.argsort(-3); }, "argsort"},
+      {"topk k 4 of 3", [&] { a.topk(4); }, "topk"},
+      {"topk k -1", [&] { topk(a, -1, 0); }, "topk"},
+      {"topk dim 2", [&] { a.topk(1, 2); }, "topk"},
+      {"topk of bools", [&] { topk(a > 0, 1); }, "topk"},
+      {"one_hot of floats", [&] { one_hot(a); }, "one_hot"},
+      {"one_hot negative class", [&] { one_hot(tensor({1, -1}).to(kInt64)); }, "one_hot"},
+      {"one_hot class 3 of 3", [&] { one_hot(tensor({0, 3}).to(kInt64), 3); }, "one_hot"},
+      {"one_hot of empty, inferred", [&] { one_hot(zeros({0}, kInt64)); }, "one_hot"},
   };
   for (const BadCall& row : rows) expect_error_naming_op(row);
 }

@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -178,6 +179,11 @@ class Value {
   Value norm(vmap::detail::Scalar p = 2) const;
   Value masked_fill(const Value& mask, const Value& value) const;
   Value lerp(const Value& end, const Value& weight) const;
+  // sorting: (values, indices), as LibTorch's
+  std::tuple<Value, Value> sort(int64_t dim = -1, bool descending = false) const;
+  Value argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Value, Value> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                bool sorted = true) const;
 
   // --- linear algebra
   Value matmul(const Value& other) const;
@@ -227,7 +233,7 @@ class Value {
   Value& operator%=(const Value& other);  // C++ integers only, as operator%
 
   // Escape hatches for the rules and the fallback.
-  // Computes a pending value first (Note [Pending values] in src/batched_fused.hpp).
+  // Computes a pending value first (Note [Pending values] in src/batched/batched_fused.hpp).
   const Tensor& physical() const;
   int64_t levels() const { return levels_; }  // leading level dims in physical()
   // Levels active where this variable was made: an accumulator declared in an outer loop
@@ -464,6 +470,11 @@ Value std(const Value& x, bool unbiased = true);
 Value norm(const Value& x, vmap::detail::Scalar p = 2);
 Value masked_fill(const Value& x, const Value& mask, const Value& value);
 Value lerp(const Value& start, const Value& end, const Value& weight);
+std::tuple<Value, Value> sort(const Value& x, int64_t dim = -1, bool descending = false);
+Value argsort(const Value& x, int64_t dim = -1, bool descending = false);
+std::tuple<Value, Value> topk(const Value& x, int64_t k, int64_t dim = -1, bool largest = true,
+                              bool sorted = true);
+Value one_hot(const Value& x, int64_t num_classes = -1);
 // approximate, beta and threshold are loop-invariant (the tool refuses per-example ones).
 Value gelu(const Value& x, std::string_view approximate = "none");
 Value softplus(const Value& x, vmap::detail::Scalar beta = 1, vmap::detail::Scalar threshold = 20);

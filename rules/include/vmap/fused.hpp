@@ -1,7 +1,7 @@
 // Compiled fused kernels: what rewritten code calls for a per-example chain of pointwise ops.
 //
 // Note [Compiled fusion]
-// The run-time fusion of Note [Pending values] (rules/src/batched_fused.hpp) interprets a
+// The run-time fusion of Note [Pending values] (rules/src/batched/batched_fused.hpp) interprets a
 // node list block by block: the C++ compiler never sees the chain, so `(x[i] - y[j]).pow(2)
 // .sum()` runs one runtime op per node per block. Where the tool sees a chain of pointwise
 // ops (the op table's unary_pointwise / binary_pointwise rules) over per-example reads,

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace vmap {
@@ -127,6 +128,11 @@ class Tensor {
   Tensor masked_fill(const Tensor& mask, const Tensor& value) const;  // value must be 0-d
   Tensor lerp(const Tensor& end, const Tensor& weight) const;
   Tensor lerp(const Tensor& end, Scalar weight) const;
+  // sorting (SPEC section 6; runtime/src/ops_sort.cpp): (values, int64 indices)
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
+                                  bool sorted = true) const;
 
   // --- linear algebra
   Tensor matmul(const Tensor& other) const;
@@ -284,6 +290,14 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, detail::Scalar value)
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 Tensor lerp(const Tensor& start, const Tensor& end, detail::Scalar weight);
+// --- sorting (SPEC section 6; runtime/src/ops_sort.cpp): values and int64 indices along dim,
+// NaN larger than every number; ties keep their order.
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
+                                bool largest = true, bool sorted = true);
+// [..., num_classes] int64 of 0 and 1 from int64 class indices; -1 infers max + 1.
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 // Activations with parameters (LibTorch: free functions only; floating inputs).
 // approximate: "none" (x * Phi(x), by erf) or "tanh" (the tanh approximation).
 Tensor gelu(const Tensor& self, std::string_view approximate = "none");
@@ -442,7 +456,7 @@ bool overlaps(const Tensor& a, const Tensor& b);
 // the destination instead of a new tensor: a pointwise op (its caller makes sure that the
 // destination overlaps none of its inputs), and the products (matmul, mm, bmm, linear) and
 // gathers (gather, index_select), which check that it overlaps none of what they read. The
-// fused evaluation (rules/src/batched_fused.cpp) wraps the last op of a block in one, and a
+// fused evaluation (rules/src/batched/batched_fused.cpp) wraps the last op of a block in one, and a
 // deferred non-pointwise call its whole call (Note [Deferred results] there), so the result
 // lands in the user's `out` as hand-written `*_out` calls do, without a temporary and a
 // copy. Only a hint: the caller copies a result that is not the destination (an op may

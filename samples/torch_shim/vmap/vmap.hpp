@@ -88,6 +88,11 @@ using at::masked_fill;
 using at::norm;
 using at::std;
 using at::var;
+// sorting (SPEC section 6)
+using at::argsort;
+using at::one_hot;
+using at::sort;
+using at::topk;
 
 // --- linear algebra, indexing
 using at::bmm;

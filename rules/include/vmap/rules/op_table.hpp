@@ -59,7 +59,7 @@ enum class OpForm : std::uint8_t {
 };
 
 // The family decides which source file holds the rule and how the batched API aligns
-// batch levels before calling it (see batched.cpp).
+// batch levels before calling it (src/batched/batched_value.cpp).
 enum class Family : std::uint8_t {
   metadata,  // dim(), sizes(): the same for every example
   unary,     // pointwise, one tensor
@@ -90,7 +90,9 @@ enum class RuleId : std::uint8_t {
   compare_all,       // equal(a, b), allclose(a, b, rtol, atol)
   masked_fill,       // masked_fill(x, mask, value): where(mask, value, x) in x's dtype
   lerp,              // lerp(start, end, weight): ternary pointwise, weight a wrapped number
-  softmax,           // softmax(x, d), log_softmax, cumsum, cumprod: the shape kept, along d
+  softmax,           // softmax(x, d), log_softmax, cumsum, cumprod, sort, argsort: along d
+  topk,              // topk(x, k, d): along d (a 0-d example is its own top element)
+  one_hot,           // one_hot(x, num_classes): a new last dim, the inferred count uniform
   triangular,        // triu / tril (x, diagonal)
   select,            // select(d, i) / operator[](i)
   narrow,            // narrow(d, start, length)
@@ -137,6 +139,10 @@ struct OpEntry {
   std::uint8_t required = 0;  // positions [required, arity) have defaults
   bool returns_view = false;  // the result aliases params[0]
   bool random = false;        // a random factory: draws from the shared generator state
+  // The op returns std::tuple(values, indices) (sort, topk); the entry, its binding and its
+  // rule are the indices, and the values are x.gather(dim, indices) (Note [Sorting] in
+  // runtime/src/ops_sort.cpp).
+  bool values_and_indices = false;
 
   constexpr ArgKind param(std::size_t position) const { return params[position]; }
   constexpr bool is_member_like() const {
@@ -203,6 +209,12 @@ constexpr OpEntry random_factory(std::string_view name, std::initializer_list<Ar
                                  Optional optional = {0}) {
   OpEntry entry = make(name, free_function, F::refused, R::refused, params, optional);
   entry.random = true;
+  return entry;
+}
+
+// sort / topk: (values, indices), the entry the indices (OpEntry::values_and_indices).
+constexpr OpEntry values_and_indices(OpEntry entry) {
+  entry.values_and_indices = true;
   return entry;
 }
 
@@ -310,6 +322,14 @@ inline constexpr auto kOpTable = [] {
     make("masked_fill", free_function, F::binary, R::masked_fill, {tensor, tensor, operand}),
     make("lerp",      member, F::binary, R::lerp, {tensor, tensor, operand}),
     make("lerp",      free_function, F::binary, R::lerp, {tensor, tensor, operand}),
+    // --- sorting (SPEC section 6; Note [Sorting]), one_hot
+    values_and_indices(make("sort", member, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2})),
+    values_and_indices(make("sort", free_function, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2})),
+    make("argsort",   member, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2}),
+    make("argsort",   free_function, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2}),
+    values_and_indices(make("topk", member, F::nn, R::topk, {tensor, integer, dim, keepdim, keepdim}, Optional{3})),
+    values_and_indices(make("topk", free_function, F::nn, R::topk, {tensor, integer, dim, keepdim, keepdim}, Optional{3})),
+    make("one_hot",   free_function, F::nn, R::one_hot, {tensor, integer}, Optional{1}),
     // --- activations with parameters (LibTorch: free functions only) ---
     make("gelu",      free_function, F::unary, R::unary_pointwise, {tensor, text}, Optional{1}),
     make("softplus",  free_function, F::unary, R::unary_pointwise, {tensor, number, number}, Optional{2}),
@@ -413,7 +433,7 @@ inline constexpr std::size_t kPointwiseListEntries =
     );
 // Update this when adding an op outside the pointwise op list: the registry (registry.cpp)
 // and the SPEC-coverage test check the same number.
-static_assert(kOpTable.size() == 201 + kPointwiseListEntries,
+static_assert(kOpTable.size() == 208 + kPointwiseListEntries,
               "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);

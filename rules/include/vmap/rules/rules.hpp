@@ -24,8 +24,11 @@ Tensor call_with(std::size_t op, const CallArgs& args,
 // Same op name and form with other parameter kinds (e.g. the dim form of sum()).
 std::size_t sibling_op(std::size_t op, std::initializer_list<ArgKind> params);
 
+// --- batched_value.cpp (Note [One pointwise path]): the pointwise ops (unary, binary, where,
+// clamp) batched by the batched API's own pointwise path, the one rewritten code takes.
+BatchedResult pointwise_rule(std::size_t op, const CallArgs& args);
+
 // --- unary.cpp
-BatchedResult unary_pointwise_rule(std::size_t op, const CallArgs& args);
 BatchedResult convert_rule(std::size_t op, const CallArgs& args);
 BatchedResult metadata_rule(std::size_t op, const CallArgs& args);
 BatchedResult item_rule(std::size_t op, const CallArgs& args);
@@ -38,12 +41,8 @@ std::vector<Tensor> align_pointwise(std::span<const TensorArg> operands,
                                     std::span<const std::size_t> promoted);
 Dtype logical_result_type(std::span<const TensorArg> operands,
                           std::span<const std::size_t> promoted);
-BatchedResult binary_pointwise_rule(std::size_t op, const CallArgs& args);
-BatchedResult where_rule(std::size_t op, const CallArgs& args);
 BatchedResult masked_fill_rule(std::size_t op, const CallArgs& args);
 BatchedResult lerp_rule(std::size_t op, const CallArgs& args);
-BatchedResult where_batch_rule(const Tensor& condition, BatchDim condition_bdim,
-                               const TensorArg& self, const TensorArg& other);
 
 // --- reduce.cpp
 BatchedResult reduce_all_rule(std::size_t op, const CallArgs& args);
@@ -100,8 +99,9 @@ BatchedResult linear_rule(std::size_t op, const CallArgs& args);
 
 // --- nn.cpp
 BatchedResult softmax_rule(std::size_t op, const CallArgs& args);
+BatchedResult topk_rule(std::size_t op, const CallArgs& args);
+BatchedResult one_hot_rule(std::size_t op, const CallArgs& args);
 BatchedResult triangular_rule(std::size_t op, const CallArgs& args);
-BatchedResult clamp_rule(std::size_t op, const CallArgs& args);
 
 // --- factory.cpp
 BatchedResult like_factory_rule(std::size_t op, const CallArgs& args);

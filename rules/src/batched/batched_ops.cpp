@@ -246,6 +246,23 @@ Value Value::log_softmax(int64_t dim) const {
 
 Value Value::cumsum(int64_t dim) const { return dispatch(member_op("cumsum"), {*this, dim}); }
 Value Value::cumprod(int64_t dim) const { return dispatch(member_op("cumprod"), {*this, dim}); }
+// sort / topk (Note [Sorting] in runtime/src/ops_sort.cpp): the entry's dispatch gives the
+// indices, a gather along the same dim the values (a 0-d example is its own value).
+namespace {
+std::tuple<Value, Value> values_and_indices(const Value& x, int64_t dim, const Value& indices) {
+  return {x.dim() == 0 ? x.clone() : x.gather(dim, indices), indices};
+}
+}  // namespace
+std::tuple<Value, Value> Value::sort(int64_t dim, bool descending) const {
+  return values_and_indices(*this, dim, dispatch(member_op("sort"), {*this, dim, descending}));
+}
+Value Value::argsort(int64_t dim, bool descending) const {
+  return dispatch(member_op("argsort"), {*this, dim, descending});
+}
+std::tuple<Value, Value> Value::topk(int64_t k, int64_t dim, bool largest, bool sorted) const {
+  return values_and_indices(*this, dim,
+                            dispatch(member_op("topk"), {*this, k, dim, largest, sorted}));
+}
 Value Value::logsumexp(IntList dims, bool keepdim) const {
   return dispatch(member_op("logsumexp"), {*this, dims, keepdim});
 }
@@ -457,6 +474,18 @@ Value bmm(const Value& a, const Value& b) { return dispatch(free_op("bmm"), {a, 
 Value dot(const Value& a, const Value& b) { return dispatch(free_op("dot"), {a, b}); }
 Value linear(const Value& x, const Value& weight, const Value& bias) {
   return dispatch(free_op("linear"), {x, weight, bias});
+}
+std::tuple<Value, Value> sort(const Value& x, int64_t dim, bool descending) {
+  return values_and_indices(x, dim, dispatch(free_op("sort"), {x, dim, descending}));
+}
+Value argsort(const Value& x, int64_t dim, bool descending) {
+  return dispatch(free_op("argsort"), {x, dim, descending});
+}
+std::tuple<Value, Value> topk(const Value& x, int64_t k, int64_t dim, bool largest, bool sorted) {
+  return values_and_indices(x, dim, dispatch(free_op("topk"), {x, k, dim, largest, sorted}));
+}
+Value one_hot(const Value& x, int64_t num_classes) {
+  return dispatch(free_op("one_hot"), {x, num_classes});
 }
 Value gather(const Value& x, int64_t dim, const Value& index) {
   return dispatch(free_op("gather"), {x, dim, index});

@@ -475,6 +475,39 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   return Access::make(split_levels(result, bdim, merged_sizes), levels, cpp_scalar);
 }
 
+// Note [One pointwise path]
+// The pointwise ops' rules (RuleId unary_pointwise, binary_pointwise, ternary_where, clamp)
+// are dispatch itself on one level: each batched argument, its batch dim in front, is a Value
+// of that level; an unbatched one a loop-invariant Value; wrapped numbers C++ scalars. So the
+// rule property tests (tests/rules) check the code rewritten programs run: the logical-rank
+// padding, the promotion (Note [Logical promotion]), pending blocks and all.
+}  // namespace vmap::batched
+
+namespace vmap::rules {
+
+BatchedResult pointwise_rule(std::size_t op, const CallArgs& args) {
+  std::vector<batched::Input> inputs;
+  for (std::size_t position = 0; position < args.size(); ++position) {
+    const Arg& arg = args.raw(position);
+    const auto* tensor = std::get_if<TensorArg>(&arg);
+    if (!tensor) {
+      batched::Input input{batched::Value()};
+      input.value = arg;
+      inputs.push_back(std::move(input));
+      continue;
+    }
+    inputs.emplace_back(tensor->bdim ? batched::Value(move_bdim_to_front(tensor->value, tensor->bdim),
+                                                      1, tensor->wrapped_number)
+                                     : batched::Value(tensor->value, 0, tensor->wrapped_number));
+  }
+  const batched::Value result = batched::dispatch(op, std::move(inputs));
+  return {result.physical(), result.levels() > 0 ? BatchDim(0) : std::nullopt};
+}
+
+}  // namespace vmap::rules
+
+namespace vmap::batched {
+
 // --- reads through an index (Note [Places]) ------------------------------------------
 
 namespace {

@@ -1,0 +1,18 @@
+// topk's k and one_hot's num_classes set the shape of the result, which must be the same for
+// every example: a per-example one is refused (the dims and flags of sort too).
+#include <vmap/vmap.hpp>
+#include <tuple>
+using namespace vmap;
+
+void top(const Tensor& x, const Tensor& k, const Tensor& labels, Tensor& out, Tensor& codes) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t count = k[i].item<int64_t>();
+    auto [values, indices] = x[i].topk(count);
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:40: error: per-example value used as argument 2 of 'topk', which must be the same for every example
+    out[i] = values.sum() + std::get<0>(sort(x[i], 0, count > 2)).sum();
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:55: error: per-example value used as argument 3 of 'sort', which must be the same for every example
+    codes[i] = one_hot(labels[i], count + 1).sum();
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot', which must be the same for every example
+  }
+}
