@@ -35,6 +35,7 @@ using MulOp = WithSimd<functors::Mul, SimdOp::mul>;
 using DivOp = WithSimd<functors::Div, SimdOp::div>;  // true division: floating types only
 using MaxOp = WithSimd<functors::Maximum, SimdOp::max>;
 using MinOp = WithSimd<functors::Minimum, SimdOp::min>;
+using WhereOp = WithSimd<functors::Where, SimdOp::where>;
 
 // Float to integer conversion without UB: NaN and out-of-range values give the minimum, as
 // x86's conversion instructions (and so LibTorch there) do.
@@ -288,7 +289,7 @@ Tensor where_args(const Tensor& condition, const Arg& a, const Arg& b) {
   const Dtype dtype = promote("where", a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     return elementwise<T, bool, T, T>("where", {condition, a.as(dtype), b.as(dtype)},
-                                      functors::Where{});
+                                      WhereOp{});
   });
 }
 

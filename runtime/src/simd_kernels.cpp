@@ -192,6 +192,53 @@ VMAP_SIMD_COMPARISONS(I64, int64_t)
 #undef VMAP_SIMD_COMPARISONS
 #undef VMAP_SIMD_KERNEL
 
+// out[k] = condition[k] ? a[k] : b[k] over `rows` runs (row_strides[0..3] bytes apart for
+// out, condition, a, b), condition a run of bools, a and b advancing (step 1) or staying on
+// one element (step 0): both sides are loaded and blended, so the lanes are not a branch
+// each (what the engine's scalar loop compiles to).
+template <class T, bool a_moves, bool b_moves>
+void where_rows(void* out, const bool* condition, const void* a, const void* b, int64_t count,
+                const int64_t* row_strides, int64_t rows) {
+  const hn::ScalableTag<T> d;
+  const hn::RebindToUnsigned<decltype(d)> du;
+  const hn::Rebind<uint8_t, decltype(d)> d8;  // one byte per lane of T
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < rows; ++r) {
+    T* HWY_RESTRICT o = reinterpret_cast<T*>(static_cast<char*>(out) + r * row_strides[0]);
+    const auto* c = reinterpret_cast<const uint8_t*>(condition) + r * row_strides[1];
+    const T* x = reinterpret_cast<const T*>(static_cast<const char*>(a) + r * row_strides[2]);
+    const T* y = reinterpret_cast<const T*>(static_cast<const char*>(b) + r * row_strides[3]);
+    const auto x_fixed = hn::Set(d, x[0]), y_fixed = hn::Set(d, y[0]);
+    int64_t k = 0;
+    for (; k + lanes <= count; k += lanes) {
+      const auto picks_a = hn::RebindMask(
+          d, hn::Ne(hn::PromoteTo(du, hn::LoadU(d8, c + k)), hn::Zero(du)));
+      const auto from_a = a_moves ? hn::LoadU(d, x + k) : x_fixed;
+      const auto from_b = b_moves ? hn::LoadU(d, y + k) : y_fixed;
+      hn::StoreU(hn::IfThenElse(picks_a, from_a, from_b), d, o + k);
+    }
+    for (; k < count; ++k)
+      o[k] = scalar_functors::Where{}(c[k] != 0, x[a_moves ? k : 0], y[b_moves ? k : 0]);
+  }
+}
+template <class T>
+void where_dispatch(void* out, const bool* condition, const void* a, int64_t a_step,
+                    const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                    int64_t rows) {
+  if (a_step && b_step) where_rows<T, true, true>(out, condition, a, b, count, row_strides, rows);
+  else if (a_step) where_rows<T, true, false>(out, condition, a, b, count, row_strides, rows);
+  else if (b_step) where_rows<T, false, true>(out, condition, a, b, count, row_strides, rows);
+  else where_rows<T, false, false>(out, condition, a, b, count, row_strides, rows);
+}
+void WhereF32(void* out, const bool* condition, const void* a, int64_t a_step, const void* b,
+              int64_t b_step, int64_t count, const int64_t* row_strides, int64_t rows) {
+  where_dispatch<float>(out, condition, a, a_step, b, b_step, count, row_strides, rows);
+}
+void WhereI32(void* out, const bool* condition, const void* a, int64_t a_step, const void* b,
+              int64_t b_step, int64_t count, const int64_t* row_strides, int64_t rows) {
+  where_dispatch<int32_t>(out, condition, a, a_step, b, b_step, count, row_strides, rows);
+}
+
 // Unary float math: `vec` computes a vector with Highway, `accurate` says whether every lane
 // lies where that is within a few ULP of the scalar reference `Scalar` (ranges measured
 // against glibc: Highway's own documented ranges, narrowed where results go subnormal).
@@ -345,51 +392,62 @@ void UnaryF64(SimdOp op, void* out, const void* in, int64_t count) {
   unary_dispatch<double>(op, out, in, count);
 }
 
-// out[j] = row[index[j]]: the indices checked a vector at a time first, then picked with one
-// load each, since a hardware gather is slower than that (2026-11-24, AMD EPYC, AVX-512, 1
-// thread, 1024 rows of 32 picks: the batch gather sample 0.039-0.048 ms cpu with
-// GatherIndex, 0.032 ms with one load per element; BM_Gather of ops_bench.cpp 29.7 us with
-// those loads, 22.5 us with eight loads before their stores). An index outside [0, limit)
-// reads row[0] and makes the result nonzero (simd_pick's contract).
+// out[r * count + j] = source[r * source_stride + index[r * index_stride + j]] for `rows`
+// rows: one dispatch for the whole run, so a row of 32 picks costs no call of its own. Each
+// row's indices are checked a vector at a time first, then picked with one load each, since
+// a hardware gather is slower than that (2026-11-24, AMD EPYC, AVX-512, 1 thread, 1024 rows
+// of 32 picks: the batch gather sample 0.039-0.048 ms cpu with GatherIndex, 0.032 ms with one
+// load per element; BM_Gather of ops_bench.cpp 29.7 us with those loads, 22.5 us with eight
+// loads before their stores; a call per row cost the sample another 0.01 ms over the plain
+// loop's 0.020). An index outside [0, limit) reads the row's element 0 and makes the result
+// nonzero (simd_pick's contract).
 template <class T>
-uint64_t pick_run(T* out, const T* row, const int64_t* index, int64_t count, int64_t limit) {
+uint64_t pick_rows(T* out, const T* source, int64_t source_stride, const int64_t* index,
+                   int64_t index_stride, int64_t rows, int64_t count, int64_t limit) {
   const hn::ScalableTag<int64_t> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
   const auto zero = hn::Zero(di), bound = hn::Set(di, limit);
-  auto in_range = hn::Eq(zero, zero);
-  int64_t k = 0;
-  for (; k + lanes <= count; k += lanes) {
-    const auto i = hn::LoadU(di, index + k);
-    in_range = hn::And(in_range, hn::AndNot(hn::Lt(i, zero), hn::Lt(i, bound)));
-  }
-  bool all_in_range = hn::AllTrue(di, in_range);
-  for (; k < count; ++k)
-    all_in_range = all_in_range && static_cast<uint64_t>(index[k]) < static_cast<uint64_t>(limit);
-  if (all_in_range) {
-    // Eight loads before their stores: a store between two loads may alias the next
-    // index, and its own loads then wait for it.
-    for (k = 0; k + 8 <= count; k += 8) {
-      T picked[8];
-      for (int lane = 0; lane < 8; ++lane) picked[lane] = row[index[k + lane]];
-      std::memcpy(out + k, picked, sizeof picked);
-    }
-    for (; k < count; ++k) out[k] = row[index[k]];
-    return 0;
-  }
   uint64_t result = 0;
-  for (k = 0; k < count; ++k) {
-    const uint64_t i = static_cast<uint64_t>(index[k]);
-    const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
-    result |= i ^ safe;
-    out[k] = row[safe];
+  for (int64_t r = 0; r < rows; ++r, out += count, source += source_stride, index += index_stride) {
+    auto in_range = hn::Eq(zero, zero);
+    int64_t k = 0;
+    for (; k + lanes <= count; k += lanes) {
+      const auto i = hn::LoadU(di, index + k);
+      in_range = hn::And(in_range, hn::AndNot(hn::Lt(i, zero), hn::Lt(i, bound)));
+    }
+    bool all_in_range = hn::AllTrue(di, in_range);
+    for (; k < count; ++k)
+      all_in_range =
+          all_in_range && static_cast<uint64_t>(index[k]) < static_cast<uint64_t>(limit);
+    if (all_in_range) {
+      // Eight loads before their stores: a store between two loads may alias the next
+      // index, and its own loads then wait for it.
+      for (k = 0; k + 8 <= count; k += 8) {
+        T picked[8];
+        for (int lane = 0; lane < 8; ++lane) picked[lane] = source[index[k + lane]];
+        std::memcpy(out + k, picked, sizeof picked);
+      }
+      for (; k < count; ++k) out[k] = source[index[k]];
+      continue;
+    }
+    for (k = 0; k < count; ++k) {
+      const uint64_t i = static_cast<uint64_t>(index[k]);
+      const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
+      result |= i ^ safe;
+      out[k] = source[safe];
+    }
   }
   return result;
 }
-uint64_t PickF32(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
-  return pick_run(static_cast<float*>(out), static_cast<const float*>(row), index, count, limit);
+uint64_t PickF32(void* out, const void* source, int64_t source_stride, const int64_t* index,
+                 int64_t index_stride, int64_t rows, int64_t count, int64_t limit) {
+  return pick_rows(static_cast<float*>(out), static_cast<const float*>(source), source_stride,
+                   index, index_stride, rows, count, limit);
 }
-uint64_t PickF64(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
-  return pick_run(static_cast<double*>(out), static_cast<const double*>(row), index, count, limit);
+uint64_t PickF64(void* out, const void* source, int64_t source_stride, const int64_t* index,
+                 int64_t index_stride, int64_t rows, int64_t count, int64_t limit) {
+  return pick_rows(static_cast<double*>(out), static_cast<const double*>(source), source_stride,
+                   index, index_stride, rows, count, limit);
 }
 
 }  // namespace vmap::detail::HWY_NAMESPACE
@@ -431,6 +489,8 @@ VMAP_EXPORT_COMPARISONS(I64)
 #undef VMAP_EXPORT_COMPARISONS
 HWY_EXPORT(PickF32);
 HWY_EXPORT(PickF64);
+HWY_EXPORT(WhereF32);
+HWY_EXPORT(WhereI32);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 
@@ -504,10 +564,24 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
   return true;
 }
 
-uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
+bool simd_where(Dtype dtype, void* out, const bool* condition, const void* a, int64_t a_step,
+                const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                int64_t rows) {
+  if (dtype == Dtype::Float32)
+    HWY_DYNAMIC_DISPATCH(WhereF32)(out, condition, a, a_step, b, b_step, count, row_strides, rows);
+  else if (dtype == Dtype::Int32)
+    HWY_DYNAMIC_DISPATCH(WhereI32)(out, condition, a, a_step, b, b_step, count, row_strides, rows);
+  else
+    return false;
+  return true;
+}
+
+uint64_t simd_pick(Dtype dtype, void* out, const void* source, int64_t source_stride,
+                   const int64_t* index, int64_t index_stride, int64_t rows, int64_t count,
                    int64_t limit) {
-  if (dtype == Dtype::Float64) return HWY_DYNAMIC_DISPATCH(PickF64)(out, row, index, count, limit);
-  return HWY_DYNAMIC_DISPATCH(PickF32)(out, row, index, count, limit);
+  const auto pick =
+      dtype == Dtype::Float64 ? HWY_DYNAMIC_DISPATCH(PickF64) : HWY_DYNAMIC_DISPATCH(PickF32);
+  return pick(out, source, source_stride, index, index_stride, rows, count, limit);
 }
 
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count) {
