@@ -196,12 +196,25 @@ VMAP_SIMD_COMPARISONS(I64, int64_t)
 // out, condition, a, b), condition a run of bools, a and b advancing (step 1) or staying on
 // one element (step 0): both sides are loaded and blended, so the lanes are not a branch
 // each (what the engine's scalar loop compiles to).
+// The lanes of `d` whose bool (one byte each, from `condition`) is true; 64-bit lanes widen
+// the bytes in two steps (Highway promotes bytes to 32 bits at most).
+template <class D>
+auto lanes_set(D d, const uint8_t* condition) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::Rebind<uint8_t, D> d8;  // one byte per lane of d
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    return hn::RebindMask(d, hn::Ne(hn::PromoteTo(du, hn::LoadU(d8, condition)), hn::Zero(du)));
+  } else {
+    const hn::Rebind<uint32_t, D> d32;
+    const auto wide = hn::PromoteTo(du, hn::PromoteTo(d32, hn::LoadU(d8, condition)));
+    return hn::RebindMask(d, hn::Ne(wide, hn::Zero(du)));
+  }
+}
+
 template <class T, bool a_moves, bool b_moves>
 void where_rows(void* out, const bool* condition, const void* a, const void* b, int64_t count,
                 const int64_t* row_strides, int64_t rows) {
   const hn::ScalableTag<T> d;
-  const hn::RebindToUnsigned<decltype(d)> du;
-  const hn::Rebind<uint8_t, decltype(d)> d8;  // one byte per lane of T
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   for (int64_t r = 0; r < rows; ++r) {
     T* HWY_RESTRICT o = reinterpret_cast<T*>(static_cast<char*>(out) + r * row_strides[0]);
@@ -211,8 +224,7 @@ void where_rows(void* out, const bool* condition, const void* a, const void* b, 
     const auto x_fixed = hn::Set(d, x[0]), y_fixed = hn::Set(d, y[0]);
     int64_t k = 0;
     for (; k + lanes <= count; k += lanes) {
-      const auto picks_a = hn::RebindMask(
-          d, hn::Ne(hn::PromoteTo(du, hn::LoadU(d8, c + k)), hn::Zero(du)));
+      const auto picks_a = lanes_set(d, c + k);
       const auto from_a = a_moves ? hn::LoadU(d, x + k) : x_fixed;
       const auto from_b = b_moves ? hn::LoadU(d, y + k) : y_fixed;
       hn::StoreU(hn::IfThenElse(picks_a, from_a, from_b), d, o + k);
@@ -230,14 +242,17 @@ void where_dispatch(void* out, const bool* condition, const void* a, int64_t a_s
   else if (b_step) where_rows<T, false, true>(out, condition, a, b, count, row_strides, rows);
   else where_rows<T, false, false>(out, condition, a, b, count, row_strides, rows);
 }
-void WhereF32(void* out, const bool* condition, const void* a, int64_t a_step, const void* b,
-              int64_t b_step, int64_t count, const int64_t* row_strides, int64_t rows) {
-  where_dispatch<float>(out, condition, a, a_step, b, b_step, count, row_strides, rows);
-}
-void WhereI32(void* out, const bool* condition, const void* a, int64_t a_step, const void* b,
-              int64_t b_step, int64_t count, const int64_t* row_strides, int64_t rows) {
-  where_dispatch<int32_t>(out, condition, a, a_step, b, b_step, count, row_strides, rows);
-}
+#define VMAP_WHERE_KERNEL(SUFFIX, T)                                                         \
+  void Where##SUFFIX(void* out, const bool* condition, const void* a, int64_t a_step,          \
+                     const void* b, int64_t b_step, int64_t count, const int64_t* row_strides, \
+                     int64_t rows) {                                                           \
+    where_dispatch<T>(out, condition, a, a_step, b, b_step, count, row_strides, rows);         \
+  }
+VMAP_WHERE_KERNEL(F32, float)
+VMAP_WHERE_KERNEL(F64, double)
+VMAP_WHERE_KERNEL(I32, int32_t)
+VMAP_WHERE_KERNEL(I64, int64_t)
+#undef VMAP_WHERE_KERNEL
 
 // Unary float math: `vec` computes a vector with Highway, `accurate` says whether every lane
 // lies where that is within a few ULP of the scalar reference `Scalar` (ranges measured
@@ -490,7 +505,9 @@ VMAP_EXPORT_COMPARISONS(I64)
 HWY_EXPORT(PickF32);
 HWY_EXPORT(PickF64);
 HWY_EXPORT(WhereF32);
+HWY_EXPORT(WhereF64);
 HWY_EXPORT(WhereI32);
+HWY_EXPORT(WhereI64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 
@@ -567,12 +584,18 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
 bool simd_where(Dtype dtype, void* out, const bool* condition, const void* a, int64_t a_step,
                 const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
                 int64_t rows) {
-  if (dtype == Dtype::Float32)
-    HWY_DYNAMIC_DISPATCH(WhereF32)(out, condition, a, a_step, b, b_step, count, row_strides, rows);
-  else if (dtype == Dtype::Int32)
-    HWY_DYNAMIC_DISPATCH(WhereI32)(out, condition, a, a_step, b, b_step, count, row_strides, rows);
-  else
-    return false;
+  using Kernel = void (*)(void*, const bool*, const void*, int64_t, const void*, int64_t, int64_t,
+                         const int64_t*, int64_t);
+  Kernel kernel = nullptr;
+  switch (dtype) {
+    case Dtype::Float32: kernel = HWY_DYNAMIC_DISPATCH(WhereF32); break;
+    case Dtype::Float64: kernel = HWY_DYNAMIC_DISPATCH(WhereF64); break;
+    case Dtype::Int32: kernel = HWY_DYNAMIC_DISPATCH(WhereI32); break;
+    case Dtype::Int64: kernel = HWY_DYNAMIC_DISPATCH(WhereI64); break;
+    case Dtype::Bool: return false;
+  }
+  if (kernel == nullptr) return false;
+  kernel(out, condition, a, a_step, b, b_step, count, row_strides, rows);
   return true;
 }
 
