@@ -269,6 +269,7 @@ inline constexpr int max_operands = 4;  // output + 3 inputs
 enum class SimdOp : int8_t {
   none, add, sub, mul, div, max, min,       // binary
   eq, ne, lt, le, gt, ge,                   // comparisons
+  logical_and, logical_or,                  // on bools
   sqrt, exp, log, sin, cos, tanh, sigmoid,  // unary float math
   cube, rsqrt, inverse_square,              // pow's strength reductions (and rsqrt)
   where                                     // where(condition, a, b): simd_where

@@ -75,6 +75,13 @@ struct GeKernel : scalar_functors::Ge {
     else return hn::Not(hn::Lt(a, b));
   }
 };
+// Bools are bytes 0 or 1: `and` and `or` of the bytes are the logical ops.
+struct LogicalAndKernel : scalar_functors::LogicalAnd {
+  template <class V> V vec(V a, V b) const { return hn::And(a, b); }
+};
+struct LogicalOrKernel : scalar_functors::LogicalOr {
+  template <class V> V vec(V a, V b) const { return hn::Or(a, b); }
+};
 
 // The 8 bools of the 8 bits of a byte, as one little-endian word (lane j's bool is byte j).
 constexpr std::array<uint64_t, 256> bools_of_bits = [] {
@@ -185,6 +192,8 @@ VMAP_SIMD_KERNEL(MaxI32, int32_t, int32_t, MaxKernel)
 VMAP_SIMD_KERNEL(MinI32, int32_t, int32_t, MinKernel)
 VMAP_SIMD_KERNEL(AddI64, int64_t, int64_t, AddKernel)
 VMAP_SIMD_KERNEL(SubI64, int64_t, int64_t, SubKernel)
+VMAP_SIMD_KERNEL(LogicalAndB8, uint8_t, uint8_t, LogicalAndKernel)
+VMAP_SIMD_KERNEL(LogicalOrB8, uint8_t, uint8_t, LogicalOrKernel)
 VMAP_SIMD_COMPARISONS(F32, float)
 VMAP_SIMD_COMPARISONS(F64, double)
 VMAP_SIMD_COMPARISONS(I32, int32_t)
@@ -502,6 +511,8 @@ VMAP_EXPORT_COMPARISONS(F64)
 VMAP_EXPORT_COMPARISONS(I32)
 VMAP_EXPORT_COMPARISONS(I64)
 #undef VMAP_EXPORT_COMPARISONS
+HWY_EXPORT(LogicalAndB8);
+HWY_EXPORT(LogicalOrB8);
 HWY_EXPORT(PickF32);
 HWY_EXPORT(PickF64);
 HWY_EXPORT(WhereF32);
@@ -563,7 +574,12 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         VMAP_COMPARISON_CASES(I64)
         default: return nullptr;
       }
-    case Dtype::Bool: return nullptr;
+    case Dtype::Bool:
+      switch (op) {
+        case SimdOp::logical_and: return HWY_DYNAMIC_DISPATCH(LogicalAndB8);
+        case SimdOp::logical_or: return HWY_DYNAMIC_DISPATCH(LogicalOrB8);
+        default: return nullptr;
+      }
   }
   return nullptr;
 }

@@ -198,6 +198,29 @@ TEST(Pointwise, Where) {
             std::string::npos);
 }
 
+// logical_and / logical_or on bool runs long enough for their vector kernels (bytes and-ed
+// and or-ed), with tails and a broadcast side, against a naive loop.
+TEST(Pointwise, LogicalOpsOnLongBoolRunsMatchNaiveLoop) {
+  manual_seed(6);
+  for (int64_t length : {16, 33, 1000}) {
+    SCOPED_TRACE(::testing::Message() << "length " << length);
+    const Tensor a = rand({2, length}) < 0.5, b = rand({2, length}) < 0.5;
+    const Tensor first_row = b.narrow(0, 0, 1);  // [1, length]: broadcast over the rows
+    const std::vector<bool> av = elements<bool>(a), bv = elements<bool>(b);
+    std::vector<bool> both, either, with_first;
+    for (size_t k = 0; k < av.size(); ++k) {
+      both.push_back(av[k] && bv[k]);
+      either.push_back(av[k] || bv[k]);
+      with_first.push_back(av[k] && bv[k % static_cast<size_t>(length)]);
+    }
+    EXPECT_EQ(elements<bool>(logical_and(a, b)), both);
+    EXPECT_EQ(elements<bool>(logical_or(a, b)), either);
+    EXPECT_EQ(elements<bool>(logical_and(a, first_row)), with_first);
+    EXPECT_EQ(elements<bool>(logical_and(a, tensor(true))), av);
+    EXPECT_EQ(elements<bool>(logical_or(a, tensor(false))), av);
+  }
+}
+
 // where's vector kernel (float32 and int32 runs of 16 and more) against a naive loop: runs with
 // tails, scalar sides (step 0), rows with gaps between them, NaN and infinities passed through
 // unchanged, and the dtypes without a kernel.
