@@ -1,6 +1,7 @@
 // Indexing with a batched input, a batched index, or both. A batched index on an unbatched
 // input is one index_select of all examples' indices (the batch lands where the indexed dim
-// was); with both batched it is one gather along the shifted dim.
+// was); with both batched it is one gather along the shifted dim (for index_select, the
+// runtime's index_select_each: Note [Batched index_select]).
 #include <vmap/rules/rules.hpp>
 
 #include <string>
@@ -82,8 +83,7 @@ BatchedResult index_select_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t 
   const int64_t per_example = index_front.dim() == 2 ? index_front.size(1) : 1;
   const Tensor positions = index_front.reshape({index_front.size(0), per_example});
   if (!x_bdim) return select_from_unbatched(x, logical_dim, positions);
-  const int64_t shifted = logical_dim + 1;
-  return {front.gather(shifted, gather_index(positions, front, shifted)), 0};
+  return {vmap::detail::index_select_each(front, logical_dim + 1, positions), 0};
 }
 
 BatchedResult gather_batch_rule(const Tensor& x, BatchDim x_bdim, int64_t dim, const Tensor& index,

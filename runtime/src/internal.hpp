@@ -269,8 +269,10 @@ inline constexpr int max_operands = 4;  // output + 3 inputs
 enum class SimdOp : int8_t {
   none, add, sub, mul, div, max, min,       // binary
   eq, ne, lt, le, gt, ge,                   // comparisons
+  logical_and, logical_or,                  // on bools
   sqrt, exp, log, sin, cos, tanh, sigmoid,  // unary float math
-  cube, rsqrt, inverse_square               // pow's strength reductions (and rsqrt)
+  cube, rsqrt, inverse_square,              // pow's strength reductions (and rsqrt)
+  where                                     // where(condition, a, b): simd_where
 };
 
 
@@ -306,10 +308,21 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
 // there is no kernel for that op/dtype.
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count);
 
-// out[j] = row[index[j]] for j < count, float32 or float64 elements (`dtype`), the indices
-// checked a vector at a time; limit <= INT32_MAX. An index outside [0, limit) reads row[0]
-// and makes the result nonzero (0: every index was in range).
-uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
+// out[k] = condition[k] ? a[k] : b[k] over `rows` runs of `count` (row_strides: bytes between
+// runs of out, condition, a, b), the condition's bools contiguous along a run, a and b
+// advancing (step 1) or staying (step 0). Returns false when there is no kernel for `dtype`
+// (bool has none). The masked updates of a per-example loop are wheres (Note [Control
+// masks] in the batched API).
+bool simd_where(Dtype dtype, void* out, const bool* condition, const void* a, int64_t a_step,
+                const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                int64_t rows);
+
+// out[r * count + j] = source[r * source_stride + index[r * index_stride + j]] for r < rows,
+// j < count, float32 or float64 elements (`dtype`), the indices checked a vector at a time;
+// limit <= INT32_MAX. An index outside [0, limit) reads the row's element 0 and makes the
+// result nonzero (0: every index was in range).
+uint64_t simd_pick(Dtype dtype, void* out, const void* source, int64_t source_stride,
+                   const int64_t* index, int64_t index_stride, int64_t rows, int64_t count,
                    int64_t limit);
 
 // Runs the engine's op `op` over the loop on the output's device: the op is found by name and
@@ -357,6 +370,16 @@ void inner_run(const F& f, char* const* pointers, const int64_t* strides, int64_
         (strides[2] == 0 || strides[2] == sizeof(A)) &&
         simd_binary(F::simd_op, dtype_of<A>, pointers[0], pointers[1], strides[1] ? 1 : 0,
                     pointers[2], strides[2] ? 1 : 0, count, row_strides, rows))
+      return;
+  }
+  if constexpr (simd_op_of<F>() == SimdOp::where) {
+    using A = std::tuple_element_t<1, std::tuple<In...>>;
+    if (count >= 16 && strides[0] == sizeof(Out) && strides[1] == sizeof(bool) &&
+        (strides[2] == 0 || strides[2] == sizeof(A)) &&
+        (strides[3] == 0 || strides[3] == sizeof(A)) && std::is_same_v<Out, A> &&
+        simd_where(dtype_of<Out>, pointers[0], reinterpret_cast<const bool*>(pointers[1]),
+                   pointers[2], strides[2] ? 1 : 0, pointers[3], strides[3] ? 1 : 0, count,
+                   row_strides, rows))
       return;
   }
   const bool contiguous = strides[0] == sizeof(Out) && ((strides[I + 1] == sizeof(In)) && ...);

@@ -35,6 +35,9 @@ using MulOp = WithSimd<functors::Mul, SimdOp::mul>;
 using DivOp = WithSimd<functors::Div, SimdOp::div>;  // true division: floating types only
 using MaxOp = WithSimd<functors::Maximum, SimdOp::max>;
 using MinOp = WithSimd<functors::Minimum, SimdOp::min>;
+using WhereOp = WithSimd<functors::Where, SimdOp::where>;
+using LogicalAndOp = WithSimd<functors::LogicalAnd, SimdOp::logical_and>;
+using LogicalOrOp = WithSimd<functors::LogicalOr, SimdOp::logical_or>;
 
 // Float to integer conversion without UB: NaN and out-of-range values give the minimum, as
 // x86's conversion instructions (and so LibTorch there) do.
@@ -288,7 +291,7 @@ Tensor where_args(const Tensor& condition, const Arg& a, const Arg& b) {
   const Dtype dtype = promote("where", a, b);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     return elementwise<T, bool, T, T>("where", {condition, a.as(dtype), b.as(dtype)},
-                                      functors::Where{});
+                                      WhereOp{});
   });
 }
 
@@ -409,10 +412,10 @@ VMAP_COMPARISON(ge, Ge, >=)
 #undef VMAP_COMPARISON
 
 Tensor logical_and(const Tensor& self, const Tensor& other) {
-  return elementwise<bool, bool, bool>("logical_and", {self, other}, functors::LogicalAnd{});
+  return elementwise<bool, bool, bool>("logical_and", {self, other}, LogicalAndOp{});
 }
 Tensor logical_or(const Tensor& self, const Tensor& other) {
-  return elementwise<bool, bool, bool>("logical_or", {self, other}, functors::LogicalOr{});
+  return elementwise<bool, bool, bool>("logical_or", {self, other}, LogicalOrOp{});
 }
 Tensor logical_not(const Tensor& self) {
   return elementwise<bool, bool>("logical_not", {self}, functors::LogicalNot{});

@@ -75,6 +75,13 @@ struct GeKernel : scalar_functors::Ge {
     else return hn::Not(hn::Lt(a, b));
   }
 };
+// Bools are bytes 0 or 1: `and` and `or` of the bytes are the logical ops.
+struct LogicalAndKernel : scalar_functors::LogicalAnd {
+  template <class V> V vec(V a, V b) const { return hn::And(a, b); }
+};
+struct LogicalOrKernel : scalar_functors::LogicalOr {
+  template <class V> V vec(V a, V b) const { return hn::Or(a, b); }
+};
 
 // The 8 bools of the 8 bits of a byte, as one little-endian word (lane j's bool is byte j).
 constexpr std::array<uint64_t, 256> bools_of_bits = [] {
@@ -185,12 +192,76 @@ VMAP_SIMD_KERNEL(MaxI32, int32_t, int32_t, MaxKernel)
 VMAP_SIMD_KERNEL(MinI32, int32_t, int32_t, MinKernel)
 VMAP_SIMD_KERNEL(AddI64, int64_t, int64_t, AddKernel)
 VMAP_SIMD_KERNEL(SubI64, int64_t, int64_t, SubKernel)
+VMAP_SIMD_KERNEL(LogicalAndB8, uint8_t, uint8_t, LogicalAndKernel)
+VMAP_SIMD_KERNEL(LogicalOrB8, uint8_t, uint8_t, LogicalOrKernel)
 VMAP_SIMD_COMPARISONS(F32, float)
 VMAP_SIMD_COMPARISONS(F64, double)
 VMAP_SIMD_COMPARISONS(I32, int32_t)
 VMAP_SIMD_COMPARISONS(I64, int64_t)
 #undef VMAP_SIMD_COMPARISONS
 #undef VMAP_SIMD_KERNEL
+
+// out[k] = condition[k] ? a[k] : b[k] over `rows` runs (row_strides[0..3] bytes apart for
+// out, condition, a, b), condition a run of bools, a and b advancing (step 1) or staying on
+// one element (step 0): both sides are loaded and blended, so the lanes are not a branch
+// each (what the engine's scalar loop compiles to).
+// The lanes of `d` whose bool (one byte each, from `condition`) is true; 64-bit lanes widen
+// the bytes in two steps (Highway promotes bytes to 32 bits at most).
+template <class D>
+auto lanes_set(D d, const uint8_t* condition) {
+  const hn::RebindToUnsigned<D> du;
+  const hn::Rebind<uint8_t, D> d8;  // one byte per lane of d
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    return hn::RebindMask(d, hn::Ne(hn::PromoteTo(du, hn::LoadU(d8, condition)), hn::Zero(du)));
+  } else {
+    const hn::Rebind<uint32_t, D> d32;
+    const auto wide = hn::PromoteTo(du, hn::PromoteTo(d32, hn::LoadU(d8, condition)));
+    return hn::RebindMask(d, hn::Ne(wide, hn::Zero(du)));
+  }
+}
+
+template <class T, bool a_moves, bool b_moves>
+void where_rows(void* out, const bool* condition, const void* a, const void* b, int64_t count,
+                const int64_t* row_strides, int64_t rows) {
+  const hn::ScalableTag<T> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t r = 0; r < rows; ++r) {
+    T* HWY_RESTRICT o = reinterpret_cast<T*>(static_cast<char*>(out) + r * row_strides[0]);
+    const auto* c = reinterpret_cast<const uint8_t*>(condition) + r * row_strides[1];
+    const T* x = reinterpret_cast<const T*>(static_cast<const char*>(a) + r * row_strides[2]);
+    const T* y = reinterpret_cast<const T*>(static_cast<const char*>(b) + r * row_strides[3]);
+    const auto x_fixed = hn::Set(d, x[0]), y_fixed = hn::Set(d, y[0]);
+    int64_t k = 0;
+    for (; k + lanes <= count; k += lanes) {
+      const auto picks_a = lanes_set(d, c + k);
+      const auto from_a = a_moves ? hn::LoadU(d, x + k) : x_fixed;
+      const auto from_b = b_moves ? hn::LoadU(d, y + k) : y_fixed;
+      hn::StoreU(hn::IfThenElse(picks_a, from_a, from_b), d, o + k);
+    }
+    for (; k < count; ++k)
+      o[k] = scalar_functors::Where{}(c[k] != 0, x[a_moves ? k : 0], y[b_moves ? k : 0]);
+  }
+}
+template <class T>
+void where_dispatch(void* out, const bool* condition, const void* a, int64_t a_step,
+                    const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                    int64_t rows) {
+  if (a_step && b_step) where_rows<T, true, true>(out, condition, a, b, count, row_strides, rows);
+  else if (a_step) where_rows<T, true, false>(out, condition, a, b, count, row_strides, rows);
+  else if (b_step) where_rows<T, false, true>(out, condition, a, b, count, row_strides, rows);
+  else where_rows<T, false, false>(out, condition, a, b, count, row_strides, rows);
+}
+#define VMAP_WHERE_KERNEL(SUFFIX, T)                                                         \
+  void Where##SUFFIX(void* out, const bool* condition, const void* a, int64_t a_step,          \
+                     const void* b, int64_t b_step, int64_t count, const int64_t* row_strides, \
+                     int64_t rows) {                                                           \
+    where_dispatch<T>(out, condition, a, a_step, b, b_step, count, row_strides, rows);         \
+  }
+VMAP_WHERE_KERNEL(F32, float)
+VMAP_WHERE_KERNEL(F64, double)
+VMAP_WHERE_KERNEL(I32, int32_t)
+VMAP_WHERE_KERNEL(I64, int64_t)
+#undef VMAP_WHERE_KERNEL
 
 // Unary float math: `vec` computes a vector with Highway, `accurate` says whether every lane
 // lies where that is within a few ULP of the scalar reference `Scalar` (ranges measured
@@ -345,51 +416,62 @@ void UnaryF64(SimdOp op, void* out, const void* in, int64_t count) {
   unary_dispatch<double>(op, out, in, count);
 }
 
-// out[j] = row[index[j]]: the indices checked a vector at a time first, then picked with one
-// load each, since a hardware gather is slower than that (2026-11-24, AMD EPYC, AVX-512, 1
-// thread, 1024 rows of 32 picks: the batch gather sample 0.039-0.048 ms cpu with
-// GatherIndex, 0.032 ms with one load per element; BM_Gather of ops_bench.cpp 29.7 us with
-// those loads, 22.5 us with eight loads before their stores). An index outside [0, limit)
-// reads row[0] and makes the result nonzero (simd_pick's contract).
+// out[r * count + j] = source[r * source_stride + index[r * index_stride + j]] for `rows`
+// rows: one dispatch for the whole run, so a row of 32 picks costs no call of its own. Each
+// row's indices are checked a vector at a time first, then picked with one load each, since
+// a hardware gather is slower than that (2026-11-24, AMD EPYC, AVX-512, 1 thread, 1024 rows
+// of 32 picks: the batch gather sample 0.039-0.048 ms cpu with GatherIndex, 0.032 ms with one
+// load per element; BM_Gather of ops_bench.cpp 29.7 us with those loads, 22.5 us with eight
+// loads before their stores; a call per row cost the sample another 0.01 ms over the plain
+// loop's 0.020). An index outside [0, limit) reads the row's element 0 and makes the result
+// nonzero (simd_pick's contract).
 template <class T>
-uint64_t pick_run(T* out, const T* row, const int64_t* index, int64_t count, int64_t limit) {
+uint64_t pick_rows(T* out, const T* source, int64_t source_stride, const int64_t* index,
+                   int64_t index_stride, int64_t rows, int64_t count, int64_t limit) {
   const hn::ScalableTag<int64_t> di;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(di));
   const auto zero = hn::Zero(di), bound = hn::Set(di, limit);
-  auto in_range = hn::Eq(zero, zero);
-  int64_t k = 0;
-  for (; k + lanes <= count; k += lanes) {
-    const auto i = hn::LoadU(di, index + k);
-    in_range = hn::And(in_range, hn::AndNot(hn::Lt(i, zero), hn::Lt(i, bound)));
-  }
-  bool all_in_range = hn::AllTrue(di, in_range);
-  for (; k < count; ++k)
-    all_in_range = all_in_range && static_cast<uint64_t>(index[k]) < static_cast<uint64_t>(limit);
-  if (all_in_range) {
-    // Eight loads before their stores: a store between two loads may alias the next
-    // index, and its own loads then wait for it.
-    for (k = 0; k + 8 <= count; k += 8) {
-      T picked[8];
-      for (int lane = 0; lane < 8; ++lane) picked[lane] = row[index[k + lane]];
-      std::memcpy(out + k, picked, sizeof picked);
-    }
-    for (; k < count; ++k) out[k] = row[index[k]];
-    return 0;
-  }
   uint64_t result = 0;
-  for (k = 0; k < count; ++k) {
-    const uint64_t i = static_cast<uint64_t>(index[k]);
-    const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
-    result |= i ^ safe;
-    out[k] = row[safe];
+  for (int64_t r = 0; r < rows; ++r, out += count, source += source_stride, index += index_stride) {
+    auto in_range = hn::Eq(zero, zero);
+    int64_t k = 0;
+    for (; k + lanes <= count; k += lanes) {
+      const auto i = hn::LoadU(di, index + k);
+      in_range = hn::And(in_range, hn::AndNot(hn::Lt(i, zero), hn::Lt(i, bound)));
+    }
+    bool all_in_range = hn::AllTrue(di, in_range);
+    for (; k < count; ++k)
+      all_in_range =
+          all_in_range && static_cast<uint64_t>(index[k]) < static_cast<uint64_t>(limit);
+    if (all_in_range) {
+      // Eight loads before their stores: a store between two loads may alias the next
+      // index, and its own loads then wait for it.
+      for (k = 0; k + 8 <= count; k += 8) {
+        T picked[8];
+        for (int lane = 0; lane < 8; ++lane) picked[lane] = source[index[k + lane]];
+        std::memcpy(out + k, picked, sizeof picked);
+      }
+      for (; k < count; ++k) out[k] = source[index[k]];
+      continue;
+    }
+    for (k = 0; k < count; ++k) {
+      const uint64_t i = static_cast<uint64_t>(index[k]);
+      const uint64_t safe = i < static_cast<uint64_t>(limit) ? i : 0;
+      result |= i ^ safe;
+      out[k] = source[safe];
+    }
   }
   return result;
 }
-uint64_t PickF32(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
-  return pick_run(static_cast<float*>(out), static_cast<const float*>(row), index, count, limit);
+uint64_t PickF32(void* out, const void* source, int64_t source_stride, const int64_t* index,
+                 int64_t index_stride, int64_t rows, int64_t count, int64_t limit) {
+  return pick_rows(static_cast<float*>(out), static_cast<const float*>(source), source_stride,
+                   index, index_stride, rows, count, limit);
 }
-uint64_t PickF64(void* out, const void* row, const int64_t* index, int64_t count, int64_t limit) {
-  return pick_run(static_cast<double*>(out), static_cast<const double*>(row), index, count, limit);
+uint64_t PickF64(void* out, const void* source, int64_t source_stride, const int64_t* index,
+                 int64_t index_stride, int64_t rows, int64_t count, int64_t limit) {
+  return pick_rows(static_cast<double*>(out), static_cast<const double*>(source), source_stride,
+                   index, index_stride, rows, count, limit);
 }
 
 }  // namespace vmap::detail::HWY_NAMESPACE
@@ -429,8 +511,14 @@ VMAP_EXPORT_COMPARISONS(F64)
 VMAP_EXPORT_COMPARISONS(I32)
 VMAP_EXPORT_COMPARISONS(I64)
 #undef VMAP_EXPORT_COMPARISONS
+HWY_EXPORT(LogicalAndB8);
+HWY_EXPORT(LogicalOrB8);
 HWY_EXPORT(PickF32);
 HWY_EXPORT(PickF64);
+HWY_EXPORT(WhereF32);
+HWY_EXPORT(WhereF64);
+HWY_EXPORT(WhereI32);
+HWY_EXPORT(WhereI64);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 
@@ -486,7 +574,12 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         VMAP_COMPARISON_CASES(I64)
         default: return nullptr;
       }
-    case Dtype::Bool: return nullptr;
+    case Dtype::Bool:
+      switch (op) {
+        case SimdOp::logical_and: return HWY_DYNAMIC_DISPATCH(LogicalAndB8);
+        case SimdOp::logical_or: return HWY_DYNAMIC_DISPATCH(LogicalOrB8);
+        default: return nullptr;
+      }
   }
   return nullptr;
 }
@@ -504,10 +597,30 @@ bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_ste
   return true;
 }
 
-uint64_t simd_pick(Dtype dtype, void* out, const void* row, const int64_t* index, int64_t count,
+bool simd_where(Dtype dtype, void* out, const bool* condition, const void* a, int64_t a_step,
+                const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,
+                int64_t rows) {
+  using Kernel = void (*)(void*, const bool*, const void*, int64_t, const void*, int64_t, int64_t,
+                         const int64_t*, int64_t);
+  Kernel kernel = nullptr;
+  switch (dtype) {
+    case Dtype::Float32: kernel = HWY_DYNAMIC_DISPATCH(WhereF32); break;
+    case Dtype::Float64: kernel = HWY_DYNAMIC_DISPATCH(WhereF64); break;
+    case Dtype::Int32: kernel = HWY_DYNAMIC_DISPATCH(WhereI32); break;
+    case Dtype::Int64: kernel = HWY_DYNAMIC_DISPATCH(WhereI64); break;
+    case Dtype::Bool: return false;
+  }
+  if (kernel == nullptr) return false;
+  kernel(out, condition, a, a_step, b, b_step, count, row_strides, rows);
+  return true;
+}
+
+uint64_t simd_pick(Dtype dtype, void* out, const void* source, int64_t source_stride,
+                   const int64_t* index, int64_t index_stride, int64_t rows, int64_t count,
                    int64_t limit) {
-  if (dtype == Dtype::Float64) return HWY_DYNAMIC_DISPATCH(PickF64)(out, row, index, count, limit);
-  return HWY_DYNAMIC_DISPATCH(PickF32)(out, row, index, count, limit);
+  const auto pick =
+      dtype == Dtype::Float64 ? HWY_DYNAMIC_DISPATCH(PickF64) : HWY_DYNAMIC_DISPATCH(PickF32);
+  return pick(out, source, source_stride, index, index_stride, rows, count, limit);
 }
 
 bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count) {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
 
 namespace vmap {
 namespace {
@@ -406,6 +407,79 @@ TEST(BatchedApi, BatchGatherCostsTheSameForAnyBatch) {
     return cost;
   };
   EXPECT_EQ(batched_cost(2), batched_cost(64));
+}
+
+// The message of the first failing example, as the per-example loop raises it.
+std::string message_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// `out[i] = input[i].index_select(0, index[i])` batched against the loop: int64 and int32
+// indices, non-contiguous inputs and indices, large enough for the deferred store into out
+// (Note [Deferred results]) and small enough to run eagerly.
+TEST(BatchedApi, BatchGatherMatchesTheLoop) {
+  Rng rng(12);
+  for (const int64_t batch : {3, 1500}) {
+    for (const Dtype index_dtype : {kInt64, kInt32}) {
+      SCOPED_TRACE(::testing::Message() << "batch " << batch << ", index " << index_dtype);
+      const Tensor wide = random(rng, {batch, 40});
+      const Tensor input = wide.narrow(1, 3, 30);  // rows of 30 with a row stride of 40
+      const Tensor index = test::random_index(rng, {32, batch}, 30).t().to(index_dtype);
+      Tensor expected = zeros({batch, 32}), out = zeros({batch, 32});
+      for (int64_t i = 0; i < batch; ++i) expected[i] = input[i].index_select(0, index[i]);
+      {
+        vb::Level level(0, batch);
+        const vb::Value i = level.index();
+        vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));
+      }
+      expect_equal(out, expected);
+    }
+  }
+}
+
+// A bad index of any example raises index_select's message for the example's dim, as the
+// per-example loop does: negative, past the end, in the first or a later example; an empty
+// index selects nothing.
+TEST(BatchedApi, BatchGatherIndexErrorsNameIndexSelect) {
+  Rng rng(13);
+  for (const int64_t batch : {4, 2000}) {
+    const Tensor input = random(rng, {batch, 16});
+    for (const int64_t bad : {int64_t{-1}, int64_t{16}, int64_t{1} << 40}) {
+      for (const int64_t example : {int64_t{0}, batch - 1}) {
+        SCOPED_TRACE(::testing::Message() << "batch " << batch << ", index " << bad
+                                          << " in example " << example);
+        Tensor index = test::random_index(rng, {batch, 8}, 16);
+        index[example][5] = bad;
+        const std::string expected = "index_select: index " + std::to_string(bad) +
+                                     " out of range for dim 0 of size 16";
+        Tensor out = zeros({batch, 8});
+        EXPECT_EQ(message_of([&] {
+                    for (int64_t i = 0; i < batch; ++i)
+                      out[i] = input[i].index_select(0, index[i]);
+                  }),
+                  expected);
+        EXPECT_EQ(message_of([&] {
+                    vb::Level level(0, batch);
+                    const vb::Value i = level.index();
+                    vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));
+                  }),
+                  expected);
+      }
+    }
+    Tensor out = zeros({batch, 0});
+    const Tensor none = zeros({batch, 0}, kInt64);
+    {
+      vb::Level level(0, batch);
+      const vb::Value i = level.index();
+      vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(none, i));
+    }
+    EXPECT_EQ(out.sizes(), (std::vector<int64_t>{batch, 0}));
+  }
 }
 
 TEST(BatchedApi, PerExampleFallbackWarnsOnceAndStacks) {

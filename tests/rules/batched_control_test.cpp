@@ -71,6 +71,92 @@ TEST(BatchedControl, LoopRunsEachExampleItsOwnIterations) {
   EXPECT_EQ(batched_iterations, longest);  // at most the largest trip count
 }
 
+// An escape-time loop over two levels (a grid of points, as the Mandelbrot sample), its
+// counters updated under the loop's mask: an int counting up, an int64 counting down by 2,
+// a float pair. Grids where points leave at different iterations, all at the same one
+// (max_iter), and none enter (every condition false at the start).
+struct EscapeCounts {
+  std::vector<int64_t> up, down;
+  std::vector<double> last;
+};
+
+EscapeCounts escape_loop(const Tensor& re, const Tensor& im, int max_iter) {
+  EscapeCounts result;
+  for (int64_t y = 0; y < im.size(0); ++y)
+    for (int64_t x = 0; x < re.size(0); ++x) {
+      const float cr = re[x].item<float>(), ci = im[y].item<float>();
+      float zr = 0.0f, zi = 0.0f;
+      int k = 0;
+      int64_t down = 100;
+      while (k < max_iter && zr * zr + zi * zi < 4.0f) {
+        const float next_r = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = next_r;
+        k += 1;
+        down -= 2;
+      }
+      result.up.push_back(k);
+      result.down.push_back(down);
+      result.last.push_back(zr);
+    }
+  return result;
+}
+
+EscapeCounts batched_escape_loop(const Tensor& re, const Tensor& im, int max_iter) {
+  Tensor up = zeros({im.size(0), re.size(0)}, kInt32),
+         down = zeros({im.size(0), re.size(0)}, kInt64),
+         last = zeros({im.size(0), re.size(0)}, kFloat32);
+  {
+    vb::Level rows(0, im.size(0));
+    const vb::Value y = rows.index();
+    vb::Level columns(0, re.size(0));
+    const vb::Value x = columns.index();
+    const vb::Value cr = vb::at(re, x).item<float>(), ci = vb::at(im, y).item<float>();
+    vb::Value zr = 0.0f, zi = 0.0f;
+    vb::Value k = 0;
+    vb::Value count_down = int64_t{100};
+    {
+      vb::Loop loop;
+      while (loop.next(vb::logical_and(k < max_iter, zr * zr + zi * zi < 4.0f))) {
+        vb::Value next_r = zr * zr - zi * zi + cr;
+        zi = 2.0f * zr * zi + ci;
+        zr = next_r;
+        k += 1;
+        count_down -= 2;
+      }
+    }
+    vb::at(up, y)[x] = k;
+    vb::at(down, y)[x] = count_down;
+    vb::at(last, y)[x] = zr;
+  }
+  const Tensor floats = last.to(kFloat64).contiguous();
+  return {values_of(up), values_of(down),
+          {floats.data_ptr<double>(), floats.data_ptr<double>() + floats.numel()}};
+}
+
+TEST(BatchedControl, EscapeLoopCountsUnderTheLoopMask) {
+  const Tensor re = arange(40).to(kFloat32) * (3.0f / 40) - 2.0f;
+  const Tensor im = arange(3).to(kFloat32) * (2.0f / 3) - 1.0f;
+  for (const int max_iter : {0, 1, 7, 64}) {
+    SCOPED_TRACE(::testing::Message() << "max_iter " << max_iter);
+    const EscapeCounts expected = escape_loop(re, im, max_iter);
+    const EscapeCounts actual = batched_escape_loop(re, im, max_iter);
+    EXPECT_EQ(actual.up, expected.up);
+    EXPECT_EQ(actual.down, expected.down);
+    EXPECT_EQ(actual.last, expected.last);
+  }
+  // Inside the set: every point runs to max_iter and all leave at once.
+  const Tensor inside = full({5}, -0.1f), origin = full({2}, 0.1f);
+  const EscapeCounts expected = escape_loop(inside, origin, 30);
+  EXPECT_EQ(expected.up, std::vector<int64_t>(10, 30));
+  EXPECT_EQ(batched_escape_loop(inside, origin, 30).up, expected.up);
+  // No point enters the loop (max_iter 0), or every point leaves after one step (far out).
+  const Tensor far = full({4}, 5.0f);
+  EXPECT_EQ(batched_escape_loop(far, far, 0).up, std::vector<int64_t>(16, 0));
+  EXPECT_EQ(batched_escape_loop(far, far, 0).down, std::vector<int64_t>(16, 100));
+  EXPECT_EQ(batched_escape_loop(far, far, 10).up, escape_loop(far, far, 10).up);
+}
+
 TEST(BatchedControl, MaskedOutExamplesDivideByOne) {
   Tensor d = tensor({int64_t{0}, 3, 0, -2}), out = full({4}, 9, kInt64);
   vb::Level level(0, 4);

@@ -178,6 +178,22 @@ TEST(OpsIndex, ThreadedFastPathsMatchNaiveLoops) {
                 "gather: index " + std::to_string(index) + " out of range for dim 1 of size 256");
     }
   }
+  // Picks along the last dim go a run of rows at a time: rank 3 (runs end where the dim
+  // before the last wraps), an index with a row stride of its own, and a bad index in the
+  // middle of a run, in the vectors or in the tail.
+  const Tensor blocks = random_tensor({5, 7, 40}, kFloat32, 12);
+  const Tensor wide_picks = random_indices({5, 7, 50}, 40, kInt64, 13);
+  const Tensor strided_picks = wide_picks.narrow(2, 4, 35);
+  EXPECT_EQ(values(gather(blocks, 2, strided_picks)),
+            naive_gather(blocks, 2, strided_picks.contiguous()));
+  EXPECT_EQ(values(gather(non_contiguous(blocks), 2, strided_picks)),
+            naive_gather(blocks, 2, strided_picks.contiguous()));
+  for (int64_t position : {2, 34}) {
+    Tensor broken = strided_picks.clone();
+    broken[3][4][position] = int64_t{-3};
+    EXPECT_EQ(error_of([&] { gather(blocks, 2, broken); }),
+              "gather: index -3 out of range for dim 2 of size 40");
+  }
   Tensor bad_picks = random_indices({100000}, 4096, kInt32, 8);
   bad_picks[77777] = -1;
   EXPECT_EQ(error_of([&] { index_select(random_tensor({4096, 2}, kInt32), 0, bad_picks); }),

@@ -198,6 +198,70 @@ TEST(Pointwise, Where) {
             std::string::npos);
 }
 
+// logical_and / logical_or on bool runs long enough for their vector kernels (bytes and-ed
+// and or-ed), with tails and a broadcast side, against a naive loop.
+TEST(Pointwise, LogicalOpsOnLongBoolRunsMatchNaiveLoop) {
+  manual_seed(6);
+  for (int64_t length : {16, 33, 1000}) {
+    SCOPED_TRACE(::testing::Message() << "length " << length);
+    const Tensor a = rand({2, length}) < 0.5, b = rand({2, length}) < 0.5;
+    const Tensor first_row = b.narrow(0, 0, 1);  // [1, length]: broadcast over the rows
+    const std::vector<bool> av = elements<bool>(a), bv = elements<bool>(b);
+    std::vector<bool> both, either, with_first;
+    for (size_t k = 0; k < av.size(); ++k) {
+      both.push_back(av[k] && bv[k]);
+      either.push_back(av[k] || bv[k]);
+      with_first.push_back(av[k] && bv[k % static_cast<size_t>(length)]);
+    }
+    EXPECT_EQ(elements<bool>(logical_and(a, b)), both);
+    EXPECT_EQ(elements<bool>(logical_or(a, b)), either);
+    EXPECT_EQ(elements<bool>(logical_and(a, first_row)), with_first);
+    EXPECT_EQ(elements<bool>(logical_and(a, tensor(true))), av);
+    EXPECT_EQ(elements<bool>(logical_or(a, tensor(false))), av);
+  }
+}
+
+// where's vector kernel (float32 and int32 runs of 16 and more) against a naive loop: runs with
+// tails, scalar sides (step 0), rows with gaps between them, NaN and infinities passed through
+// unchanged, and the dtypes without a kernel.
+TEST(Pointwise, WhereVectorKernelMatchesNaiveLoop) {
+  manual_seed(5);
+  for (int64_t length : {16, 17, 100, 1001}) {
+    SCOPED_TRACE(::testing::Message() << "length " << length);
+    const Tensor condition = rand({3, length}) < 0.5;
+    const Tensor a = randn({3, length + 4}).narrow(1, 2, length);  // rows with gaps
+    Tensor b = randn({3, length});
+    b[1][length - 1] = std::numeric_limits<float>::quiet_NaN();
+    b[2][0] = std::numeric_limits<float>::infinity();
+    const std::vector<bool> picks = elements<bool>(condition);
+    const std::vector<float> av = elements<float>(a), bv = elements<float>(b);
+    std::vector<float> both, a_only, b_only;
+    for (size_t k = 0; k < picks.size(); ++k) {
+      both.push_back(picks[k] ? av[k] : bv[k]);
+      a_only.push_back(picks[k] ? av[k] : -2.5f);
+      b_only.push_back(picks[k] ? 4.0f : bv[k]);
+    }
+    auto same = [](const std::vector<float>& actual, const std::vector<float>& expected) {
+      ASSERT_EQ(actual.size(), expected.size());
+      for (size_t k = 0; k < actual.size(); ++k)
+        EXPECT_TRUE(actual[k] == expected[k] || (std::isnan(actual[k]) && std::isnan(expected[k])))
+            << "element " << k << ": " << actual[k] << " vs " << expected[k];
+    };
+    same(elements<float>(where(condition, a, b)), both);
+    same(elements<float>(where(condition, a, -2.5f)), a_only);
+    same(elements<float>(where(condition, tensor(4.0f), b)), b_only);
+    std::vector<int64_t> ints;
+    for (size_t k = 0; k < picks.size(); ++k) ints.push_back(picks[k] ? int64_t(k) : -7);
+    const Tensor counter = arange(3 * length).reshape({3, length});
+    const Tensor from_int32 = where(condition, counter.to(kInt32), -7);
+    EXPECT_EQ(from_int32.dtype(), kInt32);
+    EXPECT_EQ(elements<int64_t>(from_int32.to(kInt64)), ints);
+    EXPECT_EQ(elements<int64_t>(where(condition, counter, -7)), ints);  // int64: no kernel
+    const Tensor strided_condition = condition.t().contiguous().t();  // the scalar loop
+    EXPECT_EQ(elements<int64_t>(where(strided_condition, counter.to(kInt32), -7).to(kInt64)), ints);
+  }
+}
+
 TEST(Pointwise, InPlaceRules) {
   Tensor x = tensor({1, 2, 3});
   x += 2;

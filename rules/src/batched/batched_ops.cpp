@@ -118,23 +118,6 @@ void make_room(const Value& place, const Value& value) {
                           std::max(levels, place.levels()));
 }
 
-// `k += d` on a per-example C++ integer under a mask (a counter in a per-example loop):
-// k + d * mask is the masked merge exactly, one multiply and one add where the merge costs
-// a `where` (Note [Control masks]). Integers only: for floats 0 * inf is no zero.
-bool masked_integer_step(Value& self, const Value& step, bool subtract) {
-  const Value* mask = current_mask();
-  auto integral = [](const Value& v) {
-    return v.is_cpp_scalar() && !vmap::detail::is_floating(v.dtype()) && v.dtype() != kBool;
-  };
-  if (!mask || !integral(self) || !integral(step)) return false;
-  const Value masked_step = step * scalar_cast_to(*mask, step.dtype());
-  const Value updated =
-      scalar_cast_to(subtract ? self - masked_step : self + masked_step, self.dtype());
-  Access::rebind_physical(self, updated.physical(), updated.levels());
-  Access::set_induction_level(self, -1);  // a copy of an induction variable no longer is one
-  return true;
-}
-
 Value compound(Value& self, const Value& updated) {
   if (self.is_cpp_scalar()) return self = scalar_cast_to(updated, self.dtype());
   make_room(self, updated);
@@ -355,11 +338,11 @@ const Value& Value::copy_(const Value& src) const {
 const Value& Value::fill_(const Value& value) const { return copy_(value); }
 const Value& Value::zero_() const { return copy_(Value(int64_t{0})); }
 Value& Value::operator+=(const Value& other) {
-  if (!masked_integer_step(*this, other, false)) compound(*this, *this + other);
+  compound(*this, *this + other);
   return *this;
 }
 Value& Value::operator-=(const Value& other) {
-  if (!masked_integer_step(*this, other, true)) compound(*this, *this - other);
+  compound(*this, *this - other);
   return *this;
 }
 Value& Value::operator*=(const Value& other) {

@@ -450,6 +450,13 @@ Tensor remainder_trunc(const Tensor& a, const Tensor& b);
 // inputs at run time with this, and falls back to the per-example loop when true).
 bool overlaps(const Tensor& a, const Tensor& b);
 
+// Note [Batched index_select]
+// x[b].index_select(dim - 1, index[b]) for every example b of a batch-first `x` [B, ...]
+// and `index` [B, k] (int64 or int32), as one indexed copy: the batching rule of
+// index_select when both are batched. No expanded index, and an out-of-range index raises
+// index_select's own message with the example's dim (what the per-example loop raises).
+Tensor index_select_each(const Tensor& x, int64_t dim, const Tensor& index);
+
 // Note [Results into a destination]
 // While a ResultInto lives, the first op on this thread whose result has the destination's
 // sizes, dtype and device (a contiguous tensor) computes it into the destination and returns
