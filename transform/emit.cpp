@@ -393,10 +393,16 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
 //===-- statements --------------------------------------------------------===//
 
 void Printer::line(unsigned Indent, const std::string &Text,
-                   const Stmt *Origin) {
+                   const Stmt *Origin, bool Profiled) {
   if (Origin) // Note [Line directives]
     Out += lineDirective(Context, lineOf(Context, Origin->getBeginLoc())) + "\n";
-  Out += std::string(Indent, ' ') + Text;
+  Out += std::string(Indent, ' ');
+  // On the line of the #line directive, so that it names the statement's
+  // first line (Note [Profiled statements] in rules/include/vmap/profile.hpp).
+  // Not in a batched clone: a call counts toward the calling statement.
+  if (Origin && Profiled && A.Loop)
+    Out += vb("profile_line(); ");
+  Out += Text;
   if (Origin)
     Out += "  // line " + std::to_string(lineOf(Context, Origin->getBeginLoc()));
   Out += "\n";
@@ -564,7 +570,7 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
                   "// '" + cast<VarDecl>(Declaration->getSingleDecl())
                                ->getNameAsString() +
                       "' is computed in the fused kernel below",
-                  S);
+                  S, /*Profiled=*/false);
     line(Indent, decl(Declaration), S);
     for (const Decl *D : Declaration->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D))
