@@ -15,9 +15,9 @@
 //
 //   { // clang-vmap: batched from line 7
 //     namespace vb = vmap::batched;
-//     vb::Level _b_level0(0, input.size(0));
+//     vb::profile_line(); vb::Level _b_level0(0, input.size(0));  // line 7
 //     const vb::Value i = _b_level0.index();
-//     vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));  // line 8
+//     vb::profile_line(); vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));  // line 8
 //   }
 //
 // Every member, operator and free function of Tensor in SPEC section 4 exists on Value
