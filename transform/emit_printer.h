@@ -68,8 +68,8 @@ private:
   void stmt(const Stmt *S, unsigned Indent);
   void block(const Stmt *S, unsigned Indent);
   void level(const ForStmt *For, unsigned Indent, bool TopLevel);
-  /// One statement's line; \p Profiled ones start with vb::profile_line(),
-  /// all but comments, jumps and `case` labels.
+  /// One statement's line; in a loop (not a clone), \p Profiled ones start
+  /// with vb::profile_line(): all but comments, jumps and `case` labels.
   void line(unsigned Indent, const std::string &Text, const Stmt *Origin,
             bool Profiled = true);
   std::string decl(const DeclStmt *S);
