@@ -414,10 +414,17 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
 //===-- statements --------------------------------------------------------===//
 
 void Printer::line(unsigned Indent, const std::string &Text,
-                   const Stmt *Origin) {
+                   const Stmt *Origin, bool Profiled) {
   if (Origin) // Note [Line directives]
     Out += lineDirective(Context, lineOf(Context, Origin->getBeginLoc())) + "\n";
-  Out += std::string(Indent, ' ') + Text;
+  Out += std::string(Indent, ' ');
+  // On the line of the #line directive, so that it names the statement's
+  // first line (Note [Profiled statements] in rules/include/vmap/profile.hpp).
+  // Not in a batched clone (a call counts toward the calling statement), nor
+  // in a fused kernel's body (it runs per element).
+  if (Origin && Profiled && A.Loop && !Kernel)
+    Out += vb("profile_line(); ");
+  Out += Text;
   if (Origin) {
     unsigned Line = lineOf(Context, Origin->getBeginLoc());
     auto Region = Plan.Fusion.RegionStarts.find(Origin);

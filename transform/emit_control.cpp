@@ -26,12 +26,12 @@ bool Printer::control(const Stmt *S, unsigned Indent) {
     bool Break = isa<BreakStmt>(S);
     auto Target = A.MaskedJumps.find(S);
     if (Target == A.MaskedJumps.end())
-      line(Indent, Break ? "break;" : "continue;", S);
+      line(Indent, Break ? "break;" : "continue;", S, /*Profiled=*/false);
     else
       line(Indent,
            ControlNames.lookup(Target->second) +
                (Break ? ".exit();" : ".skip();"),
-           S);
+           S, /*Profiled=*/false);
     return true;
   }
   if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
@@ -59,7 +59,9 @@ bool Printer::control(const Stmt *S, unsigned Indent) {
 }
 
 // A masked loop runs while any example is in it; a `continue` of some examples
-// ends when the iteration does (resume()), before the condition is tested.
+// ends when the iteration does (resume()), before the condition is tested. So
+// does the iteration's last statement in the profile: the condition counts
+// toward the loop's line (Note [Profiled statements] in vmap/profile.hpp).
 void Printer::loop(const Stmt *S, unsigned Indent) {
   std::string Pad(Indent, ' ');
   const auto *While = dyn_cast<WhileStmt>(S);
@@ -78,26 +80,23 @@ void Printer::loop(const Stmt *S, unsigned Indent) {
   }
   std::string Name = freshName("_b_loop" + std::to_string(NumLoops++), Taken);
   ControlNames[S] = Name;
-  bool Skips = llvm::any_of(A.MaskedJumps, [&](const auto &Jump) {
-    return Jump.second == S && isa<ContinueStmt>(Jump.first);
-  });
   std::string Resume = Pad + "    " + Name + ".resume();\n";
   line(Indent, "{ " + vb("Loop ") + Name + ";", S);
   if (While) {
     Out += Pad + "  while (" + Name + ".next(" + expr(While->getCond()) +
            ")) {\n";
     block(While->getBody(), Indent + 4);
-    Out += (Skips ? Resume : "") + Pad + "  }\n";
+    Out += Resume + Pad + "  }\n";
   } else if (Do) {
     Out += Pad + "  do {\n";
     block(Do->getBody(), Indent + 4);
-    Out += (Skips ? Resume : "") + Pad + "  } while (" + Name + ".next(" +
+    Out += Resume + Pad + "  } while (" + Name + ".next(" +
            expr(Do->getCond()) + "));\n";
   } else if (const auto *For = dyn_cast<ForStmt>(S);
              For && For->getCond() && batched(For->getCond())) {
     Out += Pad + "  " + forHeader(For, Name) + " {\n";
     block(For->getBody(), Indent + 4);
-    Out += (Skips ? Resume : "") + Pad + "  }\n";
+    Out += Resume + Pad + "  }\n";
   } else {
     std::string Header =
         isa<ForStmt>(S)
@@ -151,7 +150,7 @@ void Printer::switchStmt(const SwitchStmt *Switch, unsigned Indent) {
                                 : ".enter_default();")
                  : (Case ? "case " + original(Case->getLHS()) + ":"
                          : std::string("default:"));
-      line(Indent + 2, Text, Label);
+      line(Indent + 2, Text, Label, /*Profiled=*/false);
       Child = Label->getSubStmt();
     }
     stmt(Child, Indent + (Masked ? 2 : 4));

@@ -71,7 +71,10 @@ private:
   void stmt(const Stmt *S, unsigned Indent);
   void block(const Stmt *S, unsigned Indent);
   void level(const ForStmt *For, unsigned Indent, bool TopLevel);
-  void line(unsigned Indent, const std::string &Text, const Stmt *Origin);
+  /// One statement's line; in a loop (not a clone), \p Profiled ones start
+  /// with vb::profile_line(): all but comments, jumps and `case` labels.
+  void line(unsigned Indent, const std::string &Text, const Stmt *Origin,
+            bool Profiled = true);
   std::string decl(const DeclStmt *S);
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For, const std::string &Frame = "");

@@ -251,8 +251,13 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
-  if (isTemplatePattern(Loops[Top].Function))
-    return runInSpecializations(Context, Loops, Top, Diags, Remarks);
+  if (isTemplatePattern(Loops[Top].Function)) {
+    Remarks.beginSpecializations(); // one report for all of them
+    LoopOutcome Outcome =
+        runInSpecializations(Context, Loops, Top, Diags, Remarks);
+    Remarks.endSpecializations(Outcome.Batched);
+    return Outcome;
+  }
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)
     return Refused;

@@ -39,6 +39,35 @@ void collectFallbacks(const BatchPlan &Plan,
     collectFallbacks(*Clone, Fallbacks);
 }
 
+/// The op calls of a fused kernel's chain under \p S: down to its operands,
+/// through the local it computes first.
+void collectKernelCalls(const Stmt *S, const FusedChain &Chain,
+                        std::vector<const CallExpr *> &Calls) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    if (Chain.Parameters.count(E))
+      return;
+    if (Chain.Local && referencedVar(E) == Chain.Local)
+      return collectKernelCalls(Chain.Local->getInit(), Chain, Calls);
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    Calls.push_back(Call);
+  for (const Stmt *Child : S->children())
+    collectKernelCalls(Child, Chain, Calls);
+}
+
+/// The fused kernels of \p Plan and of the clones it calls: each chain's root
+/// and its chain.
+void collectKernels(
+    const BatchPlan &Plan,
+    std::vector<std::pair<const Expr *, const FusedChain *>> &Kernels) {
+  for (const auto &[Root, Chain] : Plan.Fusion.Chains)
+    Kernels.push_back({Root, &Chain});
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    collectKernels(*Clone, Kernels);
+}
+
 std::string plural(std::size_t Count, llvm::StringRef One,
                    llvm::StringRef Many) {
   return std::to_string(Count) + " " + (Count == 1 ? One : Many).str();
@@ -83,7 +112,33 @@ LoopRemarks::LoopRemarks(CompilerInstance &Compiler, RemarkLog *Log)
       Analysis(Compiler.getCodeGenOpts().OptimizationRemarkAnalysis),
       Log(Log) {}
 
+void LoopRemarks::beginSpecializations() {
+  if (SpecializationDepth++ == 0) {
+    Specializations = 0;
+    Held.clear();
+  }
+}
+
+void LoopRemarks::endSpecializations(bool Batched) {
+  if (--SpecializationDepth != 0)
+    return;
+  if (Batched && !Held.empty()) {
+    // `loop batched in 3 specializations: ...`
+    std::vector<Arg> &Args = Held.front().Args;
+    Args.front().Value = "loop batched in ";
+    Args.insert(Args.begin() + 1,
+                {{"NumSpecializations", std::to_string(Specializations)},
+                 {"String", Specializations == 1 ? " specialization: "
+                                                 : " specializations: "}});
+    for (const HeldRemark &Remark : Held)
+      emit(Remark);
+  }
+  Held.clear();
+}
+
 void LoopRemarks::batched(const BatchPlan &Plan) {
+  if (SpecializationDepth > 0 && ++Specializations > 1)
+    return; // the first specialization's remarks stand for all
   const LoopAnalysis &A = Plan.Analysis;
   const ASTContext &Context = *A.Context;
   const VmapLoop &Loop = *A.Loop;
@@ -123,6 +178,40 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
     Args.push_back({"String", " ("});
     Args.push_back({"Ops", llvm::join(Ops, ", ")});
     Args.push_back({"String", ")"});
+  }
+
+  // Each fused kernel by its ops and line: `operator-, pow at line 24`.
+  std::vector<std::pair<const Expr *, const FusedChain *>> Kernels;
+  collectKernels(Plan, Kernels);
+  llvm::sort(Kernels, [&](const auto &L, const auto &R) {
+    return SM.isBeforeInTranslationUnit(L.first->getBeginLoc(),
+                                        R.first->getBeginLoc());
+  });
+  if (!Kernels.empty()) {
+    Args.push_back({"String", ", "});
+    Args.push_back({"NumFusedKernels", std::to_string(Kernels.size())});
+    Args.push_back({"String", Kernels.size() == 1 ? " fused kernel"
+                                                  : " fused kernels"});
+  }
+  for (auto [Index, Kernel] : llvm::enumerate(Kernels)) {
+    // In reading order: `(a - b).pow(2)` is operator-, pow.
+    std::vector<const CallExpr *> Calls;
+    collectKernelCalls(Kernel.first, *Kernel.second, Calls);
+    llvm::sort(Calls, [&](const CallExpr *L, const CallExpr *R) {
+      return SM.isBeforeInTranslationUnit(L->getExprLoc(), R->getExprLoc());
+    });
+    std::vector<std::string> KernelOps;
+    for (const CallExpr *Call : Calls)
+      if (std::string Name = calleeName(Call);
+          !Name.empty() && !llvm::is_contained(KernelOps, Name))
+        KernelOps.push_back(Name);
+    Args.push_back(
+        {"FusedKernel",
+         std::string(Index == 0 ? " (" : "; ") + llvm::join(KernelOps, ", ") +
+             " at line " +
+             std::to_string(lineOf(Context, Kernel.first->getBeginLoc())) +
+             (Index + 1 == Kernels.size() ? ")" : ""),
+         Kernel.first->getBeginLoc()});
   }
 
   std::vector<const CallExpr *> Fallbacks;
@@ -199,6 +288,15 @@ LoopRemarks::location(SourceLocation Loc, std::string &FileStorage) const {
 void LoopRemarks::report(llvm::remarks::Type Type, llvm::StringRef Name,
                          SourceLocation Loc, const FunctionDecl *Function,
                          llvm::ArrayRef<Arg> Args) {
+  HeldRemark Remark{Type, Name.str(), Loc, Function, Args.vec()};
+  if (SpecializationDepth > 0 && Type != llvm::remarks::Type::Missed)
+    Held.push_back(std::move(Remark));
+  else
+    emit(Remark);
+}
+
+void LoopRemarks::emit(const HeldRemark &Report) {
+  const auto &[Type, Name, Loc, Function, Args] = Report;
   std::string Message;
   for (const Arg &A : Args)
     Message += A.Value;

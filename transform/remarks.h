@@ -49,15 +49,30 @@ public:
   /// A loop left alone, and why (the refusal's text).
   void notBatched(const VmapLoop &Loop, llvm::StringRef Why);
 
+  /// A loop in a template is batched once per compiled specialization, but
+  /// written once: between these, batched() keeps the first specialization's
+  /// remarks and counts the others; the end reports them once, saying how
+  /// many were batched, if \p Batched (else the loop's refusal speaks).
+  void beginSpecializations();
+  void endSpecializations(bool Batched);
+
 private:
   struct Arg {
     std::string Key;
     std::string Value;
     clang::SourceLocation Loc = {}; ///< optional
   };
+  struct HeldRemark {
+    llvm::remarks::Type Type;
+    std::string Name;
+    clang::SourceLocation Loc;
+    const clang::FunctionDecl *Function;
+    std::vector<Arg> Args;
+  };
   void report(llvm::remarks::Type Type, llvm::StringRef Name,
               clang::SourceLocation Loc, const clang::FunctionDecl *Function,
               llvm::ArrayRef<Arg> Args);
+  void emit(const HeldRemark &Remark);
   std::optional<llvm::remarks::RemarkLocation>
   location(clang::SourceLocation Loc, std::string &FileStorage) const;
 
@@ -65,6 +80,9 @@ private:
   clang::SourceManager &SM;
   clang::CodeGenOptions::OptRemark Passed, Missed, Analysis;
   RemarkLog *Log;
+  unsigned SpecializationDepth = 0; ///< templates being batched, nested
+  unsigned Specializations = 0;     ///< batched so far, of the outermost
+  std::vector<HeldRemark> Held;     ///< the first specialization's
 };
 
 } // namespace clang_vmap

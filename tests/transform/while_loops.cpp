@@ -119,6 +119,7 @@ int main() {
 // CHECK-NEXT: zi = 2.0f * zr * zi + ci;  // line 18
 // CHECK-NEXT: zr = next_r;  // line 19
 // CHECK-NEXT: k += 1;  // line 20
+// CHECK-NEXT: _b_loop0.resume();
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: vb::at(counts, i) = k;  // line 22
@@ -138,6 +139,7 @@ int main() {
 // CHECK-NEXT: do {
 // CHECK-NEXT: value = value / 10;  // line 61
 // CHECK-NEXT: count += 1;  // line 62
+// CHECK-NEXT: _b_loop2.resume();
 // CHECK-NEXT: } while (_b_loop2.next(value != 0));
 // CHECK-LABEL: void invariant_while(
 // CHECK: int64_t k = 0;  // line 73

@@ -15,9 +15,9 @@
 //
 //   { // clang-vmap: batched from line 7
 //     namespace vb = vmap::batched;
-//     vb::Level _b_level0(0, input.size(0));
+//     vb::profile_line(); vb::Level _b_level0(0, input.size(0));  // line 7
 //     const vb::Value i = _b_level0.index();
-//     vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));  // line 8
+//     vb::profile_line(); vb::at(out, i) = vb::at(input, i).index_select(0, vb::at(index, i));  // line 8
 //   }
 //
 // Every member, operator and free function of Tensor in SPEC section 4 exists on Value
@@ -33,12 +33,14 @@
 // that differs per example into a place shared by those examples throws vmap::Error.
 #pragma once
 
+#include <vmap/profile.hpp>
 #include <vmap/vmap.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -64,6 +66,14 @@ class Level {
  private:
   int64_t depth_;
 };
+
+// Starts a batched statement at the caller's line for the run-time profile (Note [Profiled
+// statements] in vmap/profile.hpp); clang-vmap prints one in front of each. Profiling off,
+// it is one branch.
+inline void profile_line(std::source_location where = std::source_location::current()) {
+  if (profile::enabled()) [[unlikely]]
+    profile::detail::start_statement(where);
+}
 
 namespace detail {
 struct Place;
@@ -325,7 +335,8 @@ class Where {
 //     while (_b_loop0.next(k < max_iter && zr * zr + zi * zi < 4.0f)) { ... } }
 class Loop {
  public:
-  Loop();  // the examples of the current mask enter the loop
+  // The examples of the current mask enter the loop; `where` names it in the profile.
+  explicit Loop(std::source_location where = std::source_location::current());
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
   ~Loop();
@@ -335,10 +346,13 @@ class Loop {
   bool next();
   void exit();    // `break`: the examples of the current mask leave the loop
   void skip();    // `continue`: they skip the rest of this iteration
-  void resume();  // end of an iteration: the skipped examples test the condition again
+  // End of an iteration: the skipped examples test the condition again (clang-vmap prints
+  // it at the end of each batched loop body; next() without a condition calls it).
+  void resume();
 
  private:
   std::size_t frame_;
+  std::source_location where_;
 };
 
 // A `switch` on a per-example integer: the examples whose value matches a label run

@@ -254,6 +254,7 @@ class Fused {
 
   // A store, or any other use: the chain's value.
   operator Value() const {
+    const profile::detail::OpScope profiled("fused");  // Note [Profiled statements]
     Value result;
     if (!with_layout([&]<class T>(const detail::FusedLayout& layout) {
           result = compiled_value<T>(layout);
@@ -271,6 +272,7 @@ class Fused {
 
   // acc op= the chain, reduced over the levels acc lacks (vb::accumulate).
   void accumulate_into(Tensor& acc, Reduce op) const {
+    const profile::detail::OpScope profiled("fused accumulate");
     if ((op != Reduce::add && op != Reduce::sub) || detail::fused_masked() || acc.dim() != 0 ||
         acc.device() != kCPU ||
         !with_layout([&]<class T>(const detail::FusedLayout& layout) {
@@ -601,6 +603,7 @@ class Fused {
   // store computes it straight into its slots.
   template <class Batched>
   Value reduce(bool mean, Batched&& batched_reduction) const {
+    const profile::detail::OpScope profiled(mean ? "fused mean" : "fused sum");
     Value result;
     if (!with_layout([&]<class T>(const detail::FusedLayout& layout) {
           using R = ResultOf<T>;

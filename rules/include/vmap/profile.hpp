@@ -1,8 +1,23 @@
 // Run-time profile of batched code (beyond SPEC; issue 17), in the spirit of
-// torch.profiler's key_averages(): calls and time per op of the batched API.
+// torch.profiler's key_averages(): calls and time per batched statement, named by the
+// user's file and line, and per op of the batched API.
 //
 // VMAP_PROFILE=1 in the environment turns it on at start-up and prints table() on stderr
-// at exit; enable() does the same from code. Off, each op pays one relaxed atomic load.
+// at exit; enable() does the same from code. Off, each op and each statement pays one
+// relaxed atomic load and a branch.
+//
+// Note [Profiled statements]
+// clang-vmap starts every batched statement with `vb::profile_line();`, whose default
+// argument std::source_location::current() is the user's file and line: the rewrite's
+// `#line` directives name them. A statement runs from its profile_line() to the next one,
+// or to the end of its vmap loop (~Level); its time is that wall time, whatever runs in it:
+// ops of the batched API, compiled fused kernels (vb::fused), per-example fallbacks.
+// Work counts where it runs, not where it was written: a pending value (Note [Pending
+// values] in rules/src/batched_fused.hpp) is computed where it is consumed, so a chain of
+// pointwise statements shows its time at the store or reduction that computes it; and a
+// batched `while` loop's condition counts toward the loop's line (Loop::resume, at the end
+// of each iteration, starts it again). The statements of a batched clone of a called
+// function are not marked: the call counts toward the statement that makes it.
 //
 // Independently of it, an overlap guard of the rewritten code (`if
 // (vmap::batched::unsafe_overlap(out, x)) { loop as written } else { batched }`) that finds
@@ -10,7 +25,9 @@
 // the loop then runs per example, without the speedup.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,23 +35,38 @@
 namespace vmap::profile {
 
 struct OpStats {
-  std::string op;        // as the op table spells it: "add", "operator+", "sum"
+  std::string op;        // as the op table spells it: "add", "operator+", "sum"; "fused"
   std::int64_t calls = 0;
   double seconds = 0;    // wall time, ops called inside it included
 };
 
+// One batched statement of rewritten code (Note [Profiled statements]).
+struct StatementStats {
+  std::string file;  // the user's source file, as the rewrite's #line directives name it
+  int line = 0;
+  std::vector<std::string> ops;  // the ops it ran, first-run order ("fused": a fused kernel)
+  std::int64_t calls = 0;        // times it ran: once per batched run, not per example
+  double seconds = 0;            // wall time from its start to the next statement's
+};
+
+namespace detail {
+inline std::atomic<bool> on{false};
+}  // namespace detail
+
 void enable(bool on = true);
-bool enabled();
+inline bool enabled() { return detail::on.load(std::memory_order_relaxed); }
 // Every op called since enable() or reset(), the most time first.
 std::vector<OpStats> ops();
+// Every batched statement run since enable() or reset(), the most time first.
+std::vector<StatementStats> statements();
 // Overlap guards that ran a loop as written (counted whether or not profiling is on).
 std::int64_t overlap_fallbacks();
 void reset();
-// ops() as a table: op, calls, total and average time, share of the total.
+// statements() and ops() as tables: calls, total and average time, share of the total.
 std::string table();
 
 namespace detail {
-// Times one op while profiling is on (dispatch in batched_value.cpp).
+// Times one op while profiling is on (dispatch in batched_value.cpp; fused.hpp's kernels).
 class OpScope {
  public:
   explicit OpScope(std::string_view op);
@@ -46,6 +78,10 @@ class OpScope {
   std::string_view op_;
   std::int64_t start_ns_ = -1;
 };
+// The statement at `where` starts, ending this thread's previous one (profiling on only).
+void start_statement(const std::source_location& where);
+// This thread's statement ends: its vmap loop closes.
+void end_statement();
 // An overlap guard found shared memory: count it, warn the first time.
 void note_overlap_fallback();
 }  // namespace detail

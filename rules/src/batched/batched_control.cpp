@@ -315,7 +315,8 @@ void Where::flip() {
 
 // --- loops, switches, early returns (Note [Control masks]) -------------------------------
 
-Loop::Loop() : frame_(push_frame(copy_of_current_mask(), true)) {}
+Loop::Loop(std::source_location where)
+    : frame_(push_frame(copy_of_current_mask(), true)), where_(where) {}
 Loop::~Loop() { mask_stack.pop_back(); }
 
 bool Loop::next(const Value& condition) {
@@ -333,7 +334,10 @@ bool Loop::next() {
 void Loop::exit() { leave(frame_, false); }
 void Loop::skip() { leave(frame_, true); }
 
+// The iteration's last statement ends: the loop's condition, tested next, counts toward
+// the loop's line (Note [Profiled statements]).
 void Loop::resume() {
+  profile_line(where_);
   MaskFrame& frame = mask_stack.at(frame_);
   set_mask(frame.effective, frame.running);
 }

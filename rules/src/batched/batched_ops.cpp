@@ -91,7 +91,10 @@ Value cpp_arithmetic(const Value& a, const Value& divisor_or_b, CppOp op) {
 }
 
 Value binary(std::size_t op, const Value& a, const Value& b, CppOp cpp_op) {
-  if (both_cpp(a, b)) return cpp_arithmetic(a, b, cpp_op);
+  if (both_cpp(a, b)) {
+    const profile::detail::OpScope profiled(rules::kOpTable[op].name);  // dispatch's, for C++ math
+    return cpp_arithmetic(a, b, cpp_op);
+  }
   return dispatch(op, {a, b});
 }
 

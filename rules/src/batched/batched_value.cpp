@@ -228,7 +228,10 @@ Level::Level(int64_t start, int64_t end) : depth_(static_cast<int64_t>(level_sta
   level_stack.push_back({start, std::max<int64_t>(0, end - start)});
 }
 
-Level::~Level() { level_stack.pop_back(); }
+Level::~Level() {
+  level_stack.pop_back();
+  if (profile::enabled()) profile::detail::end_statement();  // Note [Profiled statements]
+}
 
 int64_t Level::size() const { return level_stack.at(static_cast<std::size_t>(depth_)).size; }
 

@@ -21,6 +21,43 @@ void scale(const Tensor& x, Tensor& out) {
 // A batched loop, then one refused (`break`): a -Wvmap-refused warning under --keep-going.
 const char* const kBatchedThenRefused = kAddOneThenBreak;
 
+// Two pointwise chains that become fused kernels: one written in place, one through a local.
+const char* const kTwoFusedChains = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void distances(const Tensor& x, const Tensor& y, Tensor& squared, Tensor& plain) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    for (int64_t j = 0; j < y.size(0); ++j) {
+      squared[i][j] = (x[i] - y[j]).pow(2).sum();
+      Tensor d = x[i] - y[j];
+      plain[i][j] = (d * d).sum().sqrt();
+    }
+}
+)";
+
+// A loop in a function template, compiled for three argument types.
+const char* const kTemplateLoop = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+template <class T>
+void scale(const Tensor& x, Tensor& out, T by) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] * by;
+}
+void use(const Tensor& x, Tensor& out) {
+  scale(x, out, 2.0f);
+  scale(x, out, 3);
+  scale(x, out, 2.0);
+}
+)";
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
+    ++count;
+  return count;
+}
+
 class Reports : public ToolTest {};
 
 TEST_F(Reports, WarningsShowTheirName) {
@@ -140,6 +177,47 @@ TEST_F(Reports, RpassVmapPrintsBatchedLoopsAsClangRemarks) {
   EXPECT_EQ(result.err.find("run-time overlap check:"), std::string::npos) << result.err;
 }
 
+TEST_F(Reports, RemarksNameTheOpsOfEachFusedKernel) {
+  file("a.cpp", kTwoFusedChains);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Rpass=vmap");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find(", 2 fused kernels (operator-, pow at line 7; operator-, operator* "
+                            "at line 9), "),
+            std::string::npos)
+      << result.err;
+  // What the remark names is what the rewrite runs as kernels.
+  EXPECT_EQ(occurrences(read_file(dir_ / "out.cpp"), "vb::fused("), 2u);
+}
+
+TEST_F(Reports, RemarksOfALoopWithoutFusedKernelsSayNone) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass=vmap");
+  EXPECT_NE(result.err.find("loop batched"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("fused kernel"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, ALoopInATemplateIsReportedOnceForAllItsSpecializations) {
+  file("a.cpp", kTemplateLoop);
+  tool_run result = run("a.cpp -o out.cpp --remarks");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(occurrences(result.err, "remark: loop batched"), 1u) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:5:1: remark: loop batched in 3 specializations: 1 batch "
+                            "level (i from 0 to x.size(0))"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(occurrences(result.err, "remark: run-time overlap check"), 1u) << result.err;
+}
+
+TEST_F(Reports, ALoopInATemplateCompiledOnceSaysSo) {
+  std::string once = kTemplateLoop;
+  once.replace(once.find("  scale(x, out, 3);\n  scale(x, out, 2.0);\n"),
+               std::string("  scale(x, out, 3);\n  scale(x, out, 2.0);\n").size(), "");
+  file("a.cpp", once);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Rpass=vmap");
+  EXPECT_NE(result.err.find("remark: loop batched in 1 specialization: "), std::string::npos)
+      << result.err;
+}
+
 TEST_F(Reports, RpassMissedVmapSaysWhyNot) {
   file("a.cpp", kBatchedThenRefused);
   tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass-missed=vmap");
@@ -211,6 +289,25 @@ TEST_F(Reports, RemarksFileHoldsOptimizationRecords) {
                          "batched: ' - Reason: '''break'' in the body of a vmap loop'"),
             std::string::npos)
       << yaml;
+}
+
+TEST_F(Reports, RemarksFileNamesFusedKernelsAndSpecializations) {
+  fs::path fused = file("a.cpp", kTwoFusedChains);
+  file("b.cpp", kTemplateLoop);
+  tool_run result = run("a.cpp b.cpp --diff --remarks-file=all.yaml");
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::string yaml = read_file(dir_ / "all.yaml");
+  std::string records = squeeze(yaml);
+  EXPECT_NE(records.find("- NumFusedKernels: '2' - String: ' fused kernels' - FusedKernel: ' "
+                         "(operator-, pow at line 7' DebugLoc: { File: '" +
+                         fused.string() + "', Line: 7, Column: 23 }"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("- String: 'loop batched in ' - NumSpecializations: '3' - String: ' "
+                         "specializations: '"),
+            std::string::npos)
+      << yaml;
+  EXPECT_EQ(occurrences(records, "Name: LoopBatched"), 2u) << yaml;  // one per loop
 }
 
 TEST_F(Reports, RemarksFileIsWrittenWhenALoopIsRefused) {
