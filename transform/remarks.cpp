@@ -39,19 +39,18 @@ void collectFallbacks(const BatchPlan &Plan,
     collectFallbacks(*Clone, Fallbacks);
 }
 
-/// The op calls of a fused kernel's chain under \p S: down to its operands,
-/// through the local it computes first.
+/// The op calls of a fused kernel under \p S (its root or a statement of its
+/// region), down to its operands.
 void collectKernelCalls(const Stmt *S, const FusedChain &Chain,
                         std::vector<const CallExpr *> &Calls) {
   if (!S)
     return;
-  if (const auto *E = dyn_cast<Expr>(S)) {
-    if (Chain.Parameters.count(E))
-      return;
-    if (Chain.Local && referencedVar(E) == Chain.Local)
-      return collectKernelCalls(Chain.Local->getInit(), Chain, Calls);
-  }
-  if (const auto *Call = dyn_cast<CallExpr>(S))
+  if (const auto *E = dyn_cast<Expr>(S); E && Chain.Parameters.count(E))
+    return;
+  // A region's `v = ...` rebinds a local: not an op of the kernel.
+  const auto *Assignment = dyn_cast<CXXOperatorCallExpr>(S);
+  if (const auto *Call = dyn_cast<CallExpr>(S);
+      Call && !(Assignment && Assignment->getOperator() == OO_Equal))
     Calls.push_back(Call);
   for (const Stmt *Child : S->children())
     collectKernelCalls(Child, Chain, Calls);
@@ -196,6 +195,8 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
   for (auto [Index, Kernel] : llvm::enumerate(Kernels)) {
     // In reading order: `(a - b).pow(2)` is operator-, pow.
     std::vector<const CallExpr *> Calls;
+    for (const Stmt *S : Kernel.second->Region)
+      collectKernelCalls(S, *Kernel.second, Calls);
     collectKernelCalls(Kernel.first, *Kernel.second, Calls);
     llvm::sort(Calls, [&](const CallExpr *L, const CallExpr *R) {
       return SM.isBeforeInTranslationUnit(L->getExprLoc(), R->getExprLoc());
