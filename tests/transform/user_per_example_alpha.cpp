@@ -50,8 +50,10 @@ int main() {
 // CHECK-LABEL: void sgd_step(
 // CHECK: vb::at(weights, m) = vb::sub(vb::at(weights, m), vb::at(grads, m), vb::at(rates, m).item<float>());
 // CHECK-LABEL: void member_forms(
-// CHECK: vb::Value first = vb::at(a, i).add(vb::at(b, i), scale);
-// CHECK-NEXT: vb::Value second = first.sub(vb::at(a, i), i + 1);
-// CHECK-NEXT: vb::at(out, i) = vb::add(second, vb::at(b, i), shared);
+// CHECK: vb::at(out, i) = vb::fused([](const auto& c, const auto& d, const auto& scale, const auto& e, const auto& shared) {
+// CHECK-NEXT: auto first = c.add(d, scale);  // line 19
+// CHECK-NEXT: auto second = first.sub(c, e);  // line 20
+// CHECK-NEXT: return vb::add(second, d, shared);
+// CHECK-NEXT: }, vb::at(a, i), vb::at(b, i), scale, i + 1, shared);  // lines 19-21
 // CHECK-LABEL: void counts(
 // CHECK: vb::at(out, i) = vb::at(totals, i).add(vb::at(steps, i), k % 3 - 1);

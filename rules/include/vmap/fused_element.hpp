@@ -168,19 +168,27 @@ auto operator!(const X& x) {
 }
 
 // add / sub with LibTorch's alpha: a + alpha * b.
-template <class A, class B>
+template <class A, class B, class Alpha = vmap::detail::Scalar>
   requires element_detail::ElementOperands<A, B>
-auto add(const A& a, const B& b, vmap::detail::Scalar alpha = 1) {
-  using T = element_detail::Promoted<A, B>;
-  return element_detail::apply<void, T>(element_detail::functors::AddScaled{}, a, b,
-                                        alpha.to<T>());
+auto add(const A& a, const B& b, const Alpha& alpha = 1) {
+  if constexpr (element_detail::IsElement<Alpha>) {
+    return a + alpha * b;  // a per-example alpha (an operand of the kernel)
+  } else {
+    using T = element_detail::Promoted<A, B>;
+    return element_detail::apply<void, T>(element_detail::functors::AddScaled{}, a, b,
+                                          vmap::detail::Scalar(alpha).to<T>());
+  }
 }
-template <class A, class B>
+template <class A, class B, class Alpha = vmap::detail::Scalar>
   requires element_detail::ElementOperands<A, B>
-auto sub(const A& a, const B& b, vmap::detail::Scalar alpha = 1) {
-  using T = element_detail::Promoted<A, B>;
-  return element_detail::apply<void, T>(element_detail::functors::SubScaled{}, a, b,
-                                        alpha.to<T>());
+auto sub(const A& a, const B& b, const Alpha& alpha = 1) {
+  if constexpr (element_detail::IsElement<Alpha>) {
+    return a - alpha * b;  // a per-example alpha (an operand of the kernel)
+  } else {
+    using T = element_detail::Promoted<A, B>;
+    return element_detail::apply<void, T>(element_detail::functors::SubScaled{}, a, b,
+                                          vmap::detail::Scalar(alpha).to<T>());
+  }
 }
 
 template <class A, class B>
@@ -238,10 +246,12 @@ struct Element {
   auto sign() const { return batched::sign(*this); }
   auto logical_not() const { return batched::logical_not(*this); }
   template <class B> auto pow(const B& e) const { return batched::pow(*this, e); }
-  template <class B> auto add(const B& b, vmap::detail::Scalar alpha = 1) const {
+  template <class B, class Alpha = vmap::detail::Scalar>
+  auto add(const B& b, const Alpha& alpha = 1) const {
     return batched::add(*this, b, alpha);
   }
-  template <class B> auto sub(const B& b, vmap::detail::Scalar alpha = 1) const {
+  template <class B, class Alpha = vmap::detail::Scalar>
+  auto sub(const B& b, const Alpha& alpha = 1) const {
     return batched::sub(*this, b, alpha);
   }
   template <class B> auto mul(const B& b) const { return batched::mul(*this, b); }
