@@ -233,6 +233,10 @@ bool Analyser::walkDecl(const DeclStmt *S, Scope &Where) {
       return refuseAt(diag::refuse_unsupported, D->getSourceRange(),
                       diag::note_unsupported,
                       {Var ? "a static local" : "this declaration"});
+    // A batched local is a vb::Value, which has no volatile operations.
+    if (Var->getType().isVolatileQualified())
+      return refuseAt(diag::refuse_unsupported, D->getSourceRange(),
+                      diag::note_unsupported, {"a volatile local"});
     Locals[Var] = LocalInfo{static_cast<unsigned>(Where.Levels.size()),
                             Where.Ifs, Where.Controls};
     if (const Expr *Init = Var->getInit()) {

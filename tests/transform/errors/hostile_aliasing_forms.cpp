@@ -1,7 +1,8 @@
 // Writes that reach a tensor or a scalar the loop does not own, through forms a hostile
 // tester tries (issue 18): a pointer, std::ref, a lambda capturing by reference,
 // const_cast, data_ptr, a reference to the whole output, a moved or conditionally chosen
-// handle, a static local, setjmp. Each is refused at its line and the file left untouched.
+// handle, a static local, setjmp, a volatile local. Each is refused at its line and the
+// file left untouched.
 #include <vmap/vmap.hpp>
 
 #include <csetjmp>
@@ -108,4 +109,13 @@ void with_setjmp(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:9: error: call to '_setjmp' has no batching rule and cannot run per example
   }
 }
-// CHECK: 14 errors generated.
+
+void volatile_local(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    volatile float total = x[i].sum().item<float>();
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a volatile local is not supported in the body of a vmap loop
+    out[i] = total;
+  }
+}
+// CHECK: 15 errors generated.
