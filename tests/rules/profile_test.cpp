@@ -186,7 +186,8 @@ TEST_F(Profile, FusedKernelsShowOnTheirLine) {
   ASSERT_NE(sum, nullptr) << profile::table();
   EXPECT_TRUE(lists(*store, "fused")) << profile::table();
   EXPECT_TRUE(lists(*sum, "fused sum")) << profile::table();
-  const profile::OpStats* fused = find(profile::ops(), "fused");
+  const std::vector<profile::OpStats> ops = profile::ops();
+  const profile::OpStats* fused = find(ops, "fused");
   ASSERT_NE(fused, nullptr) << profile::table();
   EXPECT_EQ(fused->calls, 1);
   EXPECT_TRUE(allclose(out, (x - y) * (x - y), 1e-6, 1e-6));
