@@ -10,6 +10,7 @@
 
 #include "ast_util.h"
 #include "diagnostics.h"
+#include "dump.h"
 #include "emit.h"
 #include "find.h"
 #include "pipeline.h"
@@ -26,7 +27,6 @@
 #include "clang/Frontend/SARIFDiagnosticPrinter.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
-#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "clang/Tooling/Tooling.h"
@@ -145,101 +145,8 @@ class AllDependencies : public DependencyCollector {
 };
 
 //===----------------------------------------------------------------------===//
-// --dump-after: the state after each pass, in source order
+// The passes over one loop (the printers of --dump-after are in dump.cpp)
 //===----------------------------------------------------------------------===//
-
-std::string sourceText(const Stmt *S, const ASTContext &Context) {
-  return Lexer::getSourceText(
-             CharSourceRange::getTokenRange(S->getSourceRange()),
-             Context.getSourceManager(), Context.getLangOpts())
-      .str();
-}
-
-void printLoc(SourceLocation Loc, const ASTContext &Context,
-              llvm::raw_ostream &OS) {
-  const SourceManager &SM = Context.getSourceManager();
-  PresumedLoc Presumed = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
-  OS << Presumed.getLine() << ":" << Presumed.getColumn();
-}
-
-/// The keys of \p Map, sorted by where they start in the source.
-template <typename MapT> auto inSourceOrder(const MapT &Map) {
-  std::vector<typename MapT::key_type> Keys;
-  for (const auto &Entry : Map)
-    Keys.push_back(Entry.first);
-  llvm::sort(Keys, [](auto *A, auto *B) {
-    return A->getBeginLoc().getRawEncoding() <
-           B->getBeginLoc().getRawEncoding();
-  });
-  return Keys;
-}
-
-void dumpAnalysis(const LoopAnalysis &Analysis, llvm::raw_ostream &OS) {
-  const ASTContext &Context = *Analysis.Context;
-  OS << "analysis of the vmap loop at ";
-  printLoc(Analysis.Loop->PragmaLoc, Context, OS);
-  OS << "\n";
-  for (const VmapLevel &Level : Analysis.Levels)
-    OS << "  level " << Level.Depth << ": '"
-       << Level.Induction->getName() << "' from "
-       << sourceText(Level.Start, Context)
-       << (Level.Inclusive ? " through " : " to ")
-       << sourceText(Level.Bound, Context) << "\n";
-  for (const VarDecl *Var : inSourceOrder(Analysis.BatchedVars))
-    OS << "  batched variable '" << Var->getName() << "' levels 0x"
-       << llvm::utohexstr(Analysis.BatchedVars.lookup(Var)) << "\n";
-  for (const Expr *E : inSourceOrder(Analysis.ExprLevels)) {
-    OS << "  batched expression at ";
-    printLoc(E->getBeginLoc(), Context, OS);
-    OS << " levels 0x" << llvm::utohexstr(Analysis.ExprLevels.lookup(E))
-       << ": " << sourceText(E, Context) << "\n";
-  }
-  for (const Expr *E : inSourceOrder(Analysis.Reductions)) {
-    OS << "  reduction at ";
-    printLoc(E->getBeginLoc(), Context, OS);
-    OS << ": " << sourceText(E, Context) << "\n";
-  }
-  for (const IfStmt *If : Analysis.MaskedIfs) {
-    OS << "  masked if at ";
-    printLoc(If->getBeginLoc(), Context, OS);
-    OS << "\n";
-  }
-  for (const OverlapCheck &Check : Analysis.OverlapChecks)
-    OS << "  overlap check: '" << Check.Written->getName() << "' written, '"
-       << Check.Read->getName() << "' read\n";
-}
-
-llvm::StringRef loweringName(Lowering How) {
-  switch (How) {
-  case Lowering::AsWritten:
-    return "as written";
-  case Lowering::Qualified:
-    return "vb:: call";
-  case Lowering::MemberAsFree:
-    return "member as vb:: call";
-  case Lowering::At:
-    return "vb::at";
-  case Lowering::PerExample:
-    return "per example";
-  }
-  llvm_unreachable("unknown lowering");
-}
-
-void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {
-  const ASTContext &Context = *Plan.Analysis.Context;
-  OS << "batch plan of the vmap loop at ";
-  printLoc(Plan.Analysis.Loop->PragmaLoc, Context, OS);
-  OS << ": " << Plan.NumOps << " ops";
-  if (!Plan.FallbackOps.empty())
-    OS << ", per example: " << llvm::join(Plan.FallbackOps, ", ");
-  OS << "\n";
-  for (const Expr *Call : inSourceOrder(Plan.Calls)) {
-    OS << "  ";
-    printLoc(Call->getBeginLoc(), Context, OS);
-    OS << " " << loweringName(Plan.Calls.lookup(Call)) << ": "
-       << sourceText(Call, Context) << "\n";
-  }
-}
 
 LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
@@ -271,11 +178,8 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   LoopOutcome Outcome = emit(*Plan);
   if (Outcome.Batched)
     Remarks.batched(*Plan);
-  if (DumpAfter == Pass::Emit) {
-    llvm::errs() << "emitted for the vmap loop at ";
-    printLoc(Loops[Top].PragmaLoc, Context, llvm::errs());
-    llvm::errs() << ":\n" << Outcome.Text << "\n";
-  }
+  if (DumpAfter == Pass::Emit)
+    dumpEmitted(Loops[Top], Context, Outcome, llvm::errs());
   return Outcome;
 }
 
