@@ -23,11 +23,12 @@ namespace vmap::detail {
 // ---------------------------------------------------------------------------------------------
 // Errors
 
-// Throws vmap::Error("<op>: <args...>"), the arguments streamed one after another.
+// Throws vmap::Error("<op>: <args...>"), the arguments streamed one after another; <op> is
+// the op the user called when one is open (Note [The op the user called] in vmap/types.hpp).
 template <class... Args>
 [[noreturn]] void fail(const char* op, const Args&... args) {
   std::ostringstream message;
-  message << op << ": ";
+  message << OpName::named(op) << ": ";
   (message << ... << args);
   throw Error(message.str());
 }

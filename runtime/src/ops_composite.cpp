@@ -32,6 +32,7 @@ void check_floating(const char* op, const Tensor& self) {
 // out[..., k, ...] = out[..., k-1, ...] (+ or *) self[..., k, ...] along dim; integer and
 // bool inputs accumulate in int64 (LibTorch's cumsum / cumprod).
 Tensor scan(const char* op, const Tensor& self, int64_t dim, bool product) {
+  const detail::OpName op_name(op);  // Note [The op the user called]
   const Dtype dtype = detail::is_floating(detail::impl_of(self, op).dtype) ? self.dtype() : kInt64;
   Tensor out = empty_like(self, dtype);
   out.copy_(self);
@@ -54,6 +55,7 @@ Tensor cumsum(const Tensor& self, int64_t dim) { return scan("cumsum", self, dim
 Tensor cumprod(const Tensor& self, int64_t dim) { return scan("cumprod", self, dim, true); }
 
 Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim) {
+  const detail::OpName op_name("logsumexp");  // Note [The op the user called]
   const Tensor x = detail::is_floating(detail::impl_of(self, "logsumexp").dtype)
                        ? self
                        : self.to(kFloat32);
@@ -67,6 +69,7 @@ Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim) {
 }
 
 Tensor var(const Tensor& self, detail::IntList dims, bool unbiased, bool keepdim) {
+  const detail::OpName op_name("var");  // Note [The op the user called]
   check_floating("var", self);
   const Tensor centred = self - self.mean(dims, true);
   const int64_t count = reduced_count("var", self, dims);
@@ -75,6 +78,7 @@ Tensor var(const Tensor& self, detail::IntList dims, bool unbiased, bool keepdim
 }
 Tensor var(const Tensor& self, bool unbiased) { return var(self, {}, unbiased, false); }
 Tensor std(const Tensor& self, detail::IntList dims, bool unbiased, bool keepdim) {
+  const detail::OpName op_name("std");  // Note [The op the user called]
   check_floating("std", self);
   return sqrt(var(self, dims, unbiased, keepdim));
 }
@@ -83,6 +87,7 @@ Tensor std(const Tensor& self, bool unbiased) { return std(self, {}, unbiased, f
 // The p-norm: p = 2 (default), 1, inf (the largest magnitude), 0 (the count of nonzeros)
 // or any other p, sum(|x|^p)^(1/p).
 Tensor norm(const Tensor& self, Scalar p, detail::IntList dims, bool keepdim) {
+  const detail::OpName op_name("norm");  // Note [The op the user called]
   check_floating("norm", self);
   const double order = p.to_double();
   const Tensor magnitude = abs(self);
@@ -96,6 +101,7 @@ Tensor norm(const Tensor& self, Scalar p, detail::IntList dims, bool keepdim) {
 Tensor norm(const Tensor& self, Scalar p) { return norm(self, p, {}, false); }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
+  const detail::OpName op_name("masked_fill");  // Note [The op the user called]
   if (detail::impl_of(mask, "masked_fill").dtype != kBool)
     fail("masked_fill", "only supports boolean masks, but got mask with dtype ", mask.dtype());
   if (!detail::broadcastable_to(mask.sizes(), self.sizes()))
@@ -104,6 +110,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
   return where(mask, detail::scalar_tensor(value, self.dtype()), self);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  const detail::OpName op_name("masked_fill");  // Note [The op the user called]
   if (value.dim() != 0)
     fail("masked_fill", "only supports a 0-dimensional value tensor, but got tensor with ",
          value.dim(), " dimension(s)");
@@ -118,12 +125,14 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 // start + weight * (end - start), as LibTorch's lerp for |weight| < 0.5, and
 // end - (end - start) * (1 - weight) otherwise (exact at weight 1).
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  const detail::OpName op_name("lerp");  // Note [The op the user called]
   check_floating("lerp", start);
   const Tensor difference = end - start;
   return where(abs(weight) < 0.5, start + weight * difference,
                end - difference * (1 - weight));
 }
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
+  const detail::OpName op_name("lerp");  // Note [The op the user called]
   return lerp(start, end, detail::scalar_tensor(weight, start.dtype()));
 }
 
@@ -141,6 +150,7 @@ void check_rounding_mode(std::string_view rounding_mode) {
 // floor_divide raises on bool and on an integer zero divisor, as LibTorch does.
 Tensor div(const Tensor& self, const Tensor& other,
            std::optional<std::string_view> rounding_mode) {
+  const detail::OpName op_name("div");  // Note [The op the user called]
   if (!rounding_mode) return div(self, other);
   check_rounding_mode(*rounding_mode);
   const Tensor floored = floor_divide(self, other);
@@ -152,6 +162,7 @@ Tensor div(const Tensor& self, const Tensor& other,
 // The number takes part in promotion as a wrapped number (floor_divide's); then it is a
 // tensor of the result's dtype.
 Tensor div(const Tensor& self, Scalar other, std::optional<std::string_view> rounding_mode) {
+  const detail::OpName op_name("div");  // Note [The op the user called]
   if (!rounding_mode) return div(self, other);
   check_rounding_mode(*rounding_mode);
   const Tensor floored = floor_divide(self, other);
@@ -160,6 +171,7 @@ Tensor div(const Tensor& self, Scalar other, std::optional<std::string_view> rou
 
 // LibTorch's formulas (aten/src/ATen/native/cpu/Activation.cpp), in the input's dtype.
 Tensor gelu(const Tensor& self, std::string_view approximate) {
+  const detail::OpName op_name("gelu");  // Note [The op the user called]
   if (approximate != "none" && approximate != "tanh")
     fail("gelu", "approximate argument must be either none or tanh, got \"", approximate, "\"");
   check_floating("gelu", self);
@@ -170,6 +182,7 @@ Tensor gelu(const Tensor& self, std::string_view approximate) {
 }
 
 Tensor softplus(const Tensor& self, Scalar beta, Scalar threshold) {
+  const detail::OpName op_name("softplus");  // Note [The op the user called]
   check_floating("softplus", self);
   const Tensor scaled = self * beta;
   return where(scaled > threshold, self, log1p(exp(scaled)) / beta);

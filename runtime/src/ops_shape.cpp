@@ -104,6 +104,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   constexpr const char* op = "stack";
+  const detail::OpName op_name(op);  // Note [The op the user called]
   if (tensors.empty()) fail(op, "expected a non-empty list of Tensors");
   const Tensor& first = tensors.front();
   detail::impl_of(first, op);

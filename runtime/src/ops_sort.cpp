@@ -86,6 +86,7 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  const detail::OpName op_name("one_hot");  // Note [The op the user called]
   if (detail::impl_of(self, "one_hot").dtype != kInt64)
     fail("one_hot", "is only applicable to index tensor (int64), got ", self.dtype());
   const TensorOptions options = TensorOptions(kInt64).device(self.device());

@@ -264,6 +264,7 @@ Tensor power(const Arg& base, const Arg& exponent) {
 }
 
 Tensor clamp_args(const Tensor& self, const std::optional<Arg>& lo, const std::optional<Arg>& hi) {
+  const detail::OpName op_name("clamp");  // Note [The op the user called]
   if (!lo && !hi) fail("clamp", "at least one of 'min' or 'max' must not be None");
   Dtype dtype = detail::operand_of(self).dtype;
   std::vector<Operand> operands{detail::operand_of(self)};
@@ -440,7 +441,10 @@ Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
 Tensor operator/(Scalar a, const Tensor& b) { return true_divide(a, b); }
 Tensor operator%(const Tensor& a, const Tensor& b) { return remainder(a, b); }
 Tensor operator%(const Tensor& a, Scalar b) { return remainder(a, b); }
-Tensor operator%(Scalar a, const Tensor& b) { return remainder(full_like(b, a), b); }
+Tensor operator%(Scalar a, const Tensor& b) {
+  const detail::OpName op_name("remainder");  // Note [The op the user called]
+  return remainder(full_like(b, a), b);
+}
 
 // --- in place
 Tensor& Tensor::operator+=(const Tensor& other) const {
@@ -529,6 +533,7 @@ Tensor& Tensor::fill_(Scalar value) const {
 }
 
 Tensor& Tensor::fill_(const Tensor& value) const {
+  const detail::OpName op_name("fill_");  // Note [The op the user called]
   if (value.dim() != 0)
     fail("fill_", "only supports 0-dimension value tensor but got tensor with ", value.dim(),
          " dimensions");
@@ -550,6 +555,7 @@ Tensor Tensor::to(Dtype dtype) const {
 
 // --- checks
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  const detail::OpName op_name("allclose");  // Note [The op the user called]
   if (self.device() != kCPU || other.device() != kCPU)
     return allclose(self.to(kCPU), other.to(kCPU), rtol, atol, equal_nan);
   Tensor close = elementwise<bool, double, double>(
@@ -565,6 +571,7 @@ bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
 }
 
 bool equal(const Tensor& self, const Tensor& other) {
+  const detail::OpName op_name("equal");  // Note [The op the user called]
   if (!(self.sizes() == other.sizes())) return false;
   if (self.device() != kCPU || other.device() != kCPU) return equal(self.to(kCPU), other.to(kCPU));
   const Tensor same = eq(self, other);

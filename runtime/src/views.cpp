@@ -162,6 +162,7 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
 }
 
 Tensor expand(const Tensor& self, IntList target) {
+  const detail::OpName op_name("expand");  // Note [The op the user called]
   const auto& impl = impl_of(self, "expand");
   const int64_t rank = rank_of(impl);
   const int64_t new_rank = static_cast<int64_t>(target.size());
@@ -200,6 +201,7 @@ Tensor expand(const Tensor& self, IntList target) {
 }
 
 Tensor Tensor::view(IntList shape) const {
+  const detail::OpName op_name("view");  // Note [The op the user called]
   const auto& impl = impl_of(*this, "view");
   const Dims sizes = infer_size("view", shape, impl.numel);
   const auto strides = view_strides(impl.sizes, impl.strides, sizes, impl.numel);
@@ -212,6 +214,7 @@ Tensor Tensor::view(IntList shape) const {
 }
 
 Tensor reshape(const Tensor& self, IntList shape) {
+  const detail::OpName op_name("reshape");  // Note [The op the user called]
   const auto& impl = impl_of(self, "reshape");
   const Dims sizes = infer_size("reshape", shape, impl.numel);
   if (auto strides = view_strides(impl.sizes, impl.strides, sizes, impl.numel))

@@ -487,3 +487,166 @@ TEST(BadCalls, Devices) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every op of the pointwise op list (Note [Pointwise op list]), called the ways a user writes
+// it, on an undefined tensor and on shapes that do not broadcast.
+TEST(BadCalls, EveryPointwiseListOp) {
+  const Tensor undefined, a = zeros({2, 3}), b = zeros({4});
+  std::vector<BadCall> rows;
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost)                          \
+  rows.push_back({#name "(Tensor())", [&] { name(undefined); }, #name});          \
+  rows.push_back({"Tensor()." #name "()", [&] { undefined.name(); }, #name});
+#define VMAP_BINARY_OP(name, Functor, domain)                                     \
+  rows.push_back({#name "(a, b)", [&] { name(a, b); }, #name});                   \
+  rows.push_back({"a." #name "(b)", [&] { a.name(b); }, #name});                  \
+  rows.push_back({#name "(Tensor(), a)", [&] { name(undefined, a); }, #name});    \
+  rows.push_back({#name "(a, Tensor())", [&] { name(a, undefined); }, #name});    \
+  rows.push_back({#name "(Tensor(), 2)", [&] { name(undefined, 2); }, #name});
+#include <vmap/detail/pointwise_ops.def>
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Ops composed of other ops name themselves, not the op they call first.
+TEST(BadCalls, CompositeOpsNameThemselves) {
+  const Tensor undefined, a = zeros({2, 3}), b = zeros({4}), i = zeros({2, 3}, kInt64);
+  const Tensor mask = zeros({2, 3}, kBool);
+  const BadCall rows[] = {
+      {"clamp(Tensor())", [&] { clamp(undefined); }, "clamp"},
+      {"clamp(Tensor(), 0, 1)", [&] { clamp(undefined, 0, 1); }, "clamp"},
+      {"Tensor().clamp(0)", [&] { undefined.clamp(0); }, "clamp"},
+      {"clamp(a, tensor min of shape (4))", [&] { clamp(a, b, std::nullopt); }, "clamp"},
+      {"clamp(a, {}, tensor max of shape (4))", [&] { clamp(a, std::nullopt, b); }, "clamp"},
+      {"clamp(Tensor(), tensor min)", [&] { clamp(undefined, a, a); }, "clamp"},
+      {"clamp_min(Tensor(), 0)", [&] { clamp_min(undefined, 0); }, "clamp_min"},
+      {"lerp(a, b, 0.5)", [&] { lerp(a, b, 0.5); }, "lerp"},
+      {"lerp(a, a, b)", [&] { lerp(a, a, b); }, "lerp"},
+      {"lerp(Tensor(), a, 0.5)", [&] { lerp(undefined, a, 0.5); }, "lerp"},
+      {"lerp(a, Tensor(), 0.5)", [&] { lerp(a, undefined, 0.5); }, "lerp"},
+      {"lerp(a, a, Tensor())", [&] { lerp(a, a, undefined); }, "lerp"},
+      {"a.lerp(b, a)", [&] { a.lerp(b, a); }, "lerp"},
+      {"lerp of ints", [&] { lerp(i, i, 0.5); }, "lerp"},
+      {"masked_fill(Tensor(), mask, 1)", [&] { masked_fill(undefined, mask, 1); },
+       "masked_fill"},
+      {"masked_fill(Tensor(), mask, tensor(1))",
+       [&] { masked_fill(undefined, mask, tensor(1.0f)); }, "masked_fill"},
+      {"masked_fill(a, mask, Tensor())", [&] { masked_fill(a, mask, undefined); },
+       "masked_fill"},
+      {"masked_fill(a, mask, a) (value not 0-d)", [&] { a.masked_fill(mask, a); },
+       "masked_fill"},
+      {"masked_fill mask larger than self",
+       [&] { masked_fill(zeros({3}), mask, 1); }, "masked_fill"},
+      {"var dim 2", [&] { var(a, {2}, true); }, "var"},
+      {"std dim -3", [&] { a.std({-3}, true); }, "std"},
+      {"var(Tensor())", [&] { var(undefined); }, "var"},
+      {"std(Tensor())", [&] { vmap::std(undefined); }, "std"},
+      {"var of ints", [&] { var(i); }, "var"},
+      {"std of ints, dim 0", [&] { vmap::std(i, {0}, true); }, "std"},
+      {"norm dim 2", [&] { norm(a, 2, {2}); }, "norm"},
+      {"norm inf dim 5", [&] { a.norm(std::numeric_limits<double>::infinity(), {5}); }, "norm"},
+      {"norm 0 dim 5", [&] { a.norm(0, {5}); }, "norm"},
+      {"norm 3 dim 5", [&] { a.norm(3, {5}); }, "norm"},
+      {"norm of ints", [&] { norm(i); }, "norm"},
+      {"logsumexp dim 2", [&] { logsumexp(a, {2}); }, "logsumexp"},
+      {"logsumexp of undefined", [&] { undefined.logsumexp({0}); }, "logsumexp"},
+      {"cumsum(Tensor(), 0)", [&] { undefined.cumsum(0); }, "cumsum"},
+      {"cumprod dim -3", [&] { cumprod(a, -3); }, "cumprod"},
+      {"div(a, b, \"floor\")", [&] { div(a, b, "floor"); }, "div"},
+      {"div(a, b, \"trunc\")", [&] { div(a, b, "trunc"); }, "div"},
+      {"div(a, a, \"round\")", [&] { div(a, a, "round"); }, "div"},
+      {"div(Tensor(), a, \"trunc\")", [&] { div(undefined, a, "trunc"); }, "div"},
+      {"div(i, 0, \"floor\")", [&] { div(i, 0, "floor"); }, "div"},
+      {"div(i, 0, \"trunc\")", [&] { i.div(0, "trunc"); }, "div"},
+      {"div(i, zeros, \"trunc\")", [&] { div(i, zeros({2, 3}, kInt64), "trunc"); }, "div"},
+      {"gelu(a, \"fast\")", [&] { gelu(a, "fast"); }, "gelu"},
+      {"gelu of ints", [&] { gelu(i); }, "gelu"},
+      {"softplus(Tensor())", [&] { softplus(undefined); }, "softplus"},
+      {"softplus of ints", [&] { softplus(i); }, "softplus"},
+      {"softmax(Tensor(), 0)", [&] { undefined.softmax(0); }, "softmax"},
+      {"log_softmax(Tensor(), 0)", [&] { log_softmax(undefined, 0); }, "log_softmax"},
+      {"sign(Tensor())", [&] { sign(undefined); }, "sign"},
+      {"logical_not(Tensor())", [&] { logical_not(undefined); }, "logical_not"},
+      {"relu of bools", [&] { relu(mask); }, "relu"},
+      {"pow(Tensor(), a)", [&] { pow(undefined, a); }, "pow"},
+      {"pow(a, Tensor())", [&] { a.pow(undefined); }, "pow"},
+      {"pow(2, b) fine, pow(a, b) shapes", [&] { pow(a, b); }, "pow"},
+      {"pow of ints to -1", [&] { pow(i, -1); }, "pow"},
+      {"sort(Tensor())", [&] { sort(undefined); }, "sort"},
+      {"argsort(Tensor())", [&] { argsort(undefined); }, "argsort"},
+      {"topk(Tensor(), 1)", [&] { topk(undefined, 1); }, "topk"},
+      {"one_hot(Tensor())", [&] { one_hot(undefined); }, "one_hot"},
+      {"allclose(Tensor(), a)", [&] { allclose(undefined, a); }, "allclose"},
+      {"allclose(a, b)", [&] { allclose(a, b); }, "allclose"},
+      {"equal(a, Tensor())", [&] { equal(a, undefined); }, "equal"},
+      {"tensor ragged", [] { tensor({{1, 2}, {3}}); }, "tensor"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Number-first operators (`2 - t`) and the in-place forms.
+TEST(BadCalls, NumberFirstAndInPlaceOperators) {
+  const Tensor undefined, a = zeros({2, 3}), b = zeros({4}), i = zeros({3}, kInt64);
+  const BadCall rows[] = {
+      {"2 + Tensor()", [&] { 2 + undefined; }, "add"},
+      {"2 - Tensor()", [&] { 2 - undefined; }, "sub"},
+      {"2 * Tensor()", [&] { 2 * undefined; }, "mul"},
+      {"2 / Tensor()", [&] { 2 / undefined; }, "div"},
+      {"2 % Tensor()", [&] { 2 % undefined; }, "remainder"},
+      {"2 < Tensor()", [&] { 2 < undefined; }, "lt"},
+      {"2 <= Tensor()", [&] { 2 <= undefined; }, "le"},
+      {"2 > Tensor()", [&] { 2 > undefined; }, "gt"},
+      {"2 >= Tensor()", [&] { 2 >= undefined; }, "ge"},
+      {"2 == Tensor()", [&] { 2 == undefined; }, "eq"},
+      {"2 != Tensor()", [&] { 2 != undefined; }, "ne"},
+      {"Tensor() & a", [&] { undefined & a; }, "bitwise_and"},
+      {"a | b", [&] { (a > 0) | (b > 0); }, "bitwise_or"},
+      {"a -= b", [&] { Tensor c = a.clone(); c -= b; }, "sub_"},
+      {"a *= b", [&] { Tensor c = a.clone(); c *= b; }, "mul_"},
+      {"a /= b", [&] { Tensor c = a.clone(); c /= b; }, "div_"},
+      {"int /= 2", [&] { Tensor c = i.clone(); c /= 2; }, "div_"},
+      {"Tensor() -= 1", [&] { Tensor u; u -= 1; }, "sub_"},
+      {"Tensor() /= a", [&] { Tensor u; u /= a; }, "div_"},
+      {"a += Tensor()", [&] { Tensor c = a.clone(); c += Tensor(); }, "add_"},
+      {"a.fill_(non 0-d tensor)", [&] { a.clone().fill_(a); }, "fill_"},
+      {"a.fill_(Tensor())", [&] { a.clone().fill_(undefined); }, "fill_"},
+      {"a.copy_(b)", [&] { a.clone().copy_(b); }, "copy_"},
+      {"slot = b", [&] { Tensor c = a.clone(); c[0] = b; }, "copy_"},
+      {"slot = Tensor()", [&] { Tensor c = a.clone(); c[0] = undefined; }, "copy_"},
+      {"int slot = 0.5 tensor", [&] { Tensor c = i.clone(); c += tensor({0.5f, 1.f, 2.f}); },
+       "add_"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+// Results of more than 16 dims, from every op that can add dims.
+TEST(BadCalls, ResultsOfMoreThanSixteenDims) {
+  const std::vector<int64_t> seventeen(17, 1);
+  const Tensor one = zeros({1}), sixteen = zeros(std::vector<int64_t>(16, 1));
+  const BadCall rows[] = {
+      {"reshape to 17-d", [&] { one.reshape(seventeen); }, "reshape"},
+      {"view as 17-d", [&] { one.view(seventeen); }, "view"},
+      {"expand to 17-d", [&] { one.expand(seventeen); }, "expand"},
+      {"full of 17 dims", [&] { full(seventeen, 1); }, "full"},
+      {"empty of 17 dims", [&] { vmap::empty(seventeen); }, "empty"},
+      {"randn of 17 dims", [&] { randn(seventeen); }, "randn"},
+      {"randint of 17 dims", [&] { randint(3, seventeen); }, "randint"},
+      {"stack of 16-d", [&] { stack({sixteen, sixteen}); }, "stack"},
+      {"one_hot of 16-d", [&] { one_hot(zeros(std::vector<int64_t>(16, 1), kInt64), 2); },
+       "one_hot"},
+      {"unsqueeze(-1) of 16-d", [&] { unsqueeze(sixteen, -1); }, "unsqueeze"},
+      {"16-d.unsqueeze(16)", [&] { sixteen.unsqueeze(16); }, "unsqueeze"},
+      {"permute 17 dims", [&] { one.permute({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}); },
+       "permute"},
+      {"movedim lists of 17", [&] { movedim(one, seventeen, seventeen); }, "movedim"},
+      {"sum over 17 dims", [&] { sum(one, seventeen); }, "sum"},
+      {"amax over 17 dims", [&] { amax(one, seventeen); }, "amax"},
+      {"mean over 17 dims", [&] { mean(one, seventeen); }, "mean"},
+      {"var over 17 dims", [&] { var(one, seventeen); }, "var"},
+      {"logsumexp over 17 dims", [&] { logsumexp(one, seventeen); }, "logsumexp"},
+      {"norm over 17 dims", [&] { norm(one, 2, seventeen); }, "norm"},
+  };
+  for (const BadCall& row : rows) expect_error_naming_op(row);
+}
+
+}  // namespace

@@ -195,5 +195,27 @@ class IntList {
 // Prints "[2, 3]" like IntArrayRef.
 std::ostream& operator<<(std::ostream& out, IntList list);
 
+// Note [The op the user called]
+// A runtime error names the op the user called ("lerp: ..."), not an op it is made of (lerp
+// subtracts, so its shape errors would otherwise say "sub: ..."). An op composed of other
+// ops, and the batched API around each rule call, opens an OpName for the whole call; every
+// vmap::Error raised inside (detail::fail) names the outermost open one. Thread-local: an
+// error raised on a worker thread names the op it failed in.
+class OpName {
+ public:
+  explicit OpName(const char* op) noexcept : outer_(current_) {
+    if (current_ == nullptr) current_ = op;
+  }
+  ~OpName() { current_ = outer_; }
+  OpName(const OpName&) = delete;
+  OpName& operator=(const OpName&) = delete;
+  // The outermost open op name, or `op` when none is open.
+  static const char* named(const char* op) noexcept { return current_ ? current_ : op; }
+
+ private:
+  const char* outer_;
+  static inline thread_local const char* current_ = nullptr;
+};
+
 }  // namespace detail
 }  // namespace vmap
