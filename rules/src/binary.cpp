@@ -78,6 +78,9 @@ BatchedResult masked_fill_rule(std::size_t op, const CallArgs& args) {
 // dtype (a per-example C++ weight is a wrapped number, as a scalar weight is).
 BatchedResult lerp_rule(std::size_t op, const CallArgs& args) {
   const std::array operands{args.tensor_arg(0), args.operand(1), args.operand(2)};
+  // Integer starts are refused, as per example; promotion below would make them floating.
+  if (!vmap::detail::is_floating(operands[0].value.dtype()))
+    return {call_with(op, args, {}), std::nullopt};
   constexpr std::array<std::size_t, 3> promoted{0, 1, 2};
   const std::vector<Tensor> aligned = align_pointwise(operands, promoted);
   return {call_with(op, args,

@@ -448,6 +448,11 @@ Tensor call_reference(std::size_t op, Args args) {
 }
 
 BatchedResult call_rule(std::size_t op, Args args) {
+  // An error inside names the op the rewritten call stands for, not the ops its rule runs
+  // (Note [The op the user called] in vmap/types.hpp). An operator's runtime op names itself
+  // ("add", "add_"), as the loop as written does, so its table spelling is not used.
+  const std::string_view name = kOpTable.at(op).name;
+  const vmap::detail::OpName op_name(name.starts_with("operator") ? nullptr : name.data());
   return kRules.functions[static_cast<std::size_t>(kOpTable.at(op).rule)](op, CallArgs(args));
 }
 

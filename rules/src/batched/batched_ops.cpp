@@ -2,6 +2,7 @@
 // op-table lookup (resolved at compile time) and one dispatch.
 #include "batched_fused.hpp"
 
+#include <sstream>
 #include <string>
 
 namespace vmap::batched {
@@ -121,8 +122,20 @@ void make_room(const Value& place, const Value& value) {
                           std::max(levels, place.levels()));
 }
 
-Value compound(Value& self, const Value& updated) {
+// self op= other: combine(self, other) stored back; errors name `op`, the in-place op
+// ("add_") the loop as written runs (Note [The op the user called] in vmap/types.hpp).
+template <class Combine>
+Value compound(const char* op, Value& self, const Value& other, Combine combine) {
+  const vmap::detail::OpName op_name(op);
+  const Value updated = combine(self, other);
   if (self.is_cpp_scalar()) return self = scalar_cast_to(updated, self.dtype());
+  // A tensor keeps its dtype: an int tensor *= 0.5 raises, as it does per example.
+  if (!vmap::detail::can_cast(updated.dtype(), self.dtype())) {
+    std::ostringstream message;
+    message << op << ": result type " << updated.dtype()
+            << " can't be cast to the desired output type " << self.dtype();
+    throw Error(message.str());
+  }
   make_room(self, updated);
   store(self, updated);
   return self;
@@ -341,23 +354,23 @@ const Value& Value::copy_(const Value& src) const {
 const Value& Value::fill_(const Value& value) const { return copy_(value); }
 const Value& Value::zero_() const { return copy_(Value(int64_t{0})); }
 Value& Value::operator+=(const Value& other) {
-  compound(*this, *this + other);
+  compound("add_", *this, other, [](const Value& a, const Value& b) { return a + b; });
   return *this;
 }
 Value& Value::operator-=(const Value& other) {
-  compound(*this, *this - other);
+  compound("sub_", *this, other, [](const Value& a, const Value& b) { return a - b; });
   return *this;
 }
 Value& Value::operator*=(const Value& other) {
-  compound(*this, *this * other);
+  compound("mul_", *this, other, [](const Value& a, const Value& b) { return a * b; });
   return *this;
 }
 Value& Value::operator/=(const Value& other) {
-  compound(*this, *this / other);
+  compound("div_", *this, other, [](const Value& a, const Value& b) { return a / b; });
   return *this;
 }
 Value& Value::operator%=(const Value& other) {
-  compound(*this, *this % other);
+  compound("remainder_", *this, other, [](const Value& a, const Value& b) { return a % b; });
   return *this;
 }
 
