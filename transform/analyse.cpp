@@ -384,9 +384,10 @@ std::optional<Access> Analyser::accessOf(const Expr *E) const {
   for (unsigned Arg = 0; Arg < Call->getNumArgs(); ++Arg) {
     // select(d, i) and narrow(d, start, n): the position is the index.
     bool IsIndex = vmap::rules::is_index_argument_of_member(Name, Arg);
-    if (IsIndex)
+    if (IsIndex) {
       Next.Index = Call->getArg(Arg);
-    else if (!isa<CXXDefaultArgExpr>(Call->getArg(Arg)))
+      Next.Window = Arg + 1 < Call->getNumArgs(); // a length follows
+    } else if (!isa<CXXDefaultArgExpr>(Call->getArg(Arg)))
       Next.Key += text(Call->getArg(Arg));
     Next.Key += ",";
   }

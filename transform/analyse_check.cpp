@@ -337,6 +337,14 @@ bool Analyser::checkWrites() {
       return refuseAt(diag::refuse_write_through_reference,
                       W.Site->getSourceRange(), diag::note_write_referent,
                       {quoted(Var), "'" + text(Var->getInit()) + "'"});
+    // The batched value of a const Tensor local cannot be written in place (the
+    // rewrite would not compile), though a const Tensor handle's elements can.
+    if (Locals.count(Var) && isTensorType(Var->getType()) &&
+        Var->getType().getNonReferenceType().isConstQualified())
+      return refuseAt(diag::refuse_unsupported, W.Site->getSourceRange(),
+                      diag::note_unsupported,
+                      {"an in-place write through the const Tensor " +
+                       quoted(Var)});
     const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
     bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
                                !isRebinding(W, Param);
@@ -367,7 +375,7 @@ bool Analyser::checkWrites() {
     for (unsigned D = BaseDepth; D < Depth; ++D) {
       unsigned Level = W.Where.Levels[D];
       auto Own = llvm::find_if(Slot.Steps, [&](const Step &S) {
-        return inductionLevel(S.Index) == static_cast<int>(Level);
+        return !S.Window && inductionLevel(S.Index) == static_cast<int>(Level);
       });
       if (Own == Slot.Steps.end() && W.Written.Base != Slot.Base)
         return refuseAt(diag::refuse_write_shared_elements,
@@ -400,7 +408,7 @@ bool Analyser::readsOwnSlot(const ReadEvent &R, const WriteEvent &W,
   bool Same = true;
   for (unsigned Level : Common) {
     auto IsOwn = [&](const Step &S) {
-      return inductionLevel(S.Index) == static_cast<int>(Level);
+      return !S.Window && inductionLevel(S.Index) == static_cast<int>(Level);
     };
     auto InWrite = llvm::find_if(W.Resolved.Steps, IsOwn);
     unsigned Position = InWrite - W.Resolved.Steps.begin();

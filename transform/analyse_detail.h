@@ -29,6 +29,10 @@ struct Scope {
 struct Step {
   std::string Key;                    ///< the op and its fixed arguments
   const clang::Expr *Index = nullptr; ///< the position, if it has one
+  /// narrow(d, start, n): no example's own slot, even at start = i. Windows of
+  /// neighbouring examples overlap for n > 1, and the batched narrow at a
+  /// per-example start is a gather, which a write would not reach.
+  bool Window = false;
 };
 
 /// A variable and the path of view ops into it.

@@ -1,8 +1,10 @@
 // Writes that reach a tensor or a scalar the loop does not own, through forms a hostile
 // tester tries (issue 18): a pointer, std::ref, a lambda capturing by reference,
 // const_cast, data_ptr, a reference to the whole output, a moved or conditionally chosen
-// handle, a static local, setjmp, a volatile local. Each is refused at its line and the
-// file left untouched.
+// handle, a static local, setjmp, a volatile local, a window (narrow) at a per-example start
+// (windows overlap, and the batched narrow there is a gather a write would not reach), an
+// in-place write through a const Tensor. Each is refused at its line and the file left
+// untouched. (The forms accepted are run both ways: ../user_hostile_forms.cpp.)
 #include <vmap/vmap.hpp>
 
 #include <csetjmp>
@@ -118,4 +120,31 @@ void volatile_local(const Tensor& x, Tensor& out) {
     out[i] = total;
   }
 }
-// CHECK: 15 errors generated.
+
+void overlapping_windows(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) out.narrow(0, i, 2) += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:43: error: store into 'out' does not write only this example's slot: index it by the induction variable 'i' first
+}
+
+void windows_copied_into(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) out.narrow(0, i, 2).copy_(x[i] * (i + 1));
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:43: error: store into 'out' does not write only this example's slot: index it by the induction variable 'i' first
+}
+
+void window_of_one(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) out.narrow(0, i, 1) += x[i].sum();
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:43: error: store into 'out' does not write only this example's slot: index it by the induction variable 'i' first
+}
+
+void const_reference_to_slot(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    const Tensor& r = out[i];
+    r += x[i];
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: an in-place write through the const Tensor 'r' is not supported in the body of a vmap loop
+  }
+}
+// CHECK: 19 errors generated.

@@ -1,4 +1,4 @@
-// vmap_generate_program <seed> <output.cpp> [--refused]
+// vmap_generate_program <seed> <output.cpp> [--refused | --hostile]
 // Writes a random program of `#pragma vmap` loops built only from what SPEC sections 1-2
 // allow (locals, per-example scalars and if/else, data-dependent reads, stores of every
 // form, reductions, nested vmaps, same-TU calls), with a main() that runs each loop on fixed
@@ -7,6 +7,13 @@
 // With --refused, one loop also holds one construct SPEC section 2 refuses, at a random
 // statement, and the program ends with the FileCheck line the refusal test expects: an
 // error at that line.
+// With --hostile (issue 18), each loop also holds forms a hostile tester tries: aliasing
+// through references declared in the body and through copies of tensor handles (a copy of
+// x[i], of a slot or of an accumulator, written in place, writes what it copies), an
+// expression hundreds of ops deep, blocks and plain loops nested many levels, and the file
+// may start with a UTF-8 byte-order mark and end its lines with CRLF. The tool may refuse
+// such a program (an error at a line) or rewrite it (then both must print the same), so
+// its test is hostile.cmake's, not the differential one alone.
 //
 // The values stay finite and away from ties: every division, sqrt and log guards its
 // argument, exp sees clamped input, and per-example conditions compare integers or values
@@ -31,7 +38,10 @@ constexpr int64_t pairs = 4;  // rows of `m`, the inner level of nested loops
 class Generator {
  public:
   explicit Generator(uint32_t seed)
-      : random_(seed), control_random_(seed * 7919u + 17u), region_random_(seed * 104729u + 5u) {}
+      : random_(seed),
+        control_random_(seed * 7919u + 17u),
+        region_random_(seed * 104729u + 5u),
+        hostile_random_(seed * 15485863u + 11u) {}
 
   std::string refused_program() {
     refused_loop_ = 0;
@@ -41,6 +51,18 @@ class Generator {
     text.erase(marker, std::string_view(violation_marker).size());
     return text + "// CHECK: {{.*}}.cpp:" + std::to_string(line) + ":{{[0-9]+}}: error: " +
            "\n// CHECK: note:\n";
+  }
+
+  std::string hostile_program() {
+    hostile_ = true;
+    std::string text = program();
+    if (hostile_pick(0, 2) == 0) {  // CRLF line ends
+      std::string crlf;
+      for (char c : text) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+      text = crlf;
+    }
+    if (hostile_pick(0, 2) == 0) text = "\xEF\xBB\xBF" + text;  // byte-order mark
+    return text;
   }
 
   std::string program() {
@@ -389,6 +411,97 @@ class Generator {
     return text;
   }
 
+  // Hostile forms (--hostile), drawn from their own stream.
+  int hostile_pick(int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(hostile_random_);
+  }
+
+  // An expression `ops` pointwise ops deep around x[i]: a chain of terms (a left-deep tree)
+  // with up to 120 of them parenthesised in turn (clang's parser takes 256 levels of
+  // brackets). The tool must not recurse once per op on its own stack: issue 18 found
+  // 2,000 terms crashed it.
+  std::string deep_expression(int ops) {
+    std::string text = "x[i]";
+    static const std::vector<std::string> terms = {" + y[i] * 0.001", " - x[i] * 0.002",
+                                                   " + tanh(x[i]) * 0.01", " * 0.999"};
+    for (int op = 0, brackets = 0; op < ops; ++op) {
+      if (brackets < 120 && hostile_pick(0, 2) == 0) {
+        text = "(" + text + ")";
+        ++brackets;
+      }
+      text += terms[static_cast<size_t>(hostile_pick(0, 3))];
+    }
+    return text;
+  }
+
+  std::string hostile_statements(int indent) {
+    const std::string pad(static_cast<size_t>(indent), ' ');
+    const std::string value = "(y[i] * " + std::to_string(hostile_pick(1, 3)) + ".0)";
+    std::string text;
+    const int forms = hostile_pick(1, 2);
+    for (int f = 0; f < forms; ++f) {
+      const std::string name = "h" + std::to_string(hostile_count_++);
+      switch (hostile_pick(0, 11)) {
+        case 0:  // a copy of the example's input, written: writes x
+          text += pad + "Tensor " + name + " = x[i];\n" + pad + name + " += 1.0;\n" + pad +
+                  "out[i] = " + name + " * 0.5;\n";
+          break;
+        case 1:  // a copy of the example's slot, written: writes out
+          text += pad + "Tensor " + name + " = out[i];\n" + pad + name + " *= 0.5;\n" + pad +
+                  name + " += " + value + ";\n";
+          break;
+        case 2:  // a copy of the accumulator, written: writes acc for every example
+          text += pad + "Tensor " + name + " = acc;\n" + pad + name + " += x[i];\n";
+          break;
+        case 3:  // a reference to the slot
+          text += pad + "auto&& " + name + " = out[i];\n" + pad + name + " += " + value + ";\n";
+          break;
+        case 4:  // a reference to the accumulator
+          text += pad + "Tensor& " + name + " = acc;\n" + pad + name + " += x[i];\n";
+          break;
+        case 5:  // a reference to a scalar local, written
+          text += pad + "float " + name + " = x[i].sum().item<float>();\n" + pad + "float& " +
+                  name + "r = " + name + ";\n" + pad + name + "r += 1.0f;\n" + pad +
+                  "out[i] = x[i] * " + name + ";\n";
+          break;
+        case 6:  // a reference to a tensor local, rebound and written through
+          text += pad + "Tensor " + name + " = x[i] * 2.0;\n" + pad + "Tensor& " + name +
+                  "r = " + name + ";\n" + pad + name + "r = " + name + "r - y[i];\n" + pad +
+                  name + "r *= 0.5;\n" + pad + "out[i] = " + name + ";\n";
+          break;
+        case 7:  // a const reference read
+          text += pad + "const Tensor& " + name + " = x[i];\n" + pad + "out[i] = " + name +
+                  " * " + name + ".sum();\n";
+          break;
+        case 8:  // a copy of a row of an invariant, written: writes w
+          text += pad + "Tensor " + name + " = w[i % 5];\n" + pad + name + " *= 1.0;\n" + pad +
+                  "out[i] = " + name + " + x[i];\n";
+          break;
+        case 9:
+          text += pad + "out[i] = " + deep_expression(hostile_pick(100, 400)) + ";\n";
+          break;
+        case 10: {  // blocks nested many levels
+          const int levels = hostile_pick(10, 60);
+          for (int b = 0; b < levels; ++b) text += pad + "{";
+          text += " out[i] += " + value + "; ";
+          for (int b = 0; b < levels; ++b) text += "}";
+          text += "\n";
+          break;
+        }
+        default: {  // plain loops nested several levels
+          const int levels = hostile_pick(3, 8);
+          for (int b = 0; b < levels; ++b)
+            text += pad + std::string(static_cast<size_t>(2 * b), ' ') + "for (int q" +
+                    std::to_string(b) + " = 0; q" + std::to_string(b) + " < 2; ++q" +
+                    std::to_string(b) + ")\n";
+          text += pad + std::string(static_cast<size_t>(2 * levels), ' ') + "out[i] = out[i] * 0.5 + " +
+                  value + ";\n";
+        }
+      }
+    }
+    return text;
+  }
+
   static constexpr const char* early_return_helper =
       "static float clipped(float v) {\n  if (v > 1.0f)\n    return 1.0f;\n"
       "  if (v < -1.0f)\n    return -v * 0.5f;\n  return v * v;\n}\n\n";
@@ -441,6 +554,7 @@ class Generator {
     if (violation_at == statements) text += violation(4);
     if (control_pick(0, 2) != 0) text += control_statement(4);
     if (region_pick(0, 2) != 0) text += region_statements(4);
+    if (hostile_ && hostile_pick(0, 1) == 0) text += hostile_statements(4);
     text += "    " + store() + ";\n";
     if (chance(30)) text += nested_loop(4);
     return text + "  }\n}\n\n";
@@ -490,6 +604,9 @@ class Generator {
   std::mt19937 random_;
   std::mt19937 control_random_;  // control_statement()'s own stream
   std::mt19937 region_random_;   // region_statements()'s own stream
+  std::mt19937 hostile_random_;  // hostile_statements()'s own stream
+  bool hostile_ = false;
+  int hostile_count_ = 0;
   int refused_loop_ = -1;  // the loop that gets a refused construct, if any
   int helpers_ = 0;
   std::vector<std::string> locals_;   // Tensor locals in scope
@@ -499,14 +616,16 @@ class Generator {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool refused = argc == 4 && std::string_view(argv[3]) == "--refused";
-  if (argc != 3 && !refused) {
-    std::cerr << "usage: vmap_generate_program <seed> <output.cpp> [--refused]\n";
+  const std::string_view mode = argc == 4 ? argv[3] : "";
+  if ((argc != 3 && argc != 4) || (argc == 4 && mode != "--refused" && mode != "--hostile")) {
+    std::cerr << "usage: vmap_generate_program <seed> <output.cpp> [--refused | --hostile]\n";
     return 2;
   }
   const auto seed = static_cast<uint32_t>(std::stoul(argv[1]));
   Generator generator(seed);
-  std::ofstream file(argv[2]);
-  file << (refused ? generator.refused_program() : generator.program());
+  std::ofstream file(argv[2], std::ios::binary);
+  file << (mode == "--refused"   ? generator.refused_program()
+           : mode == "--hostile" ? generator.hostile_program()
+                                 : generator.program());
   return file ? 0 : 1;
 }

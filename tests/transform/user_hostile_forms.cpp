@@ -1,0 +1,85 @@
+// Forms a hostile tester tries that clang-vmap accepts (issue 18), each run as written and
+// rewritten and compared: writes through a forwarding reference to a slot, through copies
+// and views of a slot, a loop header spelled by a macro, vmap levels from a macro nested in
+// each other, and a window of an example's own row. (Windows at a per-example start and
+// writes through a const Tensor are refused: errors/hostile_aliasing_forms.cpp.)
+#include <vmap/vmap.hpp>
+
+#include <iostream>
+using namespace vmap;
+
+#define FOR_ROWS(i, t) for (int64_t i = 0; i < (t).size(0); ++i)
+#define VMAP_FOR(i, n) _Pragma("vmap") for (int64_t i = 0; i < (n); ++i)
+
+void forwarding_reference_to_slot(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    auto&& r = out[i];
+    r = x[i] * 2;
+  }
+}
+
+void copy_of_slot_written_in_place(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor t = out[i];
+    t *= 3;
+    t += x[i];
+  }
+}
+
+void element_of_slot_view(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor row = out[i];
+    row[0] = x[i].sum();
+  }
+}
+
+void header_from_macro(const Tensor& x, Tensor& out) {
+#pragma vmap
+  FOR_ROWS(i, x) { out[i] = x[i] + 1; }
+}
+
+void nested_levels_from_macro(const Tensor& x, Tensor& out) {
+  VMAP_FOR(i, x.size(0)) {
+    VMAP_FOR(j, x.size(1)) { out[i][j] = x[i][j] + i * j; }
+  }
+}
+
+void window_of_own_row(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) out[i].narrow(0, 1, 2).copy_(x[i] * 2);
+}
+
+int main() {
+  const Tensor x = arange(8).reshape({4, 2}).to(kFloat) - 3;
+  Tensor a = ones({4, 2}), b = ones({4, 2}), c = ones({4, 2}), d = zeros({4, 2});
+  Tensor e = zeros({4, 2}), f = zeros({4, 3});
+  forwarding_reference_to_slot(x, a);
+  copy_of_slot_written_in_place(x, b);
+  element_of_slot_view(x, c);
+  header_from_macro(x, d);
+  nested_levels_from_macro(x, e);
+  window_of_own_row(x, f);
+  std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << e << "\n" << f << "\n";
+}
+
+// A named reference to a slot is rebound by `=` (as a Tensor&& is), and written by +=.
+// CHECK-LABEL: void forwarding_reference_to_slot(
+// CHECK: vb::Value&& r = vb::at(out, i);  // line 17
+// CHECK: r = vb::at(x, i) * 2;  // line 18
+// CHECK-LABEL: void copy_of_slot_written_in_place(
+// CHECK: vb::Value t = vb::at(out, i);  // line 25
+// CHECK: t *= 3;  // line 26
+// CHECK: t += vb::at(x, i);  // line 27
+// CHECK-LABEL: void element_of_slot_view(
+// CHECK: vb::Value row = vb::at(out, i);  // line 34
+// CHECK: row[0] = vb::at(x, i).sum();  // line 35
+// CHECK-LABEL: void header_from_macro(
+// CHECK: vb::at(out, i) = vb::at(x, i) + 1;  // line 41
+// CHECK-LABEL: void nested_levels_from_macro(
+// CHECK: const vb::Value j = _b_level1.index();
+// CHECK: vb::at(out, i)[j] = vb::at(x, i)[j] + i * j;  // line 46
+// CHECK-LABEL: void window_of_own_row(
+// CHECK: vb::at(out, i).narrow(0, 1, 2).copy_(vb::at(x, i) * 2);  // line 52
