@@ -85,6 +85,18 @@ TEST(BatchedBadCalls, ShapesThatDoNotBroadcast) {
        "masked_fill"},
       {"div(x[i], y[i], \"floor\")", [&](int64_t i) { div(o.x[i], o.y[i], "floor"); },
        [&](const vb::Value& i) { vb::div(vb::at(o.x, i), vb::at(o.y, i), "floor"); }, "div"},
+      // pointwise chains the batched API defers and fuses (Note [Fused regions])
+      {"(x[i] * 2).tanh() + y[i]", [&](int64_t i) { (o.x[i] * 2).tanh() + o.y[i]; },
+       [&](const vb::Value& i) { (vb::at(o.x, i) * 2).tanh() + vb::at(o.y, i); }, "add"},
+      {"x[i].sigmoid() * y[i].exp()", [&](int64_t i) { o.x[i].sigmoid() * o.y[i].exp(); },
+       [&](const vb::Value& i) { vb::at(o.x, i).sigmoid() * vb::at(o.y, i).exp(); }, "mul"},
+      {"out[i] = (x[i] - 1).abs() * y[i]",
+       [&](int64_t i) { Tensor c = o.x.clone(); c[i] = (o.x[i] - 1).abs() * o.y[i]; },
+       [&](const vb::Value& i) {
+         Tensor c = o.x.clone();
+         vb::at(c, i) = (vb::at(o.x, i) - 1).abs() * vb::at(o.y, i);
+       },
+       "mul"},
       {"out[i] += y[i]", [&](int64_t i) { Tensor c = o.x.clone(); c[i] += o.y[i]; },
        [&](const vb::Value& i) { Tensor c = o.x.clone(); vb::at(c, i) += vb::at(o.y, i); },
        "add_"},

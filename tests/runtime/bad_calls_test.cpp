@@ -580,6 +580,13 @@ TEST(BadCalls, CompositeOpsNameThemselves) {
       {"allclose(a, b)", [&] { allclose(a, b); }, "allclose"},
       {"equal(a, Tensor())", [&] { equal(a, undefined); }, "equal"},
       {"tensor ragged", [] { tensor({{1, 2}, {3}}); }, "tensor"},
+      {"one_hot with INT64_MAX classes", [] { one_hot(tensor({0}).to(kInt64), huge); },
+       "one_hot"},
+      {"topk k INT64_MAX", [&] { topk(a, huge); }, "topk"},
+      {"cumsum of 17 dims is fine, dim 17 is not", [&] { cumsum(a, 17); }, "cumsum"},
+      {"softplus(a, beta 0) of ints", [&] { softplus(i, 0); }, "softplus"},
+      {"norm(Tensor(), inf)", [&] { norm(undefined, std::numeric_limits<double>::infinity()); },
+       "norm"},
   };
   for (const BadCall& row : rows) expect_error_naming_op(row);
 }
