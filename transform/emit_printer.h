@@ -61,6 +61,8 @@ private:
   std::optional<std::string> fused(const Expr *E);
   std::string kernel(const Expr *Root, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
+  bool mayRaise(const Expr *E) const;
+  std::string maskedOperand(const Expr *E);
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
   /// What a batched local of type \p T is declared as: vb::Value, or a
