@@ -260,7 +260,20 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     return perExample(Call);
   case Lowering::Clone: {
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-    return cloneName(Call->getDirectCallee()) + "(" + args(Args) + ")";
+    // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,
+    // `Class::f(x)` calls `Class::_b_f(x)`.
+    std::string Object;
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *Member = dyn_cast<MemberExpr>(Callee)) {
+      if (!Member->isImplicitAccess())
+        Object = expr(Member->getBase()) + (Member->isArrow() ? "->" : ".");
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee)) {
+      if (isa<CXXMethodDecl>(Ref->getDecl()))
+        Object = sourceText(Context, Ref->getQualifierLoc().getSourceRange())
+                     .str();
+    }
+    return Object + cloneName(Call->getDirectCallee()) + "(" + args(Args) +
+           ")";
   }
   }
   llvm_unreachable("unknown lowering");
@@ -870,7 +883,13 @@ std::pair<SourceLocation, std::string> Printer::clone() {
     Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
   Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
          std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
-  Out += "static " + Result + " " + cloneName(F) + "(" + Params + ") {\n";
+  // A member function's clone is a member beside it, const as it is: it
+  // reads the members the function reads.
+  const auto *Method = dyn_cast<CXXMethodDecl>(F);
+  bool Static = !Method || Method->isStatic();
+  Out += (Static ? "static " : "") + Result + " " + cloneName(F) + "(" +
+         Params + ")" + (Method && Method->isConst() ? " const" : "") +
+         " {\n";
   Out += "  namespace " + Alias + " = ::vmap::batched;\n";
   if (Template) {
     const TemplateParameterList *Names = Template->getTemplateParameters();
