@@ -260,10 +260,20 @@ private:
     }
     if (Definition->isVariadic())
       return "it is variadic";
-    if (!InClassMember &&
-        !Context.getSourceManager().isBeforeInTranslationUnit(
-            Definition->getEndLoc(), Call->getBeginLoc()))
-      return "it is defined after the loop that calls it";
+    // Defined after the loop, a function declared before it gets its clone
+    // declared beside that declaration (emit.cpp).
+    const SourceManager &SM = Context.getSourceManager();
+    const FunctionDecl *First = Definition->getFirstDecl();
+    bool DeclaredBefore =
+        First != Definition && !Definition->isTemplateInstantiation() &&
+        First->getLexicalDeclContext()->isFileContext() &&
+        isInRewrittenFile(SM, First->getLocation()) &&
+        SM.isBeforeInTranslationUnit(First->getEndLoc(), Call->getBeginLoc());
+    if (!InClassMember && !DeclaredBefore &&
+        !SM.isBeforeInTranslationUnit(Definition->getEndLoc(),
+                                      Call->getBeginLoc()))
+      return "it is defined after the loop that calls it, and not declared "
+             "before the loop outside any function in this file";
     if (const FunctionTemplateDecl *Template = Definition->getPrimaryTemplate()) {
       for (const NamedDecl *Param : *Template->getTemplateParameters())
         if (Param->isParameterPack() || isa<TemplateTemplateParmDecl>(Param) ||

@@ -855,7 +855,7 @@ LoopOutcome Printer::run() {
 // the parameters that stay unbatched are spelled with their instantiated
 // types, which the aliases do not reach. batch.cpp refuses the templates this
 // cannot express.
-std::pair<SourceLocation, std::string> Printer::clone() {
+std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
   const FunctionDecl *F = A.Callee;
   const FunctionTemplateDecl *Template = F->getPrimaryTemplate();
   llvm::SmallVector<std::string, 4> TemplateArgs = templateArgumentTexts(F);
@@ -887,9 +887,10 @@ std::pair<SourceLocation, std::string> Printer::clone() {
   // reads the members the function reads.
   const auto *Method = dyn_cast<CXXMethodDecl>(F);
   bool Static = !Method || Method->isStatic();
-  Out += (Static ? "static " : "") + Result + " " + cloneName(F) + "(" +
-         Params + ")" + (Method && Method->isConst() ? " const" : "") +
-         " {\n";
+  std::string Head = (Static ? "static " : "") + Result + " " + cloneName(F) +
+                     "(" + Params + ")" +
+                     (Method && Method->isConst() ? " const" : "");
+  Out += Head + " {\n";
   Out += "  namespace " + Alias + " = ::vmap::batched;\n";
   if (Template) {
     const TemplateParameterList *Names = Template->getTemplateParameters();
@@ -913,8 +914,23 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());
   Out += lineDirectiveAfter(Context, After);
   if (!Error.empty())
-    return {SourceLocation(), ""};
-  return {After, std::move(Out)};
+    return {};
+  std::vector<std::pair<SourceLocation, std::string>> Texts{
+      {After, std::move(Out)}};
+  const FunctionDecl *First = F->getFirstDecl();
+  if (First != F && !Method && !Template) {
+    // After the declaration's `;`.
+    SourceLocation End = Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(First->getEndLoc()), 0, SM, Context.getLangOpts());
+    std::optional<Token> Semi = Lexer::findNextToken(
+        SM.getExpansionLoc(First->getEndLoc()), SM, Context.getLangOpts());
+    if (Semi && Semi->is(tok::semi))
+      End = Semi->getEndLoc();
+    Texts.push_back({End, "\n// clang-vmap: batched clone of '" +
+                              F->getNameAsString() + "', defined below\n" +
+                              Head + ";" + lineDirectiveAfter(Context, End)});
+  }
+  return Texts;
 }
 
 } // namespace emit_detail
@@ -926,14 +942,16 @@ using emit_detail::Printer;
 void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
   for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
     addClones(*Clone, Outcome); // its own callees go first
-    std::pair<SourceLocation, std::string> Text = Printer(*Clone).clone();
-    if (Text.first.isInvalid()) {
+    std::vector<std::pair<SourceLocation, std::string>> Texts =
+        Printer(*Clone).clone();
+    if (Texts.empty()) {
       Outcome.Batched = false;
       Outcome.WhyNot = "cannot print the clone of '" +
                        Clone->Analysis.Callee->getNameAsString() + "'";
       return;
     }
-    Outcome.Insertions.push_back(std::move(Text));
+    for (auto &Text : Texts)
+      Outcome.Insertions.push_back(std::move(Text));
     Outcome.NumOps += Clone->NumOps;
   }
 }

@@ -41,8 +41,10 @@ public:
 
   LoopOutcome run();
   /// The batched clone of a function and where it goes: right after the
-  /// function, where everything its body names is declared.
-  std::pair<SourceLocation, std::string> clone();
+  /// function, where everything its body names is declared; for a function
+  /// declared before its definition, also the clone's declaration after that
+  /// first declaration (a loop between the two calls it).
+  std::vector<std::pair<SourceLocation, std::string>> clone();
 
 private:
   // Expressions.

@@ -17,9 +17,8 @@ struct Scaler {
 };
 Tensor Scaler::apply(const Tensor& x) const { return x * factor; }
 
-Tensor later(const Tensor& x);
-
 void features(const Tensor& x, const Scaler& scaler, Tensor& out) {
+  Tensor later(const Tensor& x);  // declared in the function only
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     out[i] = total(x[i], x[i]);
@@ -36,7 +35,7 @@ void features(const Tensor& x, const Scaler& scaler, Tensor& out) {
 // CHECK: note: functions defined in this file are batched as clones, but not this one: it is a virtual, special or operator member function
     out[i] += later(x[i]);
 // CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:15: error: call to 'later' has no batching rule and cannot run per example
-// CHECK: note: functions defined in this file are batched as clones, but not this one: it is defined after the loop that calls it
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it is defined after the loop that calls it, and not declared before the loop outside any function in this file
 // CHECK: 5 errors generated.
   }
 }
