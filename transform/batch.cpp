@@ -241,13 +241,39 @@ private:
   /// (a default argument's text may name the template parameters).
   std::optional<std::string> whyNoClone(const CallExpr *Call,
                                         const FunctionDecl *Definition) const {
-    if (isa<CXXMethodDecl>(Definition))
-      return "it is a member function";
+    // A member function is cloned as a member beside it (emit.cpp), so it
+    // must be defined in its class, whose other members see it wherever they
+    // are (the class is complete in their bodies).
+    bool InClassMember = false;
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(Definition)) {
+      if (Method->isOutOfLine())
+        return "it is a member function defined outside its class";
+      if (Method->isVirtual() || isa<CXXConstructorDecl>(Method) ||
+          isa<CXXDestructorDecl>(Method) || isa<CXXConversionDecl>(Method) ||
+          Method->isOverloadedOperator() ||
+          Method->getRefQualifier() != RQ_None || Method->isVolatile())
+        return "it is a virtual, special or operator member function";
+      const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      if (Member && batched(Member->getImplicitObjectArgument()))
+        return "its object differs per example";
+      InClassMember = true;
+    }
     if (Definition->isVariadic())
       return "it is variadic";
-    if (!Context.getSourceManager().isBeforeInTranslationUnit(
-            Definition->getEndLoc(), Call->getBeginLoc()))
-      return "it is defined after the loop that calls it";
+    // Defined after the loop, a function declared before it gets its clone
+    // declared beside that declaration (emit.cpp).
+    const SourceManager &SM = Context.getSourceManager();
+    const FunctionDecl *First = Definition->getFirstDecl();
+    bool DeclaredBefore =
+        First != Definition && !Definition->isTemplateInstantiation() &&
+        First->getLexicalDeclContext()->isFileContext() &&
+        isInRewrittenFile(SM, First->getLocation()) &&
+        SM.isBeforeInTranslationUnit(First->getEndLoc(), Call->getBeginLoc());
+    if (!InClassMember && !DeclaredBefore &&
+        !SM.isBeforeInTranslationUnit(Definition->getEndLoc(),
+                                      Call->getBeginLoc()))
+      return "it is defined after the loop that calls it, and not declared "
+             "before the loop outside any function in this file";
     if (const FunctionTemplateDecl *Template = Definition->getPrimaryTemplate()) {
       for (const NamedDecl *Param : *Template->getTemplateParameters())
         if (Param->isParameterPack() || isa<TemplateTemplateParmDecl>(Param) ||
@@ -376,8 +402,7 @@ private:
         if (AnyBatched && Method && Method->hasBody(Definition) &&
             isInRewrittenFile(Context.getSourceManager(),
                               Definition->getLocation()))
-          return refuse(diag::refuse_call, Call, diag::note_no_clone,
-                        "'" + Name + "'", "it is a member function");
+          return lowerClone(Call, Definition);
         if (AnyBatched)
           return refuse(diag::refuse_call, Call, diag::note_side_effects,
                         "'" + Name + "'");

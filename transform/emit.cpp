@@ -260,7 +260,20 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     return perExample(Call);
   case Lowering::Clone: {
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-    return cloneName(Call->getDirectCallee()) + "(" + args(Args) + ")";
+    // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,
+    // `Class::f(x)` calls `Class::_b_f(x)`.
+    std::string Object;
+    const Expr *Callee = Call->getCallee()->IgnoreParenImpCasts();
+    if (const auto *Member = dyn_cast<MemberExpr>(Callee)) {
+      if (!Member->isImplicitAccess())
+        Object = expr(Member->getBase()) + (Member->isArrow() ? "->" : ".");
+    } else if (const auto *Ref = dyn_cast<DeclRefExpr>(Callee)) {
+      if (isa<CXXMethodDecl>(Ref->getDecl()))
+        Object = sourceText(Context, Ref->getQualifierLoc().getSourceRange())
+                     .str();
+    }
+    return Object + cloneName(Call->getDirectCallee()) + "(" + args(Args) +
+           ")";
   }
   }
   llvm_unreachable("unknown lowering");
@@ -336,24 +349,101 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
       return expr(Unary->getSubExpr()) +
              (Unary->isIncrementOp() ? " += 1" : " -= 1");
   }
+  // Note [Masked operands] in batched.hpp: an operand C++ may skip is passed
+  // as a lambda where evaluating it for every example could raise.
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
-    if (Binary->getOpcode() == BO_LAnd)
-      return vb("logical_and(") + expr(Binary->getLHS()) + ", " +
-             expr(Binary->getRHS()) + ")";
-    if (Binary->getOpcode() == BO_LOr)
-      return vb("logical_or(") + expr(Binary->getLHS()) + ", " +
-             expr(Binary->getRHS()) + ")";
+    if (Binary->isLogicalOp()) {
+      const Expr *Rhs = Binary->getRHS();
+      return vb(Binary->getOpcode() == BO_LAnd ? "logical_and("
+                                               : "logical_or(") +
+             expr(Binary->getLHS()) + ", " +
+             (mayRaise(Rhs) ? maskedOperand(Rhs) : expr(Rhs)) + ")";
+    }
   }
   if (const auto *Conditional = dyn_cast<ConditionalOperator>(E)) {
-    if (batched(Conditional->getCond()))
+    const Expr *Then = Conditional->getTrueExpr();
+    const Expr *Else = Conditional->getFalseExpr();
+    if (batched(Conditional->getCond())) {
+      bool Masked = mayRaise(Then) || mayRaise(Else);
       return vb("where(") + expr(Conditional->getCond()) + ", " +
-             expr(Conditional->getTrueExpr()) + ", " +
-             expr(Conditional->getFalseExpr()) + ")";
+             (Masked ? maskedOperand(Then) : expr(Then)) + ", " +
+             (Masked ? maskedOperand(Else) : expr(Else)) + ")";
+    }
     return "(" + expr(Conditional->getCond()) + " ? " + vb("Value(") +
            expr(Conditional->getTrueExpr()) + ") : " + vb("Value(") +
            expr(Conditional->getFalseExpr()) + "))";
   }
   return std::nullopt;
+}
+
+/// Whether evaluating \p E for an example that C++ would not evaluate it for
+/// could raise an error (Note [Masked operands] in batched.hpp): an integer
+/// `/` or `%` of per-example values, a per-example index other than an
+/// induction variable, or a call of a function of the user's with a
+/// per-example argument. Inside a compiled kernel nothing is masked.
+bool Printer::mayRaise(const Expr *E) const {
+  if (Kernel || !E || !batched(E))
+    return false;
+  E = E->IgnoreParenImpCasts();
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    BinaryOperatorKind Op = Binary->getOpcode();
+    if (Op == BO_Div || Op == BO_Rem || Op == BO_DivAssign ||
+        Op == BO_RemAssign) {
+      QualType T = isa<CompoundAssignOperator>(Binary)
+                       ? cast<CompoundAssignOperator>(Binary)
+                             ->getComputationResultType()
+                       : Binary->getType();
+      if (T->isIntegralOrEnumerationType() && batched(Binary->getRHS()))
+        return true;
+    }
+  }
+  if (const auto *Call = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    // A call of the user's own function: its batched clone may divide or
+    // index (and it takes the mask as a loop's body would).
+    bool UsersFunction = Callee && !isInVmapNamespace(Callee) &&
+                         !Callee->isInStdNamespace() && Callee->hasBody();
+    // A runtime op taking a per-example index: the positions the op table
+    // marks `index` (operator[], select, narrow's start) and the index
+    // tensors of the gathers.
+    std::string Name = calleeName(Call);
+    bool Indexes = false;
+    if (Callee && isInVmapNamespace(Callee))
+      for (const vmap::rules::OpEntry &Entry : vmap::rules::kOpTable)
+        if (Entry.name == Name &&
+            (Entry.family == vmap::rules::Family::index ||
+             llvm::any_of(Entry.params, [](vmap::rules::ArgKind Kind) {
+               return Kind == vmap::rules::ArgKind::index;
+             })))
+          Indexes = true;
+    unsigned First = isa<CXXOperatorCallExpr>(Call) &&
+                             isa<CXXMethodDecl>(Callee)
+                         ? 1 // the object of a member operator
+                         : 0;
+    for (unsigned Arg = First; Arg < Call->getNumArgs(); ++Arg) {
+      const Expr *Argument = Call->getArg(Arg);
+      if (!batched(Argument))
+        continue;
+      if (UsersFunction)
+        return true;
+      const VarDecl *Var = referencedVar(Argument);
+      bool Induction = Var && llvm::any_of(A.Levels, [&](const VmapLevel &L) {
+                         return L.Induction == Var;
+                       });
+      if (Indexes && !Induction)
+        return true;
+    }
+  }
+  for (const Stmt *Child : E->children())
+    if (const auto *ChildExpr = dyn_cast_or_null<Expr>(Child))
+      if (!isa<LambdaExpr>(ChildExpr) && mayRaise(ChildExpr))
+        return true;
+  return false;
+}
+
+/// `[&] { return e; }`: an operand run under a mask (Note [Masked operands]).
+std::string Printer::maskedOperand(const Expr *E) {
+  return "[&] { return " + expr(E) + "; }";
 }
 
 /// A chain emitted as a compiled kernel (fuse.h), or inside one, an operand
@@ -765,7 +855,7 @@ LoopOutcome Printer::run() {
 // the parameters that stay unbatched are spelled with their instantiated
 // types, which the aliases do not reach. batch.cpp refuses the templates this
 // cannot express.
-std::pair<SourceLocation, std::string> Printer::clone() {
+std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
   const FunctionDecl *F = A.Callee;
   const FunctionTemplateDecl *Template = F->getPrimaryTemplate();
   llvm::SmallVector<std::string, 4> TemplateArgs = templateArgumentTexts(F);
@@ -793,7 +883,14 @@ std::pair<SourceLocation, std::string> Printer::clone() {
     Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
   Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
          std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
-  Out += "static " + Result + " " + cloneName(F) + "(" + Params + ") {\n";
+  // A member function's clone is a member beside it, const as it is: it
+  // reads the members the function reads.
+  const auto *Method = dyn_cast<CXXMethodDecl>(F);
+  bool Static = !Method || Method->isStatic();
+  std::string Head = (Static ? "static " : "") + Result + " " + cloneName(F) +
+                     "(" + Params + ")" +
+                     (Method && Method->isConst() ? " const" : "");
+  Out += Head + " {\n";
   Out += "  namespace " + Alias + " = ::vmap::batched;\n";
   if (Template) {
     const TemplateParameterList *Names = Template->getTemplateParameters();
@@ -817,8 +914,23 @@ std::pair<SourceLocation, std::string> Printer::clone() {
       SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());
   Out += lineDirectiveAfter(Context, After);
   if (!Error.empty())
-    return {SourceLocation(), ""};
-  return {After, std::move(Out)};
+    return {};
+  std::vector<std::pair<SourceLocation, std::string>> Texts{
+      {After, std::move(Out)}};
+  const FunctionDecl *First = F->getFirstDecl();
+  if (First != F && !Method && !Template) {
+    // After the declaration's `;`.
+    SourceLocation End = Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(First->getEndLoc()), 0, SM, Context.getLangOpts());
+    std::optional<Token> Semi = Lexer::findNextToken(
+        SM.getExpansionLoc(First->getEndLoc()), SM, Context.getLangOpts());
+    if (Semi && Semi->is(tok::semi))
+      End = Semi->getEndLoc();
+    Texts.push_back({End, "\n// clang-vmap: batched clone of '" +
+                              F->getNameAsString() + "', defined below\n" +
+                              Head + ";" + lineDirectiveAfter(Context, End)});
+  }
+  return Texts;
 }
 
 } // namespace emit_detail
@@ -830,14 +942,16 @@ using emit_detail::Printer;
 void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
   for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
     addClones(*Clone, Outcome); // its own callees go first
-    std::pair<SourceLocation, std::string> Text = Printer(*Clone).clone();
-    if (Text.first.isInvalid()) {
+    std::vector<std::pair<SourceLocation, std::string>> Texts =
+        Printer(*Clone).clone();
+    if (Texts.empty()) {
       Outcome.Batched = false;
       Outcome.WhyNot = "cannot print the clone of '" +
                        Clone->Analysis.Callee->getNameAsString() + "'";
       return;
     }
-    Outcome.Insertions.push_back(std::move(Text));
+    for (auto &Text : Texts)
+      Outcome.Insertions.push_back(std::move(Text));
     Outcome.NumOps += Clone->NumOps;
   }
 }

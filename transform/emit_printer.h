@@ -41,8 +41,10 @@ public:
 
   LoopOutcome run();
   /// The batched clone of a function and where it goes: right after the
-  /// function, where everything its body names is declared.
-  std::pair<SourceLocation, std::string> clone();
+  /// function, where everything its body names is declared; for a function
+  /// declared before its definition, also the clone's declaration after that
+  /// first declaration (a loop between the two calls it).
+  std::vector<std::pair<SourceLocation, std::string>> clone();
 
 private:
   // Expressions.
@@ -61,6 +63,8 @@ private:
   std::optional<std::string> fused(const Expr *E);
   std::string kernel(const Expr *Root, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
+  bool mayRaise(const Expr *E) const;
+  std::string maskedOperand(const Expr *E);
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
   /// What a batched local of type \p T is declared as: vb::Value, or a

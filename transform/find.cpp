@@ -292,6 +292,21 @@ compiledSpecializations(const FunctionDecl *Function) {
     for (const FunctionDecl *Specialization : Template->specializations())
       if (Specialization->getBody())
         Specializations.push_back(Specialization);
+    // A member template of a class template: the specializations of its
+    // counterpart in each specialization of the class.
+    const ClassTemplateDecl *Class =
+        Method ? Method->getParent()->getDescribedClassTemplate() : nullptr;
+    if (!Class)
+      return Specializations;
+    for (const ClassTemplateSpecializationDecl *Instance :
+         Class->specializations())
+      for (const Decl *Member : Instance->decls())
+        if (const auto *Counterpart = dyn_cast<FunctionTemplateDecl>(Member))
+          if (Counterpart->getInstantiatedFromMemberTemplate() == Template)
+            for (const FunctionDecl *Specialization :
+                 Counterpart->specializations())
+              if (Specialization->getBody())
+                Specializations.push_back(Specialization);
     return Specializations;
   }
   // A member function of a class template: its counterpart in each

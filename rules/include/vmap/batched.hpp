@@ -36,6 +36,7 @@
 #include <vmap/profile.hpp>
 #include <vmap/vmap.hpp>
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -432,6 +433,43 @@ Value logical_and(const Value& a, const Value& b);
 Value logical_or(const Value& a, const Value& b);
 Value logical_not(const Value& x);
 Value where(const Value& condition, const Value& a, const Value& b);
+// Note [Masked operands]
+// C++ evaluates only one arm of `c ? a : b` and the right of `a && b` / `a || b` only where
+// the left does not decide: `d != 0 ? n / d : 0`, `k >= 0 && x[k].item<float>() > 0`.
+// Where such an operand could raise for an example that skips it (an integer division, a
+// data-dependent index, a call of a function of the user's file), clang-vmap passes it as
+// a lambda, run under the mask of the examples that evaluate it (as in a vb::Where), so
+// their divisors and indices are made safe; the results merge as the eager forms do.
+template <std::invocable Then, std::invocable Else>
+Value where(const Value& condition, Then&& then, Else&& otherwise) {
+  std::optional<Value> taken, other;  // built, not assigned: an assignment is masked
+  {
+    Where mask(condition);
+    taken.emplace(std::forward<Then>(then)());
+    mask.flip();
+    other.emplace(std::forward<Else>(otherwise)());
+  }
+  return where(condition, *taken, *other);
+}
+template <std::invocable Rhs>
+Value logical_and(const Value& lhs, Rhs&& rhs) {
+  std::optional<Value> right;
+  {
+    Where mask(lhs);
+    right.emplace(std::forward<Rhs>(rhs)());
+  }
+  return logical_and(lhs, *right);
+}
+template <std::invocable Rhs>
+Value logical_or(const Value& lhs, Rhs&& rhs) {
+  std::optional<Value> right;
+  {
+    Where mask(lhs);
+    mask.flip();
+    right.emplace(std::forward<Rhs>(rhs)());
+  }
+  return logical_or(lhs, *right);
+}
 Value clamp(const Value& x, const Value& min, const Value& max = Value());
 Value neg(const Value& x);
 Value abs(const Value& x);

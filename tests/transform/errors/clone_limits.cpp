@@ -8,14 +8,17 @@ Tensor total(const Tensor& first, const Ts&... rest) { return (first + ... + res
 template <class T>
 Tensor shifted(const Tensor& x, T offset = T(1)) { return x + offset; }
 
+// Member functions are cloned as members beside them: only those defined in their class,
+// and not virtual ones (the clone would not be overridden).
 struct Scaler {
   float factor;
-  Tensor apply(const Tensor& x) const { return x * factor; }
+  Tensor apply(const Tensor& x) const;
+  virtual Tensor bend(const Tensor& x) const { return x * factor; }
 };
-
-Tensor later(const Tensor& x);
+Tensor Scaler::apply(const Tensor& x) const { return x * factor; }
 
 void features(const Tensor& x, const Scaler& scaler, Tensor& out) {
+  Tensor later(const Tensor& x);  // declared in the function only
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     out[i] = total(x[i], x[i]);
@@ -26,11 +29,14 @@ void features(const Tensor& x, const Scaler& scaler, Tensor& out) {
 // CHECK: note: functions defined in this file are batched as clones, but not this one: the call leaves an argument of a function template to its default; pass it explicitly
     out[i] += scaler.apply(x[i]);
 // CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:15: error: call to 'apply' has no batching rule and cannot run per example
-// CHECK: note: functions defined in this file are batched as clones, but not this one: it is a member function
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it is a member function defined outside its class
+    out[i] += scaler.bend(x[i]);
+// CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:15: error: call to 'bend' has no batching rule and cannot run per example
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it is a virtual, special or operator member function
     out[i] += later(x[i]);
 // CHECK: {{.*}}clone_limits.cpp:[[@LINE-1]]:15: error: call to 'later' has no batching rule and cannot run per example
-// CHECK: note: functions defined in this file are batched as clones, but not this one: it is defined after the loop that calls it
-// CHECK: 4 errors generated.
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it is defined after the loop that calls it, and not declared before the loop outside any function in this file
+// CHECK: 5 errors generated.
   }
 }
 
