@@ -1,8 +1,8 @@
-// Forms a hostile tester tries that clang-vmap accepts (issue 18), each run as written and
-// rewritten and compared: writes through a forwarding reference to a slot, through copies
-// and views of a slot, a loop header spelled by a macro, vmap levels from a macro nested in
-// each other, and a window of an example's own row. (Windows at a per-example start and
-// writes through a const Tensor are refused: errors/hostile_aliasing_forms.cpp.)
+// Forms a hostile tester tries that clang-vmap accepts (issue 18), each run both ways: writes
+// through a forwarding reference to a slot and through copies and views of a slot (a reshape
+// of a strided slot copies: its write stays local), a loop header spelled by a macro, vmap
+// levels from a macro nested in each other, a window of an example's own row. (Windows at a
+// per-example start, writes through a const Tensor: errors/hostile_aliasing_forms.cpp.)
 #include <vmap/vmap.hpp>
 
 #include <iostream>
@@ -52,6 +52,39 @@ void window_of_own_row(const Tensor& x, Tensor& out) {
   for (int64_t i = 0; i < x.size(0); ++i) out[i].narrow(0, 1, 2).copy_(x[i] * 2);
 }
 
+void view_of_slot_written(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor t = out[i].view({-1});
+    t += x[i];
+  }
+}
+
+void select_of_slot_copy_written(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor t = out[i];
+    t.select(0, 1) += x[i][0];
+  }
+}
+
+void fill_through_copy_of_slot(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor t = out[i];
+    t.fill_(x[i].sum().item<float>());
+  }
+}
+
+// out[i] is not contiguous here: reshape copies, so the write does not reach out.
+void reshape_of_strided_slot(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor t = out[i].reshape({6});
+    t += x[i].sum();
+  }
+}
+
 int main() {
   const Tensor x = arange(8).reshape({4, 2}).to(kFloat) - 3;
   Tensor a = ones({4, 2}), b = ones({4, 2}), c = ones({4, 2}), d = zeros({4, 2});
@@ -63,6 +96,14 @@ int main() {
   nested_levels_from_macro(x, e);
   window_of_own_row(x, f);
   std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << e << "\n" << f << "\n";
+  Tensor g = ones({4, 2}), h = ones({4, 2}), k = ones({4, 2});
+  Tensor strided = ones({4, 3, 2});
+  Tensor strided_view = strided.transpose(1, 2);
+  view_of_slot_written(x, g);
+  select_of_slot_copy_written(x, h);
+  fill_through_copy_of_slot(x, k);
+  reshape_of_strided_slot(x, strided_view);
+  std::cout << g << "\n" << h << "\n" << k << "\n" << strided << "\n";
 }
 
 // A named reference to a slot is rebound by `=` (as a Tensor&& is), and written by +=.
@@ -83,3 +124,13 @@ int main() {
 // CHECK: vb::at(out, i)[j] = vb::at(x, i)[j] + i * j;  // line 46
 // CHECK-LABEL: void window_of_own_row(
 // CHECK: vb::at(out, i).narrow(0, 1, 2).copy_(vb::at(x, i) * 2);  // line 52
+// CHECK-LABEL: void view_of_slot_written(
+// CHECK: vb::Value t = vb::at(out, i).view({-1});  // line 58
+// CHECK: t += vb::at(x, i);  // line 59
+// CHECK-LABEL: void select_of_slot_copy_written(
+// CHECK: t.select(0, 1) += vb::at(x, i)[0];  // line 67
+// CHECK-LABEL: void fill_through_copy_of_slot(
+// CHECK: t.fill_(vb::at(x, i).sum().item<float>());  // line 75
+// CHECK-LABEL: void reshape_of_strided_slot(
+// CHECK: vb::Value t = vb::at(out, i).reshape({6});  // line 83
+// CHECK: t += vb::at(x, i).sum();  // line 84
