@@ -449,9 +449,8 @@ Value all(const Value& x, int64_t dim, bool keepdim) {
   return dispatch(dim_form("all", free_function), {x, dim, keepdim});
 }
 Value equal(const Value& a, const Value& b) { return dispatch(free_op("equal"), {a, b}); }
-Value allclose(const Value& a, const Value& b, double rtol, double atol) {
-  return dispatch(free_op("allclose"),
-                  {a, b, vmap::detail::Scalar(rtol), vmap::detail::Scalar(atol)});
+Value allclose(const Value& a, const Value& b, const Value& rtol, const Value& atol) {
+  return dispatch(free_op("allclose"), {a, b, rtol, atol});
 }
 Value matmul(const Value& a, const Value& b) { return dispatch(free_op("matmul"), {a, b}); }
 Value mm(const Value& a, const Value& b) { return dispatch(free_op("mm"), {a, b}); }
