@@ -146,6 +146,7 @@ void write_check(std::ostream& out, std::vector<std::string>& calls, std::size_t
       << call(entry, count, as_free) << "); }\n\n";
   calls.push_back("call_" + id);
 }
+
 bool has_free_form(std::string_view name) {
   return vmap::rules::find_op(name, OpForm::free_function) != vmap::rules::kNoOp;
 }
