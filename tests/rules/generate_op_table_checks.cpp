@@ -31,11 +31,7 @@
 
 namespace {
 
-using vmap::rules::ArgKind;
-using vmap::rules::kOpTable;
-using vmap::rules::OpEntry;
-using vmap::rules::OpForm;
-using vmap::rules::RuleId;
+using namespace vmap::rules;
 
 // The C++ type rewritten code passes in a position of this kind, or "" when no batched call
 // takes it (factories' options, from_blob's pointer, tensor({...})'s literal).

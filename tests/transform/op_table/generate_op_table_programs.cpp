@@ -28,12 +28,7 @@
 
 namespace {
 
-using vmap::rules::ArgKind;
-using vmap::rules::Family;
-using vmap::rules::kOpTable;
-using vmap::rules::OpEntry;
-using vmap::rules::OpForm;
-using vmap::rules::RuleId;
+using namespace vmap::rules;
 
 // One argument: its text for example i, and a loop-invariant text of the same shape and type.
 struct Argument {
