@@ -57,22 +57,32 @@ bool isInStd(const Decl *D) {
   return Context && Context->isStdNamespace();
 }
 
-/// Argument kinds that must be the same for every example.
-bool mustBeInvariant(rules::ArgKind Kind) {
+/// What an argument of this kind is, for a user, when it must be the same for
+/// every example; nullptr when it may vary per example.
+const char *invariantKindName(rules::ArgKind Kind) {
   switch (Kind) {
   case rules::ArgKind::dim:
+    return "a dimension";
   case rules::ArgKind::dim_list:
+    return "a list of dimensions";
   case rules::ArgKind::shape:
+    return "a shape";
   case rules::ArgKind::integer:
+    return "a count or offset that sets the result's shape";
   case rules::ArgKind::number:
+    return "an option of the op";
   case rules::ArgKind::keepdim:
+    return "a flag";
   case rules::ArgKind::text:
+    return "a mode";
   case rules::ArgKind::conversion:
+    return "a dtype or device";
   case rules::ArgKind::options:
+    return "tensor options";
   case rules::ArgKind::pointer:
-    return true;
+    return "a pointer";
   default:
-    return false;
+    return nullptr;
   }
 }
 
@@ -196,19 +206,24 @@ private:
     for (unsigned Position = 0; Position < Args.size(); ++Position) {
       if (!batched(Args[Position]))
         continue;
-      bool Allowed = false, Known = false;
+      bool Allowed = false;
+      const char *Kind = nullptr;
       for (const rules::OpEntry &Entry : rules::kOpTable) {
         if (Entry.name != std::string_view(Name) || Entry.form != Form ||
             Args.size() < Entry.required || Args.size() > Entry.arity)
           continue;
-        Known = true;
-        Allowed |= !mustBeInvariant(Entry.param(Position));
+        const char *EntryKind = invariantKindName(Entry.param(Position));
+        Allowed |= !EntryKind;
+        Kind = Kind ? Kind : EntryKind;
       }
-      if (Known && !Allowed)
+      // A member's object is Args[0]: count the arguments in the parentheses.
+      const unsigned Written =
+          Form == rules::OpForm::free_function ? Position + 1 : Position;
+      if (Kind && !Allowed)
         return refuse(diag::refuse_batched_context, Args[Position],
                       diag::note_batched_context,
-                      "argument " + std::to_string(Position + 1) + " of '" +
-                          Name.str() + "'");
+                      "argument " + std::to_string(Written) + " of '" +
+                          Name.str() + "' (" + Kind + ")");
     }
     return true;
   }

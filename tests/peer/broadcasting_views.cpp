@@ -48,7 +48,13 @@ void broadcasting(peer::Generator& generator) {
   show("expand_free", [&] { return expand(row, {2, 3, 4}); });
   show("expand_minus_one", [&] { return column.expand({2, -1, 4}); });
   show("expand_bad", [&] { return matrix.expand({3, 5}); });
-  show("expand_as", [&] { return scalar.expand({2, 2}); });
+  show("expand_0d", [&] { return scalar.expand({2, 2}); });
+  show("expand_as", [&] { return column.expand_as(matrix); });
+  show("expand_as_0d", [&] { return scalar.expand_as(cube); });
+  show("expand_as_bad", [&] { return matrix.expand_as(column); });
+  show_scalar("sizes",
+              [&] { return cube.sizes()[2] * 10 + static_cast<int64_t>(cube.sizes().size()); });
+  show_scalar("scalar_type", [&] { return ints.scalar_type() == kInt64; });
 }
 
 void views(peer::Generator& generator) {

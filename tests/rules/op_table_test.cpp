@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -161,3 +165,33 @@ TEST(OpTable, LookupDistinguishesOverloads) {
 }
 
 }  // namespace
+
+// Note [Every entry has every layer] (generate_op_table_checks.cpp): LibTorch's peer. Each
+// op name of the table is called in a peer program (tests/peer, run against LibTorch 1.13
+// where installed), as `.name(`, `name(` or `name<`; the pointwise-list ops through the
+// list itself, which peer/pointwise.cpp includes. Operators are checked by their programs,
+// refused ops have nothing to compare.
+TEST(OpTable, PeerProgramsCallEveryOp) {
+  std::string peer_sources;
+  for (const auto& file : std::filesystem::directory_iterator(VMAP_PEER_DIR)) {
+    if (file.path().extension() != ".cpp") continue;
+    std::ifstream in(file.path());
+    std::ostringstream text;
+    text << in.rdbuf();
+    peer_sources += text.str();
+  }
+  ASSERT_FALSE(peer_sources.empty()) << VMAP_PEER_DIR;
+  std::set<std::string_view> list_ops;
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) list_ops.insert(#name);
+#define VMAP_BINARY_OP(name, Functor, domain) list_ops.insert(#name);
+#include <vmap/detail/pointwise_ops.def>
+  EXPECT_NE(peer_sources.find("pointwise_ops.def"), std::string::npos);
+  for (const auto& entry : kOpTable) {
+    const bool is_operator = entry.name.starts_with("operator");
+    if (is_operator || entry.rule == vmap::rules::RuleId::refused || list_ops.contains(entry.name))
+      continue;
+    const std::regex call("[^A-Za-z0-9_]" + std::string(entry.name) + " *[(<]");
+    EXPECT_TRUE(std::regex_search(peer_sources, call))
+        << entry.name << ": no peer program calls it (tests/peer)";
+  }
+}

@@ -499,7 +499,9 @@ Value any(const Value& x, int64_t dim, bool keepdim = false);
 Value all(const Value& x);
 Value all(const Value& x, int64_t dim, bool keepdim = false);
 Value equal(const Value& a, const Value& b);
-Value allclose(const Value& a, const Value& b, double rtol = 1e-05, double atol = 1e-08);
+// rtol and atol may differ per example (SPEC section 6: any argument may).
+Value allclose(const Value& a, const Value& b, const Value& rtol = 1e-05,
+               const Value& atol = 1e-08);
 Value matmul(const Value& a, const Value& b);
 Value mm(const Value& a, const Value& b);
 Value mv(const Value& a, const Value& b);

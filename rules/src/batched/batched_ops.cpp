@@ -294,6 +294,30 @@ Value Value::mv(const Value& other) const { return dispatch(member_op("mv"), {*t
 Value Value::bmm(const Value& other) const { return dispatch(member_op("bmm"), {*this, other}); }
 Value Value::dot(const Value& other) const { return dispatch(member_op("dot"), {*this, other}); }
 
+// Note [Pointwise ops outside the list]
+// An op fits the pointwise op list (Note [Pointwise op list]) when it is one functor on its
+// (promoted) operands, its result dtype is its domain's, LibTorch's overloads are (Tensor) or
+// (Tensor, Tensor or Scalar), and on a per-example C++ scalar it means what <cmath> means (the
+// generated unary forms below compute a C++ int as double, as std::floor(int) does). Each
+// pointwise op of the op table written out in every layer instead fails one of these:
+// - neg / unary `-`, abs: on a C++ `int` (or bool) `-v` and std::abs(v) are `int`, not double;
+//   both raise LibTorch's own errors on bool tensors.
+// - add / sub: LibTorch's alpha (a + alpha * b), a third argument that may differ per example
+//   (Note [Per-example alpha]), with a DeviceOp of its own.
+// - mul, div and the operators + - * / %: between two per-example C++ scalars they are C++
+//   arithmetic (int / int truncates, % takes the dividend's sign), not ATen's; div has
+//   rounding_mode; `%` on tensors is remainder.
+// - pow: std::pow's result type on C++ scalars; literal exponents strength-reduced (Note [pow
+//   strength reduction] in runtime/src/pointwise.cpp); a Scalar base overload.
+// - maximum / minimum, logical_and / logical_or: LibTorch has no Scalar overload (the list's
+//   binary ops take numbers); std::max / min / fmax / fmin on C++ scalars are built on the
+//   first two with C++'s NaN rules.
+// - eq ne lt le gt ge and their operators, logical_not / `!`, logical_and / logical_or: a bool
+//   result whatever the operands (no domain gives one), SIMD kernels of their own; `&` and
+//   `|` are bitwise, on bool and integer tensors only.
+// - where, clamp: three operands; clamp's bounds optional, numbers or tensors.
+// - relu, sign: none of these; they fit the list (same_type, no SIMD kernel) and are written
+//   out only because their fused-kernel forms are written out in vmap/fused_element.hpp.
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
   Value Value::name() const { return cmath(member_op(#name), *this); }
 #define VMAP_BINARY_OP(name, Functor, domain) \
@@ -462,9 +486,8 @@ Value all(const Value& x, int64_t dim, bool keepdim) {
   return dispatch(dim_form("all", free_function), {x, dim, keepdim});
 }
 Value equal(const Value& a, const Value& b) { return dispatch(free_op("equal"), {a, b}); }
-Value allclose(const Value& a, const Value& b, double rtol, double atol) {
-  return dispatch(free_op("allclose"),
-                  {a, b, vmap::detail::Scalar(rtol), vmap::detail::Scalar(atol)});
+Value allclose(const Value& a, const Value& b, const Value& rtol, const Value& atol) {
+  return dispatch(free_op("allclose"), {a, b, rtol, atol});
 }
 Value matmul(const Value& a, const Value& b) { return dispatch(free_op("matmul"), {a, b}); }
 Value mm(const Value& a, const Value& b) { return dispatch(free_op("mm"), {a, b}); }

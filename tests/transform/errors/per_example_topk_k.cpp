@@ -9,10 +9,10 @@ void top(const Tensor& x, const Tensor& k, const Tensor& labels, Tensor& out, Te
   for (int64_t i = 0; i < x.size(0); ++i) {
     int64_t count = k[i].item<int64_t>();
     auto [values, indices] = x[i].topk(count);
-// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:40: error: per-example value used as argument 2 of 'topk', which must be the same for every example
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:40: error: per-example value used as argument 1 of 'topk' (a count or offset that sets the result's shape), which must be the same for every example
     out[i] = values.sum() + std::get<0>(sort(x[i], 0, count > 2)).sum();
-// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:55: error: per-example value used as argument 3 of 'sort', which must be the same for every example
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:55: error: per-example value used as argument 3 of 'sort' (a flag), which must be the same for every example
     codes[i] = one_hot(labels[i], count + 1).sum();
-// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot', which must be the same for every example
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot' (a count or offset that sets the result's shape), which must be the same for every example
   }
 }

@@ -182,8 +182,10 @@ constexpr OpEntry unary_free(std::string_view name) {
 constexpr OpEntry unary_member(std::string_view name) {
   return make(name, member, F::unary, R::unary_pointwise, {tensor});
 }
-constexpr OpEntry binary_free(std::string_view name) {
-  return make(name, free_function, F::binary, R::binary_pointwise, {operand, operand});
+// name(a, b): `operands` are tensors or C++ numbers where LibTorch has Scalar overloads, else
+// tensors (maximum, minimum, logical_and, logical_or).
+constexpr OpEntry binary_free(std::string_view name, ArgKind operands = operand) {
+  return make(name, free_function, F::binary, R::binary_pointwise, {operands, operands});
 }
 constexpr OpEntry binary_op(std::string_view name) {
   return make(name, binary_operator, F::binary, R::binary_pointwise, {operand, operand});
@@ -256,9 +258,10 @@ inline constexpr auto kOpTable = [] {
     binary_op("operator=="), binary_op("operator!="), binary_op("operator&"), binary_op("operator|"),
     binary_op("operator%"),  // remainder (LibTorch's: the sign of the divisor)
     alpha_free("add"), alpha_free("sub"), binary_free("mul"), binary_free("div"),
-    binary_free("pow"), binary_free("maximum"), binary_free("minimum"),
+    binary_free("pow"), binary_free("maximum", tensor), binary_free("minimum", tensor),
     binary_free("eq"), binary_free("ne"), binary_free("lt"), binary_free("le"),
-    binary_free("gt"), binary_free("ge"), binary_free("logical_and"), binary_free("logical_or"),
+    binary_free("gt"), binary_free("ge"), binary_free("logical_and", tensor),
+    binary_free("logical_or", tensor),
     alpha_member("add"), alpha_member("sub"), binary_member("mul"), binary_member("div"),
     binary_member("pow"), binary_member("maximum", tensor), binary_member("minimum", tensor),
     binary_member("eq"), binary_member("ne"), binary_member("lt"), binary_member("le"),
