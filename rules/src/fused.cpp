@@ -130,12 +130,12 @@ bool cpu_has_avx2_fma() {
 bool cpu_has_avx2_fma() { return false; }
 #endif
 
-// The loops of `loops` (a TypedKernel's runs or rows) for this CPU (Note [Vector ISA of
-// compiled kernels]).
+// Which of the kernel's copies runs here (Note [Vector ISA of compiled kernels]): 1, its
+// AVX2+FMA copy, where compiled (its runs always have the any-stride loop) and the CPU has
+// AVX2 and FMA; else 0, the user's ISA.
 template <class T>
-const FusedLoops<T>& for_this_cpu(const TypedKernel<T>& typed,
-                                  const std::array<FusedLoops<T>, 2>& loops) {
-  return typed.avx2 && cpu_has_avx2_fma() ? loops[1] : loops[0];
+std::size_t isa(const TypedKernel<T>& typed) {
+  return typed.runs[1].any != nullptr && cpu_has_avx2_fma() ? 1 : 0;
 }
 
 template <class T>
@@ -239,7 +239,7 @@ template <class T>
 void store(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel,
            void* out) {
   const Walker<T> walker(layout);
-  const FusedLoop<T> loop = for_this_cpu(typed, typed.runs).pick(walker.inner_mask);
+  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
   const int64_t size = vmap::detail::element_size(typed.result);
   const int64_t count = layout.level_count * layout.example_count;
   parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
@@ -270,7 +270,7 @@ Sum sum_range(const Walker<T>& walker, FusedLoop<T> loop, const void* kernel, in
 template <class T, class Sum>
 Sum sum_all(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel) {
   const Walker<T> walker(layout);
-  const FusedLoop<T> loop = for_this_cpu(typed, typed.runs).pick(walker.inner_mask);
+  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
   const int64_t count = layout.level_count * layout.example_count;
   const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(64, count / 4096));
   std::vector<Sum> partial(static_cast<std::size_t>(chunks), Sum(0));
@@ -314,7 +314,7 @@ template <class T, class R, class Finish>
 void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel, R* out,
               const Finish& finish) {
   const Walker<T> walker(layout);
-  const FusedLoops<T>& loops = for_this_cpu(typed, typed.rows);
+  const FusedLoops<T>& loops = typed.rows[isa(typed)];
   const std::size_t operands = walker.operands;
   const int row_dim = walker.rank - 2, example_dim = walker.rank - 1;
   const int64_t width = walker.dims[row_dim], per = walker.dims[example_dim];
@@ -395,12 +395,13 @@ void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const 
                   bool mean, R* out) {
   const int64_t per = layout.example_count;
   auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
-  // One run of `per` elements per example when its dims merged into one, and a level dim
-  // to sum along: short examples side by side.
-  if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample)
+  // One run of `per` elements per example when its dims merged into one, a level dim to
+  // sum along, and the kernel's rows loops: short examples side by side.
+  if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample &&
+      typed.rows[isa(typed)].all_unit != nullptr)
     return sum_rows<T, R>(layout, typed, kernel, out, finish);
   const Walker<T> walker(layout);
-  const FusedLoop<T> loop = for_this_cpu(typed, typed.runs).pick(walker.inner_mask);
+  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
   parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p)
       out[p] = finish(sum_range<T, R>(walker, loop, kernel, p * per, (p + 1) * per));

@@ -126,9 +126,9 @@ struct TypedKernel {
   // Computes the element at `first` (one pointer per operand); false when an op is not
   // defined for the element type (the kernel throws, Note [Compiled fusion]).
   bool (*computes)(const void* kernel, const T* const* first);
-  // Per vector ISA: [0] the user's, [1] AVX2+FMA where compiled (Note [Vector ISA of
-  // compiled kernels]). runs: a store's elements or a run's sum; rows: rows of examples.
-  bool avx2;
+  // Per vector ISA: [0] the user's, [1] AVX2+FMA (Note [Vector ISA of compiled kernels]);
+  // runs: a store's elements or a run's sum; rows: rows of examples (Note [Loops per fused
+  // kernel] says which are compiled).
   std::array<FusedLoops<T>, 2> runs;
   std::array<FusedLoops<T>, 2> rows;
 };
@@ -282,12 +282,15 @@ class Fused {
 
   // Note [Loops per fused kernel]
   // Each loop is compiled per kernel, per mask (FusedLoops) and per vector ISA: the compile
-  // time of a rewritten file. float32, the default dtype, gets them all; a float64 kernel
-  // gets one loop per path, in the user's ISA (its broadcast operands read through strides,
-  // or packed); long examples' sums (their innermost dim is the example's own, rarely a
-  // broadcast) the all-unit and any-stride loops only.
-  template <class T>
-  static constexpr bool kTuned = std::is_same_v<T, float>;
+  // time of a rewritten file, about a twentieth of a second each with g++ -O3. So only
+  // float32, the default dtype, in the fast copy (AVX2+FMA where the user's flags target
+  // less: Note [Vector ISA of compiled kernels]) gets them all: a loop per mask, rows of
+  // short examples (their long examples' runs, whose innermost dim is the example's own,
+  // rarely a broadcast: the all-unit and any-stride loops only). Every other copy, float32 in
+  // the user's ISA (a CPU without AVX2) and float64, has the any-stride loop of runs alone:
+  // broadcast operands read through a stride of 0, short examples summed one by one.
+  template <class T, bool kAvx2>
+  static constexpr bool kAllLoops = std::is_same_v<T, float> && kAvx2 == detail::kFusedAvx2Copy;
 
   template <class T, Use kUse>
   static const detail::TypedKernel<T>* typed() {
@@ -295,34 +298,33 @@ class Fused {
     if constexpr (kUse == Use::sum && !std::is_floating_point_v<R>) {
       return nullptr;  // integer sums and means: the batched ops
     } else {
-      constexpr bool kAvx2 = kTuned<T> && detail::kFusedAvx2Copy;
       static constexpr detail::TypedKernel<T> kTyped = {
           vmap::detail::dtype_of<R>,
           &computes<T>,
-          kAvx2,
-          {loops<T, kUse, false, false>(), loops<T, kUse, false, kAvx2>()},
-          {loops<T, kUse, true, false>(), loops<T, kUse, true, kAvx2>()}};
+          {loops<T, kUse, false, false>(), loops<T, kUse, false, true>()},
+          {loops<T, kUse, true, false>(), loops<T, kUse, true, true>()}};
       return &kTyped;
     }
   }
 
-  // The loops of one kind (kRows: rows of examples, else runs) for one vector ISA; none
-  // where the use has no such loop or the ISA no copy.
+  // The loops of one kind (kRows: rows of examples, else runs) in one vector ISA (kAvx2:
+  // the AVX2+FMA copy); none where the use has no such loop or the ISA no copy.
   template <class T, Use kUse, bool kRows, bool kAvx2>
   static constexpr detail::FusedLoops<T> loops() {
     detail::FusedLoops<T> loops;
-    if constexpr ((kRows && kUse != Use::sum) || (kAvx2 && !kTuned<T>)) {
+    constexpr bool kAll = kAllLoops<T, kAvx2>;
+    if constexpr ((kAvx2 && !kAll) || (kRows && (kUse != Use::sum || !kAll))) {
       return loops;
     } else {
-      constexpr int kAll = (1 << kValues) - 1;
-      // Short examples' rows and a long example's runs (Note [Loops per fused kernel]).
-      constexpr bool kMasks = kTuned<T> && kValues <= 3 && (kRows || kUse != Use::sum);
-      if constexpr (kMasks)
-        [&]<int... M>(std::integer_sequence<int, M...>) {
-          ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kAvx2>), ...);
-        }(std::make_integer_sequence<int, kAll>{});
-      loops.all_unit_mask = kAll;
-      loops.all_unit = &loop<T, kUse, kRows, kAll, kAvx2>;
+      constexpr int kAllUnit = (1 << kValues) - 1;
+      if constexpr (kAll) {
+        if constexpr (kValues <= 3 && (kRows || kUse != Use::sum))
+          [&]<int... M>(std::integer_sequence<int, M...>) {
+            ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kAvx2>), ...);
+          }(std::make_integer_sequence<int, kAllUnit>{});
+        loops.all_unit_mask = kAllUnit;
+        loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kAvx2>;
+      }
       if constexpr (!kRows) loops.any = &loop<T, kUse, kRows, -1, kAvx2>;
       return loops;
     }
