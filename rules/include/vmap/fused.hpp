@@ -349,31 +349,29 @@ class Fused {
   static void loop(const void* kernel, const T* const* at, const int64_t* inner, int64_t per,
                    int64_t run, void* out) {
     const Fused& self = *static_cast<const Fused*>(kernel);
-    // Locals, not the pointers passed: the compiler keeps them in registers and vectorises
-    // the loop.
-    std::array<const T*, kValues> from;
-    std::array<int64_t, kValues> step;
-    for (std::size_t n = 0; n < kValues; ++n) {
-      from[n] = at[n];
-      step[n] = inner[n];
-    }
     using R = ResultOf<T>;
-    if constexpr (kRows) {
-      self.sum_row<T, kMask, kAvx2>(from, step, per, run, static_cast<R*>(out));
-    } else if constexpr (kUse == Use::store) {
-      R* const into = static_cast<R*>(out);
-      detail::with_vector_isa<kAvx2>([&]() VMAP_FUSED_LOOP {
+    detail::with_vector_isa<kAvx2>([&]() VMAP_FUSED_LOOP {
+      // Locals, not the pointers passed: the compiler keeps them in registers and vectorises
+      // the loop. Copied here, inside the ISA's copy: an array stored just before the call
+      // and read back in it waits on store-to-load forwarding (16% on pairwise_sum_prod).
+      std::array<const T*, kValues> from;
+      std::array<int64_t, kValues> step;
+      for (std::size_t n = 0; n < kValues; ++n) {
+        from[n] = at[n];
+        step[n] = inner[n];
+      }
+      if constexpr (kRows) {
+        self.sum_row<T, kMask>(from, step, per, run, static_cast<R*>(out));
+      } else if constexpr (kUse == Use::store) {
+        R* const into = static_cast<R*>(out);
 #pragma omp simd
         for (int64_t k = 0; k < run; ++k)
           into[k] = detail::kernel_at<T, kMask>(self.kernel_, self.args_, from, step, k, Indices{});
-      });
-    } else {
-      using Sum = SumOf<T, kUse>;
-      Sum acc = 0;
-      detail::with_vector_isa<kAvx2>(
-          [&]() VMAP_FUSED_LOOP { acc = self.sum_run<T, Sum, kMask>(from, step, run); });
-      *static_cast<Sum*>(out) = acc;
-    }
+      } else {
+        using Sum = SumOf<T, kUse>;
+        *static_cast<Sum*>(out) = self.sum_run<T, Sum, kMask>(from, step, run);
+      }
+    });
   }
 
   // The kernel's elements in one run of the innermost dim, summed in Sum. Partial sums are
@@ -410,20 +408,19 @@ class Fused {
   // into[j] = the sum over k < per of the kernel's element j of the row at start[n] + k *
   // step[n], j < count: a row of short examples summed side by side (Note [Short examples
   // summed side by side] in rules/src/fused.cpp).
-  template <class T, int kMask, bool kAvx2, class R>
-  void sum_row(const std::array<const T*, kValues>& start, const std::array<int64_t, kValues>& step,
-               int64_t per, int64_t count, R* into) const {
+  template <class T, int kMask, class R>
+  VMAP_FUSED_LOOP void sum_row(const std::array<const T*, kValues>& start,
+                               const std::array<int64_t, kValues>& step, int64_t per,
+                               int64_t count, R* into) const {
     const std::array<int64_t, kValues> unused{};
-    detail::with_vector_isa<kAvx2>([&]() VMAP_FUSED_LOOP {
-      for (int64_t j = 0; j < count; ++j) into[j] = 0;
-      for (int64_t k = 0; k < per; ++k) {
-        std::array<const T*, kValues> from;
-        for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+    for (int64_t j = 0; j < count; ++j) into[j] = 0;
+    for (int64_t k = 0; k < per; ++k) {
+      std::array<const T*, kValues> from;
+      for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
 #pragma omp simd
-        for (int64_t j = 0; j < count; ++j)
-          into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
-      }
-    });
+      for (int64_t j = 0; j < count; ++j)
+        into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
+    }
   }
 
   Kernel kernel_;
