@@ -282,7 +282,7 @@ class Fused {
 
   // Note [Loops per fused kernel]
   // Each loop is compiled per kernel, per mask (FusedLoops) and per vector ISA: the compile
-  // time of a rewritten file, about a twentieth of a second each with g++ -O3. So only
+  // time of a rewritten file, up to about a tenth of a second each with g++ -O3. So only
   // float32, the default dtype, in the fast copy (AVX2+FMA where the user's flags target
   // less: Note [Vector ISA of compiled kernels]) gets them all: a loop per mask, rows of
   // short examples (their long examples' runs, whose innermost dim is the example's own,
