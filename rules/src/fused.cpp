@@ -1,6 +1,7 @@
-// The non-template side of compiled fused kernels (Note [Compiled fusion] in
-// include/vmap/fused.hpp): when a kernel applies, the layout of its operands, the threads,
-// and the pending node of a store.
+// The side of compiled fused kernels that does not see the user's lambda (Note [Compiled
+// fusion] in include/vmap/fused.hpp), compiled once: the layout of a kernel's operands, the
+// walk over the outer dims, the choice of a loop, packing, threads, and the pending nodes.
+// The kernel's own loops are reached through its KernelCode.
 #include <vmap/fused.hpp>
 
 #include "batched_fused.hpp"
@@ -8,9 +9,33 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <functional>
 
 namespace vmap::batched::detail {
 
+namespace {
+
+constexpr int kFusedMaxDims = 8;
+constexpr std::size_t kFusedMaxOperands = 16;  // beyond, the batched ops
+
+// The operands of a compiled kernel over one iteration space: the broadcast physical sizes
+// with adjacent dims merged where every operand allows it, each operand's element strides
+// over those dims (0 where it broadcasts).
+struct FusedLayout {
+  int64_t levels = 0;                  // level dims of the result
+  std::vector<int64_t> sizes;          // broadcast physical sizes, levels first
+  int64_t level_count = 1;             // product of the level sizes
+  int64_t example_count = 1;           // product of the example sizes
+  Dtype dtype = kFloat32;              // every operand's
+  std::vector<Tensor> operands;        // aligned to `levels`, kept alive
+  std::vector<int64_t> dims;           // merged sizes (level and example dims never merged)
+  int64_t example_rank = 0;            // how many of `dims` are example dims
+  std::vector<std::vector<int64_t>> strides;  // per operand, over `dims`
+};
+
+// The layout of `operands` for a compiled kernel, or nullopt when it does not apply (see
+// Note [Compiled fusion]). With `every_example`, the level dims are every active level at its
+// full size, also where no operand varies (an accumulator adds each example's value).
 std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool every_example) {
   FusedLayout layout;
   if (every_example) layout.levels = active_levels();
@@ -20,7 +45,9 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
     layout.levels = std::max(layout.levels, v.levels());
     rank = std::max(rank, v.dim());
   }
-  if (operands.empty() || layout.levels + rank > kFusedMaxDims) return std::nullopt;
+  if (operands.empty() || operands.size() > kFusedMaxOperands ||
+      layout.levels + rank > kFusedMaxDims)
+    return std::nullopt;
   layout.dtype = Access::physical_dtype(operands.front());
   if (layout.dtype != kFloat32 && layout.dtype != kFloat64) return std::nullopt;
   const int64_t full_rank = layout.levels + rank;
@@ -75,6 +102,8 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
   return layout;
 }
 
+// Calls body(begin, end) over [0, count) split into contiguous ranges on OpenMP threads,
+// when the work (count * cost) is worth threads.
 void parallel_ranges(int64_t count, int64_t cost,
                      const std::function<void(int64_t, int64_t)>& body) {
   // A thread per kBlockElements of work, as the runtime splits an op (Note [Thread grain]).
@@ -92,23 +121,318 @@ void parallel_ranges(int64_t count, int64_t cost,
   }
 }
 
-Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
-                  std::function<Tensor(const Tensor& destination)> compute) {
-  return Access::make_pending(
-      whole_node(std::move(sizes), dtype, kCPU, layout.operands, std::move(compute)),
-      layout.levels, false);
-}
-
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 bool cpu_has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
 }
+#else
+bool cpu_has_avx2_fma() { return false; }
 #endif
 
-bool fused_masked() { return current_mask() != nullptr; }
+// Which of the kernel's copies runs here (Note [Vector ISA of compiled kernels]): 1, its
+// AVX2+FMA copy, where compiled (its runs always have the any-stride loop) and the CPU has
+// AVX2 and FMA; else 0, the user's ISA.
+template <class T>
+std::size_t isa(const TypedKernel<T>& typed) {
+  return typed.runs[1].any != nullptr && cpu_has_avx2_fma() ? 1 : 0;
+}
 
-namespace {
+template <class T>
+struct Walker {
+  std::size_t operands = 0;
+  std::array<const T*, kFusedMaxOperands> base{};
+  std::array<std::array<int64_t, kFusedMaxDims>, kFusedMaxOperands> strides{};
+  std::array<int64_t, kFusedMaxDims> dims{};
+  int rank = 0;
+  // Bit n set: operand n's innermost stride is 1, clear: 0 (it broadcasts); -1 when some
+  // operand has another stride.
+  int inner_mask = 0;
+
+  explicit Walker(const FusedLayout& layout) : operands(layout.operands.size()) {
+    rank = static_cast<int>(layout.dims.size());
+    for (int d = 0; d < rank; ++d) dims[d] = layout.dims[static_cast<std::size_t>(d)];
+    for (std::size_t n = 0; n < operands; ++n) {
+      base[n] = layout.operands[n].template data_ptr<T>();
+      for (int d = 0; d < rank; ++d) strides[n][d] = layout.strides[n][static_cast<std::size_t>(d)];
+      const int64_t inner = rank == 0 ? 0 : strides[n][rank - 1];
+      if (inner == 1 && inner_mask >= 0) inner_mask |= 1 << n;
+      if (inner != 0 && inner != 1) inner_mask = -1;
+    }
+  }
+
+  // visit(pointers, inner strides, run) for each run of the innermost dim in the flattened
+  // positions [begin, end).
+  template <class Visit>
+  void walk(int64_t begin, int64_t end, Visit&& visit) const {
+    std::array<const T*, kFusedMaxOperands> at = base;
+    std::array<int64_t, kFusedMaxOperands> inner{};
+    if (rank == 0) {
+      if (begin < end) visit(at, inner, int64_t{1});
+      return;
+    }
+    std::array<int64_t, kFusedMaxDims> index{};
+    int64_t rest = begin;
+    for (int d = rank - 1; d >= 0; --d) {
+      index[d] = rest % dims[d];
+      rest /= dims[d];
+      for (std::size_t n = 0; n < operands; ++n) at[n] += index[d] * strides[n][d];
+    }
+    for (std::size_t n = 0; n < operands; ++n) inner[n] = strides[n][rank - 1];
+    const int last = rank - 1;
+    for (int64_t position = begin; position < end;) {
+      const int64_t run = std::min(end - position, dims[last] - index[last]);
+      visit(at, inner, run);
+      position += run;
+      index[last] += run;
+      for (std::size_t n = 0; n < operands; ++n) at[n] += run * strides[n][last];
+      for (int d = last; d > 0 && index[d] == dims[d]; --d) {
+        index[d] = 0;
+        ++index[d - 1];
+        for (std::size_t n = 0; n < operands; ++n)
+          at[n] += strides[n][d - 1] - dims[d] * strides[n][d];
+      }
+    }
+  }
+};
+
+// The layout of `operands` when a compiled kernel applies to them and there is something to
+// compute (with no elements the batched ops do what they do: an op the dtype lacks still
+// raises).
+std::optional<FusedLayout> planned(const std::vector<Value>& operands, bool every_example) {
+  std::optional<FusedLayout> layout = plan_fused(operands, every_example);
+  if (!layout || layout->level_count * layout->example_count == 0) return std::nullopt;
+  return layout;
+}
+
+// The kernel's loops for the element type T of `layout`, when it is compiled for T and its
+// first element computes (an op T does not define throws there, before any thread runs it).
+template <class T>
+const TypedKernel<T>* applicable(const TypedKernel<T>* typed, const FusedLayout& layout,
+                                 const void* kernel) {
+  if (typed == nullptr) return nullptr;
+  const Walker<T> walker(layout);
+  return typed->computes(kernel, walker.base.data()) ? typed : nullptr;
+}
+
+// A whole pending node of `sizes` and `dtype` (Note [Deferred results]) that fill(kernel,
+// out) computes into the destination it gets (or a new tensor, when it gets none), with a
+// copy of the kernel kept alive until then.
+Value deferred(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
+               const KernelCode& code, std::function<void(const void*, void*)> fill) {
+  std::shared_ptr<const void> kernel = code.keep(code.kernel);
+  auto compute = [sizes, dtype, kernel = std::move(kernel),
+                  fill = std::move(fill)](const Tensor& destination) {
+    const Tensor out = destination.defined() && destination.dtype() == dtype
+                           ? destination
+                           : vmap::empty(sizes, dtype);
+    fill(kernel.get(), out.raw_data());
+    return out;
+  };
+  return Access::make_pending(
+      whole_node(std::move(sizes), dtype, kCPU, layout.operands, std::move(compute)),
+      layout.levels, false);
+}
+
+// Writes the kernel's elements, in the flattened order of the layout, to `out`.
+template <class T>
+void store(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel,
+           void* out) {
+  const Walker<T> walker(layout);
+  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
+  const int64_t size = vmap::detail::element_size(typed.result);
+  const int64_t count = layout.level_count * layout.example_count;
+  parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
+    char* target = static_cast<char*>(out) + begin * size;
+    walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
+      loop(kernel, at.data(), inner.data(), 0, run, target);
+      target += run * size;
+    });
+  });
+}
+
+// The sum of the kernel over the flattened positions [begin, end), in Sum (the type `loop`
+// sums a run in).
+template <class T, class Sum>
+Sum sum_range(const Walker<T>& walker, FusedLoop<T> loop, const void* kernel, int64_t begin,
+              int64_t end) {
+  Sum total = 0;
+  walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
+    Sum run_total = 0;
+    loop(kernel, at.data(), inner.data(), 0, run, &run_total);
+    total += run_total;
+  });
+  return total;
+}
+
+// The sum over every position, on threads: fixed chunks whose partial sums are added in
+// chunk order, so the result does not depend on the thread count.
+template <class T, class Sum>
+Sum sum_all(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel) {
+  const Walker<T> walker(layout);
+  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
+  const int64_t count = layout.level_count * layout.example_count;
+  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(64, count / 4096));
+  std::vector<Sum> partial(static_cast<std::size_t>(chunks), Sum(0));
+  parallel_ranges(chunks, count / chunks, [&](int64_t first, int64_t last) {
+    for (int64_t c = first; c < last; ++c)
+      partial[static_cast<std::size_t>(c)] =
+          sum_range<T, Sum>(walker, loop, kernel, count * c / chunks, count * (c + 1) / chunks);
+  });
+  Sum total = 0;
+  for (Sum value : partial) total += value;
+  return total;
+}
+
+// to[k * row_length + j] = from[j * along_row + k * along_example], j < count, k < per.
+template <class T>
+void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, int64_t count,
+          int64_t row_length, T* to) {
+  for (int64_t j = 0; j < count; ++j)
+    for (int64_t k = 0; k < per; ++k)
+      to[k * row_length + j] = from[j * along_row + k * along_example];
+}
+
+// Note [Short examples summed side by side]
+// An example of a few hundred elements summed alone is a short chain of dependent adds
+// and a loop too short to vectorise (pairwise distance of width 10). A plain loop
+// (samples/plain/pairwise_distance.cpp) turns it around, and so does this: for each
+// position of the outer level dims, a row of up to kRowBlock examples along the innermost
+// level dim is summed together, the examples' elements k outermost and the row j
+// innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
+// rows loop, Fused::sum_row). An operand whose stride along the row is neither 0 (one value
+// for the row: x[i][k]) nor 1 is first packed [k][j], contiguous along the row: once for
+// the call when it does not vary along the outer level dims (the y of a pairwise distance),
+// per row otherwise. Each example is still summed by one thread in its elements' order in
+// the element type, so the result does not depend on the thread count; long examples keep
+// sum_run's blocked lanes.
+constexpr int64_t kShortExample = 256;
+constexpr int64_t kRowBlock = 512;
+constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
+
+template <class T, class R, class Finish>
+void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel, R* out,
+              const Finish& finish) {
+  const Walker<T> walker(layout);
+  const FusedLoops<T>& loops = typed.rows[isa(typed)];
+  const std::size_t operands = walker.operands;
+  const int row_dim = walker.rank - 2, example_dim = walker.rank - 1;
+  const int64_t width = walker.dims[row_dim], per = walker.dims[example_dim];
+  const int64_t blocks = (width + kRowBlock - 1) / kRowBlock;
+  enum class Read { direct, packed_once, packed_per_row };
+  std::array<Read, kFusedMaxOperands> read{};
+  std::array<std::vector<T>, kFusedMaxOperands> packed;
+  int mask = 0;
+  bool read_broadcasts = false;  // mask 0 (every operand broadcast) has no loop
+  for (std::size_t n = 0; n < operands; ++n)
+    read_broadcasts = read_broadcasts || walker.strides[n][row_dim] != 0;
+  read_broadcasts = read_broadcasts && loops.has_masks();
+  for (std::size_t n = 0; n < operands; ++n) {
+    const int64_t along_row = walker.strides[n][row_dim];
+    // Broadcasts read as one value where the kernel has their loops; else packed too.
+    const bool direct = along_row == 1 || (along_row == 0 && read_broadcasts);
+    if (along_row != 0 || !direct) mask |= 1 << n;
+    if (direct) continue;
+    bool invariant = per * width <= kPackLimit;
+    for (int d = 0; d < row_dim; ++d) invariant = invariant && walker.strides[n][d] == 0;
+    if (!invariant) {
+      read[n] = Read::packed_per_row;
+      continue;
+    }
+    read[n] = Read::packed_once;
+    packed[n].resize(static_cast<std::size_t>(per * width));
+    pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, width,
+         packed[n].data());
+  }
+  const FusedLoop<T> loop = loops.pick(mask);
+  const int64_t tasks = layout.level_count / width * blocks;
+  parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
+    std::array<std::vector<T>, kFusedMaxOperands> row_buffer;
+    for (std::size_t n = 0; n < operands; ++n)
+      if (read[n] == Read::packed_per_row)
+        row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
+    std::array<R, kRowBlock> sums;
+    for (int64_t task = first; task < last; ++task) {
+      const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
+      const int64_t count = std::min(kRowBlock, width - j0);
+      std::array<const T*, kFusedMaxOperands> row;
+      std::array<int64_t, kFusedMaxOperands> k_step;
+      for (std::size_t n = 0; n < operands; ++n) {
+        const T* at = walker.base[n];
+        for (int64_t d = row_dim - 1, rest = outer; d >= 0; --d) {
+          at += rest % walker.dims[d] * walker.strides[n][d];
+          rest /= walker.dims[d];
+        }
+        const int64_t along_row = walker.strides[n][row_dim];
+        const int64_t along_example = walker.strides[n][example_dim];
+        switch (read[n]) {
+          case Read::direct:
+            row[n] = at + j0 * along_row;
+            k_step[n] = along_example;
+            break;
+          case Read::packed_once:
+            row[n] = packed[n].data() + j0;
+            k_step[n] = width;
+            break;
+          case Read::packed_per_row:
+            pack(at + j0 * along_row, along_row, along_example, per, count, count,
+                 row_buffer[n].data());
+            row[n] = row_buffer[n].data();
+            k_step[n] = count;
+            break;
+        }
+      }
+      loop(kernel, row.data(), k_step.data(), per, count, sums.data());
+      R* const target = out + outer * width + j0;
+      for (int64_t j = 0; j < count; ++j) target[j] = finish(sums[j]);
+    }
+  });
+}
+
+// Each example's sum (or mean), in the flattened order of the level dims, to `out`.
+template <class T, class R>
+void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel,
+                  bool mean, R* out) {
+  const int64_t per = layout.example_count;
+  auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
+  // One run of `per` elements per example when its dims merged into one, a level dim to
+  // sum along, and the kernel's rows loops: short examples side by side.
+  if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample &&
+      typed.rows[isa(typed)].all_unit != nullptr)
+    return sum_rows<T, R>(layout, typed, kernel, out, finish);
+  const Walker<T> walker(layout);
+  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
+  parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
+    for (int64_t p = first; p < last; ++p)
+      out[p] = finish(sum_range<T, R>(walker, loop, kernel, p * per, (p + 1) * per));
+  });
+}
+
+template <class T>
+std::optional<Value> store_value(const FusedLayout& layout, const TypedKernel<T>* compiled,
+                                 const KernelCode& code) {
+  const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
+  if (typed == nullptr) return std::nullopt;
+  return deferred(layout, layout.sizes, typed->result, code,
+                  [layout, typed](const void* kernel, void* out) {
+                    store<T>(layout, *typed, kernel, out);
+                  });
+}
+
+template <class T>
+std::optional<Value> sum_value(const FusedLayout& layout, const TypedKernel<T>* compiled,
+                               const KernelCode& code, bool mean) {
+  const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
+  if (typed == nullptr) return std::nullopt;
+  std::vector<int64_t> sizes(layout.sizes.begin(), layout.sizes.begin() + layout.levels);
+  return deferred(layout, std::move(sizes), typed->result, code,
+                  [layout, typed, mean](const void* kernel, void* out) {
+                    if (typed->result == kFloat64)
+                      sum_examples<T>(layout, *typed, kernel, mean, static_cast<double*>(out));
+                    else
+                      sum_examples<T>(layout, *typed, kernel, mean, static_cast<float*>(out));
+                  });
+}
 
 template <class Sum>
 void accumulate_total(Tensor& acc, Sum total, Reduce op) {
@@ -128,9 +452,48 @@ void accumulate_total(Tensor& acc, Sum total, Reduce op) {
     acc -= value;
 }
 
+// acc op= the kernel's total: its runs summed in the element type, their totals added in
+// double (int64 for integer elements), as accumulate() adds a reduced value.
+template <class T>
+bool accumulate_into(Tensor& acc, Reduce op, const FusedLayout& layout,
+                     const TypedKernel<T>* compiled, const KernelCode& code) {
+  if (layout.example_count != 1) return false;
+  const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
+  if (typed == nullptr) return false;
+  if (vmap::detail::is_floating(typed->result))
+    accumulate_total(acc, sum_all<T, double>(layout, *typed, code.kernel), op);
+  else
+    accumulate_total(acc, sum_all<T, int64_t>(layout, *typed, code.kernel), op);
+  return true;
+}
+
 }  // namespace
 
-void fused_accumulate(Tensor& acc, double total, Reduce op) { accumulate_total(acc, total, op); }
-void fused_accumulate(Tensor& acc, int64_t total, Reduce op) { accumulate_total(acc, total, op); }
+std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code) {
+  const std::optional<FusedLayout> layout = planned(operands, false);
+  if (!layout) return std::nullopt;
+  return layout->dtype == kFloat64 ? store_value(*layout, code.f64, code)
+                                   : store_value(*layout, code.f32, code);
+}
+
+std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
+                               bool mean) {
+  const std::optional<FusedLayout> layout = planned(operands, false);
+  if (!layout) return std::nullopt;
+  return layout->dtype == kFloat64 ? sum_value(*layout, code.f64, code, mean)
+                                   : sum_value(*layout, code.f32, code, mean);
+}
+
+bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands,
+                      const KernelCode& code) {
+  // A compiled accumulator would ignore a live vb::Where.
+  if ((op != Reduce::add && op != Reduce::sub) || current_mask() != nullptr || acc.dim() != 0 ||
+      acc.device() != kCPU)
+    return false;
+  const std::optional<FusedLayout> layout = planned(operands, true);
+  if (!layout) return false;
+  return layout->dtype == kFloat64 ? accumulate_into(acc, op, *layout, code.f64, code)
+                                   : accumulate_into(acc, op, *layout, code.f32, code);
+}
 
 }  // namespace vmap::batched::detail

@@ -21,10 +21,18 @@
 // compiled kernels]), sums kept in registers (16 independent lanes of the element type,
 // added into the result type every 4096 elements: sum_run; examples of up to 256 elements
 // summed side by side along a level dim, each in its elements' order: Note [Short examples
-// summed side by side]), chunks of the flattened index on OpenMP threads (parallel_ranges
-// in rules/src/fused.cpp), results written straight into the destination (a store, a sum
-// or a mean is a whole pending node, Note [Deferred results]: computed into the slot). No
-// [n, m, d] temporary exists.
+// summed side by side] in rules/src/fused.cpp), chunks of the flattened index on OpenMP
+// threads, results written straight into the destination (a store, a sum or a mean is a
+// whole pending node, Note [Deferred results]: computed into the slot). No [n, m, d]
+// temporary exists.
+//
+// Only what must see the user's lambda is compiled in the user's file (the compile time of
+// a rewritten file): a kernel's loops, each over one run of the innermost dim (pointers,
+// strides and a count in, elements or a sum out), reached through plain function pointers
+// (KernelCode). Everything else, the layout plan, the walk over the outer dims, the choice
+// of a loop by the operands' strides (FusedLoops::pick), packing, threads, the pending node,
+// is compiled once, in rules/src/fused.cpp. A run is at least the innermost dim (or a row of
+// examples), so the call through a pointer costs a few nanoseconds per run, not per element.
 //
 // The same lambda called with the vb::Value operands is today's batched path (eager or
 // pending ops), taken when the compiled one does not apply: an operand that is a C++ scalar
@@ -39,7 +47,7 @@
 
 #include <array>
 #include <cstddef>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -50,155 +58,102 @@ namespace vmap::batched {
 
 namespace detail {
 
-inline constexpr int kFusedMaxDims = 8;
-
 // Note [Vector ISA of compiled kernels]
 // A fused kernel is compiled in the user's translation unit, with the user's flags: on
 // x86-64 without -mavx2 that is SSE2, 4 floats a vector, where the runtime's Highway kernels
 // (and a plain loop built with -march=native) use the machine's AVX2 or AVX-512. So each hot
-// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by with_vector_isa, which
-// calls it through a copy compiled for AVX2 + FMA when the CPU has them (checked once, in
-// fused.cpp), the user's ISA otherwise: the runtime's dispatch, done by the compiler.
-// Results may then differ from the eager ops by FMA contraction (the compiler's choice, as
-// already under -march=native), never by the thread count.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-bool cpu_has_avx2_fma();
-#endif
+// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by with_vector_isa, once
+// in a copy compiled for AVX2 + FMA and once with the user's ISA; rules/src/fused.cpp calls
+// the first when the CPU has AVX2 and FMA (checked once), the second otherwise: the
+// runtime's dispatch, done by the compiler. Results may then differ from the eager ops by
+// FMA contraction (the compiler's choice, as already under -march=native), never by the
+// thread count.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__) && \
     !defined(__CUDACC__)
 #define VMAP_FUSED_LOOP __attribute__((always_inline))
+inline constexpr bool kFusedAvx2Copy = true;
 template <class Loop>
 __attribute__((target("avx2,fma"))) void run_avx2_fma(const Loop& loop) {
   loop();
 }
-template <bool kDispatch, class Loop>
+template <bool kAvx2, class Loop>
 void with_vector_isa(const Loop& loop) {
-  if (kDispatch && cpu_has_avx2_fma()) run_avx2_fma(loop);
+  if constexpr (kAvx2) run_avx2_fma(loop);
   else loop();
 }
 #else
 #define VMAP_FUSED_LOOP
-template <bool kDispatch, class Loop>
+inline constexpr bool kFusedAvx2Copy = false;
+template <bool kAvx2, class Loop>
 void with_vector_isa(const Loop& loop) {
   loop();
 }
 #endif
 
-// The operands of a compiled kernel over one iteration space: the broadcast physical sizes
-// with adjacent dims merged where every operand allows it, each operand's element strides
-// over those dims (0 where it broadcasts).
-struct FusedLayout {
-  int64_t levels = 0;                  // level dims of the result
-  std::vector<int64_t> sizes;          // broadcast physical sizes, levels first
-  int64_t level_count = 1;             // product of the level sizes
-  int64_t example_count = 1;           // product of the example sizes
-  Dtype dtype = kFloat32;              // every operand's
-  std::vector<Tensor> operands;        // aligned to `levels`, kept alive
-  std::vector<int64_t> dims;           // merged sizes (level and example dims never merged)
-  int64_t example_rank = 0;            // how many of `dims` are example dims
-  std::vector<std::vector<int64_t>> strides;  // per operand, over `dims`
+// One loop of a compiled kernel over operands of element type T: from[n] is operand n's
+// first element of the run, step[n] its stride along the run. A store writes the count
+// elements to `out` (of the kernel's result type); a sum writes their sum to `*out`; a row
+// of examples (Note [Short examples summed side by side]) writes out[j] = the sum over
+// k < per of the element j of the row at from[n] + k * step[n].
+template <class T>
+using FusedLoop = void (*)(const void* kernel, const T* const* from, const int64_t* step,
+                           int64_t per, int64_t count, void* out);
+
+// A kernel's loops of one kind, one per inner mask where compiled: bit n of a mask set when
+// operand n's stride along the run is 1, clear when 0 (it broadcasts: read as one value), so
+// that the compiler vectorises each with its reads known. Mask -1 (some other stride): the
+// loop for any strides.
+template <class T>
+struct FusedLoops {
+  std::array<FusedLoop<T>, 8> by_mask{};  // masks 1 to 7 (up to 3 tensor operands)
+  int all_unit_mask = 0;                  // every operand unit-stride
+  FusedLoop<T> all_unit = nullptr;
+  FusedLoop<T> any = nullptr;  // any strides; null where the caller packs instead
+  // The loop for `mask`, or null.
+  FusedLoop<T> pick(int mask) const {
+    if (mask > 0 && mask < 8 && by_mask[static_cast<std::size_t>(mask)] != nullptr)
+      return by_mask[static_cast<std::size_t>(mask)];
+    return mask == all_unit_mask ? all_unit : any;
+  }
+  bool has_masks() const { return by_mask[1] != nullptr; }
 };
 
-// The layout of `operands` for a compiled kernel, or nullopt when it does not apply (see
-// Note [Compiled fusion]). With `every_example`, the level dims are every active level at its
-// full size, also where no operand varies (an accumulator adds each example's value).
-std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool every_example);
-// Calls body(begin, end) over [0, count) split into contiguous ranges on OpenMP threads,
-// when the work (count * cost) is worth threads.
-void parallel_ranges(int64_t count, int64_t cost,
-                     const std::function<void(int64_t, int64_t)>& body);
-// The value of a compiled store or reduction, of physical `sizes` (the layout's, or its
-// level sizes): a whole pending node (Note [Deferred results]) that `compute` fills into the
-// destination it gets (or a new tensor, when it gets none).
-Value fused_value(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
-                  std::function<Tensor(const Tensor& destination)> compute);
-// Whether a vb::Where is live (a compiled accumulator would ignore it).
-bool fused_masked();
-// acc op= total, as accumulate() does with a reduced value (acc is 0-d, on the CPU).
-void fused_accumulate(Tensor& acc, double total, Reduce op);
-void fused_accumulate(Tensor& acc, int64_t total, Reduce op);
-
-template <class T, std::size_t N>
-struct Walker {
-  std::array<const T*, N> base;
-  std::array<std::array<int64_t, kFusedMaxDims>, N> strides{};
-  std::array<int64_t, kFusedMaxDims> dims{};
-  int rank = 0;
-  // Bit n set: operand n's innermost stride is 1, clear: 0 (it broadcasts); -1 when some
-  // operand has another stride.
-  int inner_mask = 0;
-
-  explicit Walker(const FusedLayout& layout) {
-    rank = static_cast<int>(layout.dims.size());
-    for (int d = 0; d < rank; ++d) dims[d] = layout.dims[static_cast<std::size_t>(d)];
-    for (std::size_t n = 0; n < N; ++n) {
-      base[n] = layout.operands[n].template data_ptr<T>();
-      for (int d = 0; d < rank; ++d) strides[n][d] = layout.strides[n][static_cast<std::size_t>(d)];
-      const int64_t inner = rank == 0 ? 0 : strides[n][rank - 1];
-      if (inner == 1 && inner_mask >= 0) inner_mask |= 1 << n;
-      if (inner != 0 && inner != 1) inner_mask = -1;
-    }
-  }
-
-  // visit(pointers, inner strides, run) for each run of the innermost dim in the flattened
-  // positions [begin, end).
-  template <class Visit>
-  void walk(int64_t begin, int64_t end, Visit&& visit) const {
-    std::array<const T*, N> at = base;
-    std::array<int64_t, N> inner{};
-    if (rank == 0) {
-      if (begin < end) visit(at, inner, int64_t{1});
-      return;
-    }
-    std::array<int64_t, kFusedMaxDims> index{};
-    int64_t rest = begin;
-    for (int d = rank - 1; d >= 0; --d) {
-      index[d] = rest % dims[d];
-      rest /= dims[d];
-      for (std::size_t n = 0; n < N; ++n) at[n] += index[d] * strides[n][d];
-    }
-    for (std::size_t n = 0; n < N; ++n) inner[n] = strides[n][rank - 1];
-    const int last = rank - 1;
-    for (int64_t position = begin; position < end;) {
-      const int64_t run = std::min(end - position, dims[last] - index[last]);
-      visit(at, inner, run);
-      position += run;
-      index[last] += run;
-      for (std::size_t n = 0; n < N; ++n) at[n] += run * strides[n][last];
-      for (int d = last; d > 0 && index[d] == dims[d]; --d) {
-        index[d] = 0;
-        ++index[d - 1];
-        for (std::size_t n = 0; n < N; ++n)
-          at[n] += strides[n][d - 1] - dims[d] * strides[n][d];
-      }
-    }
-  }
+// What one use of a kernel (a store, a sum, an accumulator) compiled for operands of
+// element type T.
+template <class T>
+struct TypedKernel {
+  Dtype result;  // the dtype of the kernel's elements
+  // Computes the element at `first` (one pointer per operand); false when an op is not
+  // defined for the element type (the kernel throws, Note [Compiled fusion]).
+  bool (*computes)(const void* kernel, const T* const* first);
+  // Per vector ISA: [0] the user's, [1] AVX2+FMA (Note [Vector ISA of compiled kernels]);
+  // runs: a store's elements or a run's sum; rows: rows of examples (Note [Loops per fused
+  // kernel] says which are compiled).
+  std::array<FusedLoops<T>, 2> runs;
+  std::array<FusedLoops<T>, 2> rows;
 };
+
+// A kernel as rules/src/fused.cpp runs it: the Fused object and its loops per element type
+// (null: not compiled for that type).
+struct KernelCode {
+  const void* kernel;
+  // A copy of the kernel that a pending node computed later keeps alive.
+  std::shared_ptr<const void> (*keep)(const void* kernel);
+  const TypedKernel<float>* f32;
+  const TypedKernel<double>* f64;
+};
+
+// The compiled kernel's value for a store, its per-example sums (or means), or acc op=
+// its total (true when done); nullopt / false when it does not apply (the batched ops then
+// run the chain): Note [Compiled fusion].
+std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code);
+std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
+                               bool mean);
+bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands,
+                      const KernelCode& code);
 
 template <class X>
 inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
-
-// Calls f(std::integral_constant<int, mask>) with the walker's inner mask as a constant, so
-// a run's loop reads unit-stride operands as arrays and broadcast ones as one value. With
-// kMasks, one loop per mask from 1 (up to 3 tensor operands: 7 loops; mask 0, no operand
-// stepping through the innermost dim, is only an accumulator's level no operand varies
-// along); without, or beyond 3 operands, only the all-unit one. The rest run the loop for
-// any strides (-1) when kAny; a caller without it packs its operands so that none is left.
-template <std::size_t N, bool kMasks, bool kAny, class F>
-void with_inner_mask(int mask, F&& f) {
-  constexpr int kAll = (1 << N) - 1;
-  bool done = false;
-  if constexpr (kMasks && N <= 3) {
-    done = [&]<int... M>(std::integer_sequence<int, M...>) {
-      return ((mask == M + 1 ? (f(std::integral_constant<int, M + 1>{}), true) : false) || ...);
-    }(std::make_integer_sequence<int, kAll>{});
-  } else if (mask == kAll) {
-    f(std::integral_constant<int, kAll>{});
-    done = true;
-  }
-  if constexpr (kAny)
-    if (!done) f(std::integral_constant<int, -1>{});
-}
 
 // The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
 // the number as passed.
@@ -255,34 +210,22 @@ class Fused {
   // A store, or any other use: the chain's value.
   operator Value() const {
     const profile::detail::OpScope profiled("fused");  // Note [Profiled statements]
-    Value result;
-    if (!with_layout([&]<class T>(const detail::FusedLayout& layout) {
-          result = compiled_value<T>(layout);
-        }))
-      return batched();
-    return result;
+    if (std::optional<Value> result = detail::fused_store(values(), code<Use::store>()))
+      return *std::move(result);
+    return batched();
   }
 
   // The reductions of the whole example (the op table's reduce_all rule); any and all run
   // as the batched ops.
-  Value sum() const { return reduce(false, [](const Value& v) { return v.sum(); }); }
-  Value mean() const { return reduce(true, [](const Value& v) { return v.mean(); }); }
+  Value sum() const { return reduce(false); }
+  Value mean() const { return reduce(true); }
   Value any() const { return batched().any(); }
   Value all() const { return batched().all(); }
 
   // acc op= the chain, reduced over the levels acc lacks (vb::accumulate).
   void accumulate_into(Tensor& acc, Reduce op) const {
     const profile::detail::OpScope profiled("fused accumulate");
-    if ((op != Reduce::add && op != Reduce::sub) || detail::fused_masked() || acc.dim() != 0 ||
-        acc.device() != kCPU ||
-        !with_layout([&]<class T>(const detail::FusedLayout& layout) {
-          if (layout.example_count != 1) return false;
-          // Runs summed in the element type, their totals added in double (sum_run).
-          using Sum = std::conditional_t<std::is_floating_point_v<ResultOf<T>>, double, int64_t>;
-          const Sum total = sum_all<T, Sum>(layout);
-          detail::fused_accumulate(acc, total, op);
-          return true;
-        }, true))
+    if (!detail::fused_accumulate(acc, op, values(), code<Use::accumulate>()))
       batched::accumulate(acc, batched(), op);
   }
 
@@ -293,11 +236,19 @@ class Fused {
       std::declval<const std::array<const T*, kValues>&>(),
       std::declval<const std::array<int64_t, kValues>&>(), int64_t{0}, Indices{}))>;
 
-  // Calls run.template operator()<T>(layout) with T the operands' element type when the
-  // compiled kernel applies; false (nothing run) otherwise.
-  template <class Run>
-  bool with_layout(Run&& run, bool every_example = false) const {
+  // The chain summed (or averaged) over each example's elements: a whole pending node, so a
+  // store computes it straight into its slots.
+  Value reduce(bool mean) const {
+    const profile::detail::OpScope profiled(mean ? "fused mean" : "fused sum");
+    if (std::optional<Value> result = detail::fused_sum(values(), code<Use::sum>(), mean))
+      return *std::move(result);
+    return mean ? batched().mean() : batched().sum();
+  }
+
+  // The tensor operands, in order.
+  std::vector<Value> values() const {
     std::vector<Value> values;
+    values.reserve(kValues);
     std::apply(
         [&](const auto&... arg) {
           (
@@ -308,88 +259,118 @@ class Fused {
               ...);
         },
         args_);
-    std::optional<detail::FusedLayout> layout = detail::plan_fused(values, every_example);
-    // Nothing to compute: the batched ops do what they do with no elements (an op the
-    // dtype lacks still raises).
-    if (!layout || layout->level_count * layout->example_count == 0) return false;
-    auto typed = [&]<class T>() -> bool {
-      if (!first_element_computes<T>(*layout)) return false;
-      using Returned = decltype(run.template operator()<T>(*layout));
-      if constexpr (std::is_void_v<Returned>) {
-        run.template operator()<T>(*layout);
-        return true;
-      } else {
-        return run.template operator()<T>(*layout);
-      }
-    };
-    return layout->dtype == kFloat64 ? typed.template operator()<double>()
-                                     : typed.template operator()<float>();
+    return values;
   }
 
-  // The kernel on the first element, alone: an op the element type does not define throws
-  // here, before any thread runs it.
+  // What a use compiles: a store its elements' loops; a sum those of rows of short examples
+  // and of a run's sum in the result type; an accumulator those of a run's sum in double
+  // (int64 for integer elements), as accumulate() adds a reduced value.
+  enum class Use { store, sum, accumulate };
+  template <class T, Use kUse>
+  using SumOf = std::conditional_t<kUse == Use::sum, ResultOf<T>,
+                                   std::conditional_t<std::is_floating_point_v<ResultOf<T>>,
+                                                      double, int64_t>>;
+
+  template <Use kUse>
+  detail::KernelCode code() const {
+    return {this, &keep, typed<float, kUse>(), typed<double, kUse>()};
+  }
+
+  static std::shared_ptr<const void> keep(const void* kernel) {
+    return std::make_shared<const Fused>(*static_cast<const Fused*>(kernel));
+  }
+
+  // Note [Loops per fused kernel]
+  // Each loop is compiled per kernel, per mask (FusedLoops) and per vector ISA: the compile
+  // time of a rewritten file, up to about a tenth of a second each with g++ -O3. So only
+  // float32, the default dtype, in the fast copy (AVX2+FMA where the user's flags target
+  // less: Note [Vector ISA of compiled kernels]) gets them all: a loop per mask, rows of
+  // short examples (their long examples' runs, whose innermost dim is the example's own,
+  // rarely a broadcast: the all-unit and any-stride loops only). Every other copy, float32 in
+  // the user's ISA (a CPU without AVX2) and float64, has the any-stride loop of runs alone:
+  // broadcast operands read through a stride of 0, short examples summed one by one.
+  template <class T, bool kAvx2>
+  static constexpr bool kAllLoops = std::is_same_v<T, float> && kAvx2 == detail::kFusedAvx2Copy;
+
+  template <class T, Use kUse>
+  static const detail::TypedKernel<T>* typed() {
+    using R = ResultOf<T>;
+    if constexpr (kUse == Use::sum && !std::is_floating_point_v<R>) {
+      return nullptr;  // integer sums and means: the batched ops
+    } else {
+      static constexpr detail::TypedKernel<T> kTyped = {
+          vmap::detail::dtype_of<R>,
+          &computes<T>,
+          {loops<T, kUse, false, false>(), loops<T, kUse, false, true>()},
+          {loops<T, kUse, true, false>(), loops<T, kUse, true, true>()}};
+      return &kTyped;
+    }
+  }
+
+  // The loops of one kind (kRows: rows of examples, else runs) in one vector ISA (kAvx2:
+  // the AVX2+FMA copy); none where the use has no such loop or the ISA no copy.
+  template <class T, Use kUse, bool kRows, bool kAvx2>
+  static constexpr detail::FusedLoops<T> loops() {
+    detail::FusedLoops<T> loops;
+    constexpr bool kAll = kAllLoops<T, kAvx2>;
+    if constexpr ((kAvx2 && !kAll) || (kRows && (kUse != Use::sum || !kAll))) {
+      return loops;
+    } else {
+      constexpr int kAllUnit = (1 << kValues) - 1;
+      if constexpr (kAll) {
+        if constexpr (kValues <= 3 && (kRows || kUse != Use::sum))
+          [&]<int... M>(std::integer_sequence<int, M...>) {
+            ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kAvx2>), ...);
+          }(std::make_integer_sequence<int, kAllUnit>{});
+        loops.all_unit_mask = kAllUnit;
+        loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kAvx2>;
+      }
+      if constexpr (!kRows) loops.any = &loop<T, kUse, kRows, -1, kAvx2>;
+      return loops;
+    }
+  }
+
   template <class T>
-  bool first_element_computes(const detail::FusedLayout& layout) const {
-    const detail::Walker<T, kValues> walker(layout);
+  static bool computes(const void* kernel, const T* const* first) {
+    const Fused& self = *static_cast<const Fused*>(kernel);
+    std::array<const T*, kValues> at;
+    for (std::size_t n = 0; n < kValues; ++n) at[n] = first[n];
     try {
-      (void)detail::kernel_at<T, -1>(kernel_, args_, walker.base, std::array<int64_t, kValues>{},
-                                       0, Indices{});
+      (void)detail::kernel_at<T, -1>(self.kernel_, self.args_, at,
+                                     std::array<int64_t, kValues>{}, 0, Indices{});
     } catch (const vmap::Error&) {
       return false;
     }
     return true;
   }
 
-  // A whole pending node of `sizes` and the element type R, filled by fill(R* out).
-  template <class R, class Fill>
-  static Value deferred(const detail::FusedLayout& layout, std::vector<int64_t> sizes, Fill fill) {
-    constexpr Dtype dtype = vmap::detail::dtype_of<R>;
-    return detail::fused_value(layout, sizes, dtype, [sizes, fill](const Tensor& destination) {
-      const Tensor out = destination.defined() && destination.dtype() == dtype
-                             ? destination
-                             : vmap::empty(sizes, dtype);
-      fill(out.template data_ptr<R>());
-      return out;
-    });
-  }
-
-  template <class T>
-  Value compiled_value(const detail::FusedLayout& layout) const {
+  // One loop (detail::FusedLoop): a store's run, a run's sum, or a row of examples' sums.
+  template <class T, Use kUse, bool kRows, int kMask, bool kAvx2>
+  static void loop(const void* kernel, const T* const* at, const int64_t* inner, int64_t per,
+                   int64_t run, void* out) {
+    const Fused& self = *static_cast<const Fused*>(kernel);
     using R = ResultOf<T>;
-    return deferred<R>(layout, layout.sizes,
-                       [*this, layout](R* out) { store<T, R>(layout, out); });
-  }
-
-  // Note [Loops per fused kernel]
-  // Each loop below is compiled per kernel, per mask (with_inner_mask) and per vector ISA
-  // (with_vector_isa): the compile time of a rewritten file. float32, the default dtype, gets
-  // them all; a float64 kernel gets one loop per path, in the user's ISA (its broadcast
-  // operands read through strides, or packed); long examples' sums (their innermost dim is
-  // the example's own, rarely a broadcast) the all-unit and any-stride loops only.
-  template <class T>
-  static constexpr bool kTuned = std::is_same_v<T, float>;
-
-  // Writes the kernel's elements, in the flattened order of the layout, to `out`.
-  template <class T, class R>
-  void store(const detail::FusedLayout& layout, R* out) const {
-    const detail::Walker<T, kValues> walker(layout);
-    const int64_t count = layout.level_count * layout.example_count;
-    detail::parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
-      R* target = out + begin;
-      walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-        detail::with_inner_mask<kValues, kTuned<T>, true>(walker.inner_mask, [&](auto mask) {
-          constexpr int kMask = decltype(mask)::value;
-          const std::array<const T*, kValues> from = at;
-          const std::array<int64_t, kValues> step = inner;
-          R* const into = target;
-          detail::with_vector_isa<kTuned<T>>([&]() VMAP_FUSED_LOOP {
+    detail::with_vector_isa<kAvx2>([&]() VMAP_FUSED_LOOP {
+      // Locals, not the pointers passed: the compiler keeps them in registers and vectorises
+      // the loop. Copied here, inside the ISA's copy: an array stored just before the call
+      // and read back in it waits on store-to-load forwarding (16% on pairwise_sum_prod).
+      std::array<const T*, kValues> from;
+      std::array<int64_t, kValues> step;
+      for (std::size_t n = 0; n < kValues; ++n) {
+        from[n] = at[n];
+        step[n] = inner[n];
+      }
+      if constexpr (kRows) {
+        self.sum_row<T, kMask>(from, step, per, run, static_cast<R*>(out));
+      } else if constexpr (kUse == Use::store) {
+        R* const into = static_cast<R*>(out);
 #pragma omp simd
-            for (int64_t k = 0; k < run; ++k)
-              into[k] = detail::kernel_at<T, kMask>(kernel_, args_, from, step, k, Indices{});
-          });
-        });
-        target += run;
-      });
+        for (int64_t k = 0; k < run; ++k)
+          into[k] = detail::kernel_at<T, kMask>(self.kernel_, self.args_, from, step, k, Indices{});
+      } else {
+        using Sum = SumOf<T, kUse>;
+        *static_cast<Sum*>(out) = self.sum_run<T, Sum, kMask>(from, step, run);
+      }
     });
   }
 
@@ -424,201 +405,22 @@ class Fused {
     return acc + static_cast<Sum>(tail);
   }
 
-  template <class T, class Sum, bool kMasks>
-  Sum sum_run(const detail::Walker<T, kValues>& walker, const std::array<const T*, kValues>& at,
-              const std::array<int64_t, kValues>& inner, int64_t run) const {
-    Sum acc = 0;
-    detail::with_inner_mask<kValues, kMasks, true>(walker.inner_mask, [&](auto mask) {
-      // Locals, not the captured references: the compiler keeps them in registers and
-      // vectorises the loop.
-      const std::array<const T*, kValues> from = at;
-      const std::array<int64_t, kValues> step = inner;
-      detail::with_vector_isa<kTuned<T>>(
-          [&]() VMAP_FUSED_LOOP { acc = sum_run<T, Sum, decltype(mask)::value>(from, step, run); });
-    });
-    return acc;
-  }
-
-  // Note [Short examples summed side by side]
-  // An example of a few hundred elements summed alone is a short chain of dependent adds
-  // and a loop too short to vectorise (pairwise distance of width 10). A plain loop
-  // (samples/plain/pairwise_distance.cpp) turns it around, and so does this: for each
-  // position of the outer level dims, a row of up to kRowBlock examples along the innermost
-  // level dim is summed together, the examples' elements k outermost and the row j
-  // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1. An operand
-  // whose stride along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first
-  // packed [k][j], contiguous along the row: once for the call when it does not vary along
-  // the outer level dims (the y of a pairwise distance), per row otherwise. Each example is
-  // still summed by one thread in its elements' order in the element type, so the result
-  // does not depend on the thread count; long examples keep sum_run's blocked lanes.
-  static constexpr int64_t kShortExample = 256;
-  static constexpr int64_t kRowBlock = 512;
-  static constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
-
-  template <class T, class R, class Finish>
-  void sum_rows(const detail::FusedLayout& layout, R* out, const Finish& finish) const {
-    const detail::Walker<T, kValues> walker(layout);
-    const int row_dim = walker.rank - 2, example_dim = walker.rank - 1;
-    const int64_t width = walker.dims[row_dim], per = walker.dims[example_dim];
-    const int64_t blocks = (width + kRowBlock - 1) / kRowBlock;
-    enum class Read { direct, packed_once, packed_per_row };
-    std::array<Read, kValues> read{};
-    std::array<std::vector<T>, kValues> packed;
-    int mask = 0;
-    bool read_broadcasts = false;  // mask 0 (every operand broadcast) has no loop
-    for (std::size_t n = 0; n < kValues; ++n)
-      read_broadcasts = read_broadcasts || walker.strides[n][row_dim] != 0;
-    read_broadcasts = read_broadcasts && kTuned<T> && kValues <= 3;
-    for (std::size_t n = 0; n < kValues; ++n) {
-      const int64_t along_row = walker.strides[n][row_dim];
-      // Broadcasts read as one value where with_inner_mask has their loops; else packed too.
-      const bool direct = along_row == 1 || (along_row == 0 && read_broadcasts);
-      if (along_row != 0 || !direct) mask |= 1 << n;
-      if (direct) continue;
-      bool invariant = per * width <= kPackLimit;
-      for (int d = 0; d < row_dim; ++d) invariant = invariant && walker.strides[n][d] == 0;
-      if (!invariant) {
-        read[n] = Read::packed_per_row;
-        continue;
-      }
-      read[n] = Read::packed_once;
-      packed[n].resize(static_cast<std::size_t>(per * width));
-      pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, width,
-           packed[n].data());
-    }
-    const int64_t tasks = layout.level_count / width * blocks;
-    detail::parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
-      std::array<std::vector<T>, kValues> row_buffer;
-      for (std::size_t n = 0; n < kValues; ++n)
-        if (read[n] == Read::packed_per_row)
-          row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
-      std::array<R, kRowBlock> sums;
-      for (int64_t task = first; task < last; ++task) {
-        const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
-        const int64_t count = std::min(kRowBlock, width - j0);
-        std::array<const T*, kValues> row;
-        std::array<int64_t, kValues> k_step;
-        for (std::size_t n = 0; n < kValues; ++n) {
-          const T* at = walker.base[n];
-          for (int64_t d = row_dim - 1, rest = outer; d >= 0; --d) {
-            at += rest % walker.dims[d] * walker.strides[n][d];
-            rest /= walker.dims[d];
-          }
-          const int64_t along_row = walker.strides[n][row_dim];
-          const int64_t along_example = walker.strides[n][example_dim];
-          switch (read[n]) {
-            case Read::direct:
-              row[n] = at + j0 * along_row;
-              k_step[n] = along_example;
-              break;
-            case Read::packed_once:
-              row[n] = packed[n].data() + j0;
-              k_step[n] = width;
-              break;
-            case Read::packed_per_row:
-              pack(at + j0 * along_row, along_row, along_example, per, count, count,
-                   row_buffer[n].data());
-              row[n] = row_buffer[n].data();
-              k_step[n] = count;
-              break;
-          }
-        }
-        detail::with_inner_mask<kValues, kTuned<T>, false>(mask, [&](auto row_mask) {
-          constexpr int kMask = decltype(row_mask)::value;
-          const std::array<int64_t, kValues> unused{};
-          R* const into = sums.data();
-          const std::array<const T*, kValues> start = row;
-          const std::array<int64_t, kValues> step = k_step;
-          detail::with_vector_isa<kTuned<T>>([&]() VMAP_FUSED_LOOP {
-            for (int64_t j = 0; j < count; ++j) into[j] = 0;
-            for (int64_t k = 0; k < per; ++k) {
-              std::array<const T*, kValues> from;
-              for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+  // into[j] = the sum over k < per of the kernel's element j of the row at start[n] + k *
+  // step[n], j < count: a row of short examples summed side by side (Note [Short examples
+  // summed side by side] in rules/src/fused.cpp).
+  template <class T, int kMask, class R>
+  VMAP_FUSED_LOOP void sum_row(const std::array<const T*, kValues>& start,
+                               const std::array<int64_t, kValues>& step, int64_t per,
+                               int64_t count, R* into) const {
+    const std::array<int64_t, kValues> unused{};
+    for (int64_t j = 0; j < count; ++j) into[j] = 0;
+    for (int64_t k = 0; k < per; ++k) {
+      std::array<const T*, kValues> from;
+      for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
 #pragma omp simd
-              for (int64_t j = 0; j < count; ++j)
-                into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
-            }
-          });
-        });
-        R* const target = out + outer * width + j0;
-        for (int64_t j = 0; j < count; ++j) target[j] = finish(sums[j]);
-      }
-    });
-  }
-
-  // to[k * row_length + j] = from[j * along_row + k * along_example], j < count, k < per.
-  template <class T>
-  static void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per,
-                   int64_t count, int64_t row_length, T* to) {
-    for (int64_t j = 0; j < count; ++j)
-      for (int64_t k = 0; k < per; ++k)
-        to[k * row_length + j] = from[j * along_row + k * along_example];
-  }
-
-  // The sum of the kernel over the flattened positions [begin, end).
-  template <class T, class Sum, bool kMasks>
-  Sum sum_range(const detail::Walker<T, kValues>& walker, int64_t begin, int64_t end) const {
-    Sum total = 0;
-    walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-      total += sum_run<T, Sum, kMasks>(walker, at, inner, run);
-    });
-    return total;
-  }
-
-  // The sum over every position, on threads: fixed chunks whose partial sums are added in
-  // chunk order, so the result does not depend on the thread count.
-  template <class T, class Sum>
-  Sum sum_all(const detail::FusedLayout& layout) const {
-    const detail::Walker<T, kValues> walker(layout);
-    const int64_t count = layout.level_count * layout.example_count;
-    const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(64, count / 4096));
-    std::vector<Sum> partial(static_cast<std::size_t>(chunks), Sum(0));
-    detail::parallel_ranges(chunks, count / chunks, [&](int64_t first, int64_t last) {
-      for (int64_t c = first; c < last; ++c)
-        partial[static_cast<std::size_t>(c)] =
-            sum_range<T, Sum, kTuned<T>>(walker, count * c / chunks, count * (c + 1) / chunks);
-    });
-    Sum total = 0;
-    for (Sum value : partial) total += value;
-    return total;
-  }
-
-  // Each example's sum (or mean), in the flattened order of the level dims, to `out`.
-  template <class T, class R>
-  void sum_examples(const detail::FusedLayout& layout, bool mean, R* out) const {
-    const int64_t per = layout.example_count;
-    auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
-    // One run of `per` elements per example when its dims merged into one, and a level dim
-    // to sum along: short examples side by side.
-    if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample)
-      return sum_rows<T, R>(layout, out, finish);
-    const detail::Walker<T, kValues> walker(layout);
-    detail::parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
-      for (int64_t p = first; p < last; ++p)
-        out[p] = finish(sum_range<T, R, false>(walker, p * per, (p + 1) * per));
-    });
-  }
-
-  // The chain summed (or averaged) over each example's elements: a whole pending node, so a
-  // store computes it straight into its slots.
-  template <class Batched>
-  Value reduce(bool mean, Batched&& batched_reduction) const {
-    const profile::detail::OpScope profiled(mean ? "fused mean" : "fused sum");
-    Value result;
-    if (!with_layout([&]<class T>(const detail::FusedLayout& layout) {
-          using R = ResultOf<T>;
-          if constexpr (!std::is_floating_point_v<R>) {
-            return false;  // integer sums and means: the batched ops
-          } else {
-            result = deferred<R>(
-                layout,
-                std::vector<int64_t>(layout.sizes.begin(), layout.sizes.begin() + layout.levels),
-                [*this, layout, mean](R* out) { sum_examples<T, R>(layout, mean, out); });
-            return true;
-          }
-        }))
-      return batched_reduction(batched());
-    return result;
+      for (int64_t j = 0; j < count; ++j)
+        into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
+    }
   }
 
   Kernel kernel_;
