@@ -305,7 +305,7 @@ private:
           }))
         return "the call leaves an argument of a function template to its "
                "default; pass it explicitly";
-    } else if (Definition->isTemplateInstantiation()) {
+    } else if (Definition->isTemplateInstantiation() && !InClassMember) {
       return "it is a member of a class template";
     }
     return std::nullopt;

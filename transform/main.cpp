@@ -259,9 +259,25 @@ LoopOutcome runInSpecializations(ASTContext &Context,
       Diags.report(clang_vmap::diag::note_specializations_differ, At);
       return Refused;
     }
-    for (auto &Insertion : Outcome.Insertions)
-      if (!llvm::is_contained(Batched->Insertions, Insertion))
-        Batched->Insertions.push_back(std::move(Insertion));
+    for (auto &Insertion : Outcome.Insertions) {
+      if (llvm::is_contained(Batched->Insertions, Insertion))
+        continue;
+      // A member of a class template has one clone for every specialization
+      // (its name has no template arguments): its texts must agree.
+      auto FirstLine = [](const std::string &Text) {
+        return StringRef(Text).ltrim().split('\n').first;
+      };
+      if (llvm::any_of(Batched->Insertions, [&](const auto &Other) {
+            return Other.first == Insertion.first &&
+                   FirstLine(Other.second) == FirstLine(Insertion.second);
+          })) {
+        Diags.report(clang_vmap::diag::refuse_specializations_differ, At)
+            << specializationName(First) << specializationName(Specialization);
+        Diags.report(clang_vmap::diag::note_specializations_differ, At);
+        return Refused;
+      }
+      Batched->Insertions.push_back(std::move(Insertion));
+    }
   }
   if (!Batched) {
     Diags.report(clang_vmap::diag::refuse_template_not_compiled, At);
