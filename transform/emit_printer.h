@@ -60,6 +60,8 @@ private:
   std::string writtenType(const ExplicitCastExpr *Cast);
   std::optional<std::string> fused(const Expr *E);
   std::string kernel(const Expr *Root, const FusedChain &Chain);
+  std::string scalarKernel(const Expr *Root, const FusedChain &Chain);
+  std::string asWritten(SourceRange Range, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }

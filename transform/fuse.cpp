@@ -722,12 +722,246 @@ private:
           build(Root, Before.drop_front(Start), MinOps);
       if (!Chain)
         continue;
-      name(*Chain);
-      for (const Stmt *S : Chain->Region)
-        Result.InRegions.insert(S);
-      if (!Chain->Region.empty())
-        Result.RegionStarts[Consumer] = Chain->Region.front();
-      Result.Chains[Root] = std::move(*Chain);
+      commit(Root, std::move(*Chain));
+      return;
+    }
+  }
+
+  /// Makes \p Chain the kernel of \p Root.
+  void commit(const Expr *Root, FusedChain Chain) {
+    name(Chain);
+    for (const Stmt *S : Chain.Region)
+      Result.InRegions.insert(S);
+    if (!Chain.Region.empty())
+      Result.RegionStarts[Consumer] = Chain.Region.front();
+    Result.Chains[Root] = std::move(Chain);
+  }
+
+  //===-- scalar regions (Note [Fused control flow]) -----------------------===//
+
+  /// A C++ type a scalar kernel passes or returns: one a dtype holds as it is
+  /// (bool, signed integers, float, double).
+  static bool isKernelType(QualType T) {
+    const auto *Builtin =
+        T.getNonReferenceType().getCanonicalType()->getAs<BuiltinType>();
+    if (!Builtin)
+      return false;
+    switch (Builtin->getKind()) {
+    case BuiltinType::Bool:
+    case BuiltinType::Short:
+    case BuiltinType::Int:
+    case BuiltinType::Long:
+    case BuiltinType::LongLong:
+    case BuiltinType::Float:
+    case BuiltinType::Double:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  /// Whether \p S may be a statement of a scalar region, as written: C++
+  /// scalar locals, expressions, and the control flow of a function body
+  /// (\p Loops: the loops of the region around it, which its `break` and
+  /// `continue` may leave). What it reads is checked in buildScalar().
+  bool mayBeInScalarRegion(const Stmt *S, unsigned Loops) const {
+    if (!S || inMacro(S) || Result.InRegions.count(S))
+      return false;
+    auto Inside = [&](const Stmt *Child, unsigned Depth) {
+      return !Child || mayBeInScalarRegion(Child, Depth);
+    };
+    if (const auto *Declaration = dyn_cast<DeclStmt>(S))
+      return llvm::all_of(Declaration->decls(), [](const Decl *D) {
+        const auto *Var = dyn_cast<VarDecl>(D);
+        return Var && Var->hasLocalStorage() && isScalarType(Var->getType()) &&
+               !Var->getType()->isReferenceType() &&
+               !Var->getType().isVolatileQualified() &&
+               (!Var->hasInit() || Var->getInitStyle() == VarDecl::CInit);
+      });
+    if (isa<Expr>(S))
+      return !A.Reductions.count(cast<Expr>(S));
+    if (const auto *Compound = dyn_cast<CompoundStmt>(S))
+      return llvm::all_of(Compound->body(),
+                          [&](const Stmt *Child) { return Inside(Child, Loops); });
+    if (const auto *While = dyn_cast<WhileStmt>(S))
+      return !While->getConditionVariable() && Inside(While->getBody(), Loops + 1);
+    if (const auto *Do = dyn_cast<DoStmt>(S))
+      return Inside(Do->getBody(), Loops + 1);
+    if (const auto *For = dyn_cast<ForStmt>(S))
+      return !A.levelOf(For) && !For->getConditionVariable() &&
+             Inside(For->getInit(), Loops) && Inside(For->getBody(), Loops + 1);
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      return !If->getInit() && !If->getConditionVariable() && !If->isConsteval() &&
+             !If->isConstexpr() && Inside(If->getThen(), Loops) &&
+             Inside(If->getElse(), Loops);
+    if (isa<BreakStmt, ContinueStmt>(S))
+      return Loops > 0;
+    return isa<NullStmt>(S);
+  }
+
+  /// Whether \p S holds control flow that differs per example (what the
+  /// batched code runs under masks).
+  bool holdsPerExampleControl(const Stmt *S) const {
+    if (!S)
+      return false;
+    if (A.MaskedControls.count(S) || A.MaskedJumps.count(S))
+      return true;
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      if (A.MaskedIfs.count(If))
+        return true;
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return holdsPerExampleControl(Child);
+    });
+  }
+
+  /// Whether \p E is a region's local, as an assignment's target.
+  bool isDeclaredTarget(const Expr *E, const FusedChain &Chain) const {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParens());
+    return Ref && Chain.Declared.count(dyn_cast<VarDecl>(Ref->getDecl()));
+  }
+
+  /// The operands of \p E, code of a scalar kernel: each largest part that
+  /// reads none of the region's locals and is no literal is computed before
+  /// the kernel (it must be a pure C++ scalar); the rest must be C++ scalar
+  /// arithmetic on the region's locals (operators, casts, <cmath>).
+  bool collectScalar(const Expr *E, FusedChain &Chain) {
+    if (!E)
+      return true;
+    if (!mentionsDeclared(E, Chain)) {
+      if (isLiteral(E))
+        return true;
+      if (!isKernelType(E->getType()) || !isPure(E))
+        return false;
+      addOperand(E, Chain);
+      return true;
+    }
+    auto All = [&](auto Children) {
+      return llvm::all_of(Children, [&](const Stmt *Child) {
+        return collectScalar(cast<Expr>(Child), Chain);
+      });
+    };
+    if (isa<DeclRefExpr>(E))
+      return isScalarType(E->getType());
+    if (isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXStaticCastExpr,
+            CXXFunctionalCastExpr, ConditionalOperator>(E))
+      return isScalarType(E->getType()) && All(E->children());
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E))
+      return (!Binary->isAssignmentOp() ||
+              isDeclaredTarget(Binary->getLHS(), Chain)) &&
+             All(E->children());
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+      return Unary->getOpcode() != UO_AddrOf && Unary->getOpcode() != UO_Deref &&
+             (!Unary->isIncrementDecrementOp() ||
+              isDeclaredTarget(Unary->getSubExpr(), Chain)) &&
+             All(E->children());
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      return Callee && isCmath(Callee, Call->getNumArgs()) &&
+             llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
+               return collectScalar(Arg, Chain);
+             });
+    }
+    return false;
+  }
+
+  /// The operands of \p S, a statement of a scalar region; \p TopLevel:
+  /// directly in the region, where `float c = e;` of an operand e becomes
+  /// the kernel's parameter `float c`.
+  bool collectScalarStatement(const Stmt *S, FusedChain &Chain, bool TopLevel) {
+    if (!S)
+      return true;
+    if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : Declaration->decls()) {
+        const auto *Var = cast<VarDecl>(D);
+        const Expr *Init = Var->getInit();
+        if (TopLevel && Init && Declaration->isSingleDecl() &&
+            isKernelType(Var->getType()) && !mentionsDeclared(Init, Chain) &&
+            !isLiteral(Init)) {
+          if (!isPure(Init))
+            return false;
+          addOperand(Init, Chain, Var);
+          continue;
+        }
+        if (!collectScalar(Init, Chain))
+          return false;
+      }
+      return true;
+    }
+    if (const auto *E = dyn_cast<Expr>(S))
+      return collectScalar(E, Chain);
+    if (const auto *While = dyn_cast<WhileStmt>(S))
+      return collectScalar(While->getCond(), Chain) &&
+             collectScalarStatement(While->getBody(), Chain, false);
+    if (const auto *Do = dyn_cast<DoStmt>(S))
+      return collectScalarStatement(Do->getBody(), Chain, false) &&
+             collectScalar(Do->getCond(), Chain);
+    if (const auto *For = dyn_cast<ForStmt>(S))
+      return collectScalarStatement(For->getInit(), Chain, false) &&
+             collectScalar(For->getCond(), Chain) &&
+             collectScalar(For->getInc(), Chain) &&
+             collectScalarStatement(For->getBody(), Chain, false);
+    if (const auto *If = dyn_cast<IfStmt>(S))
+      return collectScalar(If->getCond(), Chain) &&
+             collectScalarStatement(If->getThen(), Chain, false) &&
+             collectScalarStatement(If->getElse(), Chain, false);
+    return llvm::all_of(S->children(), [&](const Stmt *Child) {
+      return collectScalarStatement(Child, Chain, false);
+    });
+  }
+
+  /// The scalar kernel of \p Root, stored into \p Destination, with the
+  /// statements \p Region before it, or std::nullopt where a condition of
+  /// Note [Fused control flow] fails.
+  std::optional<FusedChain> buildScalar(const Expr *Root, const Expr *Destination,
+                                        ArrayRef<const Stmt *> Region) {
+    FusedChain Chain;
+    Chain.Scalar = true;
+    Chain.Region.assign(Region.begin(), Region.end());
+    for (const Stmt *S : Region) {
+      if (holdsKernel(S))
+        return std::nullopt;
+      declare(S, Chain);
+    }
+    if (!llvm::any_of(Region, [&](const Stmt *S) {
+          return holdsPerExampleControl(S);
+        }) ||
+        mentionsDeclared(Destination, Chain) || !isKernelType(Root->getType()))
+      return std::nullopt;
+    for (const Stmt *S : Region)
+      if (!collectScalarStatement(S, Chain, /*TopLevel=*/true))
+        return std::nullopt;
+    if (!collectScalar(Root, Chain) ||
+        llvm::none_of(Chain.Operands, [&](const Expr *Operand) {
+          return A.isBatched(Operand);
+        }))
+      return std::nullopt;
+    // The region's variables are dead after the consumer.
+    llvm::DenseMap<const VarDecl *, unsigned> Refs;
+    for (const Stmt *S : Region)
+      countAllRefs(S, Refs);
+    countAllRefs(Root, Refs);
+    for (const VarDecl *Var : Chain.Declared)
+      if (Refs.lookup(Var) != BodyRefs.lookup(Var))
+        return std::nullopt;
+    return Chain;
+  }
+
+  /// Makes the store of \p E into \p Destination a scalar kernel with the
+  /// longest region of the statements \p Before that it can take.
+  void considerScalar(const Expr *E, const Expr *Destination,
+                      ArrayRef<const Stmt *> Before) {
+    const Expr *Root = stripImplicit(E);
+    if (Result.Chains.count(Root) || inMacro(Root))
+      return;
+    std::size_t First = Before.size();
+    while (First > 0 && mayBeInScalarRegion(Before[First - 1], 0))
+      --First;
+    for (std::size_t Start = First; Start < Before.size(); ++Start) {
+      std::optional<FusedChain> Chain =
+          buildScalar(Root, Destination, Before.drop_front(Start));
+      if (!Chain)
+        continue;
+      commit(Root, std::move(*Chain));
       return;
     }
   }
@@ -768,9 +1002,13 @@ private:
       return;
     }
     const auto *Assign = dyn_cast<CXXOperatorCallExpr>(stripImplicit(E));
-    if (Assign && Assign->getOperator() == OO_Equal &&
-        Assign->getNumArgs() == 2 && isTensorType(Assign->getArg(0)->getType()) &&
-        !referencedVar(Assign->getArg(0)) && A.isBatched(Assign->getArg(0)))
+    if (!Assign || Assign->getOperator() != OO_Equal ||
+        Assign->getNumArgs() != 2 || !isTensorType(Assign->getArg(0)->getType()) ||
+        referencedVar(Assign->getArg(0)) || !A.isBatched(Assign->getArg(0)))
+      return;
+    if (isScalarType(stripImplicit(Assign->getArg(1))->getType()))
+      considerScalar(Assign->getArg(1), Assign->getArg(0), Before);
+    else
       consider(Assign->getArg(1), 2, Before);
   }
 
