@@ -63,10 +63,54 @@
 // variable's type change: Element's assignment throws on the kernel's first
 // element, and the batched ops run the lambda (fused_element.hpp).
 //
+// Note [Fused control flow]
+// Per-example control flow over C++ scalars (ISPC's Mandelbrot: a `while` whose
+// condition and body read `float`s and `int`s of each example) runs batched
+// with masks (Note [Control masks] in batched.hpp): every iteration several
+// runtime ops over every example, until the last example leaves. Where each
+// example's scalars are independent of the others' (they always are: the
+// statements are per example), the loop as written, run once per example, is
+// the same computation: a scalar kernel (Note [Scalar kernels] in
+// rules/include/vmap/fused_scalar.hpp), no masks inside, each example its own
+// trip count, as the plain loop. A store `out[i] = v` of a C++ scalar with the
+// run of statements before it (its region) becomes
+//
+//   vb::at(out, i) = vb::fused_scalar([](float c, int max_iter) {
+//     int k = 0;                              // the region, as written
+//     while (...) { ... }
+//     return k;
+//   }, vb::at(x, i).item<float>(), max_iter);
+//
+// where:
+//   - the region's statements are declarations of C++ scalar locals (no
+//     references, no statics), expression statements, blocks, `while`, `do`,
+//     plain `for`, `if`/`else`, and `break`/`continue` of the region's own
+//     loops; it holds per-example control flow (else the batched ops are
+//     already one op per statement), and no other kernel;
+//   - its code is C++ scalar arithmetic on its locals: built-in operators,
+//     casts, `?:`, the <cmath> functions the op table lists
+//     (kCmathFunctions); an assignment or `++` writes one of its locals;
+//   - each largest part of it that reads none of its locals and is no literal
+//     (`x[i].item<float>()`, a per-example C++ scalar of the body, a number
+//     the same for every example) is an operand: it must be pure (computed
+//     once, before the kernel) and of a type the kernel passes (bool, signed
+//     integers, float, double); `float c = e;` at the region's top becomes the
+//     parameter `float c`, which the kernel may change (it is a copy);
+//   - at least one operand is per example, the stored value has a type the
+//     kernel returns, and the destination reads none of the region's locals;
+//   - the region's locals are dead after the store (nothing else names them).
+// The region is the longest such run, else a shorter one, else none: the
+// masked loops stay (two results of one loop, an index the loop computes
+// into a tensor, a call of another function). Parameters have the types the
+// code reads them as: the local's declared type, else the operand's C++ type.
+// The kernel runs only the examples of the live mask: one inside a
+// per-example `if` is as guarded as the code it replaces.
+//
 //===----------------------------------------------------------------------===//
 
 #include "fuse.h"
 #include "ast_util.h"
+#include "fuse_detail.h"
 #include "batch.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/BitVector.h"
@@ -82,141 +126,7 @@ namespace rules = vmap::rules;
 namespace clang_vmap {
 namespace {
 
-/// The op-table entry \p Call is, or kNoOp.
-std::size_t opOf(const CallExpr *Call) {
-  const FunctionDecl *Callee = Call->getDirectCallee();
-  if (!Callee || !isInVmapNamespace(Callee))
-    return rules::kNoOp;
-  std::string Name = calleeName(Call);
-  int Arity = static_cast<int>(Call->getNumArgs());
-  if (isa<CXXOperatorCallExpr>(Call))
-    return rules::find_op(Name,
-                          Arity == 1 ? rules::OpForm::unary_operator
-                                     : rules::OpForm::binary_operator,
-                          Arity);
-  if (isa<CXXMemberCallExpr>(Call))
-    return rules::find_op(Name, rules::OpForm::member, Arity + 1);
-  return rules::find_op(Name, rules::OpForm::free_function, Arity);
-}
-
-bool isPointwiseRule(rules::RuleId Rule) {
-  return Rule == rules::RuleId::unary_pointwise ||
-         Rule == rules::RuleId::binary_pointwise ||
-         Rule == rules::RuleId::ternary_where || Rule == rules::RuleId::clamp;
-}
-
-/// The operands of a call as the user writes them: the object first.
-llvm::SmallVector<const Expr *, 4> operandsOf(const CallExpr *Call) {
-  llvm::SmallVector<const Expr *, 4> Operands;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
-    Operands.push_back(Member->getImplicitObjectArgument());
-  for (const Expr *Arg : Call->arguments())
-    if (!isa<CXXDefaultArgExpr>(Arg))
-      Operands.push_back(Arg);
-  return Operands;
-}
-
-/// A number, bool or string literal, or `std::nullopt`: the same for every
-/// example and every element, so it stays in the kernel's text.
-bool isLiteral(const Expr *E) {
-  E = stripImplicit(E);
-  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
-    if (Unary->getOpcode() == UO_Minus || Unary->getOpcode() == UO_Plus)
-      E = stripImplicit(Unary->getSubExpr());
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-      return Var->getQualifiedNameAsString() == "std::nullopt";
-  return isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
-             StringLiteral>(E);
-}
-
-/// Whether some of \p S comes from a macro (the printer splices file text).
-bool inMacro(const Stmt *S) {
-  if (!S)
-    return false;
-  if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
-    return true;
-  return llvm::any_of(S->children(), inMacro);
-}
-
-/// The names of the variables \p S reads.
-void namesIn(const Stmt *S, llvm::StringSet<> &Names) {
-  if (!S)
-    return;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    Names.insert(Ref->getDecl()->getName());
-  for (const Stmt *Child : S->children())
-    namesIn(Child, Names);
-}
-
-unsigned countRefs(const Stmt *S, const VarDecl *Var) {
-  if (!S)
-    return 0;
-  unsigned Count = 0;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    Count += Ref->getDecl() == Var;
-  for (const Stmt *Child : S->children())
-    Count += countRefs(Child, Var);
-  return Count;
-}
-
-/// Every variable's number of references under \p S.
-void countAllRefs(const Stmt *S, llvm::DenseMap<const VarDecl *, unsigned> &Counts) {
-  if (!S)
-    return;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-      ++Counts[Var];
-  for (const Stmt *Child : S->children())
-    countAllRefs(Child, Counts);
-}
-
-/// The assignment `v = e` or `v op= e` that statement \p S is, or null.
-const CXXOperatorCallExpr *assignmentOf(const Stmt *S) {
-  const auto *E = dyn_cast<Expr>(S);
-  const auto *Call =
-      dyn_cast_or_null<CXXOperatorCallExpr>(E ? stripImplicit(E) : nullptr);
-  if (!Call || Call->getNumArgs() != 2 || !Call->isAssignmentOp())
-    return nullptr;
-  return Call;
-}
-
-/// The body of a plain loop as a list of statements.
-llvm::SmallVector<const Stmt *, 8> statementsOf(const Stmt *Body) {
-  llvm::SmallVector<const Stmt *, 8> List;
-  if (const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body))
-    List.append(Compound->body_begin(), Compound->body_end());
-  else if (Body)
-    List.push_back(Body);
-  return List;
-}
-
-/// A loop `for (int r = A; r < B; ...)` with integer literals A < B (or
-/// `<=`, `!=`, `>`, `>=` likewise) runs its body at least once.
-bool runsAtLeastOnce(const ForStmt *For) {
-  const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
-  const auto *Condition =
-      dyn_cast_or_null<BinaryOperator>(stripImplicit(For->getCond()));
-  if (!Init || !Init->isSingleDecl() || !Condition)
-    return false;
-  const auto *Counter = dyn_cast<VarDecl>(Init->getSingleDecl());
-  const auto *From = dyn_cast_or_null<IntegerLiteral>(
-      Counter ? stripImplicit(Counter->getInit()) : nullptr);
-  const auto *To = dyn_cast<IntegerLiteral>(stripImplicit(Condition->getRHS()));
-  if (!From || !To || referencedVar(Condition->getLHS()) != Counter)
-    return false;
-  llvm::APInt A = From->getValue(), B = To->getValue();
-  if (A.getBitWidth() != B.getBitWidth())
-    return false;
-  switch (Condition->getOpcode()) {
-  case BO_LT: return A.slt(B);
-  case BO_LE: return A.sle(B);
-  case BO_GT: return A.sgt(B);
-  case BO_GE: return A.sge(B);
-  case BO_NE: return A != B;
-  default: return false;
-  }
-}
+using namespace fuse_detail;
 
 class Fuser {
 public:
