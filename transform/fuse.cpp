@@ -732,43 +732,54 @@ private:
 
   /// The operands of \p E, code of a scalar kernel: each largest part that
   /// reads none of the region's locals and is no literal is computed before
-  /// the kernel (it must be a pure C++ scalar); the rest must be C++ scalar
-  /// arithmetic on the region's locals (operators, casts, <cmath>).
-  bool collectScalar(const Expr *E, FusedChain &Chain) {
+  /// the kernel (it must be a pure C++ scalar; where the code may not reach
+  /// it, \p Guarded, one that cannot raise an error: a variable or a size);
+  /// the rest must be C++ scalar arithmetic on the region's locals
+  /// (operators, casts, <cmath>).
+  bool collectScalar(const Expr *E, FusedChain &Chain, bool Guarded) {
     if (!E)
       return true;
     if (!mentionsDeclared(E, Chain)) {
       if (isLiteral(E))
         return true;
-      if (!isKernelType(E->getType()) || !isPure(E))
+      if (!isKernelType(E->getType()) || !isPure(E) ||
+          (Guarded && !isa<DeclRefExpr>(E->IgnoreParenImpCasts()) &&
+           !isMetadataCall(E)))
         return false;
       addOperand(E, Chain);
       return true;
     }
-    auto All = [&](auto Children) {
+    auto Each = [&](auto Children, bool ChildrenGuarded) {
       return llvm::all_of(Children, [&](const Stmt *Child) {
-        return collectScalar(cast<Expr>(Child), Chain);
+        return collectScalar(cast<Expr>(Child), Chain, ChildrenGuarded);
       });
     };
     if (isa<DeclRefExpr>(E))
       return isScalarType(E->getType());
     if (isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXStaticCastExpr,
-            CXXFunctionalCastExpr, ConditionalOperator>(E))
-      return isScalarType(E->getType()) && All(E->children());
+            CXXFunctionalCastExpr>(E))
+      return isScalarType(E->getType()) && Each(E->children(), Guarded);
+    if (const auto *Conditional = dyn_cast<ConditionalOperator>(E))
+      return isScalarType(E->getType()) &&
+             collectScalar(Conditional->getCond(), Chain, Guarded) &&
+             collectScalar(Conditional->getTrueExpr(), Chain, true) &&
+             collectScalar(Conditional->getFalseExpr(), Chain, true);
     if (const auto *Binary = dyn_cast<BinaryOperator>(E))
       return (!Binary->isAssignmentOp() ||
               isDeclaredTarget(Binary->getLHS(), Chain)) &&
-             All(E->children());
+             collectScalar(Binary->getLHS(), Chain, Guarded) &&
+             collectScalar(Binary->getRHS(), Chain,
+                           Guarded || Binary->isLogicalOp());
     if (const auto *Unary = dyn_cast<UnaryOperator>(E))
       return Unary->getOpcode() != UO_AddrOf && Unary->getOpcode() != UO_Deref &&
              (!Unary->isIncrementDecrementOp() ||
               isDeclaredTarget(Unary->getSubExpr(), Chain)) &&
-             All(E->children());
+             Each(E->children(), Guarded);
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
       return Callee && isCmath(Callee, Call->getNumArgs()) &&
              llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
-               return collectScalar(Arg, Chain);
+               return collectScalar(Arg, Chain, Guarded);
              });
     }
     return false;
@@ -776,8 +787,10 @@ private:
 
   /// The operands of \p S, a statement of a scalar region; \p TopLevel:
   /// directly in the region, where `float c = e;` of an operand e becomes
-  /// the kernel's parameter `float c`.
-  bool collectScalarStatement(const Stmt *S, FusedChain &Chain, bool TopLevel) {
+  /// the kernel's parameter `float c`; \p Guarded: the code may not reach it
+  /// (collectScalar).
+  bool collectScalarStatement(const Stmt *S, FusedChain &Chain, bool TopLevel,
+                              bool Guarded) {
     if (!S)
       return true;
     if (const auto *Declaration = dyn_cast<DeclStmt>(S)) {
@@ -792,30 +805,32 @@ private:
           addOperand(Init, Chain, Var);
           continue;
         }
-        if (!collectScalar(Init, Chain))
+        if (!collectScalar(Init, Chain, Guarded))
           return false;
       }
       return true;
     }
     if (const auto *E = dyn_cast<Expr>(S))
-      return collectScalar(E, Chain);
+      return collectScalar(E, Chain, Guarded);
+    // A loop's condition is tested at least once (a `do`'s only if its body
+    // does not `break`); its body and increment may never run.
     if (const auto *While = dyn_cast<WhileStmt>(S))
-      return collectScalar(While->getCond(), Chain) &&
-             collectScalarStatement(While->getBody(), Chain, false);
+      return collectScalar(While->getCond(), Chain, Guarded) &&
+             collectScalarStatement(While->getBody(), Chain, false, true);
     if (const auto *Do = dyn_cast<DoStmt>(S))
-      return collectScalarStatement(Do->getBody(), Chain, false) &&
-             collectScalar(Do->getCond(), Chain);
+      return collectScalarStatement(Do->getBody(), Chain, false, true) &&
+             collectScalar(Do->getCond(), Chain, true);
     if (const auto *For = dyn_cast<ForStmt>(S))
-      return collectScalarStatement(For->getInit(), Chain, false) &&
-             collectScalar(For->getCond(), Chain) &&
-             collectScalar(For->getInc(), Chain) &&
-             collectScalarStatement(For->getBody(), Chain, false);
+      return collectScalarStatement(For->getInit(), Chain, false, Guarded) &&
+             collectScalar(For->getCond(), Chain, Guarded) &&
+             collectScalar(For->getInc(), Chain, true) &&
+             collectScalarStatement(For->getBody(), Chain, false, true);
     if (const auto *If = dyn_cast<IfStmt>(S))
-      return collectScalar(If->getCond(), Chain) &&
-             collectScalarStatement(If->getThen(), Chain, false) &&
-             collectScalarStatement(If->getElse(), Chain, false);
+      return collectScalar(If->getCond(), Chain, Guarded) &&
+             collectScalarStatement(If->getThen(), Chain, false, true) &&
+             collectScalarStatement(If->getElse(), Chain, false, true);
     return llvm::all_of(S->children(), [&](const Stmt *Child) {
-      return collectScalarStatement(Child, Chain, false);
+      return collectScalarStatement(Child, Chain, false, Guarded);
     });
   }
 
@@ -838,9 +853,10 @@ private:
         mentionsDeclared(Destination, Chain) || !isKernelType(Root->getType()))
       return std::nullopt;
     for (const Stmt *S : Region)
-      if (!collectScalarStatement(S, Chain, /*TopLevel=*/true))
+      if (!collectScalarStatement(S, Chain, /*TopLevel=*/true,
+                                  /*Guarded=*/false))
         return std::nullopt;
-    if (!collectScalar(Root, Chain) ||
+    if (!collectScalar(Root, Chain, /*Guarded=*/false) ||
         llvm::none_of(Chain.Operands, [&](const Expr *Operand) {
           return A.isBatched(Operand);
         }))

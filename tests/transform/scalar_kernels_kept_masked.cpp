@@ -50,6 +50,20 @@ void bucketed_steps(const Tensor& x, Tensor& out) {
   }
 }
 
+// A read the code reaches only for some examples (for the others its index is out of
+// range): it cannot be computed for every example before a kernel.
+void guarded_read(const Tensor& x, const Tensor& positions, Tensor& out, Tensor& used) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t p = positions[i].item<int64_t>();
+    float v = -1.0f;
+    if (p < x.size(1))
+      v = x[i][p].item<float>();
+    out[i] = v;
+    used[i] = p;
+  }
+}
+
 int main() {
   Tensor c = tensor({-2.0f, -1.0f, 0.0f, 0.25f, 0.3f, 1.0f});
   Tensor counts = zeros({6}, kInt32), radii = zeros({6});
@@ -66,6 +80,11 @@ int main() {
   Tensor steps = zeros({4}, kInt32);
   bucketed_steps(values, steps);
   std::cout << steps << "\n";
+
+  Tensor positions = tensor({int64_t{0}, 4, 3});
+  Tensor read = zeros({3}), used = zeros({3}, kInt64);
+  guarded_read(x, positions, read, used);
+  std::cout << read << "\n" << used << "\n";
 }
 
 // CHECK-LABEL: void escape_and_radius(
@@ -82,3 +101,7 @@ int main() {
 // CHECK-NOT: fused_scalar
 // CHECK: { vb::Loop _b_loop0;  // line 45
 // CHECK: vb::at(out, i) = steps;  // line 49
+// CHECK-LABEL: void guarded_read(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Where _b_where0(p < x.size(1));  // line 60
+// CHECK: vb::at(out, i) = v;  // line 62
