@@ -89,19 +89,26 @@
 //     already one op per statement), and no other kernel;
 //   - its code is C++ scalar arithmetic on its locals: built-in operators,
 //     casts, `?:`, the <cmath> functions the op table lists
-//     (kCmathFunctions); an assignment or `++` writes one of its locals;
+//     (kCmathFunctions), and calls of functions of this file that take and
+//     return C++ scalars by value and whose bodies are such code on their
+//     parameters and locals, `return`s included (SPEC's early return per
+//     example: the kernel calls the function as written); an assignment or
+//     `++` writes one of its locals;
 //   - each largest part of it that reads none of its locals and is no literal
 //     (`x[i].item<float>()`, a per-example C++ scalar of the body, a number
 //     the same for every example) is an operand: it must be pure (computed
-//     once, before the kernel) and of a type the kernel passes (bool, signed
-//     integers, float, double); `float c = e;` at the region's top becomes the
-//     parameter `float c`, which the kernel may change (it is a copy);
+//     once, before the kernel, for every example), of a type the kernel passes
+//     (bool, signed integers, float, double), and where the code may not
+//     reach it (a loop's body, a branch, the right of `&&`) a variable or a
+//     size, which cannot raise an error; `float c = e;` at the region's top
+//     becomes the parameter `float c`, which the kernel may change (a copy);
 //   - at least one operand is per example, the stored value has a type the
 //     kernel returns, and the destination reads none of the region's locals;
 //   - the region's locals are dead after the store (nothing else names them).
 // The region is the longest such run, else a shorter one, else none: the
 // masked loops stay (two results of one loop, an index the loop computes
-// into a tensor, a call of another function). Parameters have the types the
+// into a tensor, a read only some examples reach, a call of a function that
+// reads more than its parameters). Parameters have the types the
 // code reads them as: the local's declared type, else the operand's C++ type.
 // The kernel runs only the examples of the live mask: one inside a
 // per-example `if` is as guarded as the code it replaces.
@@ -674,12 +681,15 @@ private:
   /// scalar locals, expressions, and the control flow of a function body
   /// (\p Loops: the loops of the region around it, which its `break` and
   /// `continue` may leave). What it reads is checked in buildScalar().
-  bool mayBeInScalarRegion(const Stmt *S, unsigned Loops) const {
+  bool mayBeInScalarRegion(const Stmt *S, unsigned Loops,
+                           bool Returns = false) const {
     if (!S || inMacro(S) || Result.InRegions.count(S))
       return false;
     auto Inside = [&](const Stmt *Child, unsigned Depth) {
-      return !Child || mayBeInScalarRegion(Child, Depth);
+      return !Child || mayBeInScalarRegion(Child, Depth, Returns);
     };
+    if (isa<ReturnStmt>(S))
+      return Returns;
     if (const auto *Declaration = dyn_cast<DeclStmt>(S))
       return llvm::all_of(Declaration->decls(), [](const Decl *D) {
         const auto *Var = dyn_cast<VarDecl>(D);
@@ -707,6 +717,50 @@ private:
     if (isa<BreakStmt, ContinueStmt>(S))
       return Loops > 0;
     return isa<NullStmt>(S);
+  }
+
+  /// Whether the kernel may call \p F as written: a function of this file,
+  /// C++ scalars in (by value) and out, whose body is the code of a scalar
+  /// region on its parameters and locals, `return` included, reading nothing
+  /// else (an early return per example: SPEC's callee form).
+  bool isScalarFunction(const FunctionDecl *F, unsigned Depth = 0) {
+    const FunctionDecl *Definition = F ? F->getDefinition() : nullptr;
+    if (!Definition || Depth > 4 || Definition->isVariadic() ||
+        isa<CXXMethodDecl>(Definition) || Definition->isTemplateInstantiation() ||
+        !isInRewrittenFile(Context.getSourceManager(), Definition->getLocation()) ||
+        !isKernelType(Definition->getReturnType()))
+      return false;
+    auto Known = ScalarFunctions.find(Definition);
+    if (Known != ScalarFunctions.end())
+      return Known->second;
+    ScalarFunctions[Definition] = false; // until shown (recursion)
+    FusedChain Scratch;
+    for (const ParmVarDecl *Parameter : Definition->parameters()) {
+      if (!isKernelType(Parameter->getType()) ||
+          Parameter->getType()->isReferenceType())
+        return false;
+      Scratch.Declared.insert(Parameter);
+    }
+    declare(Definition->getBody(), Scratch);
+    ScalarDepth = Depth + 1;
+    bool Scalar =
+        mayBeInScalarRegion(Definition->getBody(), 0, /*Returns=*/true) &&
+        collectScalarStatement(Definition->getBody(), Scratch, false, true) &&
+        Scratch.Operands.empty();
+    ScalarDepth = Depth;
+    return ScalarFunctions[Definition] = Scalar;
+  }
+
+  /// Whether \p E calls a function of isScalarFunction().
+  bool callsScalarFunction(const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (isScalarFunction(Call->getDirectCallee(), ScalarDepth))
+        return true;
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return callsScalarFunction(Child);
+    });
   }
 
   /// Whether \p S holds control flow that differs per example (what the
@@ -739,7 +793,7 @@ private:
   bool collectScalar(const Expr *E, FusedChain &Chain, bool Guarded) {
     if (!E)
       return true;
-    if (!mentionsDeclared(E, Chain)) {
+    if (!mentionsDeclared(E, Chain) && !callsScalarFunction(E)) {
       if (isLiteral(E))
         return true;
       if (!isKernelType(E->getType()) || !isPure(E) ||
@@ -777,7 +831,9 @@ private:
              Each(E->children(), Guarded);
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
-      return Callee && isCmath(Callee, Call->getNumArgs()) &&
+      return Callee &&
+             (isCmath(Callee, Call->getNumArgs()) ||
+              isScalarFunction(Callee, ScalarDepth)) &&
              llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
                return collectScalar(Arg, Chain, Guarded);
              });
@@ -965,6 +1021,10 @@ private:
   llvm::DenseMap<const VarDecl *, unsigned> BodyRefs;
   const Stmt *Consumer = nullptr;  ///< the statement being looked at
   const Expr *Statement = nullptr; ///< its expression being looked at
+  /// Functions the kernels may call as written (isScalarFunction), and how
+  /// deep in such calls the check is.
+  llvm::DenseMap<const FunctionDecl *, bool> ScalarFunctions;
+  unsigned ScalarDepth = 0;
   FusionPlan Result;
 };
 

@@ -115,6 +115,33 @@ void guarded_collatz(const Tensor& starts, Tensor& steps) {
   }
 }
 
+// An early `return` per example in a function of this file that the loop calls (SPEC's
+// form of it): the kernel calls the function as written.
+int magnitude(double v) {
+  if (v < 0.0)
+    return -1;
+  if (v == 0.0)
+    return 0;
+  int digits = 0;
+  while (v >= 1.0) {
+    v /= 10.0;
+    ++digits;
+  }
+  return digits;
+}
+void magnitudes(const Tensor& xs, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < xs.size(0); ++i) {
+    double v = xs[i].item<double>();
+    int m = 0;
+    if (v > 0.5)
+      m = magnitude(v * 100.0);
+    else
+      m = magnitude(v);
+    out[i] = m;
+  }
+}
+
 int main() {
   Tensor re = arange(12).to(kFloat) * 0.25f - 2.0f;
   Tensor im = arange(5).to(kFloat) * 0.4f - 1.0f;
@@ -146,6 +173,11 @@ int main() {
   Tensor guarded = full({5}, -1, kInt64);
   guarded_collatz(mixed, guarded);
   std::cout << guarded << "\n";
+
+  Tensor scales = tensor({-3.0, 0.0, 0.25, 0.75, 12.0, 4096.5});
+  Tensor digits = zeros({6}, kInt32);
+  magnitudes(scales, digits);
+  std::cout << digits << "\n";
 
   Tensor none = zeros({0});
   Tensor no_steps = zeros({0}, kInt32);
@@ -223,3 +255,12 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: return count;
 // CHECK-NEXT: }, n);  // lines 107-113
+// CHECK-LABEL: void magnitudes(
+// CHECK: vb::at(out, i) = vb::fused_scalar([](double v) {
+// CHECK-NEXT: int m = 0;  // line 136
+// CHECK-NEXT: if (v > 0.5)  // line 137
+// CHECK-NEXT: m = magnitude(v * 100.0);
+// CHECK-NEXT: else
+// CHECK-NEXT: m = magnitude(v);
+// CHECK-NEXT: return m;
+// CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 135-141

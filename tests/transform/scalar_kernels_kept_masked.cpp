@@ -31,11 +31,11 @@ void leading_positives(const Tensor& x, Tensor& lengths) {
   }
 }
 
-// The loop calls a function of this file (its early `return` runs batched too).
-int bucket(float v) {
+float bucket_edge = 1.0f;  // The loop calls a function that reads a global (its `return`s
+int bucket(float v) {      // run batched too).
   if (v < 0.0f)
     return 0;
-  return v < 1.0f ? 1 : 2;
+  return v < bucket_edge ? 1 : 2;
 }
 void bucketed_steps(const Tensor& x, Tensor& out) {
 #pragma vmap
