@@ -1,6 +1,6 @@
 // The Mandelbrot set, ISPC's classic: an escape-time `while` loop per point of a
 // [256, 384] grid, at most 256 iterations. Each point runs its own number of iterations;
-// the rewrite runs them with masks (Note [Control masks] in the batched API header).
+// the rewrite runs the loop as written per point (Note [Fused control flow], fuse.cpp).
 #include <vmap/vmap.hpp>
 
 #include "harness/sample.hpp"

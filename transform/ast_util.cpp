@@ -310,6 +310,17 @@ std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken) {
   return Name;
 }
 
+bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
+  const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
+  if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())
+    return false;
+  std::string Name = Callee->getNameAsString();
+  return llvm::any_of(vmap::rules::kCmathFunctions,
+                      [&](const vmap::rules::CmathFunction &F) {
+                        return F.name == Name && F.arity == NumArgs;
+                      });
+}
+
 bool isMetadataCall(const Expr *E) {
   const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(stripImplicit(E));
   if (!Call || !Call->getMethodDecl() ||

@@ -117,6 +117,10 @@ std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken);
 /// functions may not.
 bool hasOwnElements(const clang::Expr *E);
 
+/// A <cmath> function the batched API provides on per-example C++ scalars
+/// (the op table's kCmathFunctions), by name and argument count.
+bool isCmath(const clang::FunctionDecl *Callee, unsigned NumArgs);
+
 /// True if a metadata member of Tensor (`size`, `dim`, ... : the same for
 /// every example, so the result is never batched).
 bool isMetadataCall(const clang::Expr *E);

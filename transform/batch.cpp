@@ -37,17 +37,6 @@ bool isStreamType(QualType T) {
          Name.contains("basic_ios") || Name.contains("stream");
 }
 
-bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
-  const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
-  if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())
-    return false;
-  std::string Name = Callee->getNameAsString();
-  return llvm::any_of(rules::kCmathFunctions,
-                      [&](const rules::CmathFunction &F) {
-                        return F.name == Name && F.arity == NumArgs;
-                      });
-}
-
 /// Declared in namespace std, the static members of its classes included
 /// (`std::numeric_limits<float>::infinity()`).
 bool isInStd(const Decl *D) {

@@ -62,6 +62,8 @@ private:
   std::string writtenType(const ExplicitCastExpr *Cast);
   std::optional<std::string> fused(const Expr *E);
   std::string kernel(const Expr *Root, const FusedChain &Chain);
+  std::string scalarKernel(const Expr *Root, const FusedChain &Chain);
+  std::string asWritten(SourceRange Range, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   bool mayRaise(const Expr *E) const;
   std::string maskedOperand(const Expr *E);

@@ -41,4 +41,12 @@ int main() {
 
 // CHECK-LABEL: void match(
 // CHECK: vb::Value x1 = vb::maximum(gt.select(1, 0), box[0]);
-// CHECK: { vb::Where _b_where0(top >= fg_threshold);
+// The label's else-if chain on C++ scalars: one scalar kernel (Note [Fused control flow]).
+// CHECK: vb::at(labels, i) = vb::fused_scalar([](float top, float fg_threshold, float bg_threshold) {
+// CHECK-NEXT: int64_t label = 0;  // line 24
+// CHECK-NEXT: if (top >= fg_threshold)  // line 25
+// CHECK-NEXT: label = 1;
+// CHECK-NEXT: else if (top >= bg_threshold)
+// CHECK-NEXT: label = -1;
+// CHECK-NEXT: return label;
+// CHECK-NEXT: }, iou.amax().item<float>(), fg_threshold, bg_threshold);  // lines 23-29

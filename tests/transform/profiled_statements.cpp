@@ -17,13 +17,13 @@ void products(const Tensor& a, const Tensor& b, const Tensor& c, Tensor& out, Te
   }
 }
 
-// A batched `while`: its condition counts toward its own line, not the body's last one.
-void halvings(const Tensor& x, Tensor& steps) {
+// A batched `while` (on a tensor: a masked loop): its condition counts toward its own
+void halvings(const Tensor& x, Tensor& steps) {  // line, not the body's last one
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
-    float v = x[i].item<float>();
+    Tensor v = x[i];
     int64_t k = 0;
-    while (v > 1.0f) {
+    while (v.item<float>() > 1.0f) {
       v = v / 2.0f;
       k += 1;
     }
@@ -51,7 +51,7 @@ int main() {
 // CHECK-NEXT: vb::profile_line(); vb::at(out, i) = vb::at(a, i).matmul(b);  // line 14
 // CHECK-LABEL: void halvings(
 // CHECK: vb::profile_line(); { vb::Loop _b_loop0;  // line 26
-// CHECK-NEXT: while (_b_loop0.next(v > 1.0f)) {
+// CHECK-NEXT: while (_b_loop0.next(v.item<float>() > 1.0f)) {
 // CHECK: vb::profile_line(); k += 1;  // line 28
 // CHECK-NEXT: _b_loop0.resume();
 // CHECK-NEXT: }

@@ -1,6 +1,6 @@
-// Per-example `while` and `do` loops: each example runs exactly its own iterations
-// (masks; the batched loop ends when no example is active). A `while` on a
-// loop-invariant condition stays as written.
+// Per-example `while`/`do` loops: each example runs exactly its own iterations: over C++
+// scalars in a scalar kernel (Note [Fused control flow] in transform/fuse.cpp), over tensors
+// with masks. A `while` on a loop-invariant condition stays as written.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -111,36 +111,45 @@ int main() {
 }
 
 // CHECK-LABEL: void escape_time(
-// CHECK: vb::Value zr = 0.0f, zi = 0.0f;  // line 14
-// CHECK-NEXT: vb::Value k = 0;  // line 15
-// CHECK-NEXT: { vb::Loop _b_loop0;  // line 16
-// CHECK-NEXT: while (_b_loop0.next(vb::logical_and(k < max_iter, zr * zr + zi * zi < 4.0f))) {
-// CHECK-NEXT: vb::Value next_r = zr * zr - zi * zi + cr;  // line 17
-// CHECK-NEXT: zi = 2.0f * zr * zi + ci;  // line 18
-// CHECK-NEXT: zr = next_r;  // line 19
-// CHECK-NEXT: k += 1;  // line 20
-// CHECK-NEXT: _b_loop0.resume();
+// CHECK: vb::at(counts, i) = vb::fused_scalar([](float cr, float ci, int max_iter) {
+// CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 14
+// CHECK-NEXT: int k = 0;  // line 15
+// CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 16
+// CHECK-NEXT: float next_r = zr * zr - zi * zi + cr;
+// CHECK-NEXT: zi = 2.0f * zr * zi + ci;
+// CHECK-NEXT: zr = next_r;
+// CHECK-NEXT: ++k;
 // CHECK-NEXT: }
-// CHECK-NEXT: }
-// CHECK-NEXT: vb::at(counts, i) = k;  // line 22
+// CHECK-NEXT: return k;
+// CHECK-NEXT: }, vb::at(c, i)[0].item<float>(), vb::at(c, i)[1].item<float>(), max_iter);  // lines 12-22
 // CHECK-LABEL: void newton_sqrt(
 // CHECK: { vb::Loop _b_loop0;  // line 32
 // CHECK-NEXT: while (_b_loop0.next((x * x - vb::at(a, i)).abs().item<float>() > 1e-5f * vb::at(a, i).item<float>())) {
 // CHECK-NEXT: x = 0.5 * (x + vb::at(a, i) / x);  // line 33
 // CHECK-NEXT: n += 1;  // line 34
 // CHECK-LABEL: void nested(
-// CHECK: { vb::Loop _b_loop0;  // line 49
-// CHECK-NEXT: while (_b_loop0.next(a < limit)) {
-// CHECK-NEXT: vb::Value b = a;  // line 50
-// CHECK-NEXT: { vb::Loop _b_loop1;  // line 51
-// CHECK-NEXT: while (_b_loop1.next(b > 0)) {
-// CHECK-NEXT: total += b;  // line 52
-// CHECK: { vb::Loop _b_loop2;  // line 60
-// CHECK-NEXT: do {
-// CHECK-NEXT: value = value / 10;  // line 61
-// CHECK-NEXT: count += 1;  // line 62
-// CHECK-NEXT: _b_loop2.resume();
-// CHECK-NEXT: } while (_b_loop2.next(value != 0));
+// CHECK: vb::Value limit = vb::at(n, i).item<int64_t>();  // line 46
+// CHECK-NEXT: vb::at(out, i) = vb::fused_scalar([](int64_t limit) {
+// CHECK-NEXT: int64_t total = 0;  // line 47
+// CHECK-NEXT: int64_t a = 0;  // line 48
+// CHECK-NEXT: while (a < limit) {  // line 49
+// CHECK-NEXT: int64_t b = a;
+// CHECK-NEXT: while (b > 0) {
+// CHECK-NEXT: total += b;
+// CHECK-NEXT: b -= 2;
+// CHECK-NEXT: }
+// CHECK-NEXT: ++a;
+// CHECK-NEXT: }
+// CHECK-NEXT: return total;
+// CHECK-NEXT: }, limit);  // lines 47-57
+// CHECK-NEXT: vb::at(digits, i) = vb::fused_scalar([](int64_t value) {
+// CHECK-NEXT: int64_t count = 0;  // line 59
+// CHECK-NEXT: do {  // line 60
+// CHECK-NEXT: value = value / 10;
+// CHECK-NEXT: ++count;
+// CHECK-NEXT: } while (value != 0);
+// CHECK-NEXT: return count;
+// CHECK-NEXT: }, limit);  // lines 58-64
 // CHECK-LABEL: void invariant_while(
 // CHECK: int64_t k = 0;  // line 73
 // CHECK-NEXT: while (k < times) {  // line 74

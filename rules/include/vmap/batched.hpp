@@ -601,3 +601,5 @@ Value operator||(const Value& a, const Value& b);
 
 // Compiled fused kernels (Note [Compiled fusion]).
 #include <vmap/fused.hpp>
+// Per-example scalar code compiled whole (Note [Scalar kernels]).
+#include <vmap/fused_scalar.hpp>

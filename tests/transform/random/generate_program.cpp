@@ -268,7 +268,8 @@ class Generator {
 
   // Per-example control flow (SPEC section 6): while and do loops whose trip counts differ
   // widely between examples (zero for some), break and continue in plain loops and in a
-  // while, a switch with fallthrough, a call of a function with early returns. Drawn from
+  // while, a switch with fallthrough, a call of a function with early returns, a while on
+  // C++ scalars alone (a scalar kernel). Drawn from
   // its own stream, so every seed's other choices stay as they were.
   int control_pick(int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(control_random_);
@@ -285,7 +286,7 @@ class Generator {
       for (const std::string& line : body) text += pad + line + "\n";
       return text;
     };
-    switch (control_pick(0, 6)) {
+    switch (control_pick(0, 7)) {
       case 0:
         return lines({"{", "  int64_t c = " + count + " * " + scale + ";", "  while (c > 0) {",
                       "    out[i] += x[i] * 0.25 + c;", "    --c;", "  }", "}"});
@@ -308,6 +309,12 @@ class Generator {
                       "  break;", "case 0:", "  ints[i] += 10;", "  [[fallthrough]];",
                       "case " + limit + ":", "  ints[i] += 100;", "  break;", "default:",
                       "  ints[i] *= 2;", "}"});
+      case 6:  // C++ scalars only, ending in a store: a scalar kernel (Note [Fused control flow])
+        return lines({"{", "  int64_t c = " + count + ";",
+                      "  float v = x[i][" + column + "].item<float>();", "  int64_t s = 0;",
+                      "  while (c > 0 && v < 8.0f) {", "    v = v * 1.5f + 0.25f;",
+                      "    s += c % 2 == 0 ? c : " + scale + ";", "    --c;", "  }",
+                      "  counts[i] = s;", "}"});
       default:
         return lines({"{", "  int64_t c = 0;", "  while (c < 20) {",
                       "    if (n[i][c % " + std::to_string(width) + "].item<int64_t>() + c > " +

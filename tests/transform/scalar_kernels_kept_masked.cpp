@@ -1,0 +1,107 @@
+// Per-example control flow that is not one scalar kernel keeps the masked loops (Note
+// [Control masks]; Note [Fused control flow] in transform/fuse.cpp says which regions fuse).
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+// Two results of one loop: the kernel returns one value.
+void escape_and_radius(const Tensor& c, Tensor& counts, Tensor& radii) {
+#pragma vmap
+  for (int64_t i = 0; i < c.size(0); ++i) {
+    float cr = c[i].item<float>();
+    float zr = 0.0f;
+    int k = 0;
+    while (k < 20 && zr * zr < 4.0f) {
+      zr = zr * zr + cr;
+      ++k;
+    }
+    counts[i] = k;
+    radii[i] = zr;
+  }
+}
+
+// The loop reads the example's tensor at an index it computes.
+void leading_positives(const Tensor& x, Tensor& lengths) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t k = 0;
+    while (k < x.size(1) && x[i][k].item<float>() > 0.0f)
+      ++k;
+    lengths[i] = k;
+  }
+}
+
+float bucket_edge = 1.0f;  // The loop calls a function that reads a global (its `return`s
+int bucket(float v) {      // run batched too).
+  if (v < 0.0f)
+    return 0;
+  return v < bucket_edge ? 1 : 2;
+}
+void bucketed_steps(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    float v = x[i].item<float>();
+    int steps = 0;
+    while (bucket(v) == 2) {
+      v = v * 0.5f;
+      ++steps;
+    }
+    out[i] = steps;
+  }
+}
+
+// A read the code reaches only for some examples (for the others its index is out of
+// range): it cannot be computed for every example before a kernel.
+void guarded_read(const Tensor& x, const Tensor& positions, Tensor& out, Tensor& used) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t p = positions[i].item<int64_t>();
+    float v = -1.0f;
+    if (p < x.size(1))
+      v = x[i][p].item<float>();
+    out[i] = v;
+    used[i] = p;
+  }
+}
+
+int main() {
+  Tensor c = tensor({-2.0f, -1.0f, 0.0f, 0.25f, 0.3f, 1.0f});
+  Tensor counts = zeros({6}, kInt32), radii = zeros({6});
+  escape_and_radius(c, counts, radii);
+  std::cout << counts << "\n" << radii << "\n";
+
+  Tensor x = tensor({1.0f, 2.0f, -1.0f, 3.0f, -2.0f, 5.0f, 6.0f, 7.0f, 0.5f, 0.0f, 1.0f, 1.0f})
+                 .reshape({3, 4});
+  Tensor lengths = zeros({3}, kInt64);
+  leading_positives(x, lengths);
+  std::cout << lengths << "\n";
+
+  Tensor values = tensor({-1.0f, 0.5f, 3.0f, 40.0f});
+  Tensor steps = zeros({4}, kInt32);
+  bucketed_steps(values, steps);
+  std::cout << steps << "\n";
+
+  Tensor positions = tensor({int64_t{0}, 4, 3});
+  Tensor read = zeros({3}), used = zeros({3}, kInt64);
+  guarded_read(x, positions, read, used);
+  std::cout << read << "\n" << used << "\n";
+}
+
+// CHECK-LABEL: void escape_and_radius(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Loop _b_loop0;  // line 14
+// CHECK-NEXT: while (_b_loop0.next(vb::logical_and(k < 20, zr * zr < 4.0f))) {
+// CHECK: vb::at(counts, i) = k;  // line 18
+// CHECK-NEXT: vb::at(radii, i) = zr;  // line 19
+// CHECK-LABEL: void leading_positives(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Loop _b_loop0;  // line 28
+// CHECK: vb::at(lengths, i) = k;  // line 30
+// CHECK-LABEL: void bucketed_steps(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Loop _b_loop0;  // line 45
+// CHECK: vb::at(out, i) = steps;  // line 49
+// CHECK-LABEL: void guarded_read(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Where _b_where0(p < x.size(1));  // line 60
+// CHECK: vb::at(out, i) = v;  // line 62

@@ -1,0 +1,137 @@
+//===- fuse_detail.cpp - The AST helpers of fuse.cpp ----------------------===//
+
+#include "fuse_detail.h"
+#include "ast_util.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+namespace rules = vmap::rules;
+
+namespace clang_vmap::fuse_detail {
+
+/// The op-table entry \p Call is, or kNoOp.
+std::size_t opOf(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !isInVmapNamespace(Callee))
+    return rules::kNoOp;
+  std::string Name = calleeName(Call);
+  int Arity = static_cast<int>(Call->getNumArgs());
+  if (isa<CXXOperatorCallExpr>(Call))
+    return rules::find_op(Name,
+                          Arity == 1 ? rules::OpForm::unary_operator
+                                     : rules::OpForm::binary_operator,
+                          Arity);
+  if (isa<CXXMemberCallExpr>(Call))
+    return rules::find_op(Name, rules::OpForm::member, Arity + 1);
+  return rules::find_op(Name, rules::OpForm::free_function, Arity);
+}
+
+bool isPointwiseRule(rules::RuleId Rule) {
+  return Rule == rules::RuleId::unary_pointwise ||
+         Rule == rules::RuleId::binary_pointwise ||
+         Rule == rules::RuleId::ternary_where || Rule == rules::RuleId::clamp;
+}
+
+/// The operands of a call as the user writes them: the object first.
+llvm::SmallVector<const Expr *, 4> operandsOf(const CallExpr *Call) {
+  llvm::SmallVector<const Expr *, 4> Operands;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
+    Operands.push_back(Member->getImplicitObjectArgument());
+  for (const Expr *Arg : Call->arguments())
+    if (!isa<CXXDefaultArgExpr>(Arg))
+      Operands.push_back(Arg);
+  return Operands;
+}
+
+/// A number, bool or string literal, or `std::nullopt`: the same for every
+/// example and every element, so it stays in the kernel's text.
+bool isLiteral(const Expr *E) {
+  E = stripImplicit(E);
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (Unary->getOpcode() == UO_Minus || Unary->getOpcode() == UO_Plus)
+      E = stripImplicit(Unary->getSubExpr());
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return Var->getQualifiedNameAsString() == "std::nullopt";
+  return isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+             StringLiteral>(E);
+}
+
+/// Whether some of \p S comes from a macro (the printer splices file text).
+bool inMacro(const Stmt *S) {
+  if (!S)
+    return false;
+  if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
+    return true;
+  return llvm::any_of(S->children(), inMacro);
+}
+
+/// The names of the variables \p S reads.
+void namesIn(const Stmt *S, llvm::StringSet<> &Names) {
+  if (!S)
+    return;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    Names.insert(Ref->getDecl()->getName());
+  for (const Stmt *Child : S->children())
+    namesIn(Child, Names);
+}
+
+/// Every variable's number of references under \p S.
+void countAllRefs(const Stmt *S, llvm::DenseMap<const VarDecl *, unsigned> &Counts) {
+  if (!S)
+    return;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      ++Counts[Var];
+  for (const Stmt *Child : S->children())
+    countAllRefs(Child, Counts);
+}
+
+/// The assignment `v = e` or `v op= e` that statement \p S is, or null.
+const CXXOperatorCallExpr *assignmentOf(const Stmt *S) {
+  const auto *E = dyn_cast<Expr>(S);
+  const auto *Call =
+      dyn_cast_or_null<CXXOperatorCallExpr>(E ? stripImplicit(E) : nullptr);
+  if (!Call || Call->getNumArgs() != 2 || !Call->isAssignmentOp())
+    return nullptr;
+  return Call;
+}
+
+/// The body of a plain loop as a list of statements.
+llvm::SmallVector<const Stmt *, 8> statementsOf(const Stmt *Body) {
+  llvm::SmallVector<const Stmt *, 8> List;
+  if (const auto *Compound = dyn_cast_or_null<CompoundStmt>(Body))
+    List.append(Compound->body_begin(), Compound->body_end());
+  else if (Body)
+    List.push_back(Body);
+  return List;
+}
+
+/// A loop `for (int r = A; r < B; ...)` with integer literals A < B (or
+/// `<=`, `!=`, `>`, `>=` likewise) runs its body at least once.
+bool runsAtLeastOnce(const ForStmt *For) {
+  const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
+  const auto *Condition =
+      dyn_cast_or_null<BinaryOperator>(stripImplicit(For->getCond()));
+  if (!Init || !Init->isSingleDecl() || !Condition)
+    return false;
+  const auto *Counter = dyn_cast<VarDecl>(Init->getSingleDecl());
+  const auto *From = dyn_cast_or_null<IntegerLiteral>(
+      Counter ? stripImplicit(Counter->getInit()) : nullptr);
+  const auto *To = dyn_cast<IntegerLiteral>(stripImplicit(Condition->getRHS()));
+  if (!From || !To || referencedVar(Condition->getLHS()) != Counter)
+    return false;
+  llvm::APInt A = From->getValue(), B = To->getValue();
+  if (A.getBitWidth() != B.getBitWidth())
+    return false;
+  switch (Condition->getOpcode()) {
+  case BO_LT: return A.slt(B);
+  case BO_LE: return A.sle(B);
+  case BO_GT: return A.sgt(B);
+  case BO_GE: return A.sge(B);
+  case BO_NE: return A != B;
+  default: return false;
+  }
+}
+
+} // namespace clang_vmap::fuse_detail
