@@ -656,27 +656,6 @@ private:
 
   //===-- scalar regions (Note [Fused control flow]) -----------------------===//
 
-  /// A C++ type a scalar kernel passes or returns: one a dtype holds as it is
-  /// (bool, signed integers, float, double).
-  static bool isKernelType(QualType T) {
-    const auto *Builtin =
-        T.getNonReferenceType().getCanonicalType()->getAs<BuiltinType>();
-    if (!Builtin)
-      return false;
-    switch (Builtin->getKind()) {
-    case BuiltinType::Bool:
-    case BuiltinType::Short:
-    case BuiltinType::Int:
-    case BuiltinType::Long:
-    case BuiltinType::LongLong:
-    case BuiltinType::Float:
-    case BuiltinType::Double:
-      return true;
-    default:
-      return false;
-    }
-  }
-
   /// Whether \p S may be a statement of a scalar region, as written: C++
   /// scalar locals, expressions, and the control flow of a function body
   /// (\p Loops: the loops of the region around it, which its `break` and

@@ -134,4 +134,23 @@ bool runsAtLeastOnce(const ForStmt *For) {
   }
 }
 
+bool isKernelType(QualType T) {
+  const auto *Builtin =
+      T.getNonReferenceType().getCanonicalType()->getAs<BuiltinType>();
+  if (!Builtin)
+    return false;
+  switch (Builtin->getKind()) {
+  case BuiltinType::Bool:
+  case BuiltinType::Short:
+  case BuiltinType::Int:
+  case BuiltinType::Long:
+  case BuiltinType::LongLong:
+  case BuiltinType::Float:
+  case BuiltinType::Double:
+    return true;
+  default:
+    return false;
+  }
+}
+
 } // namespace clang_vmap::fuse_detail

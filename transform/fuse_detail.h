@@ -50,6 +50,10 @@ llvm::SmallVector<const clang::Stmt *, 8> statementsOf(const clang::Stmt *Body);
 /// `<=`, `!=`, `>`, `>=` likewise) runs its body at least once.
 bool runsAtLeastOnce(const clang::ForStmt *For);
 
+/// A C++ type a scalar kernel passes or returns: one a dtype holds as it is
+/// (bool, signed integers, float, double).
+bool isKernelType(clang::QualType T);
+
 } // namespace clang_vmap::fuse_detail
 
 #endif

@@ -91,8 +91,12 @@ int main() {
 // CHECK-LABEL: void guarded_rows(
 // CHECK: vb::at(out, i) = vb::where(vb::logical_and(k >= 0, k < table.size(0)), [&] { return vb::at(table, k); }, [&] { return zeros({table.size(1)}); });  // line 35
 // CHECK-LABEL: void guarded_elements(
-// CHECK: vb::Value v = vb::where(k < 0, [&] { return 0.0f; }, [&] { return vb::at(values, k).item<float>(); });  // line 43
-// CHECK: vb::Where _b_where0(vb::logical_and(k >= 0, [&] { return vb::at(values, k).item<float>() > 3.0f; }));  // line 44
+// The if on a per-example scalar is a scalar kernel (Note [Fused control flow] in
+// transform/fuse.cpp); its operands, computed before it, keep their guards.
+// CHECK: vb::at(out, i) = vb::fused_scalar([](float v, bool a) {
+// CHECK-NEXT: if (a) v = -v;  // line 44
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::where(k < 0, [&] { return 0.0f; }, [&] { return vb::at(values, k).item<float>(); }), vb::logical_and(k >= 0, [&] { return vb::at(values, k).item<float>() > 3.0f; }));  // lines 43-45
 // CHECK-LABEL: void guarded_call(
 // CHECK: vb::at(out, i) = vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; });  // line 57
 // CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 58

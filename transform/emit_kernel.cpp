@@ -1,0 +1,157 @@
+//===- emit_kernel.cpp - Print compiled fused kernels ---------------------===//
+//
+// The Printer's compiled kernels: a pointwise chain or region as a
+// `vb::fused` lambda over its operands (Note [Compiled fusion] in
+// rules/include/vmap/fused.hpp), a region of scalar control flow as a
+// `vb::fused_scalar` lambda of the user's own code (Note [Fused control flow]
+// in fuse.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "emit_printer.h"
+#include "ast_util.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
+
+namespace clang_vmap::emit_detail {
+
+/// A chain emitted as a compiled kernel (fuse.h), or inside one, an operand
+/// printed as its parameter.
+std::optional<std::string> Printer::fused(const Expr *E) {
+  if (Kernel) {
+    auto Parameter = Kernel->Parameters.find(E);
+    if (Parameter == Kernel->Parameters.end())
+      return std::nullopt;
+    return Kernel->Names[Parameter->second];
+  }
+  // `(d * d).sum()` prints as `vb::fused(...).sum()`: its parentheses go.
+  auto Chain = Plan.Fusion.Chains.find(stripImplicit(E));
+  if (Chain == Plan.Fusion.Chains.end())
+    return std::nullopt;
+  return kernel(Chain->first, Chain->second);
+}
+
+// `vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); },
+// vb::at(x, i), vb::at(y, j))`: the chain's own text with its operands as
+// the lambda's parameters (Note [Compiled fusion] in rules/include/vmap/fused.hpp).
+// A region's statements (Note [Fused regions] in fuse.cpp) are printed in the
+// lambda as statements of their own, one level in, the value returned after.
+std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
+  if (Chain.Scalar)
+    return scalarKernel(Root, Chain);
+  std::string Parameters, Operands;
+  for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
+    Parameters += std::string(I ? ", " : "") +
+                  (Chain.Locals[I] ? "auto " : "const auto& ") + Chain.Names[I];
+    Operands += ", " + expr(Chain.Operands[I]);
+  }
+  Kernel = &Chain;
+  std::string Body;
+  if (Chain.Region.empty()) {
+    Body = " return " + expr(Root) + "; ";
+  } else {
+    unsigned Indent = StatementIndent;
+    std::string Outside = std::move(Out);
+    Out.clear();
+    for (const Stmt *S : Chain.Region) {
+      const auto *Declaration = dyn_cast<DeclStmt>(S);
+      if (!Declaration || !llvm::is_contained(Chain.Locals,
+                                              Declaration->getSingleDecl()))
+        stmt(S, Indent + 2);
+    }
+    // The value and the operands after it: the consumer's line.
+    std::string Directive =
+        lineDirective(Context, lineOf(Context, Root->getBeginLoc())) + "\n";
+    Out += Directive;
+    line(Indent + 2, "return " + expr(Root) + ";", nullptr);
+    Body = "\n" + Out + Directive + std::string(Indent, ' ');
+    Out = std::move(Outside);
+    StatementIndent = Indent;
+  }
+  Kernel = nullptr;
+  return vb("fused([](") + Parameters + ") {" + Body + "}" + Operands + ")";
+}
+
+// `vb::fused_scalar([](float cr, int max_iter) { ... return k; }, operands)`:
+// a scalar region (Note [Fused control flow] in fuse.cpp) as the user wrote
+// it, each statement on its own line, its operands replaced by the parameters
+// (a variable's keeps its name), the parameters of the C++ types the code
+// reads them as (Note [Scalar kernels] in rules/include/vmap/fused_scalar.hpp).
+std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
+  std::string Parameters, Operands;
+  for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
+    const VarDecl *Local = Chain.Locals[I];
+    QualType Type = Local ? Local->getType() : Chain.Operands[I]->getType();
+    // A variable's type as declared (`int64_t n`), unless deduced; else the
+    // type itself, which every scope can name.
+    const VarDecl *Declared = Local ? Local : referencedVar(Chain.Operands[I]);
+    std::string Spelled;
+    if (Declared && Declared->getTypeSourceInfo() &&
+        Context.hasSameUnqualifiedType(Declared->getType().getNonReferenceType(),
+                                       Type.getNonReferenceType()))
+      Spelled = sourceText(Context, Declared->getTypeSourceInfo()
+                                        ->getTypeLoc()
+                                        .getSourceRange())
+                    .str();
+    if (Spelled.empty() || StringRef(Spelled).contains("auto"))
+      Spelled = Type.getNonReferenceType()
+                    .getCanonicalType()
+                    .getUnqualifiedType()
+                    .getAsString(Context.getPrintingPolicy());
+    Parameters += std::string(I ? ", " : "") + Spelled + " " + Chain.Names[I];
+    Operands += ", " + expr(Chain.Operands[I]);
+  }
+  std::string Indent(StatementIndent + 2, ' ');
+  std::string Body = "\n";
+  for (const Stmt *S : Chain.Region) {
+    const auto *Declaration = dyn_cast<DeclStmt>(S);
+    if (Declaration && Declaration->isSingleDecl() &&
+        llvm::is_contained(Chain.Locals, Declaration->getSingleDecl()))
+      continue; // a parameter
+    // The `;` that ends an expression statement is no part of its range.
+    SourceRange Range = S->getSourceRange();
+    if (!isa<DeclStmt, CompoundStmt, NullStmt>(S))
+      if (std::optional<Token> Next = Lexer::findNextToken(
+              Range.getEnd(), SM, Context.getLangOpts()))
+        if (Next->is(tok::semi))
+          Range.setEnd(Next->getLocation());
+    // Its lines after the first keep their indentation relative to it.
+    std::string Text = asWritten(Range, Chain);
+    std::string Column(SM.getSpellingColumnNumber(Range.getBegin()) - 1, ' ');
+    for (std::size_t At = Text.find('\n'); At != std::string::npos;
+         At = Text.find('\n', At + 1))
+      if (StringRef(Text).substr(At + 1).starts_with(Column))
+        Text.replace(At + 1, Column.size(), Indent);
+    unsigned Line = lineOf(Context, S->getBeginLoc());
+    Text.insert(std::min(Text.find('\n'), Text.size()),
+                "  // line " + std::to_string(Line));
+    Body += lineDirective(Context, Line) + "\n" + Indent + Text + "\n";
+  }
+  std::string Directive =
+      lineDirective(Context, lineOf(Context, Root->getBeginLoc())) + "\n";
+  Body += Directive + Indent + "return " +
+          asWritten(Root->getSourceRange(), Chain) + ";\n" + Directive +
+          std::string(StatementIndent, ' ');
+  return vb("fused_scalar([](") + Parameters + ") {" + Body + "}" + Operands +
+         ")";
+}
+
+/// The source text of \p Range with the operands of \p Chain in it replaced
+/// by their parameters.
+std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain) {
+  unsigned Begin, End;
+  if (!offsets(Range, Begin, End))
+    return fail("a fused kernel's code comes from a macro", Range);
+  std::vector<Edit> Edits;
+  for (const auto &[Operand, Index] : Chain.Parameters) {
+    unsigned OperandBegin, OperandEnd;
+    if (offsets(Operand->getSourceRange(), OperandBegin, OperandEnd) &&
+        OperandBegin >= Begin && OperandEnd <= End &&
+        original(Operand) != Chain.Names[Index])
+      Edits.push_back({OperandBegin, OperandEnd, Chain.Names[Index]});
+  }
+  return splice(Range, std::move(Edits));
+}
+
+} // namespace clang_vmap::emit_detail
