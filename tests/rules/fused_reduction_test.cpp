@@ -60,10 +60,10 @@ TEST(FusedReduction, ShortAndLongExamplesOverRowsOfEveryLength) {
     }
 }
 
-TEST(FusedReduction, RowsSplitIntoEveryTileOfSums) {
+TEST(FusedReduction, RowsOfShortExamplesInFloat32AndFloat64) {
   Rng rng(25);
-  // A row's sums are kept in registers in tiles of 256 bytes (64 floats, 32 doubles), then
-  // of one 32-byte vector, then one by one: rows that end in each of these, in both types.
+  // Rows of examples around a vector's and 64 floats' widths, in both types, examples of
+  // one element (every operand broadcasts along the innermost dim) and of ten.
   for (const Dtype dtype : {kFloat32, kFloat64})
     for (int64_t rows : {3, 4, 8, 9, 31, 32, 33, 63, 64, 65, 71, 200})
       for (int64_t width : {1, 10}) {

@@ -423,37 +423,20 @@ class Fused {
 
   // into[j] = the sum over k < per of the kernel's element j of the row at start[n] + k *
   // step[n], j < count: a row of short examples summed side by side (Note [Short examples
-  // summed side by side] in rules/src/fused.cpp). The sums are kept in vector registers
-  // through the k loop, a tile of kSumTile at a time (8 AVX2 registers: enough independent
-  // adds to hide their latency), so that loop loads and stores no sums (a sum in memory
-  // waits on its own store each k); the row's last examples in tiles of one vector, then one
-  // by one. Each tile is written once, when its sums are done.
-  template <class R>
-  static constexpr int64_t kSumTile = 256 / static_cast<int64_t>(sizeof(R));
+  // summed side by side] in rules/src/fused.cpp).
   template <class T, int kMask, class R>
   VMAP_FUSED_LOOP void sum_row(const std::array<const T*, kValues>& start,
                                const std::array<int64_t, kValues>& step, int64_t per,
                                int64_t count, R* into) const {
     const std::array<int64_t, kValues> unused{};
-    // Tiles of kTile sums from j on; returns where the first incomplete tile starts.
-    auto sum_tiles = [&]<int64_t kTile>(int64_t j) VMAP_FUSED_LOOP {
-      for (; j + kTile <= count; j += kTile) {
-        std::array<R, kTile> tile;
-        for (int64_t l = 0; l < kTile; ++l) tile[l] = 0;
-        for (int64_t k = 0; k < per; ++k) {
-          std::array<const T*, kValues> from;
-          for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+    for (int64_t j = 0; j < count; ++j) into[j] = 0;
+    for (int64_t k = 0; k < per; ++k) {
+      std::array<const T*, kValues> from;
+      for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
 #pragma omp simd
-          for (int64_t l = 0; l < kTile; ++l)
-            tile[l] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j + l, Indices{});
-        }
-        for (int64_t l = 0; l < kTile; ++l) into[j + l] = tile[l];
-      }
-      return j;
-    };
-    int64_t j = sum_tiles.template operator()<kSumTile<R>>(0);
-    j = sum_tiles.template operator()<kSumTile<R> / 8>(j);
-    sum_tiles.template operator()<1>(j);
+      for (int64_t j = 0; j < count; ++j)
+        into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
+    }
   }
 
   Kernel kernel_;
