@@ -161,14 +161,17 @@ struct Walker {
     }
   }
 
-  // visit(pointers, inner strides, run) for each run of the innermost dim in the flattened
-  // positions [begin, end).
+  // visit(pointers, steps, runs, run) for the runs of the innermost dim in the flattened
+  // positions [begin, end), as a kernel's runs loop takes them (FusedLoop): `runs` runs of
+  // `run` elements, run r of operand n at pointers[n] + r * steps[operands + n], its
+  // elements steps[n] apart. Whole runs that follow each other along the dim before the
+  // innermost come in one visit.
   template <class Visit>
   void walk(int64_t begin, int64_t end, Visit&& visit) const {
     std::array<const T*, kFusedMaxOperands> at = base;
-    std::array<int64_t, kFusedMaxOperands> inner{};
+    std::array<int64_t, 2 * kFusedMaxOperands> steps{};
     if (rank == 0) {
-      if (begin < end) visit(at, inner, int64_t{1});
+      if (begin < end) visit(at, steps, int64_t{1}, int64_t{1});
       return;
     }
     std::array<int64_t, kFusedMaxDims> index{};
@@ -178,12 +181,24 @@ struct Walker {
       rest /= dims[d];
       for (std::size_t n = 0; n < operands; ++n) at[n] += index[d] * strides[n][d];
     }
-    for (std::size_t n = 0; n < operands; ++n) inner[n] = strides[n][rank - 1];
     const int last = rank - 1;
+    for (std::size_t n = 0; n < operands; ++n) {
+      steps[n] = strides[n][last];
+      if (last > 0) steps[operands + n] = strides[n][last - 1];
+    }
     for (int64_t position = begin; position < end;) {
       const int64_t run = std::min(end - position, dims[last] - index[last]);
-      visit(at, inner, run);
-      position += run;
+      // Whole runs (index[last] is 0), as many as are left in the range and along dim
+      // last - 1; all but the last one stepped over here, the last one below.
+      const int64_t runs = last > 0 && run == dims[last]
+                               ? std::min((end - position) / run, dims[last - 1] - index[last - 1])
+                               : 1;
+      visit(at, steps, runs, run);
+      position += runs * run;
+      if (runs > 1) {
+        index[last - 1] += runs - 1;
+        for (std::size_t n = 0; n < operands; ++n) at[n] += (runs - 1) * steps[operands + n];
+      }
       index[last] += run;
       for (std::size_t n = 0; n < operands; ++n) at[n] += run * strides[n][last];
       for (int d = last; d > 0 && index[d] == dims[d]; --d) {
@@ -244,9 +259,9 @@ void store(const FusedLayout& layout, const TypedKernel<T>& typed, const void* k
   const int64_t count = layout.level_count * layout.example_count;
   parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
     char* target = static_cast<char*>(out) + begin * size;
-    walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-      loop(kernel, at.data(), inner.data(), 0, run, target);
-      target += run * size;
+    walker.walk(begin, end, [&](const auto& at, const auto& steps, int64_t runs, int64_t run) {
+      loop(kernel, at.data(), steps.data(), runs, run, target);
+      target += runs * run * size;
     });
   });
 }
@@ -257,10 +272,10 @@ template <class T, class Sum>
 Sum sum_range(const Walker<T>& walker, FusedLoop<T> loop, const void* kernel, int64_t begin,
               int64_t end) {
   Sum total = 0;
-  walker.walk(begin, end, [&](const auto& at, const auto& inner, int64_t run) {
-    Sum run_total = 0;
-    loop(kernel, at.data(), inner.data(), 0, run, &run_total);
-    total += run_total;
+  walker.walk(begin, end, [&](const auto& at, const auto& steps, int64_t runs, int64_t run) {
+    Sum runs_total = 0;
+    loop(kernel, at.data(), steps.data(), runs, run, &runs_total);
+    total += runs_total;
   });
   return total;
 }
@@ -272,15 +287,16 @@ Sum sum_all(const FusedLayout& layout, const TypedKernel<T>& typed, const void* 
   const Walker<T> walker(layout);
   const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
   const int64_t count = layout.level_count * layout.example_count;
-  const int64_t chunks = std::max<int64_t>(1, std::min<int64_t>(64, count / 4096));
-  std::vector<Sum> partial(static_cast<std::size_t>(chunks), Sum(0));
+  constexpr int64_t kMaxChunks = 64;
+  const int64_t chunks = std::max<int64_t>(1, std::min(kMaxChunks, count / 4096));
+  std::array<Sum, kMaxChunks> partial{};  // on the stack: a short sum is called often
   parallel_ranges(chunks, count / chunks, [&](int64_t first, int64_t last) {
     for (int64_t c = first; c < last; ++c)
       partial[static_cast<std::size_t>(c)] =
           sum_range<T, Sum>(walker, loop, kernel, count * c / chunks, count * (c + 1) / chunks);
   });
   Sum total = 0;
-  for (Sum value : partial) total += value;
+  for (int64_t c = 0; c < chunks; ++c) total += partial[static_cast<std::size_t>(c)];
   return total;
 }
 
@@ -300,19 +316,21 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 // position of the outer level dims, a row of up to kRowBlock examples along the innermost
 // level dim is summed together, the examples' elements k outermost and the row j
 // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
-// rows loop, Fused::sum_row). An operand whose stride along the row is neither 0 (one value
-// for the row: x[i][k]) nor 1 is first packed [k][j], contiguous along the row: once for
-// the call when it does not vary along the outer level dims (the y of a pairwise distance),
-// per row otherwise. Each example is still summed by one thread in its elements' order in
-// the element type, so the result does not depend on the thread count; long examples keep
-// sum_run's blocked lanes.
+// rows loop, Fused::sum_row), the sums the result's own slots. (Tiles of sums kept in
+// registers through the k loop, one tile loop per tail width, ran faster but cost a
+// rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose stride
+// along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed [k][j],
+// contiguous along the row: once for the call when it does not vary along the outer level dims (the
+// y of a pairwise distance), per row otherwise. Each example is still summed by one thread in its
+// elements' order in the element type, so the result does not depend on the thread count; long
+// examples keep sum_run's blocked lanes.
 constexpr int64_t kShortExample = 256;
 constexpr int64_t kRowBlock = 512;
 constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
 
-template <class T, class R, class Finish>
+template <class T, class R>
 void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel, R* out,
-              const Finish& finish) {
+              bool mean) {
   const Walker<T> walker(layout);
   const FusedLoops<T>& loops = typed.rows[isa(typed)];
   const std::size_t operands = walker.operands;
@@ -351,7 +369,6 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
     for (std::size_t n = 0; n < operands; ++n)
       if (read[n] == Read::packed_per_row)
         row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
-    std::array<R, kRowBlock> sums;
     for (int64_t task = first; task < last; ++task) {
       const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
       const int64_t count = std::min(kRowBlock, width - j0);
@@ -382,9 +399,10 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
             break;
         }
       }
-      loop(kernel, row.data(), k_step.data(), per, count, sums.data());
-      R* const target = out + outer * width + j0;
-      for (int64_t j = 0; j < count; ++j) target[j] = finish(sums[j]);
+      R* const sums = out + outer * width + j0;
+      loop(kernel, row.data(), k_step.data(), per, count, sums);
+      if (mean)
+        for (int64_t j = 0; j < count; ++j) sums[j] /= static_cast<R>(per);
     }
   });
 }
@@ -399,7 +417,7 @@ void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const 
   // sum along, and the kernel's rows loops: short examples side by side.
   if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample &&
       typed.rows[isa(typed)].all_unit != nullptr)
-    return sum_rows<T, R>(layout, typed, kernel, out, finish);
+    return sum_rows<T, R>(layout, typed, kernel, out, mean);
   const Walker<T> walker(layout);
   const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
   parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {

@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 namespace vmap {
 namespace {
 
@@ -54,6 +57,67 @@ TEST(FusedReduction, ShortAndLongExamplesOverRowsOfEveryLength) {
       const Tensor x = test::random_tensor(rng, {3, width}, kFloat32);
       const Tensor y = test::random_tensor(rng, {rows, width}, kFloat32);
       expect_paths_agree(x, y);
+    }
+}
+
+TEST(FusedReduction, RowsOfShortExamplesInFloat32AndFloat64) {
+  Rng rng(25);
+  // Rows of examples around a vector's and 64 floats' widths, in both types, examples of
+  // one element (every operand broadcasts along the innermost dim) and of ten.
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (int64_t rows : {3, 4, 8, 9, 31, 32, 33, 63, 64, 65, 71, 200})
+      for (int64_t width : {1, 10}) {
+        SCOPED_TRACE(testing::Message() << dtype << ", " << rows << " rows of width " << width);
+        const Tensor x = test::random_tensor(rng, {5, width}, dtype);
+        const Tensor y = test::random_tensor(rng, {rows, width}, dtype);
+        expect_paths_agree(x, y);
+        expect_paths_agree(x, y, /*mean=*/true);
+      }
+}
+
+// Whole runs of the innermost dim that follow each other are one call of the kernel's loop;
+// a range that starts or ends inside a run (a whole sum's chunks of ~4096 positions, not
+// multiples of a run) and runs that carry into the dim above must still be summed and
+// stored once each.
+TEST(FusedReduction, ManyShortRunsInOneCall) {
+  Rng rng(26);
+  const std::vector<std::vector<int64_t>> shapes = {
+      {1, 1, 5}, {3, 1, 5}, {7, 33, 29}, {17, 33, 29}, {2, 300, 70}};
+  for (const std::vector<int64_t>& sizes : shapes)
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(testing::Message() << sizes[0] << "x" << sizes[1] << "x" << sizes[2] << " on "
+                                      << threads << " threads");
+      vmap_test::OmpThreads omp(threads);
+      const Tensor x = test::random_tensor(rng, {sizes[0]}, kFloat32);
+      const Tensor y = test::random_tensor(rng, {sizes[1]}, kFloat32);
+      const Tensor z = test::random_tensor(rng, {sizes[2]}, kFloat32);
+      Tensor total = zeros({}, kFloat64);
+      Tensor out = zeros(sizes, kFloat32);
+      {
+        vb::Level level0(0, sizes[0]);
+        const vb::Value i = level0.index();
+        vb::Level level1(0, sizes[1]);
+        const vb::Value j = level1.index();
+        vb::Level level2(0, sizes[2]);
+        const vb::Value k = level2.index();
+        auto chain =
+            vb::fused([](const auto& a, const auto& b, const auto& c) { return a * b - c; },
+                      vb::at(x, i), vb::at(y, j), vb::at(z, k));
+        vb::accumulate(total, chain, vb::Reduce::add);
+        vb::at(vb::at(vb::at(out, i), j), k) = chain;
+      }
+      const float *xs = x.data_ptr<float>(), *ys = y.data_ptr<float>(), *zs = z.data_ptr<float>();
+      const float* stored = out.data_ptr<float>();
+      double expected = 0;
+      for (int64_t a = 0; a < sizes[0]; ++a)
+        for (int64_t b = 0; b < sizes[1]; ++b)
+          for (int64_t c = 0; c < sizes[2]; ++c) {
+            const float element = xs[a] * ys[b] - zs[c];
+            expected += element;
+            ASSERT_NEAR(stored[(a * sizes[1] + b) * sizes[2] + c], element, 1e-6)
+                << a << ", " << b << ", " << c;
+          }
+      EXPECT_NEAR(total.item<double>(), expected, 1e-5 * (1 + std::abs(expected)));
     }
 }
 

@@ -31,8 +31,9 @@
 // strides and a count in, elements or a sum out), reached through plain function pointers
 // (KernelCode). Everything else, the layout plan, the walk over the outer dims, the choice
 // of a loop by the operands' strides (FusedLoops::pick), packing, threads, the pending node,
-// is compiled once, in rules/src/fused.cpp. A run is at least the innermost dim (or a row of
-// examples), so the call through a pointer costs a few nanoseconds per run, not per element.
+// is compiled once, in rules/src/fused.cpp. A call covers the whole runs of the innermost dim
+// that follow each other (or a row of examples), so the call through a pointer costs a few
+// nanoseconds per such range, not per element.
 //
 // The same lambda called with the vb::Value operands is today's batched path (eager or
 // pending ops), taken when the compiled one does not apply: an operand that is a C++ scalar
@@ -90,11 +91,13 @@ void with_vector_isa(const Loop& loop) {
 }
 #endif
 
-// One loop of a compiled kernel over operands of element type T: from[n] is operand n's
-// first element of the run, step[n] its stride along the run. A store writes the count
-// elements to `out` (of the kernel's result type); a sum writes their sum to `*out`; a row
-// of examples (Note [Short examples summed side by side]) writes out[j] = the sum over
-// k < per of the element j of the row at from[n] + k * step[n].
+// One loop of a compiled kernel over N operands of element type T. Runs (a store, a sum):
+// `per` runs of `count` elements, one after another in the walk's order, run r of operand n
+// at from[n] + r * step[N + n] and its elements step[n] apart; a store writes their
+// per * count elements to `out` (of the kernel's result type), a sum their sum to `*out`.
+// One call for many whole runs, not one per run: a short innermost dim (pairwise_sum_prod
+// N=100) has many. A row of examples (Note [Short examples summed side by side]) writes
+// out[j] = the sum over k < per of the element j of the row at from[n] + k * step[n].
 template <class T>
 using FusedLoop = void (*)(const void* kernel, const T* const* from, const int64_t* step,
                            int64_t per, int64_t count, void* out);
@@ -106,14 +109,14 @@ using FusedLoop = void (*)(const void* kernel, const T* const* from, const int64
 template <class T>
 struct FusedLoops {
   std::array<FusedLoop<T>, 8> by_mask{};  // masks 1 to 7 (up to 3 tensor operands)
-  int all_unit_mask = 0;                  // every operand unit-stride
+  int all_unit_mask = 0;                  // every operand unit-stride, where compiled
   FusedLoop<T> all_unit = nullptr;
   FusedLoop<T> any = nullptr;  // any strides; null where the caller packs instead
   // The loop for `mask`, or null.
   FusedLoop<T> pick(int mask) const {
     if (mask > 0 && mask < 8 && by_mask[static_cast<std::size_t>(mask)] != nullptr)
       return by_mask[static_cast<std::size_t>(mask)];
-    return mask == all_unit_mask ? all_unit : any;
+    return mask == all_unit_mask && all_unit != nullptr ? all_unit : any;
   }
   bool has_masks() const { return by_mask[1] != nullptr; }
 };
@@ -362,14 +365,27 @@ class Fused {
       }
       if constexpr (kRows) {
         self.sum_row<T, kMask>(from, step, per, run, static_cast<R*>(out));
-      } else if constexpr (kUse == Use::store) {
-        R* const into = static_cast<R*>(out);
-#pragma omp simd
-        for (int64_t k = 0; k < run; ++k)
-          into[k] = detail::kernel_at<T, kMask>(self.kernel_, self.args_, from, step, k, Indices{});
       } else {
-        using Sum = SumOf<T, kUse>;
-        *static_cast<Sum*>(out) = self.sum_run<T, Sum, kMask>(from, step, run);
+        std::array<int64_t, kValues> next;  // from one run to the next
+        for (std::size_t n = 0; n < kValues; ++n) next[n] = inner[kValues + n];
+        if constexpr (kUse == Use::store) {
+          R* into = static_cast<R*>(out);
+          for (int64_t r = 0; r < per; ++r, into += run) {
+#pragma omp simd
+            for (int64_t k = 0; k < run; ++k)
+              into[k] =
+                  detail::kernel_at<T, kMask>(self.kernel_, self.args_, from, step, k, Indices{});
+            for (std::size_t n = 0; n < kValues; ++n) from[n] += next[n];
+          }
+        } else {
+          using Sum = SumOf<T, kUse>;
+          Sum total = 0;
+          for (int64_t r = 0; r < per; ++r) {
+            total += self.sum_run<T, Sum, kMask>(from, step, run);
+            for (std::size_t n = 0; n < kValues; ++n) from[n] += next[n];
+          }
+          *static_cast<Sum*>(out) = total;
+        }
       }
     });
   }
