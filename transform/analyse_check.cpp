@@ -516,10 +516,17 @@ bool Analyser::checkContexts() {
     return SM.isBeforeInTranslationUnit(B->getEndLoc(), A->getEndLoc());
   });
   return checkEach(Batched, [&](const Expr *E) {
-    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+    if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
+      // `x[i].data_ptr<float>()[0]`: the pointer differs, not the index.
+      if (levels(Subscript->getBase()))
+        return refuseAt(diag::refuse_batched_context,
+                        Subscript->getBase()->getSourceRange(),
+                        diag::note_pointer_per_example,
+                        {"a C++ pointer or array"});
       return refuseAt(diag::refuse_batched_context,
                       Subscript->getSourceRange(), diag::note_batched_context,
                       {"a C++ array or pointer index"});
+    }
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       switch (Binary->getOpcode()) {
       case BO_Div: case BO_Rem: case BO_DivAssign: case BO_RemAssign:

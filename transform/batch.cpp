@@ -434,12 +434,12 @@ private:
       if (std::optional<bool> Done =
               lowerWithoutRule(Call, Callee, Name, Entry, AnyBatched))
         return *Done;
+      if (!checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
+        return false;
       if (rules::kOpTable[Entry].rule == rules::RuleId::loop_invariant)
         return refuse(diag::refuse_batched_context, Call,
                       diag::note_batched_context,
                       "an argument of the factory '" + Name + "'");
-      if (!checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
-        return false;
       return set(Call, Lowering::Qualified);
     }
     if (isCmath(Callee, Call->getNumArgs()))

@@ -264,12 +264,10 @@ LoopOutcome runInSpecializations(ASTContext &Context,
         continue;
       // A member of a class template has one clone for every specialization
       // (its name has no template arguments): its texts must agree.
-      auto FirstLine = [](const std::string &Text) {
-        return StringRef(Text).ltrim().split('\n').first;
-      };
       if (llvm::any_of(Batched->Insertions, [&](const auto &Other) {
             return Other.first == Insertion.first &&
-                   FirstLine(Other.second) == FirstLine(Insertion.second);
+                   insertionHeading(Other.second) ==
+                       insertionHeading(Insertion.second);
           })) {
         Diags.report(clang_vmap::diag::refuse_specializations_differ, At)
             << specializationName(First) << specializationName(Specialization);

@@ -43,6 +43,13 @@ struct LoopOutcome {
   std::vector<std::pair<clang::SourceLocation, std::string>> Insertions;
 };
 
+/// The first line of an insertion. A clone's names the function and its line,
+/// so two insertions at one place with one heading are clones of one function:
+/// a class template's member, asked for by two of its specializations.
+inline llvm::StringRef insertionHeading(llvm::StringRef Text) {
+  return Text.ltrim().split('\n').first;
+}
+
 } // namespace clang_vmap
 
 #endif

@@ -8,6 +8,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/YAMLTraits.h"
+#include <map>
 #include <set>
 
 using namespace clang;
@@ -89,6 +90,9 @@ std::optional<Replacements> rewrite(ASTContext &Context,
   const SourceManager &SM = Context.getSourceManager();
   Replacements Result;
   std::set<std::pair<unsigned, std::string>> Inserted;
+  // Clones by place and heading, and the loop that asked for each first.
+  std::map<std::pair<unsigned, std::string>, std::pair<std::string, SourceLocation>>
+      Clones;
   auto Fail = [&](SourceLocation Loc, std::string Why) {
     Diags.report(diag::err_cannot_rewrite, Loc) << Why;
     return std::nullopt;
@@ -115,6 +119,19 @@ std::optional<Replacements> rewrite(ASTContext &Context,
       unsigned Offset = SM.getFileOffset(FileLoc);
       if (!Inserted.insert({Offset, Text}).second)
         continue; // the same clone, asked for by another loop
+      // Two specializations of a class template that need different code
+      // of one member would get two clones of one name.
+      auto [Clone, New] = Clones.try_emplace(
+          {Offset, insertionHeading(Text).str()}, Text, PragmaLoc);
+      if (!New) {
+        StringRef Name = insertionHeading(Text).split('\'').second.split('\'').first;
+        Diags.report(diag::refuse_member_specializations_differ, PragmaLoc)
+            << ("'" + Name + "'").str()
+            << SM.getPresumedLineNumber(Clone->second.second);
+        Diags.report(diag::note_member_specializations_differ, PragmaLoc)
+            << ("'" + Name + "'").str();
+        return std::nullopt;
+      }
       if (llvm::Error Err = addInsertion(
               Result, Replacement(MainFilePath, Offset, 0, Text)))
         return Fail(PragmaLoc, llvm::toString(std::move(Err)));

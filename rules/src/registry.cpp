@@ -361,6 +361,8 @@ constexpr RuleTable kRules = [] {
   set(RuleId::stack, stack_rule);
   set(RuleId::like_factory, like_factory_rule);
   set(RuleId::full_like, full_like_rule);
+  set(RuleId::full, full_rule);
+  set(RuleId::tensor_literal, tensor_literal_rule);
   set(RuleId::copy_into, copy_into_rule);
   set(RuleId::fill_into, fill_into_rule);
   set(RuleId::compound_assign, compound_assign_rule);

@@ -229,6 +229,36 @@ TEST(BatchedApi, CppScalarsFollowCppArithmetic) {
   EXPECT_EQ(vb::floor(vb::scalar_cast<double>(i) / 2.0).physical()[0].item<double>(), -2.0);
 }
 
+// Per example, vb::tensor of per-example numbers equals vmap::tensor of the same C++ numbers:
+// values, nesting and dtype (Note [Per-example tensor literals]).
+TEST(BatchedApi, TensorLiteralsOfPerExampleNumbers) {
+  vb::Level level(-2, 3);
+  const vb::Value i = level.index();                  // int64
+  const vb::Value f = vb::scalar_cast<float>(i) / 4.0f;  // float
+  const vb::Value d = vb::scalar_cast<double>(i) / 3.0;  // double
+  const vb::Value n = vb::scalar_cast<int>(i);         // int
+  const vb::Value ints = vb::tensor({n, 7, n * 2});
+  const vb::Value mixed = vb::tensor({{f, 0.5f}, {d, 2.0}});
+  const vb::Value promoted = vb::tensor({i, f});
+  const vb::Value flags = vb::tensor({i < 0, true});
+  const vb::Value as_double = vb::tensor({f, d}, kFloat64);
+  for (int64_t k = 0; k < 5; ++k) {
+    const int64_t ik = k - 2;
+    const float fk = static_cast<float>(ik) / 4.0f;
+    const double dk = static_cast<double>(ik) / 3.0;
+    const int nk = static_cast<int>(ik);
+    EXPECT_TRUE(equal(ints.physical()[k], tensor({nk, 7, nk * 2})));
+    EXPECT_TRUE(equal(mixed.physical()[k], tensor({{fk, 0.5f}, {dk, 2.0}})));
+    EXPECT_TRUE(equal(promoted.physical()[k], tensor({ik, fk})));
+    EXPECT_TRUE(equal(flags.physical()[k], tensor({ik < 0, true})));
+    EXPECT_TRUE(equal(as_double.physical()[k], tensor({fk, dk}, kFloat64)));
+  }
+  EXPECT_EQ(ints.dtype(), kInt64);
+  EXPECT_EQ(mixed.dtype(), kFloat32);
+  EXPECT_EQ(vb::tensor(f).dim(), 0);
+  EXPECT_THROW(vb::tensor({{f, f}, {f}}), Error);
+}
+
 TEST(BatchedApi, CppMinMaxTreatNaNAsTheStandardLibraryDoes) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> as = {1.0f, nan, 2.0f, nan, -4.0f};

@@ -553,6 +553,29 @@ Value zeros_like(const Value& x);
 Value ones_like(const Value& x);
 Value empty_like(const Value& x);
 Value full_like(const Value& x, const Value& value);
+Value full(vmap::detail::IntList sizes, const Value& value, TensorOptions options = {});
+
+// Note [Per-example tensor literals]
+// `tensor({lo, hi, hi - lo})` with per-example numbers: per example, the tensor vmap::tensor
+// makes of the same C++ numbers: the same nesting, and the same dtype (integers int64,
+// floating numbers float32, bools bool, promoted across the list; the options' dtype when
+// given). A nested list of Values and C++ numbers, kept flat as vmap::detail::TensorData
+// keeps its numbers.
+class NestedValues {
+ public:
+  NestedValues(const Value& number) : numbers_{number} {}
+  template <vmap::detail::Arithmetic T>
+  NestedValues(T number) : numbers_{Value(number)} {}
+  NestedValues(std::initializer_list<NestedValues> nested);
+
+  const std::vector<int64_t>& sizes() const { return sizes_; }
+  const std::vector<Value>& numbers() const { return numbers_; }
+
+ private:
+  std::vector<int64_t> sizes_;
+  std::vector<Value> numbers_;
+};
+Value tensor(NestedValues data, TensorOptions options = {});
 // Members as free functions (the tool uses these when the object is unbatched).
 Value contiguous(const Value& x);
 Value clone(const Value& x);

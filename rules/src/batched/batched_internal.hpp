@@ -75,6 +75,7 @@ struct Input {
   Input(vmap::detail::IntList list) : value(rules::Arg(list.vec())) {}
   Input(Dtype v) : value(rules::Arg(v)) {}
   Input(Device v) : value(rules::Arg(v)) {}
+  Input(TensorOptions v) : value(rules::Arg(v)) {}
   Input(vmap::detail::Scalar v) : value(rules::Arg(v)) {}
   Input(std::string_view v) : value(rules::Arg(std::string(v))) {}
 };

@@ -589,6 +589,28 @@ Value empty_like(const Value& x) { return dispatch(free_op("empty_like"), {x}); 
 Value full_like(const Value& x, const Value& value) {
   return dispatch(free_op("full_like"), {x, value});
 }
+Value full(vmap::detail::IntList sizes, const Value& value, TensorOptions options) {
+  return dispatch(free_op("full"), {sizes, value, options});
+}
+
+NestedValues::NestedValues(std::initializer_list<NestedValues> nested) {
+  sizes_.push_back(static_cast<int64_t>(nested.size()));
+  if (nested.size() == 0) return;
+  const NestedValues& first = *nested.begin();
+  sizes_.insert(sizes_.end(), first.sizes_.begin(), first.sizes_.end());
+  for (const NestedValues& element : nested) {
+    if (element.sizes_ != first.sizes_)
+      throw Error("tensor: expected all sub-lists to have " + std::to_string(first.numbers_.size()) +
+                  " numbers in the same nesting, got " + std::to_string(element.numbers_.size()));
+    numbers_.insert(numbers_.end(), element.numbers_.begin(), element.numbers_.end());
+  }
+}
+
+Value tensor(NestedValues data, TensorOptions options) {
+  const Value numbers = dispatch(free_op("tensor"), {data.numbers(), options});
+  return numbers.reshape(data.sizes());
+}
+
 Value contiguous(const Value& x) { return x.contiguous(); }
 Value clone(const Value& x) { return x.clone(); }
 Value to(const Value& x, Dtype dtype) { return x.to(dtype); }

@@ -119,6 +119,8 @@ enum class RuleId : std::uint8_t {
   stack,
   like_factory,  // zeros_like / ones_like / empty_like
   full_like,
+  full,            // full(shape, v): v may vary per example; the shape is loop-invariant
+  tensor_literal,  // tensor({a, b, ...}): the numbers may vary per example
   copy_into,        // copy_(src)
   fill_into,        // fill_(v) / zero_()
   compound_assign,  // += -= *= /=
@@ -410,11 +412,11 @@ inline constexpr auto kOpTable = [] {
     make("zeros",    free_function, F::factory, R::loop_invariant, {shape, options}, Optional{1}),
     make("ones",     free_function, F::factory, R::loop_invariant, {shape, options}, Optional{1}),
     make("empty",    free_function, F::factory, R::loop_invariant, {shape, options}, Optional{1}),
-    make("full",     free_function, F::factory, R::loop_invariant, {shape, scalar, options}, Optional{1}),
+    make("full",     free_function, F::factory, R::full, {shape, scalar, options}, Optional{1}),
     make("arange",   free_function, F::factory, R::loop_invariant, {scalar, options}, Optional{1}),
     make("arange",   free_function, F::factory, R::loop_invariant,
          {scalar, scalar, scalar, options}, Optional{2}),
-    make("tensor",   free_function, F::factory, R::loop_invariant, {nested_list, options}, Optional{1}),
+    make("tensor",   free_function, F::factory, R::tensor_literal, {nested_list, options}, Optional{1}),
     make("from_blob", free_function, F::refused, R::refused, {pointer, shape, options}, Optional{1}),
     random_factory("rand",    {shape, options}, Optional{1}),
     random_factory("randn",   {shape, options}, Optional{1}),

@@ -107,6 +107,8 @@ BatchedResult triangular_rule(std::size_t op, const CallArgs& args);
 BatchedResult like_factory_rule(std::size_t op, const CallArgs& args);
 BatchedResult full_like_rule(std::size_t op, const CallArgs& args);
 BatchedResult loop_invariant_rule(std::size_t op, const CallArgs& args);
+BatchedResult full_rule(std::size_t op, const CallArgs& args);
+BatchedResult tensor_literal_rule(std::size_t op, const CallArgs& args);
 
 // --- inplace.cpp: the destination (argument 0) must be batched when the value is.
 BatchedResult copy_into_rule(std::size_t op, const CallArgs& args);
