@@ -536,6 +536,19 @@ private:
     const FusedChain &Chain;
   };
 
+  /// Whether the variables \p Chain declares are dead after its consumer
+  /// \p Root: every reference the body makes to them is in \p Region or Root.
+  bool diesAtConsumer(ArrayRef<const Stmt *> Region, const Expr *Root,
+                      const FusedChain &Chain) const {
+    llvm::DenseMap<const VarDecl *, unsigned> Refs;
+    for (const Stmt *S : Region)
+      countAllRefs(S, Refs);
+    countAllRefs(Root, Refs);
+    return llvm::all_of(Chain.Declared, [&](const VarDecl *Var) {
+      return Refs.lookup(Var) == BodyRefs.lookup(Var);
+    });
+  }
+
   /// The kernel of \p Root with the statements \p Region before it, or
   /// std::nullopt where one of the conditions of Note [Fused regions] fails.
   std::optional<FusedChain> build(const Expr *Root,
@@ -566,14 +579,8 @@ private:
       return std::nullopt;
     if (Region.empty())
       return Chain;
-    // The region's variables are dead after the consumer.
-    llvm::DenseMap<const VarDecl *, unsigned> Refs;
-    for (const Stmt *S : Region)
-      countAllRefs(S, Refs);
-    countAllRefs(Root, Refs);
-    for (const VarDecl *Var : Chain.Declared)
-      if (Refs.lookup(Var) != BodyRefs.lookup(Var))
-        return std::nullopt;
+    if (!diesAtConsumer(Region, Root, Chain))
+      return std::nullopt;
     if (!inPlaceWritesAreFresh(Region, Chain))
       return std::nullopt;
     Reach Analysis(*this, Chain);
@@ -896,14 +903,8 @@ private:
           return A.isBatched(Operand);
         }))
       return std::nullopt;
-    // The region's variables are dead after the consumer.
-    llvm::DenseMap<const VarDecl *, unsigned> Refs;
-    for (const Stmt *S : Region)
-      countAllRefs(S, Refs);
-    countAllRefs(Root, Refs);
-    for (const VarDecl *Var : Chain.Declared)
-      if (Refs.lookup(Var) != BodyRefs.lookup(Var))
-        return std::nullopt;
+    if (!diesAtConsumer(Region, Root, Chain))
+      return std::nullopt;
     return Chain;
   }
 
