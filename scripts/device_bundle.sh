@@ -9,8 +9,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${VMAP_BUILD_DIR:-$root/build/release}
 
-VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh" vmap_device_tests vmap_cuda_bench \
-  vmap_samples || {
+VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh" vmap_device_tests vmap_device_batched_tests \
+  vmap_cuda_bench vmap_samples || {
   echo "device_bundle: the build failed; the bundle needs nvcc and Google Benchmark" >&2
   exit 1
 }
@@ -18,7 +18,8 @@ VMAP_BUILD_DIR=$build_dir "$root/scripts/build.sh" vmap_device_tests vmap_cuda_b
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir "$stage/bin" "$stage/lib"
-cp "$build_dir/tests/cuda/vmap_device_tests" "$build_dir/runtime/cuda/vmap_cuda_bench" "$stage/bin"
+cp "$build_dir/tests/cuda/vmap_device_tests" "$build_dir/tests/rules/vmap_device_batched_tests" \
+   "$build_dir/runtime/cuda/vmap_cuda_bench" "$stage/bin"
 cp "$build_dir/samples/samples.txt" "$stage"
 mapfile -t samples <"$build_dir/samples/samples.txt"
 for sample in "${samples[@]}"; do

@@ -18,13 +18,16 @@ status=0
   nproc; } >"$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 
-echo "=== device tests (the Cuda cases must pass, not skip) ==="
-"$work/bin/vmap_device_tests" >"$out/device_tests.log" 2>&1 || status=1
-grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test' "$out/device_tests.log"
-if grep -q 'SKIPPED.*/Cuda' "$out/device_tests.log"; then
-  echo "device_run: the CUDA cases were skipped: no usable device here" >&2
-  exit 1
-fi
+echo "=== device tests (the CUDA cases must pass, not skip) ==="
+for tests in vmap_device_tests vmap_device_batched_tests; do
+  "$work/bin/$tests" >"$out/$tests.log" 2>&1 || status=1
+  echo "$tests:"
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ test|^\[  FAILED  \] ' "$out/$tests.log"
+  if grep -q -i -E 'SKIPPED.*/cuda' "$out/$tests.log"; then
+    echo "device_run: the CUDA cases of $tests were skipped: no usable device here" >&2
+    exit 1
+  fi
+done
 
 echo "=== CUDA benchmarks ==="
 "$work/bin/vmap_cuda_bench" --benchmark_min_time=0.2 --benchmark_out="$out/cuda_bench.json" \
