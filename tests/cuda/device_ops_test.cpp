@@ -147,6 +147,42 @@ TEST_P(DeviceOps, BinaryOpsBroadcastAndPromote) {
   expect_op_matches([](Inputs t) { return t[0] * t[1]; }, {randn({3, 3}), randn({})});
 }
 
+// Rows of a [rows, inner] loop whose inner dim is contiguous or broadcast run as vectors
+// (Note [Rows of vectors] in runtime/cuda/elementwise.cu); rows that start off a vector
+// boundary, odd inner sizes and a single broadcast element do not, and must agree as well.
+TEST_P(DeviceOps, BroadcastRowsAndColumns) {
+  using Inputs = const std::vector<Tensor>&;
+  const auto add = [](Inputs t) { return t[0] + t[1]; };
+  const auto mul = [](Inputs t) { return t[0] * t[1]; };
+  for (Dtype dtype : all_dtypes) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    for (const auto& op : {std::function<Tensor(Inputs)>(add), std::function<Tensor(Inputs)>(mul)}) {
+      expect_op_matches(op, {random({300, 64}, dtype), random({64}, dtype)});     // rows
+      expect_op_matches(op, {random({64}, dtype), random({300, 64}, dtype)});     // rows, first
+      expect_op_matches(op, {random({300, 8}, dtype), random({300, 1}, dtype)});  // columns
+      expect_op_matches(op, {random({7, 12}, dtype), random({7, 1}, dtype)});
+      expect_op_matches(op, {random({6, 9}, dtype), random({9}, dtype)});  // odd inner size
+      expect_op_matches(op, {random({33}, dtype), random({1}, dtype)});    // one element
+    }
+    // Rows that start one element off a vector boundary, and a strided inner dim.
+    expect_op_matches([](Inputs t) { return t[0].narrow(1, 1, 8) + t[1]; },
+                      {random({6, 9}, dtype), random({8}, dtype)});
+    expect_op_matches([](Inputs t) { return t[0].narrow(0, 1, 5) + t[1]; },
+                      {random({6, 8}, dtype), random({8}, dtype)});
+    expect_op_matches([](Inputs t) { return t[0].transpose(0, 1) + t[1]; },
+                      {random({8, 8}, dtype), random({8}, dtype)});
+  }
+  // Promotion between the operands, and a result written into a strided destination.
+  expect_op_matches(add, {random({16, 12}, kFloat64), random({12}, kInt32)});
+  expect_op_matches(
+      [](Inputs t) {
+        Tensor out = zeros({8, 16}, TensorOptions(t[0].device())).transpose(0, 1);
+        out.copy_(t[0] * t[1]);
+        return out;
+      },
+      {random({16, 8}, kFloat32), random({8}, kFloat32)});
+}
+
 TEST_P(DeviceOps, UnaryOps) {
   using Inputs = const std::vector<Tensor>&;
   const std::vector<std::function<Tensor(Inputs)>> ops = {
