@@ -346,9 +346,15 @@ bool Analyser::checkWrites() {
                       {"an in-place write through the const Tensor " +
                        quoted(Var)});
     const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
+    // `Tensor w = v; w = w * 0.5;` rebinds the local handle w: it writes no
+    // elements of the caller's v (Note [Aliases in the body]).
+    bool RebindsLocal = Locals.count(Var) && isTensorType(Var->getType()) &&
+                        !Var->getType()->isReferenceType() &&
+                        isRebinding(W, Var);
     bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
-                               !isRebinding(W, Param);
-    if (Result.Callee && (!Locals.count(W.Resolved.Base) || SharesCallersTensor))
+                               !isRebinding(W, Param) && !RebindsLocal;
+    if (Result.Callee && !RebindsLocal &&
+        (!Locals.count(W.Resolved.Base) || SharesCallersTensor))
       return refuseAt(diag::refuse_invariant_write, W.Site->getSourceRange(),
                       diag::note_reduction, {quoted(W.Resolved.Base)});
     if (W.Written.Steps.empty()) {

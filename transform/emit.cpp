@@ -521,13 +521,22 @@ std::string Printer::decl(const DeclStmt *S) {
     bool InKernel = Kernel && isTensorType(Var->getType());
     if (((Levels != A.BatchedVars.end() && Levels->second) || InKernel) &&
         Var->getTypeSourceInfo()) {
-      TypeLoc Type = Var->getTypeSourceInfo()->getTypeLoc();
+      TypeLoc Written = Var->getTypeSourceInfo()->getTypeLoc();
+      TypeLoc Type = Written;
       while (auto Reference = Type.getAs<ReferenceTypeLoc>())
         Type = Reference.getPointeeLoc();
       Type = Type.getUnqualifiedLoc();
       unsigned Begin, End;
       if (isTensorTupleType(Var->getType()) && Type.getAs<AutoTypeLoc>()) {
         // `auto [values, indices] = ...`: the tuple of Values vb:: returns.
+      } else if (Written.getAs<RValueReferenceTypeLoc>() &&
+                 Type.getAs<AutoTypeLoc>() &&
+                 Var->getType()->isLValueReferenceType() && !InKernel &&
+                 offsets(Written.getSourceRange(), Begin, End)) {
+        // `auto&& r = row;` binds an lvalue: `const Tensor&` becomes
+        // `const vb::Value&` (`vb::Value&&` would not bind to it).
+        bool Const = Var->getType().getNonReferenceType().isConstQualified();
+        Edits.push_back({Begin, End, (Const ? "const " : "") + vb("Value&")});
       } else if (offsets(Type.getSourceRange(), Begin, End) &&
           llvm::none_of(Edits, [&](const Edit &E) { return E.Begin == Begin; }))
         Edits.push_back({Begin, End, InKernel ? "auto" : batchedType(Var->getType())});

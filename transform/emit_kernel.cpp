@@ -74,7 +74,7 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
 }
 
 // `vb::fused_scalar([](float cr, int max_iter) { ... return k; }, operands)`:
-// a scalar region (Note [Fused control flow] in fuse.cpp) as the user wrote
+// a scalar region (Note [Fused control flow] in fuse_scalar.cpp) as the user wrote
 // it, each statement on its own line, its operands replaced by the parameters
 // (a variable's keeps its name), the parameters of the C++ types the code
 // reads them as (Note [Scalar kernels] in rules/include/vmap/fused_scalar.hpp).

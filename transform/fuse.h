@@ -42,7 +42,7 @@ struct FusedChain {
   /// The variables the region declares (its Tensor locals, the counters of
   /// its loops): they live inside the kernel.
   llvm::DenseSet<const clang::VarDecl *> Declared;
-  /// A scalar kernel (Note [Fused control flow] in fuse.cpp): the region is
+  /// A scalar kernel (Note [Fused control flow] in fuse_scalar.cpp): the region is
   /// the user's C++ scalar code, printed as written in a lambda whose
   /// parameters have C++ types, run by vb::fused_scalar.
   bool Scalar = false;

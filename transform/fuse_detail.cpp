@@ -1,6 +1,7 @@
 //===- fuse_detail.cpp - The AST helpers of fuse.cpp ----------------------===//
 
 #include "fuse_detail.h"
+#include "analyse.h"
 #include "ast_util.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -151,6 +152,106 @@ bool isKernelType(QualType T) {
   default:
     return false;
   }
+}
+
+KernelChoice::KernelChoice(const LoopAnalysis &A)
+    : A(A), Context(*A.Context),
+      Body(A.Loop ? A.Loop->For->getBody() : A.Callee->getBody()) {
+  countAllRefs(Body, BodyRefs);
+}
+
+void KernelChoice::addOperand(const Expr *E, FusedChain &Chain,
+                              const VarDecl *Local) const {
+  // The operand as the call holds it, conversions included: they are
+  // printed outside the kernel.
+  std::string Text = sourceText(Context, E->getSourceRange()).str();
+  unsigned Index = 0;
+  for (; Index < Chain.Operands.size(); ++Index)
+    if (!Local && !Chain.Locals[Index] &&
+        sourceText(Context, Chain.Operands[Index]->getSourceRange()) == Text)
+      break;
+  if (Index == Chain.Operands.size()) {
+    Chain.Operands.push_back(E);
+    Chain.Locals.push_back(Local);
+  }
+  Chain.Parameters[E] = Index;
+}
+
+bool KernelChoice::mentionsDeclared(const Stmt *S,
+                                    const FusedChain &Chain) const {
+  if (!S)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      if (Chain.Declared.count(Var))
+        return true;
+  return llvm::any_of(S->children(), [&](const Stmt *Child) {
+    return mentionsDeclared(Child, Chain);
+  });
+}
+
+bool KernelChoice::isPure(const Stmt *S) const {
+  if (!S)
+    return true;
+  if (isa<LambdaExpr, CXXNewExpr, CXXDeleteExpr, CXXThrowExpr, StmtExpr>(S))
+    return false;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+    if (Binary->isAssignmentOp())
+      return false;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(S))
+    if (Unary->isIncrementDecrementOp() || Unary->getOpcode() == UO_AddrOf)
+      return false;
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(S)) {
+    const FunctionDecl *Callee = Operator->getDirectCallee();
+    if (!Callee || !isInVmapNamespace(Callee) || Operator->isAssignmentOp())
+      return false;
+  } else if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    std::size_t Op = opOf(Call);
+    if (Op == rules::kNoOp && !isMetadataCall(Call))
+      return false;
+    if (Op != rules::kNoOp) {
+      const rules::OpEntry &Entry = rules::kOpTable[Op];
+      if (Entry.writes_first_argument() || Entry.random ||
+          Entry.family == rules::Family::inplace ||
+          Entry.family == rules::Family::refused)
+        return false;
+    }
+  }
+  return llvm::all_of(S->children(),
+                      [&](const Stmt *Child) { return isPure(Child); });
+}
+
+bool KernelChoice::holdsKernel(const Stmt *S) const {
+  if (!S)
+    return false;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (Result.Chains.count(E))
+      return true;
+  return llvm::any_of(S->children(),
+                      [&](const Stmt *Child) { return holdsKernel(Child); });
+}
+
+void KernelChoice::declare(const Stmt *S, FusedChain &Chain) const {
+  if (!S)
+    return;
+  if (const auto *Declaration = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : Declaration->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        Chain.Declared.insert(Var);
+  for (const Stmt *Child : S->children())
+    declare(Child, Chain);
+}
+
+bool KernelChoice::diesAtConsumer(ArrayRef<const Stmt *> Region,
+                                  const Expr *Root,
+                                  const FusedChain &Chain) const {
+  llvm::DenseMap<const VarDecl *, unsigned> Refs;
+  for (const Stmt *S : Region)
+    countAllRefs(S, Refs);
+  countAllRefs(Root, Refs);
+  return llvm::all_of(Chain.Declared, [&](const VarDecl *Var) {
+    return Refs.lookup(Var) == BodyRefs.lookup(Var);
+  });
 }
 
 } // namespace clang_vmap::fuse_detail

@@ -1,20 +1,29 @@
 //===- fuse_detail.h - The AST helpers of fuse.cpp ---------------*- C++ -*-===//
 //
-// Internal to fuse.cpp: what the choice of kernels asks about the expressions
-// and statements of a batched body (Note [Which chains are fused]).
+// Internal to fuse.cpp and fuse_scalar.cpp: what the choice of kernels asks
+// about the expressions and statements of a batched body (Note [Which chains
+// are fused] in fuse.cpp), and the scalar kernels' half of the choice (Note
+// [Fused control flow] in fuse_scalar.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLANG_VMAP_FUSE_DETAIL_H
 #define CLANG_VMAP_FUSE_DETAIL_H
 
+#include "fuse.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 #include <vmap/rules/op_table.hpp>
 #include <cstddef>
+#include <optional>
+
+namespace clang_vmap {
+struct LoopAnalysis;
+}
 
 namespace clang_vmap::fuse_detail {
 
@@ -53,6 +62,64 @@ bool runsAtLeastOnce(const clang::ForStmt *For);
 /// A C++ type a scalar kernel passes or returns: one a dtype holds as it is
 /// (bool, signed integers, float, double).
 bool isKernelType(clang::QualType T);
+
+/// The kernels of a body chosen so far, and what both halves of the choice
+/// (fuse.cpp: chains of Tensor ops and their regions; fuse_scalar.cpp: scalar
+/// kernels) ask of a kernel being built.
+class KernelChoice {
+public:
+  explicit KernelChoice(const LoopAnalysis &A);
+
+  /// Adds \p E, a leaf, to the kernel's operands (one parameter per distinct
+  /// source text, a local's own parameter apart).
+  void addOperand(const clang::Expr *E, FusedChain &Chain,
+                  const clang::VarDecl *Local = nullptr) const;
+
+  /// Whether \p S reads a variable \p Chain declares.
+  bool mentionsDeclared(const clang::Stmt *S, const FusedChain &Chain) const;
+
+  /// Whether computing \p S once, earlier, is the same as computing it where
+  /// it is written, each time: it reads values and calls the op table's ops
+  /// that neither write nor draw random numbers.
+  bool isPure(const clang::Stmt *S) const;
+
+  /// Whether \p S holds a kernel already chosen.
+  bool holdsKernel(const clang::Stmt *S) const;
+
+  /// The variables \p S declares, into \p Chain.
+  void declare(const clang::Stmt *S, FusedChain &Chain) const;
+
+  /// Whether the variables \p Chain declares are dead after its consumer
+  /// \p Root: every reference the body makes to them is in \p Region or Root.
+  bool diesAtConsumer(llvm::ArrayRef<const clang::Stmt *> Region,
+                      const clang::Expr *Root, const FusedChain &Chain) const;
+
+  const LoopAnalysis &A;
+  clang::ASTContext &Context;
+  /// The batched body (the loop's, or the batched callee's).
+  const clang::Stmt *Body;
+  llvm::DenseMap<const clang::VarDecl *, unsigned> BodyRefs;
+  FusionPlan Result;
+};
+
+/// The scalar kernels of a body (Note [Fused control flow] in
+/// fuse_scalar.cpp).
+class ScalarKernels {
+public:
+  explicit ScalarKernels(const KernelChoice &Choice) : Choice(Choice) {}
+
+  /// The scalar kernel of the store of \p Root into \p Destination with the
+  /// longest region of the statements \p Before that it can take, or
+  /// std::nullopt.
+  std::optional<FusedChain> longest(const clang::Expr *Root,
+                                    const clang::Expr *Destination,
+                                    llvm::ArrayRef<const clang::Stmt *> Before);
+
+private:
+  const KernelChoice &Choice;
+  /// Functions the kernels may call as written (isScalarFunction).
+  llvm::DenseMap<const clang::FunctionDecl *, bool> ScalarFunctions;
+};
 
 } // namespace clang_vmap::fuse_detail
 

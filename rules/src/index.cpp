@@ -9,9 +9,12 @@
 namespace vmap::rules {
 namespace {
 
-// Negative positions count from the end, as select() and narrow() allow.
+// Negative positions count from the end, as select() and narrow() allow. A per-example
+// position of another type (an `int`, a `bool`) is an int64, as C++ converts it to their
+// int64_t parameter.
 Tensor wrap_negative(const Tensor& index, int64_t extent) {
-  return vmap::where(index < int64_t{0}, index + extent, index);
+  const Tensor position = index.dtype() == kInt64 ? index : index.to(kInt64);
+  return vmap::where(position < int64_t{0}, position + extent, position);
 }
 
 // index [B, k] shaped to gather along `dim` of the batch-front tensor `front`.

@@ -1,5 +1,5 @@
 // Per-example scalar code compiled whole: what rewritten code calls for a region of
-// per-example control flow over C++ scalars (Note [Fused control flow] in transform/fuse.cpp).
+// per-example control flow over C++ scalars (Note [Fused control flow] in transform/fuse_scalar.cpp).
 //
 // Note [Scalar kernels]
 // A per-example `while` over C++ scalars (Mandelbrot's escape loop) runs batched with masks

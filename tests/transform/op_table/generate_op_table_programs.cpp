@@ -177,9 +177,11 @@ std::optional<Argument> argument(const OpEntry& entry, std::size_t position) {
     case ArgKind::scalar:
     case ArgKind::alpha:
       return number_argument(entry, position);
+    case ArgKind::nested_list:  // tensor({...}) of per-example C++ numbers
+      return Argument{"{{s_i, 2 * s_i, 1.5f}, {-s_i, 0.5f, s_i + 1}}",
+                      "{{0.75f, 1.5f, 1.5f}, {-0.75f, 0.5f, 1.75f}}"};
     case ArgKind::options:
     case ArgKind::pointer:
-    case ArgKind::nested_list:
       return std::nullopt;
     default:
       return fixed(invariant_value(entry, position));
@@ -187,7 +189,8 @@ std::optional<Argument> argument(const OpEntry& entry, std::size_t position) {
 }
 
 // Every position's argument; fewer than the entry's arity where one has no value the
-// programs can give (a factory's options, from_blob's pointer).
+// programs can give (a factory's options, from_blob's pointer): the differential programs
+// take an entry whose missing positions have defaults (full, tensor).
 std::vector<Argument> arguments_of(const OpEntry& entry) {
   std::vector<Argument> arguments;
   for (std::size_t position = 0; position < entry.arity; ++position) {
@@ -321,7 +324,7 @@ int differential(int group, int groups, const char* path) {
     const OpEntry& entry = kOpTable[index];
     if (!runs_batched(entry)) continue;
     const std::vector<Argument> arguments = arguments_of(entry);
-    if (arguments.size() < entry.arity) continue;
+    if (arguments.size() < entry.required) continue;
     auto texts = [&](std::optional<std::size_t> only, bool number) {
       std::vector<std::string> args;
       for (std::size_t position = 0; position < arguments.size(); ++position) {
@@ -346,6 +349,16 @@ int differential(int group, int groups, const char* path) {
       if (operand && !wants_bools(entry))
         writer.loop(label(index, "argument " + std::to_string(position) + " a C++ number"),
                     statement(entry, texts(position, true)));
+      // a factory's per-example integers give an int64 tensor: `full({4, 3}, q_i)`
+      if (entry.family == Family::factory && (entry.param(position) == ArgKind::scalar ||
+                                              entry.param(position) == ArgKind::nested_list)) {
+        std::vector<std::string> args = texts(std::nullopt, false);
+        args[position] = entry.param(position) == ArgKind::scalar
+                             ? "q_i"
+                             : "{{q_i, q_i + 1, int64_t{7}}, {-q_i, int64_t{0}, 3 * q_i}}";
+        writer.loop(label(index, "argument " + std::to_string(position) + " a C++ integer"),
+                    statement(entry, args));
+      }
     }
   }
   out << "}\n\nint main() {\n"
