@@ -360,7 +360,7 @@ enum class PowerForm : uint8_t {
   rsqrt,              // e == -0.5: Rsqrt, 1 / sqrt(x)
   reciprocal,         // e == -1: 1 / x
   inverse_square,     // e == -2: InverseSquare, 1 / (x * x)
-  repeated_squaring,  // another integer e with |e| <= 8: power_by_squaring(x, |e|), 1 / it for e < 0
+  repeated_squaring,  // other integers, |e| <= 8: power_by_squaring(x, |e|), for e < 0 1 / it
   general,            // Pow(x, e)
 };
 constexpr PowerForm power_form(double e, bool floating) {

@@ -211,16 +211,23 @@ Tensor true_divide(const Arg& a, const Arg& b) {
 // integer powers up to 8 take repeated squaring (one multiply pass per step; a few ULP
 // from std::pow, where a call per element costs ten times a pass). Which form an exponent
 // takes is scalar_functors.hpp's power_form, which the fused kernels' pow on one element
-// applies too (vmap/fused_element.hpp), so a fused x.pow(e) is the eager one bit for bit. A one-element exponent
-// tensor that does not broadcast the result counts as a scalar: the batched code passes
-// `x.pow(2)`'s 2 as one, and so do the pending blocks (rules/src/batched/batched_fused.cpp). The
-// device composes the same forms from its own ops (mul, div, sqrt).
+// applies too (vmap/fused_element.hpp), so a fused x.pow(e) is the eager one bit for bit. A
+// one-element exponent tensor that does not broadcast the result counts as a scalar: the
+// batched code passes `x.pow(2)`'s 2 as one, and so do the pending blocks
+// (rules/src/batched/batched_fused.cpp). The device composes the same forms from its own ops
+// (mul, div, sqrt).
 std::optional<double> scalar_exponent(const Arg& base, const Arg& exponent) {
   if (!base.tensor) return std::nullopt;
   if (exponent.number) return exponent.number->to_double();
   const Tensor& e = *exponent.tensor;
   if (e.numel() != 1 || e.device() != kCPU || e.dim() > base.tensor->dim()) return std::nullopt;
   return e.item().to_double();
+}
+
+// A power form by its SIMD kernel (the CPU's; the device composes it of its ops).
+template <class F, SimdOp op>
+Tensor simd_power(const Tensor& x, int64_t cost) {
+  return unary_op<WithSimd<F, op>>("pow", x, Domain::float_math, cost);
 }
 
 // x (of the result's dtype) to the power e in the form power_form gives; nullopt for Pow's.
@@ -231,17 +238,14 @@ std::optional<Tensor> reduced_power(const Tensor& x, double e) {
     case one: return detail::empty_tensor(x.sizes(), x.dtype(), x.device()).fill_(1);
     case identity: return x.clone();
     case square: return mul(x, x);
-    case cube:
-      return cpu ? unary_op<WithSimd<functors::Cube, SimdOp::cube>>("pow", x, Domain::float_math, 1)
-                 : mul(mul(x, x), x);
+    case cube: return cpu ? simd_power<functors::Cube, SimdOp::cube>(x, 1) : mul(mul(x, x), x);
     case sqrt: return vmap::sqrt(x);
     case rsqrt:
-      return cpu ? unary_op<WithSimd<functors::Rsqrt, SimdOp::rsqrt>>("pow", x, Domain::float_math, 2)
+      return cpu ? simd_power<functors::Rsqrt, SimdOp::rsqrt>(x, 2)
                  : true_divide(Scalar(1), vmap::sqrt(x));
     case reciprocal: return true_divide(Scalar(1), x);
     case inverse_square:
-      return cpu ? unary_op<WithSimd<functors::InverseSquare, SimdOp::inverse_square>>(
-                       "pow", x, Domain::float_math, 2)
+      return cpu ? simd_power<functors::InverseSquare, SimdOp::inverse_square>(x, 2)
                  : true_divide(Scalar(1), mul(x, x));
     case repeated_squaring: {
       const Tensor positive = functors::power_by_squaring(
