@@ -33,9 +33,8 @@ enum class DeviceOp : uint8_t {
   fill,     // out = constant
   convert,  // out = in0 converted to out's dtype (copy_, to)
   add, sub, mul, div, maximum, minimum, pow, bitwise_and, bitwise_or,
-  eq, ne, lt, le, gt, ge,
   logical_and, logical_or, logical_not,
-  neg, abs, relu, sign,
+  neg, abs,
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) name,
 #define VMAP_BINARY_OP(name, Functor, domain) name,
 #include <vmap/detail/pointwise_ops.def>

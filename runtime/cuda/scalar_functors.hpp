@@ -144,17 +144,12 @@ struct BitwiseOr {
   }
 };
 
-#define VMAP_COMPARE_FUNCTOR(NAME, OP) \
-  struct NAME {                        \
-    template <class T> VMAP_HOST_DEVICE bool operator()(T a, T b) const { return a OP b; } \
+// The comparisons of the pointwise op list: `a symbol b`.
+#define VMAP_COMPARISON_OP(name, Functor, symbol)                                     \
+  struct Functor {                                                                    \
+    template <class T> VMAP_HOST_DEVICE bool operator()(T a, T b) const { return a symbol b; } \
   };
-VMAP_COMPARE_FUNCTOR(Eq, ==)
-VMAP_COMPARE_FUNCTOR(Ne, !=)
-VMAP_COMPARE_FUNCTOR(Lt, <)
-VMAP_COMPARE_FUNCTOR(Le, <=)
-VMAP_COMPARE_FUNCTOR(Gt, >)
-VMAP_COMPARE_FUNCTOR(Ge, >=)
-#undef VMAP_COMPARE_FUNCTOR
+#include <vmap/detail/pointwise_ops.def>
 
 struct LogicalAnd {
   VMAP_HOST_DEVICE bool operator()(bool a, bool b) const { return a && b; }
@@ -180,7 +175,8 @@ struct Abs {
     else return VMAP_MATH(fabs)(x);
   }
 };
-struct Relu {
+struct Relu {  // LibTorch refuses bool inputs
+  template <class T> static constexpr bool accepts = !is_bool<T>;
   template <class T> VMAP_HOST_DEVICE T operator()(T x) const {
     return !(x < T(0)) ? x : T(0);  // NaN and -0 stay (as on the CPU and in LibTorch)
   }
@@ -351,6 +347,52 @@ struct Convert {
 
 #undef VMAP_MATH
 
+// Note [pow strength reduction] (runtime/src/pointwise.cpp): the form x^e takes for a scalar
+// exponent e, decided here once for the runtime's pow on tensors and the fused kernels' pow on
+// one element (vmap/fused_element.hpp), which each only apply it. `floating`: x's type is a
+// floating one (integers take only the first three, then Pow's exact squaring).
+enum class PowerForm : uint8_t {
+  one,                // e == 0: 1 (even for NaN, as std::pow)
+  identity,           // e == 1: x
+  square,             // e == 2: Mul(x, x)
+  cube,               // e == 3: Cube
+  sqrt,               // e == 0.5: Sqrt
+  rsqrt,              // e == -0.5: Rsqrt, 1 / sqrt(x)
+  reciprocal,         // e == -1: 1 / x
+  inverse_square,     // e == -2: InverseSquare, 1 / (x * x)
+  repeated_squaring,  // other integers, |e| <= 8: power_by_squaring(x, |e|), for e < 0 1 / it
+  general,            // Pow(x, e)
+};
+constexpr PowerForm power_form(double e, bool floating) {
+  if (e == 0) return PowerForm::one;
+  if (e == 1) return PowerForm::identity;
+  if (e == 2) return PowerForm::square;
+  if (!floating) return PowerForm::general;
+  if (e == 3) return PowerForm::cube;
+  if (e == 0.5) return PowerForm::sqrt;
+  if (e == -0.5) return PowerForm::rsqrt;
+  if (e == -1) return PowerForm::reciprocal;
+  if (e == -2) return PowerForm::inverse_square;
+  if (e >= -8 && e <= 8 && static_cast<int64_t>(e) == e) return PowerForm::repeated_squaring;
+  return PowerForm::general;
+}
+// x^n for n >= 1, one multiply per step in this order, so a tensor (one multiply pass per
+// step) and an element get the same bits.
+template <class X, class Multiply>
+X power_by_squaring(const X& x, int64_t n, Multiply multiply) {
+  X square = x;
+  X result = x;
+  bool started = false;
+  for (; n > 0; n >>= 1) {
+    if (n & 1) {
+      result = started ? multiply(result, square) : square;
+      started = true;
+    }
+    if (n > 1) square = multiply(square, square);
+  }
+  return result;
+}
+
 // Whether F is defined for T (functors say so with `accepts<T>`; the rest take every type).
 template <class F, class T>
 constexpr bool accepts_type() {
@@ -425,12 +467,6 @@ bool visit_device_op(DeviceOp op, Dtype out, const Dtype* in, int inputs, Visito
     case DeviceOp::pow: return uniform(Pow{}, two);
     case DeviceOp::bitwise_and: return uniform(BitwiseAnd{}, two);
     case DeviceOp::bitwise_or: return uniform(BitwiseOr{}, two);
-    case DeviceOp::eq: return uniform(Eq{}, two, Type<bool>{});
-    case DeviceOp::ne: return uniform(Ne{}, two, Type<bool>{});
-    case DeviceOp::lt: return uniform(Lt{}, two, Type<bool>{});
-    case DeviceOp::le: return uniform(Le{}, two, Type<bool>{});
-    case DeviceOp::gt: return uniform(Gt{}, two, Type<bool>{});
-    case DeviceOp::ge: return uniform(Ge{}, two, Type<bool>{});
     case DeviceOp::logical_and:
       if (!all_bool(2)) return false;
       return visit(LogicalAnd{}, Type<bool>{}, Type<bool>{}, Type<bool>{}), true;
@@ -442,12 +478,12 @@ bool visit_device_op(DeviceOp op, Dtype out, const Dtype* in, int inputs, Visito
       return visit(LogicalNot{}, Type<bool>{}, Type<bool>{}), true;
     case DeviceOp::neg: return uniform(Neg{}, one);
     case DeviceOp::abs: return uniform(Abs{}, one);
-    case DeviceOp::relu: return uniform(Relu{}, one);
-    case DeviceOp::sign: return uniform(Sign{}, one);
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
   case DeviceOp::name: return uniform(Functor{}, one);
 #define VMAP_BINARY_OP(name, Functor, domain) \
   case DeviceOp::name: return uniform(Functor{}, two);
+#define VMAP_COMPARISON_OP(name, Functor, symbol) \
+  case DeviceOp::name: return uniform(Functor{}, two, Type<bool>{});
 #include <vmap/detail/pointwise_ops.def>
     case DeviceOp::where:
       if (inputs != 3 || in[0] != kBool || in[1] != in[2] || out != in[1]) return false;

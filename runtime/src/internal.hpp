@@ -262,14 +262,15 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
 inline constexpr int max_operands = 4;  // output + 3 inputs
 
 // Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones (the
-// comparisons give bools), then unary float math (the `simd` column of the pointwise op list,
+// comparisons of the pointwise op list give bools), then unary float math (the `simd` column of the pointwise op list,
 // vmap/detail/pointwise_ops.def). Each kernel computes its op's scalar functor
 // (runtime/cuda/scalar_functors.hpp) and runs the functor itself on the lanes (NaN,
 // infinities, subnormal results, huge arguments) and tail elements its vector code is not
 // exact or accurate on.
 enum class SimdOp : int8_t {
   none, add, sub, mul, div, max, min,       // binary
-  eq, ne, lt, le, gt, ge,                   // comparisons
+#define VMAP_COMPARISON_OP(name, Functor, symbol) name,
+#include <vmap/detail/pointwise_ops.def>
   logical_and, logical_or,                  // on bools
   sqrt, exp, log, sin, cos, tanh, sigmoid,  // unary float math
   cube, rsqrt, inverse_square,              // pow's strength reductions (and rsqrt)

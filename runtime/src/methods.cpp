@@ -74,10 +74,8 @@ Tensor Tensor::dot(const Tensor& other) const { return vmap::dot(*this, other); 
   Tensor Tensor::name(const Tensor& other) const { return vmap::name(*this, other); } \
   Tensor Tensor::name(Scalar other) const { return vmap::name(*this, other); }
 #include <vmap/detail/pointwise_ops.def>
-Tensor Tensor::relu() const { return vmap::relu(*this); }
 Tensor Tensor::abs() const { return vmap::abs(*this); }
 Tensor Tensor::neg() const { return vmap::neg(*this); }
-Tensor Tensor::sign() const { return vmap::sign(*this); }
 Tensor Tensor::logical_not() const { return vmap::logical_not(*this); }
 Tensor Tensor::pow(const Tensor& exponent) const { return vmap::pow(*this, exponent); }
 Tensor Tensor::pow(Scalar exponent) const { return vmap::pow(*this, exponent); }
@@ -97,18 +95,6 @@ Tensor Tensor::div(const Tensor& other) const { return vmap::div(*this, other); 
 Tensor Tensor::div(Scalar other) const { return vmap::div(*this, other); }
 Tensor Tensor::maximum(const Tensor& other) const { return vmap::maximum(*this, other); }
 Tensor Tensor::minimum(const Tensor& other) const { return vmap::minimum(*this, other); }
-Tensor Tensor::eq(const Tensor& other) const { return vmap::eq(*this, other); }
-Tensor Tensor::eq(Scalar other) const { return vmap::eq(*this, other); }
-Tensor Tensor::ne(const Tensor& other) const { return vmap::ne(*this, other); }
-Tensor Tensor::ne(Scalar other) const { return vmap::ne(*this, other); }
-Tensor Tensor::lt(const Tensor& other) const { return vmap::lt(*this, other); }
-Tensor Tensor::lt(Scalar other) const { return vmap::lt(*this, other); }
-Tensor Tensor::le(const Tensor& other) const { return vmap::le(*this, other); }
-Tensor Tensor::le(Scalar other) const { return vmap::le(*this, other); }
-Tensor Tensor::gt(const Tensor& other) const { return vmap::gt(*this, other); }
-Tensor Tensor::gt(Scalar other) const { return vmap::gt(*this, other); }
-Tensor Tensor::ge(const Tensor& other) const { return vmap::ge(*this, other); }
-Tensor Tensor::ge(Scalar other) const { return vmap::ge(*this, other); }
 Tensor Tensor::logical_and(const Tensor& other) const { return vmap::logical_and(*this, other); }
 Tensor Tensor::logical_or(const Tensor& other) const { return vmap::logical_or(*this, other); }
 

@@ -209,10 +209,13 @@ Tensor true_divide(const Arg& a, const Arg& b) {
 // (pow_tensor_scalar_optimized_kernel), and a power of 0 or 1 as a fill or a copy; so do we:
 // the results are LibTorch's bit for bit, and x.pow(2) is x * x, the same kernel. Other
 // integer powers up to 8 take repeated squaring (one multiply pass per step; a few ULP
-// from std::pow, where a call per element costs ten times a pass). A one-element exponent
-// tensor that does not broadcast the result counts as a scalar: the batched code passes
-// `x.pow(2)`'s 2 as one, and so do the pending blocks (rules/src/batched/batched_fused.cpp). The
-// device composes the same forms from its own ops (mul, div, sqrt).
+// from std::pow, where a call per element costs ten times a pass). Which form an exponent
+// takes is scalar_functors.hpp's power_form, which the fused kernels' pow on one element
+// applies too (vmap/fused_element.hpp), so a fused x.pow(e) is the eager one bit for bit. A
+// one-element exponent tensor that does not broadcast the result counts as a scalar: the
+// batched code passes `x.pow(2)`'s 2 as one, and so do the pending blocks
+// (rules/src/batched/batched_fused.cpp). The device composes the same forms from its own ops
+// (mul, div, sqrt).
 std::optional<double> scalar_exponent(const Arg& base, const Arg& exponent) {
   if (!base.tensor) return std::nullopt;
   if (exponent.number) return exponent.number->to_double();
@@ -221,35 +224,38 @@ std::optional<double> scalar_exponent(const Arg& base, const Arg& exponent) {
   return e.item().to_double();
 }
 
-Tensor repeated_squaring(const Tensor& x, int64_t n) {  // x^n, n >= 1, one mul per step
-  Tensor result, square = x;
-  for (; n > 0; n >>= 1) {
-    if (n & 1) result = result.defined() ? mul(result, square) : square;
-    if (n > 1) square = mul(square, square);
-  }
-  return result;
+// A power form by its SIMD kernel (the CPU's; the device composes it of its ops).
+template <class F, SimdOp op>
+Tensor simd_power(const Tensor& x, int64_t cost) {
+  return unary_op<WithSimd<F, op>>("pow", x, Domain::float_math, cost);
 }
 
-// x (of the result's dtype) to the power e by the forms above; nullopt for the others.
+// x (of the result's dtype) to the power e in the form power_form gives; nullopt for Pow's.
 std::optional<Tensor> reduced_power(const Tensor& x, double e) {
-  if (e == 0) return detail::empty_tensor(x.sizes(), x.dtype(), x.device()).fill_(1);
-  if (e == 1) return x.clone();
-  if (e == 2) return mul(x, x);
-  if (!detail::is_floating(x.dtype())) return std::nullopt;  // integers: by squaring (Pow)
+  using enum functors::PowerForm;
   const bool cpu = x.device() == kCPU;
-  if (e == 3)
-    return cpu ? unary_op<WithSimd<functors::Cube, SimdOp::cube>>("pow", x, Domain::float_math, 1) : mul(mul(x, x), x);
-  if (e == 0.5) return sqrt(x);
-  if (e == -0.5)
-    return cpu ? unary_op<WithSimd<functors::Rsqrt, SimdOp::rsqrt>>("pow", x, Domain::float_math, 2)
-               : true_divide(Scalar(1), sqrt(x));
-  if (e == -1) return true_divide(Scalar(1), x);
-  if (e == -2)
-    return cpu ? unary_op<WithSimd<functors::InverseSquare, SimdOp::inverse_square>>("pow", x, Domain::float_math, 2)
-               : true_divide(Scalar(1), mul(x, x));
-  if (e != std::trunc(e) || std::abs(e) > 8) return std::nullopt;
-  const Tensor positive = repeated_squaring(x, static_cast<int64_t>(std::abs(e)));
-  return e > 0 ? positive : true_divide(Scalar(1), positive);
+  switch (functors::power_form(e, detail::is_floating(x.dtype()))) {
+    case one: return detail::empty_tensor(x.sizes(), x.dtype(), x.device()).fill_(1);
+    case identity: return x.clone();
+    case square: return mul(x, x);
+    case cube: return cpu ? simd_power<functors::Cube, SimdOp::cube>(x, 1) : mul(mul(x, x), x);
+    case sqrt: return vmap::sqrt(x);
+    case rsqrt:
+      return cpu ? simd_power<functors::Rsqrt, SimdOp::rsqrt>(x, 2)
+                 : true_divide(Scalar(1), vmap::sqrt(x));
+    case reciprocal: return true_divide(Scalar(1), x);
+    case inverse_square:
+      return cpu ? simd_power<functors::InverseSquare, SimdOp::inverse_square>(x, 2)
+                 : true_divide(Scalar(1), mul(x, x));
+    case repeated_squaring: {
+      const Tensor positive = functors::power_by_squaring(
+          x, static_cast<int64_t>(std::abs(e)),
+          [](const Tensor& a, const Tensor& b) { return mul(a, b); });
+      return e > 0 ? positive : true_divide(Scalar(1), positive);
+    }
+    case general: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 Tensor power(const Arg& base, const Arg& exponent) {
@@ -342,15 +348,6 @@ Tensor abs(const Tensor& self) {
   if (detail::impl_of(self, "abs").dtype == kBool) fail("abs", "not implemented for 'Bool'");
   return unary_same("abs", self, functors::Abs{});
 }
-Tensor relu(const Tensor& self) {
-  if (detail::impl_of(self, "relu").dtype == kBool)
-    fail("relu", "boolean inputs not supported for relu");
-  // NaN and -0 stay as they are (LibTorch's clamp_min(x, 0)).
-  return unary_same("relu", self, functors::Relu{});
-}
-Tensor sign(const Tensor& self) {
-  return unary_same("sign", self, functors::Sign{});
-}
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost)                                   \
   Tensor name(const Tensor& self) {                                                       \
     return unary_op<WithSimd<functors::Functor, SimdOp::simd>>(#name, self, Domain::domain, \
@@ -362,6 +359,18 @@ Tensor sign(const Tensor& self) {
   }                                                                                    \
   Tensor name(const Tensor& self, Scalar other) {                                      \
     return binary_op<functors::Functor>(#name, self, other, Domain::domain);           \
+  }
+#define VMAP_COMPARISON_OP(name, Functor, symbol)                                             \
+  Tensor name(const Tensor& self, const Tensor& other) {                                      \
+    return compare(#name, self, other, WithSimd<functors::Functor, SimdOp::name>{});          \
+  }                                                                                           \
+  Tensor name(const Tensor& self, Scalar other) {                                             \
+    return compare(#name, self, other, WithSimd<functors::Functor, SimdOp::name>{});          \
+  }                                                                                           \
+  Tensor operator symbol(const Tensor& a, const Tensor& b) { return name(a, b); }             \
+  Tensor operator symbol(const Tensor& a, Scalar b) { return name(a, b); }                    \
+  Tensor operator symbol(Scalar a, const Tensor& b) {                                         \
+    return compare(#name, a, b, WithSimd<functors::Functor, SimdOp::name>{});                 \
   }
 #include <vmap/detail/pointwise_ops.def>
 
@@ -391,26 +400,7 @@ Tensor where(const Tensor& condition, Scalar self, Scalar other) {
   return where_args(condition, self, other);
 }
 
-// --- comparisons and logic
-#define VMAP_COMPARISON(NAME, FUNCTOR, OP)                                                \
-  Tensor NAME(const Tensor& self, const Tensor& other) {                                  \
-    return compare(#NAME, self, other, WithSimd<functors::FUNCTOR, SimdOp::NAME>{});      \
-  }                                                                                       \
-  Tensor NAME(const Tensor& self, Scalar other) {                                         \
-    return compare(#NAME, self, other, WithSimd<functors::FUNCTOR, SimdOp::NAME>{});      \
-  }                                                                                       \
-  Tensor operator OP(const Tensor& a, const Tensor& b) { return NAME(a, b); }             \
-  Tensor operator OP(const Tensor& a, Scalar b) { return NAME(a, b); }                    \
-  Tensor operator OP(Scalar a, const Tensor& b) {                                         \
-    return compare(#NAME, a, b, WithSimd<functors::FUNCTOR, SimdOp::NAME>{});             \
-  }
-VMAP_COMPARISON(eq, Eq, ==)
-VMAP_COMPARISON(ne, Ne, !=)
-VMAP_COMPARISON(lt, Lt, <)
-VMAP_COMPARISON(le, Le, <=)
-VMAP_COMPARISON(gt, Gt, >)
-VMAP_COMPARISON(ge, Ge, >=)
-#undef VMAP_COMPARISON
+// --- logic
 
 Tensor logical_and(const Tensor& self, const Tensor& other) {
   return elementwise<bool, bool, bool>("logical_and", {self, other}, LogicalAndOp{});

@@ -47,7 +47,8 @@ struct ExtremumKernel : std::conditional_t<is_max, scalar_functors::Maximum, sca
 using MaxKernel = ExtremumKernel<true>;
 using MinKernel = ExtremumKernel<false>;
 
-// Comparisons give a mask, false for NaN but in !=; integer vectors have no Ge/Le here, so
+// The comparisons of the pointwise op list, a Functor##Kernel each (the kernels below are
+// generated from the list). They give a mask, false for NaN but in !=; integer vectors have no Ge/Le here, so
 // those are !(a > b) and !(a < b).
 template <class V>
 constexpr bool is_float_vector = hwy::IsFloat<hn::TFromV<V>>();
@@ -166,13 +167,6 @@ void binary_rows(void* out, const void* a, int64_t a_step, const void* b, int64_
             int64_t count, const int64_t* row_strides, int64_t rows) {                        \
     binary_rows<T, OUT, KERNEL>(out, a, a_step, b, b_step, count, row_strides, rows);         \
   }
-#define VMAP_SIMD_COMPARISONS(SUFFIX, T)            \
-  VMAP_SIMD_KERNEL(Eq##SUFFIX, T, bool, EqKernel)   \
-  VMAP_SIMD_KERNEL(Ne##SUFFIX, T, bool, NeKernel)   \
-  VMAP_SIMD_KERNEL(Lt##SUFFIX, T, bool, LtKernel)   \
-  VMAP_SIMD_KERNEL(Le##SUFFIX, T, bool, LeKernel)   \
-  VMAP_SIMD_KERNEL(Gt##SUFFIX, T, bool, GtKernel)   \
-  VMAP_SIMD_KERNEL(Ge##SUFFIX, T, bool, GeKernel)
 VMAP_SIMD_KERNEL(AddF32, float, float, AddKernel)
 VMAP_SIMD_KERNEL(SubF32, float, float, SubKernel)
 VMAP_SIMD_KERNEL(MulF32, float, float, MulKernel)
@@ -194,11 +188,13 @@ VMAP_SIMD_KERNEL(AddI64, int64_t, int64_t, AddKernel)
 VMAP_SIMD_KERNEL(SubI64, int64_t, int64_t, SubKernel)
 VMAP_SIMD_KERNEL(LogicalAndB8, uint8_t, uint8_t, LogicalAndKernel)
 VMAP_SIMD_KERNEL(LogicalOrB8, uint8_t, uint8_t, LogicalOrKernel)
-VMAP_SIMD_COMPARISONS(F32, float)
-VMAP_SIMD_COMPARISONS(F64, double)
-VMAP_SIMD_COMPARISONS(I32, int32_t)
-VMAP_SIMD_COMPARISONS(I64, int64_t)
-#undef VMAP_SIMD_COMPARISONS
+// Each comparison of the pointwise op list, by its Functor##Kernel above, on each vector type.
+#define VMAP_COMPARISON_OP(name, Functor, symbol)                \
+  VMAP_SIMD_KERNEL(Functor##F32, float, bool, Functor##Kernel)   \
+  VMAP_SIMD_KERNEL(Functor##F64, double, bool, Functor##Kernel)  \
+  VMAP_SIMD_KERNEL(Functor##I32, int32_t, bool, Functor##Kernel) \
+  VMAP_SIMD_KERNEL(Functor##I64, int64_t, bool, Functor##Kernel)
+#include <vmap/detail/pointwise_ops.def>
 #undef VMAP_SIMD_KERNEL
 
 // out[k] = condition[k] ? a[k] : b[k] over `rows` runs (row_strides[0..3] bytes apart for
@@ -499,18 +495,12 @@ HWY_EXPORT(MaxI32);
 HWY_EXPORT(MinI32);
 HWY_EXPORT(AddI64);
 HWY_EXPORT(SubI64);
-#define VMAP_EXPORT_COMPARISONS(SUFFIX) \
-  HWY_EXPORT(Eq##SUFFIX);               \
-  HWY_EXPORT(Ne##SUFFIX);               \
-  HWY_EXPORT(Lt##SUFFIX);               \
-  HWY_EXPORT(Le##SUFFIX);               \
-  HWY_EXPORT(Gt##SUFFIX);               \
-  HWY_EXPORT(Ge##SUFFIX);
-VMAP_EXPORT_COMPARISONS(F32)
-VMAP_EXPORT_COMPARISONS(F64)
-VMAP_EXPORT_COMPARISONS(I32)
-VMAP_EXPORT_COMPARISONS(I64)
-#undef VMAP_EXPORT_COMPARISONS
+#define VMAP_COMPARISON_OP(name, Functor, symbol) \
+  HWY_EXPORT(Functor##F32);                       \
+  HWY_EXPORT(Functor##F64);                       \
+  HWY_EXPORT(Functor##I32);                       \
+  HWY_EXPORT(Functor##I64);
+#include <vmap/detail/pointwise_ops.def>
 HWY_EXPORT(LogicalAndB8);
 HWY_EXPORT(LogicalOrB8);
 HWY_EXPORT(PickF32);
@@ -526,14 +516,26 @@ namespace {
 using Kernel = void (*)(void*, const void*, int64_t, const void*, int64_t, int64_t,
                        const int64_t*, int64_t);
 
-#define VMAP_COMPARISON_CASES(SUFFIX)                                \
-  case SimdOp::eq: return HWY_DYNAMIC_DISPATCH(Eq##SUFFIX);          \
-  case SimdOp::ne: return HWY_DYNAMIC_DISPATCH(Ne##SUFFIX);          \
-  case SimdOp::lt: return HWY_DYNAMIC_DISPATCH(Lt##SUFFIX);          \
-  case SimdOp::le: return HWY_DYNAMIC_DISPATCH(Le##SUFFIX);          \
-  case SimdOp::gt: return HWY_DYNAMIC_DISPATCH(Gt##SUFFIX);          \
-  case SimdOp::ge: return HWY_DYNAMIC_DISPATCH(Ge##SUFFIX);
+// The comparison kernel of `op` on `dtype`, or nullptr (not a comparison, or bool operands).
+Kernel comparison_kernel(SimdOp op, Dtype dtype) {
+  switch (op) {
+#define VMAP_COMPARISON_OP(name, Functor, symbol)                      \
+  case SimdOp::name:                                                   \
+    switch (dtype) {                                                   \
+      case Dtype::Float32: return HWY_DYNAMIC_DISPATCH(Functor##F32);  \
+      case Dtype::Float64: return HWY_DYNAMIC_DISPATCH(Functor##F64);  \
+      case Dtype::Int32: return HWY_DYNAMIC_DISPATCH(Functor##I32);    \
+      case Dtype::Int64: return HWY_DYNAMIC_DISPATCH(Functor##I64);    \
+      case Dtype::Bool: return nullptr;                                \
+    }                                                                  \
+    return nullptr;
+#include <vmap/detail/pointwise_ops.def>
+    default: return nullptr;
+  }
+}
+
 Kernel kernel_for(SimdOp op, Dtype dtype) {
+  if (const Kernel comparison = comparison_kernel(op, dtype)) return comparison;
   switch (dtype) {
     case Dtype::Float32:
       switch (op) {
@@ -543,7 +545,6 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         case SimdOp::div: return HWY_DYNAMIC_DISPATCH(DivF32);
         case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxF32);
         case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinF32);
-        VMAP_COMPARISON_CASES(F32)
         default: return nullptr;
       }
     case Dtype::Float64:
@@ -554,7 +555,6 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         case SimdOp::div: return HWY_DYNAMIC_DISPATCH(DivF64);
         case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxF64);
         case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinF64);
-        VMAP_COMPARISON_CASES(F64)
         default: return nullptr;
       }
     case Dtype::Int32:
@@ -564,14 +564,12 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
         case SimdOp::mul: return HWY_DYNAMIC_DISPATCH(MulI32);
         case SimdOp::max: return HWY_DYNAMIC_DISPATCH(MaxI32);
         case SimdOp::min: return HWY_DYNAMIC_DISPATCH(MinI32);
-        VMAP_COMPARISON_CASES(I32)
         default: return nullptr;
       }
     case Dtype::Int64:
       switch (op) {
         case SimdOp::add: return HWY_DYNAMIC_DISPATCH(AddI64);
         case SimdOp::sub: return HWY_DYNAMIC_DISPATCH(SubI64);
-        VMAP_COMPARISON_CASES(I64)
         default: return nullptr;
       }
     case Dtype::Bool:
@@ -583,7 +581,6 @@ Kernel kernel_for(SimdOp op, Dtype dtype) {
   }
   return nullptr;
 }
-#undef VMAP_COMPARISON_CASES
 }  // namespace
 
 bool simd_binary(SimdOp op, Dtype dtype, void* out, const void* a, int64_t a_step,

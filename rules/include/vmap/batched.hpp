@@ -208,10 +208,8 @@ class Value {
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Value name() const;
 #define VMAP_BINARY_OP(name, Functor, domain) Value name(const Value& other) const;
 #include <vmap/detail/pointwise_ops.def>
-  Value relu() const;
   Value abs() const;
   Value neg() const;
-  Value sign() const;
   Value logical_not() const;
   Value pow(const Value& exponent) const;
   Value clamp(const Value& min, const Value& max = Value()) const;  // undefined: no bound
@@ -224,12 +222,6 @@ class Value {
   Value div(const Value& other, std::optional<std::string_view> rounding_mode) const;
   Value maximum(const Value& other) const;
   Value minimum(const Value& other) const;
-  Value eq(const Value& other) const;
-  Value ne(const Value& other) const;
-  Value lt(const Value& other) const;
-  Value le(const Value& other) const;
-  Value gt(const Value& other) const;
-  Value ge(const Value& other) const;
   Value logical_and(const Value& other) const;
   Value logical_or(const Value& other) const;
 
@@ -423,12 +415,6 @@ Value div(const Value& a, const Value& b, std::optional<std::string_view> roundi
 Value pow(const Value& a, const Value& b);
 Value maximum(const Value& a, const Value& b);
 Value minimum(const Value& a, const Value& b);
-Value eq(const Value& a, const Value& b);
-Value ne(const Value& a, const Value& b);
-Value lt(const Value& a, const Value& b);
-Value le(const Value& a, const Value& b);
-Value gt(const Value& a, const Value& b);
-Value ge(const Value& a, const Value& b);
 Value logical_and(const Value& a, const Value& b);
 Value logical_or(const Value& a, const Value& b);
 Value logical_not(const Value& x);
@@ -478,8 +464,6 @@ Value abs(const Value& x);
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) Value name(const Value& x);
 #define VMAP_BINARY_OP(name, Functor, domain) Value name(const Value& a, const Value& b);
 #include <vmap/detail/pointwise_ops.def>
-Value relu(const Value& x);
-Value sign(const Value& x);
 Value sum(const Value& x);
 Value sum(const Value& x, int64_t dim, bool keepdim = false);
 Value sum(const Value& x, vmap::detail::IntList dims, bool keepdim = false);
@@ -608,12 +592,10 @@ Value operator*(const Value& a, const Value& b);
 Value operator/(const Value& a, const Value& b);
 Value operator%(const Value& a, const Value& b);
 Value operator-(const Value& x);
-Value operator<(const Value& a, const Value& b);
-Value operator<=(const Value& a, const Value& b);
-Value operator>(const Value& a, const Value& b);
-Value operator>=(const Value& a, const Value& b);
-Value operator==(const Value& a, const Value& b);
-Value operator!=(const Value& a, const Value& b);
+// the comparisons of the pointwise op list
+#define VMAP_COMPARISON_OP(name, Functor, symbol) \
+  Value operator symbol(const Value& a, const Value& b);
+#include <vmap/detail/pointwise_ops.def>
 Value operator&(const Value& a, const Value& b);
 Value operator|(const Value& a, const Value& b);
 Value operator!(const Value& x);

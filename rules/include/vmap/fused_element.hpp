@@ -86,20 +86,31 @@ Element<std::conditional_t<std::is_void_v<Out>, T, Out>> apply(F f, const X&... 
   }
 }
 
+// base^exponent in the form the runtime's pow takes for a scalar exponent (power_form, Note
+// [pow strength reduction]) with its functors, so bit for bit the eager result; a literal
+// exponent folds at compile time.
 template <class T>
 Element<T> power(T base, double exponent) {
-  // ATen's strength reduction for a scalar exponent; a literal exponent folds at compile time.
+  using enum functors::PowerForm;
   const functors::Mul mul;
-  if (exponent == 2) return {mul(base, base)};
-  if (exponent == 1) return {base};
-  if constexpr (std::is_floating_point_v<T>) {  // the runtime op's functors, so bit-identical
-    if (exponent == 3) return {functors::Cube{}(base)};
-    if (exponent == 0.5) return {functors::Sqrt{}(base)};
-    if (exponent == -0.5) return {functors::Rsqrt{}(base)};
-    if (exponent == -1) return {functors::Reciprocal{}(base)};
-    if (exponent == -2) return {functors::InverseSquare{}(base)};
-  } else {
-    if (exponent == 3) return {mul(mul(base, base), base)};
+  const functors::PowerForm form = functors::power_form(exponent, std::is_floating_point_v<T>);
+  if (form == one) return {T(1)};
+  if (form == identity) return {base};
+  if (form == square) return {mul(base, base)};
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (form) {
+      case cube: return {functors::Cube{}(base)};
+      case sqrt: return {functors::Sqrt{}(base)};
+      case rsqrt: return {functors::Rsqrt{}(base)};
+      case reciprocal: return {functors::Reciprocal{}(base)};
+      case inverse_square: return {functors::InverseSquare{}(base)};
+      case repeated_squaring: {
+        const T positive = functors::power_by_squaring(
+            base, static_cast<int64_t>(exponent < 0 ? -exponent : exponent), mul);
+        return {exponent > 0 ? positive : functors::Reciprocal{}(positive)};
+      }
+      default: break;
+    }
   }
   return {functors::Pow{}(base, static_cast<T>(exponent))};
 }
@@ -120,39 +131,29 @@ Element<T> power(T base, double exponent) {
     return element_detail::apply<OUT, TYPE>(element_detail::functors::FUNCTOR{}, a, b);        \
   }
 
-// Every op of the pointwise op list (Note [Pointwise op list]), then those written out by hand.
+// Every op of the pointwise op list (Note [Pointwise op list]), then those written out by hand
+// (op_table.hpp's kWrittenOutElementOps).
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
   VMAP_ELEMENT_UNARY(name, Functor, element_detail::domain<T>)
 #define VMAP_BINARY_OP(name, Functor, domain) \
   VMAP_ELEMENT_BINARY(name, Functor, element_detail::domain<T>, void)
+#define VMAP_COMPARISON_OP(name, Functor, symbol) \
+  VMAP_ELEMENT_BINARY(name, Functor, T, bool)     \
+  VMAP_ELEMENT_BINARY(operator symbol, Functor, T, bool)
 #include <vmap/detail/pointwise_ops.def>
 VMAP_ELEMENT_UNARY(neg, Neg, T)
 VMAP_ELEMENT_UNARY(abs, Abs, T)
-VMAP_ELEMENT_UNARY(relu, Relu, T)
-VMAP_ELEMENT_UNARY(sign, Sign, T)
 VMAP_ELEMENT_UNARY(logical_not, LogicalNot, bool)
 VMAP_ELEMENT_BINARY(mul, Mul, T, void)
 VMAP_ELEMENT_BINARY(div, Div, element_detail::Floating<T>, void)
 VMAP_ELEMENT_BINARY(maximum, Maximum, T, void)
 VMAP_ELEMENT_BINARY(minimum, Minimum, T, void)
-VMAP_ELEMENT_BINARY(eq, Eq, T, bool)
-VMAP_ELEMENT_BINARY(ne, Ne, T, bool)
-VMAP_ELEMENT_BINARY(lt, Lt, T, bool)
-VMAP_ELEMENT_BINARY(le, Le, T, bool)
-VMAP_ELEMENT_BINARY(gt, Gt, T, bool)
-VMAP_ELEMENT_BINARY(ge, Ge, T, bool)
 VMAP_ELEMENT_BINARY(logical_and, LogicalAnd, bool, bool)
 VMAP_ELEMENT_BINARY(logical_or, LogicalOr, bool, bool)
 VMAP_ELEMENT_BINARY(operator+, Add, T, void)
 VMAP_ELEMENT_BINARY(operator-, Sub, T, void)
 VMAP_ELEMENT_BINARY(operator*, Mul, T, void)
 VMAP_ELEMENT_BINARY(operator/, Div, element_detail::Floating<T>, void)
-VMAP_ELEMENT_BINARY(operator<, Lt, T, bool)
-VMAP_ELEMENT_BINARY(operator<=, Le, T, bool)
-VMAP_ELEMENT_BINARY(operator>, Gt, T, bool)
-VMAP_ELEMENT_BINARY(operator>=, Ge, T, bool)
-VMAP_ELEMENT_BINARY(operator==, Eq, T, bool)
-VMAP_ELEMENT_BINARY(operator!=, Ne, T, bool)
 VMAP_ELEMENT_BINARY(operator&, BitwiseAnd, T, void)
 VMAP_ELEMENT_BINARY(operator|, BitwiseOr, T, void)
 #undef VMAP_ELEMENT_UNARY
@@ -240,10 +241,8 @@ struct Element {
 #define VMAP_BINARY_OP(name, Functor, domain) \
   template <class B> auto name(const B& b) const { return batched::name(*this, b); }
 #include <vmap/detail/pointwise_ops.def>
-  auto relu() const { return batched::relu(*this); }
   auto abs() const { return batched::abs(*this); }
   auto neg() const { return batched::neg(*this); }
-  auto sign() const { return batched::sign(*this); }
   auto logical_not() const { return batched::logical_not(*this); }
   template <class B> auto pow(const B& e) const { return batched::pow(*this, e); }
   template <class B, class Alpha = vmap::detail::Scalar>
@@ -258,12 +257,6 @@ struct Element {
   template <class B> auto div(const B& b) const { return batched::div(*this, b); }
   template <class B> auto maximum(const B& b) const { return batched::maximum(*this, b); }
   template <class B> auto minimum(const B& b) const { return batched::minimum(*this, b); }
-  template <class B> auto eq(const B& b) const { return batched::eq(*this, b); }
-  template <class B> auto ne(const B& b) const { return batched::ne(*this, b); }
-  template <class B> auto lt(const B& b) const { return batched::lt(*this, b); }
-  template <class B> auto le(const B& b) const { return batched::le(*this, b); }
-  template <class B> auto gt(const B& b) const { return batched::gt(*this, b); }
-  template <class B> auto ge(const B& b) const { return batched::ge(*this, b); }
   template <class B> auto logical_and(const B& b) const { return batched::logical_and(*this, b); }
   template <class B> auto logical_or(const B& b) const { return batched::logical_or(*this, b); }
   template <class L, class H> auto clamp(const L& low, const H& high) const {

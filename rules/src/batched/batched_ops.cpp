@@ -27,7 +27,11 @@ consteval std::size_t dims_form(std::string_view name, OpForm form) {
 
 bool both_cpp(const Value& a, const Value& b) { return a.is_cpp_scalar() && b.is_cpp_scalar(); }
 
-enum class CppOp { add, sub, mul, div, rem, lt, le, gt, ge, eq, ne, bit_and, bit_or };
+enum class CppOp {
+  add, sub, mul, div, rem, bit_and, bit_or,
+#define VMAP_COMPARISON_OP(name, Functor, symbol) name,
+#include <vmap/detail/pointwise_ops.def>
+};
 
 // C++ arithmetic between two per-example C++ scalars: the usual arithmetic conversions,
 // integer division truncating toward zero, comparisons giving bool. Pointwise, so it may
@@ -65,18 +69,10 @@ Value cpp_arithmetic(const Value& a, const Value& divisor_or_b, CppOp op) {
         return integral ? vmap::detail::div_trunc(x, y) : x / y;
       case CppOp::rem:
         return vmap::detail::remainder_trunc(x, y);
-      case CppOp::lt:
-        return x < y;
-      case CppOp::le:
-        return x <= y;
-      case CppOp::gt:
-        return x > y;
-      case CppOp::ge:
-        return x >= y;
-      case CppOp::eq:
-        return x == y;
-      case CppOp::ne:
-        return x != y;
+#define VMAP_COMPARISON_OP(name, Functor, symbol) \
+  case CppOp::name:                               \
+    return x symbol y;
+#include <vmap/detail/pointwise_ops.def>
       case CppOp::bit_and:
         return x & y;
       case CppOp::bit_or:
@@ -312,21 +308,18 @@ Value Value::dot(const Value& other) const { return dispatch(member_op("dot"), {
 // - maximum / minimum, logical_and / logical_or: LibTorch has no Scalar overload (the list's
 //   binary ops take numbers); std::max / min / fmax / fmin on C++ scalars are built on the
 //   first two with C++'s NaN rules.
-// - eq ne lt le gt ge and their operators, logical_not / `!`, logical_and / logical_or: a bool
-//   result whatever the operands (no domain gives one), SIMD kernels of their own; `&` and
-//   `|` are bitwise, on bool and integer tensors only.
+// - logical_not / `!`, logical_and / logical_or: computed on bools whatever the operands
+//   (no domain gives that), SIMD kernels of their own; `&` and `|` are bitwise, on bool and
+//   integer tensors only. (The comparisons, bool results too, are the list's
+//   VMAP_COMPARISON_OP section.)
 // - where, clamp: three operands; clamp's bounds optional, numbers or tensors.
-// - relu, sign: none of these; they fit the list (same_type, no SIMD kernel) and are written
-//   out only because their fused-kernel forms are written out in vmap/fused_element.hpp.
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
   Value Value::name() const { return cmath(member_op(#name), *this); }
 #define VMAP_BINARY_OP(name, Functor, domain) \
   Value Value::name(const Value& other) const { return dispatch(member_op(#name), {*this, other}); }
 #include <vmap/detail/pointwise_ops.def>
-Value Value::relu() const { return dispatch(member_op("relu"), {*this}); }
 Value Value::abs() const { return batched::abs(*this); }
 Value Value::neg() const { return -*this; }
-Value Value::sign() const { return dispatch(member_op("sign"), {*this}); }
 Value Value::logical_not() const { return batched::logical_not(*this); }
 Value Value::pow(const Value& exponent) const { return batched::pow(*this, exponent); }
 Value Value::clamp(const Value& min, const Value& max) const {
@@ -357,12 +350,6 @@ Value Value::maximum(const Value& other) const {
 Value Value::minimum(const Value& other) const {
   return dispatch(member_op("minimum"), {*this, other});
 }
-Value Value::eq(const Value& other) const { return dispatch(member_op("eq"), {*this, other}); }
-Value Value::ne(const Value& other) const { return dispatch(member_op("ne"), {*this, other}); }
-Value Value::lt(const Value& other) const { return dispatch(member_op("lt"), {*this, other}); }
-Value Value::le(const Value& other) const { return dispatch(member_op("le"), {*this, other}); }
-Value Value::gt(const Value& other) const { return dispatch(member_op("gt"), {*this, other}); }
-Value Value::ge(const Value& other) const { return dispatch(member_op("ge"), {*this, other}); }
 Value Value::logical_and(const Value& other) const {
   return dispatch(member_op("logical_and"), {*this, other});
 }
@@ -416,12 +403,6 @@ Value div(const Value& a, const Value& b, std::optional<std::string_view> roundi
 }
 Value maximum(const Value& a, const Value& b) { return dispatch(free_op("maximum"), {a, b}); }
 Value minimum(const Value& a, const Value& b) { return dispatch(free_op("minimum"), {a, b}); }
-Value eq(const Value& a, const Value& b) { return dispatch(free_op("eq"), {a, b}); }
-Value ne(const Value& a, const Value& b) { return dispatch(free_op("ne"), {a, b}); }
-Value lt(const Value& a, const Value& b) { return dispatch(free_op("lt"), {a, b}); }
-Value le(const Value& a, const Value& b) { return dispatch(free_op("le"), {a, b}); }
-Value gt(const Value& a, const Value& b) { return dispatch(free_op("gt"), {a, b}); }
-Value ge(const Value& a, const Value& b) { return dispatch(free_op("ge"), {a, b}); }
 Value where(const Value& condition, const Value& a, const Value& b) {
   if (both_cpp(a, b) && condition.is_cpp_scalar()) {  // `c ? x : y` on C++ scalars
     const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
@@ -441,8 +422,6 @@ Value neg(const Value& x) { return dispatch(free_op("neg"), {x}); }
 #define VMAP_BINARY_OP(name, Functor, domain) \
   Value name(const Value& a, const Value& b) { return dispatch(free_op(#name), {a, b}); }
 #include <vmap/detail/pointwise_ops.def>
-Value relu(const Value& x) { return dispatch(free_op("relu"), {x}); }
-Value sign(const Value& x) { return dispatch(free_op("sign"), {x}); }
 Value sum(const Value& x) { return dispatch(free_op("sum", 1), {x}); }
 Value sum(const Value& x, int64_t dim, bool keepdim) {
   return dispatch(dim_form("sum", free_function), {x, dim, keepdim});
@@ -693,24 +672,11 @@ Value operator/(const Value& a, const Value& b) {
 Value operator%(const Value& a, const Value& b) {
   return binary(operator_op("operator%"), a, b, CppOp::rem);
 }
-Value operator<(const Value& a, const Value& b) {
-  return binary(operator_op("operator<"), a, b, CppOp::lt);
-}
-Value operator<=(const Value& a, const Value& b) {
-  return binary(operator_op("operator<="), a, b, CppOp::le);
-}
-Value operator>(const Value& a, const Value& b) {
-  return binary(operator_op("operator>"), a, b, CppOp::gt);
-}
-Value operator>=(const Value& a, const Value& b) {
-  return binary(operator_op("operator>="), a, b, CppOp::ge);
-}
-Value operator==(const Value& a, const Value& b) {
-  return binary(operator_op("operator=="), a, b, CppOp::eq);
-}
-Value operator!=(const Value& a, const Value& b) {
-  return binary(operator_op("operator!="), a, b, CppOp::ne);
-}
+#define VMAP_COMPARISON_OP(name, Functor, symbol)                              \
+  Value operator symbol(const Value& a, const Value& b) {                      \
+    return binary(operator_op("operator" #symbol), a, b, CppOp::name);         \
+  }
+#include <vmap/detail/pointwise_ops.def>
 Value operator&(const Value& a, const Value& b) {
   return binary(operator_op("operator&"), a, b, CppOp::bit_and);
 }

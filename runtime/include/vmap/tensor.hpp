@@ -148,10 +148,8 @@ class Tensor {
   Tensor name(const Tensor& other) const;     \
   Tensor name(Scalar other) const;
 #include <vmap/detail/pointwise_ops.def>
-  Tensor relu() const;
   Tensor abs() const;
   Tensor neg() const;
-  Tensor sign() const;
   Tensor logical_not() const;
   Tensor pow(const Tensor& exponent) const;
   Tensor pow(Scalar exponent) const;
@@ -170,18 +168,6 @@ class Tensor {
   Tensor div(Scalar other, std::optional<std::string_view> rounding_mode) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
-  Tensor eq(const Tensor& other) const;
-  Tensor eq(Scalar other) const;
-  Tensor ne(const Tensor& other) const;
-  Tensor ne(Scalar other) const;
-  Tensor lt(const Tensor& other) const;
-  Tensor lt(Scalar other) const;
-  Tensor le(const Tensor& other) const;
-  Tensor le(Scalar other) const;
-  Tensor gt(const Tensor& other) const;
-  Tensor gt(Scalar other) const;
-  Tensor ge(const Tensor& other) const;
-  Tensor ge(Scalar other) const;
   Tensor logical_and(const Tensor& other) const;
   Tensor logical_or(const Tensor& other) const;
 
@@ -227,8 +213,6 @@ Tensor abs(const Tensor& self);
   Tensor name(const Tensor& self, const Tensor& other); \
   Tensor name(const Tensor& self, detail::Scalar other);
 #include <vmap/detail/pointwise_ops.def>
-Tensor relu(const Tensor& self);
-Tensor sign(const Tensor& self);
 Tensor pow(const Tensor& self, const Tensor& exponent);
 Tensor pow(const Tensor& self, detail::Scalar exponent);
 Tensor pow(detail::Scalar self, const Tensor& exponent);
@@ -242,18 +226,6 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 Tensor where(const Tensor& condition, detail::Scalar self, const Tensor& other);
 Tensor where(const Tensor& condition, const Tensor& self, detail::Scalar other);
 Tensor where(const Tensor& condition, detail::Scalar self, detail::Scalar other);
-Tensor eq(const Tensor& self, const Tensor& other);
-Tensor eq(const Tensor& self, detail::Scalar other);
-Tensor ne(const Tensor& self, const Tensor& other);
-Tensor ne(const Tensor& self, detail::Scalar other);
-Tensor lt(const Tensor& self, const Tensor& other);
-Tensor lt(const Tensor& self, detail::Scalar other);
-Tensor le(const Tensor& self, const Tensor& other);
-Tensor le(const Tensor& self, detail::Scalar other);
-Tensor gt(const Tensor& self, const Tensor& other);
-Tensor gt(const Tensor& self, detail::Scalar other);
-Tensor ge(const Tensor& self, const Tensor& other);
-Tensor ge(const Tensor& self, detail::Scalar other);
 Tensor logical_and(const Tensor& self, const Tensor& other);
 Tensor logical_or(const Tensor& self, const Tensor& other);
 Tensor logical_not(const Tensor& self);
@@ -415,24 +387,12 @@ Tensor operator/(detail::Scalar a, const Tensor& b);
 Tensor operator%(const Tensor& a, const Tensor& b);
 Tensor operator%(const Tensor& a, detail::Scalar b);
 Tensor operator%(detail::Scalar a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, detail::Scalar b);
-Tensor operator<(detail::Scalar a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, detail::Scalar b);
-Tensor operator<=(detail::Scalar a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, detail::Scalar b);
-Tensor operator>(detail::Scalar a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, detail::Scalar b);
-Tensor operator>=(detail::Scalar a, const Tensor& b);
-Tensor operator==(const Tensor& a, const Tensor& b);
-Tensor operator==(const Tensor& a, detail::Scalar b);
-Tensor operator==(detail::Scalar a, const Tensor& b);
-Tensor operator!=(const Tensor& a, const Tensor& b);
-Tensor operator!=(const Tensor& a, detail::Scalar b);
-Tensor operator!=(detail::Scalar a, const Tensor& b);
+// the comparisons of the pointwise op list
+#define VMAP_COMPARISON_OP(name, Functor, symbol)              \
+  Tensor operator symbol(const Tensor& a, const Tensor& b);    \
+  Tensor operator symbol(const Tensor& a, detail::Scalar b);   \
+  Tensor operator symbol(detail::Scalar a, const Tensor& b);
+#include <vmap/detail/pointwise_ops.def>
 // Bool tensors: logical and/or; integer tensors: bitwise (as LibTorch).
 Tensor operator&(const Tensor& a, const Tensor& b);
 Tensor operator|(const Tensor& a, const Tensor& b);

@@ -244,30 +244,26 @@ inline constexpr auto kOpTable = [] {
     make("item",          member, F::scalar, R::item, {tensor}),
     make("data_ptr",      member, F::refused, R::refused, {tensor}),
     // --- unary pointwise ---
-    unary_member("abs"), unary_member("neg"), unary_member("relu"), unary_member("sign"),
-    unary_member("logical_not"),
-    unary_free("neg"), unary_free("abs"), unary_free("relu"), unary_free("logical_not"),
-    unary_free("sign"),
-    // --- the pointwise op list (Note [Pointwise op list]): member and free form of each ---
+    unary_member("abs"), unary_member("neg"), unary_member("logical_not"),
+    unary_free("neg"), unary_free("abs"), unary_free("logical_not"),
+    // --- the pointwise op list (Note [Pointwise op list]): member and free form of each, and
+    // a comparison's operator ---
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) unary_member(#name), unary_free(#name),
 #define VMAP_BINARY_OP(name, Functor, domain) binary_member(#name), binary_free(#name),
+#define VMAP_COMPARISON_OP(name, Functor, symbol) \
+    VMAP_BINARY_OP(name, Functor, comparison) binary_op("operator" #symbol),
 #include <vmap/detail/pointwise_ops.def>
     make("operator-", unary_operator, F::unary, R::unary_pointwise, {tensor}),
     make("operator!", unary_operator, F::unary, R::unary_pointwise, {tensor}),
     // --- binary pointwise (broadcasting, promotion with logical ranks) ---
     binary_op("operator+"), binary_op("operator-"), binary_op("operator*"), binary_op("operator/"),
-    binary_op("operator<"), binary_op("operator<="), binary_op("operator>"), binary_op("operator>="),
-    binary_op("operator=="), binary_op("operator!="), binary_op("operator&"), binary_op("operator|"),
+    binary_op("operator&"), binary_op("operator|"),
     binary_op("operator%"),  // remainder (LibTorch's: the sign of the divisor)
     alpha_free("add"), alpha_free("sub"), binary_free("mul"), binary_free("div"),
     binary_free("pow"), binary_free("maximum", tensor), binary_free("minimum", tensor),
-    binary_free("eq"), binary_free("ne"), binary_free("lt"), binary_free("le"),
-    binary_free("gt"), binary_free("ge"), binary_free("logical_and", tensor),
-    binary_free("logical_or", tensor),
+    binary_free("logical_and", tensor), binary_free("logical_or", tensor),
     alpha_member("add"), alpha_member("sub"), binary_member("mul"), binary_member("div"),
     binary_member("pow"), binary_member("maximum", tensor), binary_member("minimum", tensor),
-    binary_member("eq"), binary_member("ne"), binary_member("lt"), binary_member("le"),
-    binary_member("gt"), binary_member("ge"),
     binary_member("logical_and", tensor), binary_member("logical_or", tensor),
     make("div",     free_function, F::binary, R::binary_pointwise, {operand, operand, text}),
     make("div",     member, F::binary, R::binary_pointwise, {tensor, operand, text}),
@@ -427,18 +423,18 @@ inline constexpr auto kOpTable = [] {
 }();
 // clang-format on
 
-// Update this when adding an op: the registry (registry.cpp) and the SPEC-coverage test
-// check the same number.
-// The entries of the pointwise op list: two per op (member and free function).
+// The entries of the pointwise op list: a member and a free function each, and a
+// comparison's operator.
 inline constexpr std::size_t kPointwiseListEntries =
-    2 * (0
-#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) +1
-#define VMAP_BINARY_OP(name, Functor, domain) +1
+    0
+#define VMAP_UNARY_OP(name, Functor, domain, simd, cost) +2
+#define VMAP_BINARY_OP(name, Functor, domain) +2
+#define VMAP_COMPARISON_OP(name, Functor, symbol) VMAP_BINARY_OP(name, Functor, comparison) + 1
 #include <vmap/detail/pointwise_ops.def>
-    );
+    ;
 // Update this when adding an op outside the pointwise op list: the registry (registry.cpp)
 // and the SPEC-coverage test check the same number.
-static_assert(kOpTable.size() == 208 + kPointwiseListEntries,
+static_assert(kOpTable.size() == 186 + kPointwiseListEntries,
               "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
@@ -469,22 +465,25 @@ constexpr std::size_t find_op(std::string_view name, OpForm form,
 }
 
 // Note [Compiled fusion] (rules/include/vmap/fused.hpp): the pointwise ops a fused kernel
-// computes on one element (vmap::batched::Element in fused_element.hpp defines each): every op
-// of the pointwise op list, and these written out by hand there. Other pointwise entries
-// (gelu, softplus, lerp, `%` on tensors...) stay batched ops: the tool does not fuse them.
+// computes on one element (vmap::batched::Element in vmap/fused_element.hpp): every op of the
+// pointwise op list, which fused_element.hpp defines from the list, and these, which it writes
+// out (Note [Pointwise ops outside the list] in rules/src/batched/batched_ops.cpp says why).
+// vmap_generate_op_table_checks checks that Element has every form of the op table's entries
+// of both (Note [Every entry has every layer]). Other pointwise entries (gelu, softplus, lerp,
+// `%` on tensors...) stay batched ops: the tool does not fuse them.
+inline constexpr std::string_view kWrittenOutElementOps[] = {
+    "neg", "abs", "logical_not", "pow", "clamp", "where", "add", "sub", "mul", "div",
+    "maximum", "minimum", "logical_and", "logical_or", "operator+", "operator-", "operator*",
+    "operator/", "operator&", "operator|", "operator!"};
 constexpr bool has_element_form(std::string_view name) {
-  constexpr std::string_view written_out[] = {
-      "neg", "abs", "relu", "sign", "logical_not", "pow", "clamp", "where", "add", "sub",
-      "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and",
-      "logical_or", "operator+", "operator-", "operator*", "operator/", "operator<",
-      "operator<=", "operator>", "operator>=", "operator==", "operator!=", "operator&",
-      "operator|", "operator!"};
-  for (std::string_view op : written_out)
+  for (std::string_view op : kWrittenOutElementOps)
     if (op == name) return true;
 #define VMAP_UNARY_OP(op, Functor, domain, simd, cost) \
   if (name == #op) return true;
 #define VMAP_BINARY_OP(op, Functor, domain) \
   if (name == #op) return true;
+#define VMAP_COMPARISON_OP(op, Functor, symbol) \
+  if (name == #op || name == "operator" #symbol) return true;
 #include <vmap/detail/pointwise_ops.def>
   return false;
 }
