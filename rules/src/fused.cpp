@@ -316,7 +316,7 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 // position of the outer level dims, a row of up to kRowBlock examples along the innermost
 // level dim is summed together, the examples' elements k outermost and the row j
 // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
-// rows loop, Fused::sum_row), the sums the result's own slots. (Tiles of sums kept in
+// rows loop, Fused::sum_row: two k per pass, added in order), the sums the result's own slots. (Tiles of sums kept in
 // registers through the k loop, one tile loop per tail width, ran faster but cost a
 // rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose stride
 // along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed [k][j],
