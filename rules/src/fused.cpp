@@ -52,7 +52,11 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
   if (layout.dtype != kFloat32 && layout.dtype != kFloat64) return std::nullopt;
   const int64_t full_rank = layout.levels + rank;
   layout.sizes.assign(static_cast<std::size_t>(full_rank), 1);
+  // Every vector at its final capacity at once: their allocations are a fixed cost of each
+  // call (a 100x200x10 distance is about 15 us).
   std::vector<std::vector<int64_t>> strides;
+  strides.reserve(operands.size());
+  layout.operands.reserve(operands.size());
   for (const Value& v : operands) {
     if (Access::physical_dtype(v) != layout.dtype) return std::nullopt;
     const Tensor physical = v.aligned(layout.levels);  // computes a pending value
@@ -82,6 +86,9 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
   // size-1 dims drop out. Never across the level / example boundary: a reduction walks
   // its examples by runs.
   layout.strides.resize(strides.size());
+  layout.dims.reserve(static_cast<std::size_t>(full_rank));
+  for (std::vector<int64_t>& operand_strides : layout.strides)
+    operand_strides.reserve(static_cast<std::size_t>(full_rank));
   for (int64_t d = 0; d < full_rank; ++d) {
     const auto t = static_cast<std::size_t>(d);
     const int64_t size = layout.sizes[t];
@@ -226,27 +233,33 @@ template <class T>
 const TypedKernel<T>* applicable(const TypedKernel<T>* typed, const FusedLayout& layout,
                                  const void* kernel) {
   if (typed == nullptr) return nullptr;
-  const Walker<T> walker(layout);
-  return typed->computes(kernel, walker.base.data()) ? typed : nullptr;
+  std::array<const T*, kFusedMaxOperands> first{};
+  for (std::size_t n = 0; n < layout.operands.size(); ++n)
+    first[n] = layout.operands[n].template data_ptr<T>();
+  return typed->computes(kernel, first.data()) ? typed : nullptr;
 }
 
-// A whole pending node of `sizes` and `dtype` (Note [Deferred results]) that fill(kernel,
-// out) computes into the destination it gets (or a new tensor, when it gets none), with a
+// A whole pending node of `sizes` and `dtype` (Note [Deferred results]) that fill(layout,
+// kernel, out) computes into the destination it gets (or a new tensor, when it gets none),
+// with the layout (moved in, not copied: its vectors are a fixed cost of every call) and a
 // copy of the kernel kept alive until then.
-Value deferred(const FusedLayout& layout, std::vector<int64_t> sizes, Dtype dtype,
-               const KernelCode& code, std::function<void(const void*, void*)> fill) {
+Value deferred(FusedLayout layout, std::vector<int64_t> sizes, Dtype dtype,
+               const KernelCode& code,
+               std::function<void(const FusedLayout&, const void*, void*)> fill) {
+  std::vector<Tensor> inputs = layout.operands;
+  const int64_t levels = layout.levels;
   std::shared_ptr<const void> kernel = code.keep(code.kernel);
-  auto compute = [sizes, dtype, kernel = std::move(kernel),
+  auto compute = [sizes, dtype, layout = std::move(layout), kernel = std::move(kernel),
                   fill = std::move(fill)](const Tensor& destination) {
     const Tensor out = destination.defined() && destination.dtype() == dtype
                            ? destination
                            : vmap::empty(sizes, dtype);
-    fill(kernel.get(), out.raw_data());
+    fill(layout, kernel.get(), out.raw_data());
     return out;
   };
   return Access::make_pending(
-      whole_node(std::move(sizes), dtype, kCPU, layout.operands, std::move(compute)),
-      layout.levels, false);
+      whole_node(std::move(sizes), dtype, kCPU, std::move(inputs), std::move(compute)), levels,
+      false);
 }
 
 // Writes the kernel's elements, in the flattened order of the layout, to `out`.
@@ -316,7 +329,7 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 // position of the outer level dims, a row of up to kRowBlock examples along the innermost
 // level dim is summed together, the examples' elements k outermost and the row j
 // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
-// rows loop, Fused::sum_row), the sums the result's own slots. (Tiles of sums kept in
+// rows loop, Fused::sum_row: two k per pass, added in order), the sums the result's own slots. (Tiles of sums kept in
 // registers through the k loop, one tile loop per tail width, ran faster but cost a
 // rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose stride
 // along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed [k][j],
@@ -427,28 +440,29 @@ void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const 
 }
 
 template <class T>
-std::optional<Value> store_value(const FusedLayout& layout, const TypedKernel<T>* compiled,
+std::optional<Value> store_value(FusedLayout layout, const TypedKernel<T>* compiled,
                                  const KernelCode& code) {
   const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
   if (typed == nullptr) return std::nullopt;
-  return deferred(layout, layout.sizes, typed->result, code,
-                  [layout, typed](const void* kernel, void* out) {
-                    store<T>(layout, *typed, kernel, out);
+  std::vector<int64_t> sizes = layout.sizes;
+  return deferred(std::move(layout), std::move(sizes), typed->result, code,
+                  [typed](const FusedLayout& laid_out, const void* kernel, void* out) {
+                    store<T>(laid_out, *typed, kernel, out);
                   });
 }
 
 template <class T>
-std::optional<Value> sum_value(const FusedLayout& layout, const TypedKernel<T>* compiled,
+std::optional<Value> sum_value(FusedLayout layout, const TypedKernel<T>* compiled,
                                const KernelCode& code, bool mean) {
   const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
   if (typed == nullptr) return std::nullopt;
   std::vector<int64_t> sizes(layout.sizes.begin(), layout.sizes.begin() + layout.levels);
-  return deferred(layout, std::move(sizes), typed->result, code,
-                  [layout, typed, mean](const void* kernel, void* out) {
+  return deferred(std::move(layout), std::move(sizes), typed->result, code,
+                  [typed, mean](const FusedLayout& laid_out, const void* kernel, void* out) {
                     if (typed->result == kFloat64)
-                      sum_examples<T>(layout, *typed, kernel, mean, static_cast<double*>(out));
+                      sum_examples<T>(laid_out, *typed, kernel, mean, static_cast<double*>(out));
                     else
-                      sum_examples<T>(layout, *typed, kernel, mean, static_cast<float*>(out));
+                      sum_examples<T>(laid_out, *typed, kernel, mean, static_cast<float*>(out));
                   });
 }
 
@@ -488,18 +502,18 @@ bool accumulate_into(Tensor& acc, Reduce op, const FusedLayout& layout,
 }  // namespace
 
 std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code) {
-  const std::optional<FusedLayout> layout = planned(operands, false);
+  std::optional<FusedLayout> layout = planned(operands, false);
   if (!layout) return std::nullopt;
-  return layout->dtype == kFloat64 ? store_value(*layout, code.f64, code)
-                                   : store_value(*layout, code.f32, code);
+  return layout->dtype == kFloat64 ? store_value(std::move(*layout), code.f64, code)
+                                   : store_value(std::move(*layout), code.f32, code);
 }
 
 std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
                                bool mean) {
-  const std::optional<FusedLayout> layout = planned(operands, false);
+  std::optional<FusedLayout> layout = planned(operands, false);
   if (!layout) return std::nullopt;
-  return layout->dtype == kFloat64 ? sum_value(*layout, code.f64, code, mean)
-                                   : sum_value(*layout, code.f32, code, mean);
+  return layout->dtype == kFloat64 ? sum_value(std::move(*layout), code.f64, code, mean)
+                                   : sum_value(std::move(*layout), code.f32, code, mean);
 }
 
 bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands,

@@ -63,10 +63,11 @@ TEST(FusedReduction, ShortAndLongExamplesOverRowsOfEveryLength) {
 TEST(FusedReduction, RowsOfShortExamplesInFloat32AndFloat64) {
   Rng rng(25);
   // Rows of examples around a vector's and 64 floats' widths, in both types, examples of
-  // one element (every operand broadcasts along the innermost dim) and of ten.
+  // one element (every operand broadcasts along the innermost dim), of three (a pair of
+  // elements per pass over the row and one left: Fused::sum_row) and of ten.
   for (const Dtype dtype : {kFloat32, kFloat64})
     for (int64_t rows : {3, 4, 8, 9, 31, 32, 33, 63, 64, 65, 71, 200})
-      for (int64_t width : {1, 10}) {
+      for (int64_t width : {1, 3, 10}) {
         SCOPED_TRACE(testing::Message() << dtype << ", " << rows << " rows of width " << width);
         const Tensor x = test::random_tensor(rng, {5, width}, dtype);
         const Tensor y = test::random_tensor(rng, {rows, width}, dtype);

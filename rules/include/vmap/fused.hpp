@@ -429,10 +429,27 @@ class Fused {
                                const std::array<int64_t, kValues>& step, int64_t per,
                                int64_t count, R* into) const {
     const std::array<int64_t, kValues> unused{};
-    for (int64_t j = 0; j < count; ++j) into[j] = 0;
-    for (int64_t k = 0; k < per; ++k) {
+    auto row_at = [&](int64_t k) {
       std::array<const T*, kValues> from;
       for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+      return from;
+    };
+    for (int64_t j = 0; j < count; ++j) into[j] = 0;
+    // Two elements of each example per pass over the row, added one after the other (the
+    // same order and rounding as one per pass): the row's sums are loaded and stored half as
+    // often, and those stores bounded the loop (a 100x200x10 distance's loop alone on AVX2,
+    // 13.1 -> 8.4 us; the plain loop's AVX-512 one pass per element takes 11.2 us).
+    int64_t k = 0;
+    for (; k + 2 <= per; k += 2) {
+      const std::array<const T*, kValues> from = row_at(k), next = row_at(k + 1);
+#pragma omp simd
+      for (int64_t j = 0; j < count; ++j) {
+        const R sum = into[j] + detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
+        into[j] = sum + detail::kernel_at<T, kMask>(kernel_, args_, next, unused, j, Indices{});
+      }
+    }
+    if (k < per) {
+      const std::array<const T*, kValues> from = row_at(k);
 #pragma omp simd
       for (int64_t j = 0; j < count; ++j)
         into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
