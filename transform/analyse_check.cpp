@@ -352,7 +352,7 @@ bool Analyser::checkWrites() {
                         !Var->getType()->isReferenceType() &&
                         isRebinding(W, Var);
     bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
-                               !isRebinding(W, Param) && !RebindsLocal;
+                               !isRebinding(W, Param);
     if (Result.Callee && !RebindsLocal &&
         (!Locals.count(W.Resolved.Base) || SharesCallersTensor))
       return refuseAt(diag::refuse_invariant_write, W.Site->getSourceRange(),
