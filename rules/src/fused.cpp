@@ -329,17 +329,26 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 // position of the outer level dims, a row of up to kRowBlock examples along the innermost
 // level dim is summed together, the examples' elements k outermost and the row j
 // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
-// rows loop, Fused::sum_row: two k per pass, added in order), the sums the result's own slots. (Tiles of sums kept in
+// rows loop, Fused::sum_row: two k per pass, added in order). (Tiles of sums kept in
 // registers through the k loop, one tile loop per tail width, ran faster but cost a
-// rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose stride
-// along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed [k][j],
-// contiguous along the row: once for the call when it does not vary along the outer level dims (the
-// y of a pairwise distance), per row otherwise. Each example is still summed by one thread in its
-// elements' order in the element type, so the result does not depend on the thread count; long
-// examples keep sum_run's blocked lanes.
+// rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose
+// stride along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed
+// [k][j], contiguous along the row: once for the call when it does not vary along the outer
+// level dims (the y of a pairwise distance), per row otherwise. Each example is still summed
+// by one thread in its elements' order in the element type, so the result does not depend on
+// the thread count; long examples keep sum_run's blocked lanes.
+//
+// The row's sums are a local buffer, copied (or averaged) into the result's slots after the
+// last k. Where no operand is read in place along the row (each one packed or one value),
+// the row is padded to whole vectors (kRowPad): packed rows are that long, their padding
+// zeros, and the padded sums are dropped, so no pass over the row ends in a scalar tail (a
+// row of 200 has one of 8 in 16-float vectors, on every pass).
 constexpr int64_t kShortExample = 256;
 constexpr int64_t kRowBlock = 512;
+constexpr int64_t kRowPad = 16;  // elements: one 64-byte vector of float
 constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
+
+constexpr int64_t padded(int64_t count) { return (count + kRowPad - 1) / kRowPad * kRowPad; }
 
 template <class T, class R>
 void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel, R* out,
@@ -358,12 +367,18 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
   for (std::size_t n = 0; n < operands; ++n)
     read_broadcasts = read_broadcasts || walker.strides[n][row_dim] != 0;
   read_broadcasts = read_broadcasts && loops.has_masks();
+  bool pad = true;  // no operand read in place along the row
   for (std::size_t n = 0; n < operands; ++n) {
     const int64_t along_row = walker.strides[n][row_dim];
     // Broadcasts read as one value where the kernel has their loops; else packed too.
     const bool direct = along_row == 1 || (along_row == 0 && read_broadcasts);
     if (along_row != 0 || !direct) mask |= 1 << n;
-    if (direct) continue;
+    pad = pad && !(direct && along_row == 1);
+  }
+  const int64_t packed_width = pad ? padded(width) : width;
+  for (std::size_t n = 0; n < operands; ++n) {
+    const int64_t along_row = walker.strides[n][row_dim];
+    if (along_row == 1 || (along_row == 0 && read_broadcasts)) continue;
     bool invariant = per * width <= kPackLimit;
     for (int d = 0; d < row_dim; ++d) invariant = invariant && walker.strides[n][d] == 0;
     if (!invariant) {
@@ -371,20 +386,23 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
       continue;
     }
     read[n] = Read::packed_once;
-    packed[n].resize(static_cast<std::size_t>(per * width));
-    pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, width,
+    packed[n].resize(static_cast<std::size_t>(per * packed_width));  // padding zeros
+    pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, packed_width,
          packed[n].data());
   }
   const FusedLoop<T> loop = loops.pick(mask);
   const int64_t tasks = layout.level_count / width * blocks;
   parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
     std::array<std::vector<T>, kFusedMaxOperands> row_buffer;
+    const int64_t row_capacity = pad ? padded(std::min(width, kRowBlock)) : kRowBlock;
     for (std::size_t n = 0; n < operands; ++n)
       if (read[n] == Read::packed_per_row)
-        row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
+        row_buffer[n].resize(static_cast<std::size_t>(per * row_capacity));  // padding zeros
+    alignas(64) R sums[kRowBlock];
     for (int64_t task = first; task < last; ++task) {
       const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
       const int64_t count = std::min(kRowBlock, width - j0);
+      const int64_t row_length = pad ? padded(count) : count;
       std::array<const T*, kFusedMaxOperands> row;
       std::array<int64_t, kFusedMaxOperands> k_step;
       for (std::size_t n = 0; n < operands; ++n) {
@@ -402,20 +420,22 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
             break;
           case Read::packed_once:
             row[n] = packed[n].data() + j0;
-            k_step[n] = width;
+            k_step[n] = packed_width;
             break;
           case Read::packed_per_row:
-            pack(at + j0 * along_row, along_row, along_example, per, count, count,
+            pack(at + j0 * along_row, along_row, along_example, per, count, row_length,
                  row_buffer[n].data());
             row[n] = row_buffer[n].data();
-            k_step[n] = count;
+            k_step[n] = row_length;
             break;
         }
       }
-      R* const sums = out + outer * width + j0;
-      loop(kernel, row.data(), k_step.data(), per, count, sums);
+      loop(kernel, row.data(), k_step.data(), per, row_length, sums);
+      R* const slots = out + outer * width + j0;
       if (mean)
-        for (int64_t j = 0; j < count; ++j) sums[j] /= static_cast<R>(per);
+        for (int64_t j = 0; j < count; ++j) slots[j] = sums[j] / static_cast<R>(per);
+      else
+        std::copy_n(sums, count, slots);
     }
   });
 }

@@ -12,6 +12,15 @@
 
 namespace vmap::batched {
 
+// Every op on elements is inlined whatever its size: pow's switch of forms folds only once
+// inlined into the kernel with its literal exponent, and GCC's size heuristics left it a
+// call per element in a loop of four calls (not vectorised: 20x slower).
+#if defined(__GNUC__) || defined(__clang__)
+#define VMAP_ELEMENT_INLINE __attribute__((always_inline)) inline
+#else
+#define VMAP_ELEMENT_INLINE inline
+#endif
+
 template <class T>
 struct Element;
 
@@ -68,7 +77,7 @@ template <class T>
 using same_type = T;
 
 template <class X>
-constexpr Raw<X> raw(const X& x) {
+VMAP_ELEMENT_INLINE constexpr Raw<X> raw(const X& x) {
   if constexpr (IsElement<X>) return x.value;
   else return x;
 }
@@ -77,7 +86,8 @@ constexpr Raw<X> raw(const X& x) {
 // kernel's first element is computed alone, so the fused call falls back to the batched ops,
 // which raise the eager op's error).
 template <class Out, class T, class F, class... X>
-Element<std::conditional_t<std::is_void_v<Out>, T, Out>> apply(F f, const X&... x) {
+VMAP_ELEMENT_INLINE Element<std::conditional_t<std::is_void_v<Out>, T, Out>> apply(F f,
+                                                                                 const X&... x) {
   if constexpr (!functors::accepts_type<F, T>()) {
     throw vmap::Error("fused kernel: an op is not defined for this dtype");
     return {};
@@ -90,7 +100,7 @@ Element<std::conditional_t<std::is_void_v<Out>, T, Out>> apply(F f, const X&... 
 // [pow strength reduction]) with its functors, so bit for bit the eager result; a literal
 // exponent folds at compile time.
 template <class T>
-Element<T> power(T base, double exponent) {
+VMAP_ELEMENT_INLINE Element<T> power(T base, double exponent) {
   using enum functors::PowerForm;
   const functors::Mul mul;
   const functors::PowerForm form = functors::power_form(exponent, std::is_floating_point_v<T>);
@@ -119,14 +129,14 @@ Element<T> power(T base, double exponent) {
 
 #define VMAP_ELEMENT_UNARY(NAME, FUNCTOR, TYPE)                                                 \
   template <element_detail::IsElement X>                                                      \
-  auto NAME(const X& x) {                                                                      \
+  VMAP_ELEMENT_INLINE auto NAME(const X& x) {                                                  \
     using T = typename element_detail::Traits<X>::type;                                        \
     return element_detail::apply<void, TYPE>(element_detail::functors::FUNCTOR{}, x);          \
   }
 #define VMAP_ELEMENT_BINARY(NAME, FUNCTOR, TYPE, OUT)                                           \
   template <class A, class B>                                                                  \
     requires element_detail::ElementOperands<A, B>                                             \
-  auto NAME(const A& a, const B& b) {                                                          \
+  VMAP_ELEMENT_INLINE auto NAME(const A& a, const B& b) {                                      \
     using T = element_detail::Promoted<A, B>;                                                  \
     return element_detail::apply<OUT, TYPE>(element_detail::functors::FUNCTOR{}, a, b);        \
   }
@@ -194,7 +204,7 @@ auto sub(const A& a, const B& b, const Alpha& alpha = 1) {
 
 template <class A, class B>
   requires element_detail::ElementOperands<A, B>
-auto pow(const A& base, const B& exponent) {
+VMAP_ELEMENT_INLINE auto pow(const A& base, const B& exponent) {
   using T = element_detail::Promoted<A, B>;
   if constexpr (std::is_arithmetic_v<B>)
     return element_detail::power<T>(static_cast<T>(base.value), static_cast<double>(exponent));
@@ -237,29 +247,53 @@ struct Element {
 
   // The members of Tensor's pointwise ops, as the free functions above.
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
-  auto name() const { return batched::name(*this); }
-#define VMAP_BINARY_OP(name, Functor, domain) \
-  template <class B> auto name(const B& b) const { return batched::name(*this, b); }
+  VMAP_ELEMENT_INLINE auto name() const { return batched::name(*this); }
+#define VMAP_BINARY_OP(name, Functor, domain)        \
+  template <class B>                                 \
+  VMAP_ELEMENT_INLINE auto name(const B& b) const {  \
+    return batched::name(*this, b);                  \
+  }
 #include <vmap/detail/pointwise_ops.def>
-  auto abs() const { return batched::abs(*this); }
-  auto neg() const { return batched::neg(*this); }
-  auto logical_not() const { return batched::logical_not(*this); }
-  template <class B> auto pow(const B& e) const { return batched::pow(*this, e); }
+  VMAP_ELEMENT_INLINE auto abs() const { return batched::abs(*this); }
+  VMAP_ELEMENT_INLINE auto neg() const { return batched::neg(*this); }
+  VMAP_ELEMENT_INLINE auto logical_not() const { return batched::logical_not(*this); }
+  template <class B>
+  VMAP_ELEMENT_INLINE auto pow(const B& e) const {
+    return batched::pow(*this, e);
+  }
   template <class B, class Alpha = vmap::detail::Scalar>
-  auto add(const B& b, const Alpha& alpha = 1) const {
+  VMAP_ELEMENT_INLINE auto add(const B& b, const Alpha& alpha = 1) const {
     return batched::add(*this, b, alpha);
   }
   template <class B, class Alpha = vmap::detail::Scalar>
-  auto sub(const B& b, const Alpha& alpha = 1) const {
+  VMAP_ELEMENT_INLINE auto sub(const B& b, const Alpha& alpha = 1) const {
     return batched::sub(*this, b, alpha);
   }
-  template <class B> auto mul(const B& b) const { return batched::mul(*this, b); }
-  template <class B> auto div(const B& b) const { return batched::div(*this, b); }
-  template <class B> auto maximum(const B& b) const { return batched::maximum(*this, b); }
-  template <class B> auto minimum(const B& b) const { return batched::minimum(*this, b); }
-  template <class B> auto logical_and(const B& b) const { return batched::logical_and(*this, b); }
-  template <class B> auto logical_or(const B& b) const { return batched::logical_or(*this, b); }
-  template <class L, class H> auto clamp(const L& low, const H& high) const {
+  template <class B>
+  VMAP_ELEMENT_INLINE auto mul(const B& b) const {
+    return batched::mul(*this, b);
+  }
+  template <class B>
+  VMAP_ELEMENT_INLINE auto div(const B& b) const {
+    return batched::div(*this, b);
+  }
+  template <class B>
+  VMAP_ELEMENT_INLINE auto maximum(const B& b) const {
+    return batched::maximum(*this, b);
+  }
+  template <class B>
+  VMAP_ELEMENT_INLINE auto minimum(const B& b) const {
+    return batched::minimum(*this, b);
+  }
+  template <class B>
+  VMAP_ELEMENT_INLINE auto logical_and(const B& b) const {
+    return batched::logical_and(*this, b);
+  }
+  template <class B>
+  VMAP_ELEMENT_INLINE auto logical_or(const B& b) const {
+    return batched::logical_or(*this, b);
+  }
+  template <class L, class H> VMAP_ELEMENT_INLINE auto clamp(const L& low, const H& high) const {
     return batched::clamp(*this, low, high);
   }
 };
