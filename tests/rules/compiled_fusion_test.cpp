@@ -282,6 +282,115 @@ TEST(CompiledFusion, PowByASmallConstantIsMultipliesAndRoots) {
 }  // namespace vmap
 
 namespace vmap {
+// Note [Epilogues of whole nodes]: a pointwise op after a compiled sum or mean joins it and
+// lands in the store's slots. Each must equal the runtime op on the same sums (stored by the
+// same kernel): bit for bit, not close.
+struct PairwiseSums {
+  Tensor x, y;
+  bool mean = false;
+
+  vb::Value reduced(const vb::Value& i, const vb::Value& j) const {
+    const auto difference = vb::fused([](const auto& a, const auto& b) { return (a - b) * (a - b); },
+                                      vb::at(x, i), vb::at(y, j));
+    return mean ? difference.mean() : difference.sum();
+  }
+  // out[i][j] = epilogue(reduced, i), under two levels as the tool rewrites it.
+  template <class Epilogue>
+  Tensor stored(Epilogue epilogue) const {
+    Tensor out = zeros({x.size(0), y.size(0)}, x.dtype());
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::Level level1(0, y.size(0));
+    const vb::Value j = level1.index();
+    vb::at(vb::at(out, i), j) = epilogue(reduced(i, j), i);
+    return out;
+  }
+  Tensor sums() const {
+    return stored([](const vb::Value& reduced, const vb::Value&) { return reduced; });
+  }
+};
+
+void expect_equal(const Tensor& actual, const Tensor& expected) {
+  ASSERT_EQ(actual.sizes().vec(), expected.sizes().vec());
+  ASSERT_EQ(actual.dtype(), expected.dtype());
+  EXPECT_TRUE(vmap::allclose(actual, expected, 0, 0, true)) << actual << "\n" << expected;
+}
+
+TEST(CompiledFusion, UnaryEpiloguesOfASumEqualTheOpOnTheSums) {
+  Rng rng(21);
+  // Below one block (eager before), and above it on threads.
+  for (const int64_t rows : {100, 2000}) {
+    SCOPED_TRACE(testing::Message() << rows << " rows");
+    vmap_test::OmpThreads threads(2);
+    const PairwiseSums pairs{test::random_tensor(rng, {rows, 10}, kFloat32),
+                             test::random_tensor(rng, {40, 10}, kFloat32)};
+    const Tensor sums = pairs.sums();
+    expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return s.sqrt(); }),
+                 sums.sqrt());
+    expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return (-s).exp(); }),
+                 (-sums).exp());
+    // Composites (ops_composite.cpp) read their input after writing their result.
+    expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return vb::gelu(s); }),
+                 vmap::gelu(sums));
+    expect_equal(
+        pairs.stored([](const vb::Value& s, const vb::Value&) { return vb::softplus(s, 0.5); }),
+        vmap::softplus(sums, 0.5));
+  }
+}
+
+TEST(CompiledFusion, EpiloguesWithNumbersAndChainsOfThem) {
+  Rng rng(22);
+  const PairwiseSums pairs{test::random_tensor(rng, {30, 10}, kFloat32),
+                           test::random_tensor(rng, {20, 10}, kFloat32)};
+  const Tensor sums = pairs.sums();
+  expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return s * 0.5; }),
+               sums * 0.5);
+  expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return 1.0 - s; }),
+               1.0 - sums);
+  expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return s.sqrt() * 2 + 1; }),
+               sums.sqrt() * 2 + 1);
+  // A bool result converted by the store, as eagerly.
+  expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return s > 3; }),
+               (sums > 3).to(kFloat32));
+}
+
+TEST(CompiledFusion, EpiloguesOfAMeanAndOfFloat64Sums) {
+  Rng rng(23);
+  for (const Dtype dtype : {kFloat32, kFloat64})
+    for (const bool mean : {false, true}) {
+      SCOPED_TRACE(testing::Message() << dtype << (mean ? " mean" : " sum"));
+      const PairwiseSums pairs{test::random_tensor(rng, {25, 7}, dtype),
+                               test::random_tensor(rng, {33, 7}, dtype), mean};
+      const Tensor sums = pairs.sums();
+      expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return s.exp(); }),
+                   sums.exp());
+      expect_equal(pairs.stored([](const vb::Value& s, const vb::Value&) { return s.sqrt(); }),
+                   sums.sqrt());
+    }
+}
+
+// What does not join the sum (a per-example tensor operand, a second sum, a reduction, a use
+// other than a store) takes the eager ops on the materialised sums.
+TEST(CompiledFusion, EpiloguesThatDoNotJoinTheSum) {
+  Rng rng(24);
+  const PairwiseSums pairs{test::random_tensor(rng, {30, 10}, kFloat32),
+                           test::random_tensor(rng, {20, 10}, kFloat32)};
+  const Tensor scale = test::random_tensor(rng, {30}, kFloat32);
+  const Tensor sums = pairs.sums();
+  expect_equal(pairs.stored([&](const vb::Value& s, const vb::Value& i) { return s * vb::at(scale, i); }),
+               sums * scale.unsqueeze(1));
+  expect_equal(pairs.stored([&](const vb::Value& s, const vb::Value&) { return s + s.sqrt(); }),
+               sums + sums.sqrt());
+  expect_equal(pairs.stored([&](const vb::Value& s, const vb::Value&) { return s.sqrt().amax(); }),
+               sums.sqrt());
+  // A joined value used twice, as an operand: computed once, outside the store.
+  expect_equal(pairs.stored([&](const vb::Value& s, const vb::Value&) {
+                 const vb::Value root = s.sqrt();
+                 return root * root;
+               }),
+               sums.sqrt() * sums.sqrt());
+}
+
 namespace {
 
 // The compiled kernel makes no tensor per block or per example: its op count is the same for

@@ -50,6 +50,9 @@
 //     op computes into out (Note [Results into a destination]); the node then keeps a view
 //     of the slot as its value, and settle_before_write copies it out before the slot is
 //     written again, as does any other use (which would have copied it eagerly anyway);
+//   - a pointwise op over it and numbers (`.sum().sqrt()`): joins it, one whole node whose
+//     call computes the op into the destination (Note [Epilogues of whole nodes] in
+//     batched_fused.cpp);
 //   - anything else (a masked store, an operand of another op): materialised, as eagerly.
 // settle_before_write computes it before any of its leaves is overwritten, as for a chain.
 // Data-dependent errors of later examples (an index out of range) are raised where the
@@ -107,7 +110,9 @@ PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
 Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, int64_t levels,
                       bool cpp_scalar);
 // `v` as an operand, with its physical sizes mapped by `reshape_sizes` (which only inserts
-// or removes size-1 dims): a child node when v is pending, else the reshaped tensor.
+// or removes size-1 dims): a child node when v is a pending chain, v's own node when it is a
+// deferred whole node of the same sizes (pointwise_value joins or materialises it), else the
+// reshaped tensor.
 PendingOperand operand_of(
     const Value& v, const std::function<std::vector<int64_t>(std::vector<int64_t>)>& reshape_sizes);
 
