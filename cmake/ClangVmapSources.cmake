@@ -35,6 +35,22 @@
 # different flags, and two custom commands must not produce one file.
 include_guard(GLOBAL)
 
+# Note [Vector ISA of compiled kernels] (vmap/fused.hpp): compiled fused kernels target
+# AVX-512 where the build machine has it (a plain loop's -march=native there), else AVX2+FMA;
+# either runs only on a CPU that has it (the batched ops otherwise).
+if(NOT DEFINED CLANG_VMAP_FUSED_AVX512)
+  include(CheckCXXSourceRuns)
+  check_cxx_source_runs([[
+    int main() {
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")
+                 ? 0 : 1;
+    }]] CLANG_VMAP_HOST_HAS_AVX512)
+  option(CLANG_VMAP_FUSED_AVX512
+         "Compile clang-vmap's fused kernels for AVX-512 (default: when this machine has it)"
+         ${CLANG_VMAP_HOST_HAS_AVX512})
+endif()
+
 # The -std= flag the target compiles with, as a generator expression: like CMake, the
 # higher of CXX_STANDARD and the cxx_std_NN compile features (its own and those of what it
 # links, e.g. vmap::runtime's cxx_std_20); nothing when neither says.
@@ -186,6 +202,10 @@ function(clang_vmap_sources target)
   # vmap::runtime's. APPEND keeps working whatever signature the user's own
   # target_link_libraries calls use.
   set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES vmap::rules)
+  # The whole target, so every source that instantiates a fused kernel agrees.
+  if(CLANG_VMAP_FUSED_AVX512)
+    target_compile_definitions(${target} PRIVATE VMAP_FUSED_AVX512)
+  endif()
   get_target_property(target_type ${target} TYPE)
   if(target_type MATCHES "STATIC_LIBRARY|OBJECT_LIBRARY")
     set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES

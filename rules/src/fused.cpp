@@ -128,22 +128,25 @@ void parallel_ranges(int64_t count, int64_t cost,
   }
 }
 
+// Whether this CPU runs code compiled for `isa` (Note [Vector ISA of compiled kernels]),
+// checked once per ISA.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-bool cpu_has_avx2_fma() {
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return has;
+bool cpu_runs(VectorIsa isa) {
+  static const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool avx512 = avx2_fma && __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512vl") &&
+                             __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512dq");
+  switch (isa) {
+    case VectorIsa::users: return true;
+    case VectorIsa::avx2_fma: return avx2_fma;
+    case VectorIsa::avx512: return avx512;
+  }
+  return false;
 }
 #else
-bool cpu_has_avx2_fma() { return false; }
+bool cpu_runs(VectorIsa isa) { return isa == VectorIsa::users; }
 #endif
-
-// Which of the kernel's copies runs here (Note [Vector ISA of compiled kernels]): 1, its
-// AVX2+FMA copy, where compiled (its runs always have the any-stride loop) and the CPU has
-// AVX2 and FMA; else 0, the user's ISA.
-template <class T>
-std::size_t isa(const TypedKernel<T>& typed) {
-  return typed.runs[1].any != nullptr && cpu_has_avx2_fma() ? 1 : 0;
-}
 
 template <class T>
 struct Walker {
@@ -227,12 +230,12 @@ std::optional<FusedLayout> planned(const std::vector<Value>& operands, bool ever
   return layout;
 }
 
-// The kernel's loops for the element type T of `layout`, when it is compiled for T and its
-// first element computes (an op T does not define throws there, before any thread runs it).
+// The kernel's loops for the element type T of `layout`, when it is compiled for T, this CPU
+// runs their vector ISA, and its first element computes (an op T does not define throws there, before any thread runs it).
 template <class T>
 const TypedKernel<T>* applicable(const TypedKernel<T>* typed, const FusedLayout& layout,
                                  const void* kernel) {
-  if (typed == nullptr) return nullptr;
+  if (typed == nullptr || !cpu_runs(typed->isa)) return nullptr;
   std::array<const T*, kFusedMaxOperands> first{};
   for (std::size_t n = 0; n < layout.operands.size(); ++n)
     first[n] = layout.operands[n].template data_ptr<T>();
@@ -267,7 +270,7 @@ template <class T>
 void store(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel,
            void* out) {
   const Walker<T> walker(layout);
-  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
+  const FusedLoop<T> loop = typed.runs.pick(walker.inner_mask);
   const int64_t size = vmap::detail::element_size(typed.result);
   const int64_t count = layout.level_count * layout.example_count;
   parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
@@ -298,7 +301,7 @@ Sum sum_range(const Walker<T>& walker, FusedLoop<T> loop, const void* kernel, in
 template <class T, class Sum>
 Sum sum_all(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel) {
   const Walker<T> walker(layout);
-  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
+  const FusedLoop<T> loop = typed.runs.pick(walker.inner_mask);
   const int64_t count = layout.level_count * layout.example_count;
   constexpr int64_t kMaxChunks = 64;
   const int64_t chunks = std::max<int64_t>(1, std::min(kMaxChunks, count / 4096));
@@ -329,32 +332,23 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 // position of the outer level dims, a row of up to kRowBlock examples along the innermost
 // level dim is summed together, the examples' elements k outermost and the row j
 // innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
-// rows loop, Fused::sum_row: two k per pass, added in order). (Tiles of sums kept in
+// rows loop, Fused::sum_row: two k per pass, added in order), the sums the result's own slots. (Tiles of sums kept in
 // registers through the k loop, one tile loop per tail width, ran faster but cost a
-// rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose
-// stride along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed
-// [k][j], contiguous along the row: once for the call when it does not vary along the outer
-// level dims (the y of a pairwise distance), per row otherwise. Each example is still summed
-// by one thread in its elements' order in the element type, so the result does not depend on
-// the thread count; long examples keep sum_run's blocked lanes.
-//
-// The row's sums are a local buffer, copied (or averaged) into the result's slots after the
-// last k. Where no operand is read in place along the row (each one packed or one value),
-// the row is padded to whole vectors (kRowPad): packed rows are that long, their padding
-// zeros, and the padded sums are dropped, so no pass over the row ends in a scalar tail (a
-// row of 200 has one of 8 in 16-float vectors, on every pass).
+// rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose stride
+// along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed [k][j],
+// contiguous along the row: once for the call when it does not vary along the outer level dims (the
+// y of a pairwise distance), per row otherwise. Each example is still summed by one thread in its
+// elements' order in the element type, so the result does not depend on the thread count; long
+// examples keep sum_run's blocked lanes.
 constexpr int64_t kShortExample = 256;
 constexpr int64_t kRowBlock = 512;
-constexpr int64_t kRowPad = 16;  // elements: one 64-byte vector of float
 constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
-
-constexpr int64_t padded(int64_t count) { return (count + kRowPad - 1) / kRowPad * kRowPad; }
 
 template <class T, class R>
 void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel, R* out,
               bool mean) {
   const Walker<T> walker(layout);
-  const FusedLoops<T>& loops = typed.rows[isa(typed)];
+  const FusedLoops<T>& loops = typed.rows;
   const std::size_t operands = walker.operands;
   const int row_dim = walker.rank - 2, example_dim = walker.rank - 1;
   const int64_t width = walker.dims[row_dim], per = walker.dims[example_dim];
@@ -367,18 +361,12 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
   for (std::size_t n = 0; n < operands; ++n)
     read_broadcasts = read_broadcasts || walker.strides[n][row_dim] != 0;
   read_broadcasts = read_broadcasts && loops.has_masks();
-  bool pad = true;  // no operand read in place along the row
   for (std::size_t n = 0; n < operands; ++n) {
     const int64_t along_row = walker.strides[n][row_dim];
     // Broadcasts read as one value where the kernel has their loops; else packed too.
     const bool direct = along_row == 1 || (along_row == 0 && read_broadcasts);
     if (along_row != 0 || !direct) mask |= 1 << n;
-    pad = pad && !(direct && along_row == 1);
-  }
-  const int64_t packed_width = pad ? padded(width) : width;
-  for (std::size_t n = 0; n < operands; ++n) {
-    const int64_t along_row = walker.strides[n][row_dim];
-    if (along_row == 1 || (along_row == 0 && read_broadcasts)) continue;
+    if (direct) continue;
     bool invariant = per * width <= kPackLimit;
     for (int d = 0; d < row_dim; ++d) invariant = invariant && walker.strides[n][d] == 0;
     if (!invariant) {
@@ -386,23 +374,20 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
       continue;
     }
     read[n] = Read::packed_once;
-    packed[n].resize(static_cast<std::size_t>(per * packed_width));  // padding zeros
-    pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, packed_width,
+    packed[n].resize(static_cast<std::size_t>(per * width));
+    pack(walker.base[n], along_row, walker.strides[n][example_dim], per, width, width,
          packed[n].data());
   }
   const FusedLoop<T> loop = loops.pick(mask);
   const int64_t tasks = layout.level_count / width * blocks;
   parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
     std::array<std::vector<T>, kFusedMaxOperands> row_buffer;
-    const int64_t row_capacity = pad ? padded(std::min(width, kRowBlock)) : kRowBlock;
     for (std::size_t n = 0; n < operands; ++n)
       if (read[n] == Read::packed_per_row)
-        row_buffer[n].resize(static_cast<std::size_t>(per * row_capacity));  // padding zeros
-    alignas(64) R sums[kRowBlock];
+        row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
     for (int64_t task = first; task < last; ++task) {
       const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
       const int64_t count = std::min(kRowBlock, width - j0);
-      const int64_t row_length = pad ? padded(count) : count;
       std::array<const T*, kFusedMaxOperands> row;
       std::array<int64_t, kFusedMaxOperands> k_step;
       for (std::size_t n = 0; n < operands; ++n) {
@@ -420,22 +405,20 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
             break;
           case Read::packed_once:
             row[n] = packed[n].data() + j0;
-            k_step[n] = packed_width;
+            k_step[n] = width;
             break;
           case Read::packed_per_row:
-            pack(at + j0 * along_row, along_row, along_example, per, count, row_length,
+            pack(at + j0 * along_row, along_row, along_example, per, count, count,
                  row_buffer[n].data());
             row[n] = row_buffer[n].data();
-            k_step[n] = row_length;
+            k_step[n] = count;
             break;
         }
       }
-      loop(kernel, row.data(), k_step.data(), per, row_length, sums);
-      R* const slots = out + outer * width + j0;
+      R* const sums = out + outer * width + j0;
+      loop(kernel, row.data(), k_step.data(), per, count, sums);
       if (mean)
-        for (int64_t j = 0; j < count; ++j) slots[j] = sums[j] / static_cast<R>(per);
-      else
-        std::copy_n(sums, count, slots);
+        for (int64_t j = 0; j < count; ++j) sums[j] /= static_cast<R>(per);
     }
   });
 }
@@ -449,10 +432,10 @@ void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const 
   // One run of `per` elements per example when its dims merged into one, a level dim to
   // sum along, and the kernel's rows loops: short examples side by side.
   if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample &&
-      typed.rows[isa(typed)].all_unit != nullptr)
+      typed.rows.all_unit != nullptr)
     return sum_rows<T, R>(layout, typed, kernel, out, mean);
   const Walker<T> walker(layout);
-  const FusedLoop<T> loop = typed.runs[isa(typed)].pick(walker.inner_mask);
+  const FusedLoop<T> loop = typed.runs.pick(walker.inner_mask);
   parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p)
       out[p] = finish(sum_range<T, R>(walker, loop, kernel, p * per, (p + 1) * per));

@@ -63,30 +63,38 @@ namespace detail {
 // A fused kernel is compiled in the user's translation unit, with the user's flags: on
 // x86-64 without -mavx2 that is SSE2, 4 floats a vector, where the runtime's Highway kernels
 // (and a plain loop built with -march=native) use the machine's AVX2 or AVX-512. So each hot
-// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by with_vector_isa, once
-// in a copy compiled for AVX2 + FMA and once with the user's ISA; rules/src/fused.cpp calls
-// the first when the CPU has AVX2 and FMA (checked once), the second otherwise: the
-// runtime's dispatch, done by the compiler. Results may then differ from the eager ops by
-// FMA contraction (the compiler's choice, as already under -march=native), never by the
-// thread count.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__AVX2__) && \
-    !defined(__CUDACC__)
+// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by run_in_fused_isa,
+// compiled for AVX2 + FMA, or for AVX-512 where VMAP_FUSED_AVX512 is defined (the CMake
+// helper clang_vmap_sources defines it on a machine that has AVX-512: 16 floats a vector,
+// as the plain loop's -march=native; a 100x200x10 pairwise distance's loop 20% faster), and
+// only where the user's flags target less. rules/src/fused.cpp runs a kernel when the CPU
+// has that ISA (checked once) and takes the batched ops otherwise (a CPU without AVX2, or
+// one without AVX-512 running a binary built where it was). The ISA is a template argument
+// of every loop and of the kernel's table, so two translation units built with different
+// settings never share one. Results may differ from the eager ops by FMA contraction (the
+// compiler's choice, as already under -march=native), never by the thread count.
+enum class VectorIsa { users, avx2_fma, avx512 };
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#if defined(VMAP_FUSED_AVX512) && !defined(__AVX512F__)
+#define VMAP_FUSED_TARGET "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"
+inline constexpr VectorIsa kFusedIsa = VectorIsa::avx512;
+#elif !defined(VMAP_FUSED_AVX512) && !(defined(__AVX2__) && defined(__FMA__))
+#define VMAP_FUSED_TARGET "avx2,fma"
+inline constexpr VectorIsa kFusedIsa = VectorIsa::avx2_fma;
+#endif
+#endif
+#ifdef VMAP_FUSED_TARGET
 #define VMAP_FUSED_LOOP __attribute__((always_inline))
-inline constexpr bool kFusedAvx2Copy = true;
 template <class Loop>
-__attribute__((target("avx2,fma"))) void run_avx2_fma(const Loop& loop) {
+__attribute__((target(VMAP_FUSED_TARGET))) void run_in_fused_isa(const Loop& loop) {
   loop();
 }
-template <bool kAvx2, class Loop>
-void with_vector_isa(const Loop& loop) {
-  if constexpr (kAvx2) run_avx2_fma(loop);
-  else loop();
-}
+#undef VMAP_FUSED_TARGET
 #else
 #define VMAP_FUSED_LOOP
-inline constexpr bool kFusedAvx2Copy = false;
-template <bool kAvx2, class Loop>
-void with_vector_isa(const Loop& loop) {
+inline constexpr VectorIsa kFusedIsa = VectorIsa::users;
+template <class Loop>
+void run_in_fused_isa(const Loop& loop) {
   loop();
 }
 #endif
@@ -129,11 +137,12 @@ struct TypedKernel {
   // Computes the element at `first` (one pointer per operand); false when an op is not
   // defined for the element type (the kernel throws, Note [Compiled fusion]).
   bool (*computes)(const void* kernel, const T* const* first);
-  // Per vector ISA: [0] the user's, [1] AVX2+FMA (Note [Vector ISA of compiled kernels]);
+  // The vector ISA the loops are compiled for (Note [Vector ISA of compiled kernels]);
   // runs: a store's elements or a run's sum; rows: rows of examples (Note [Loops per fused
   // kernel] says which are compiled).
-  std::array<FusedLoops<T>, 2> runs;
-  std::array<FusedLoops<T>, 2> rows;
+  VectorIsa isa;
+  FusedLoops<T> runs;
+  FusedLoops<T> rows;
 };
 
 // A kernel as rules/src/fused.cpp runs it: the Fused object and its loops per element type
@@ -276,7 +285,8 @@ class Fused {
 
   template <Use kUse>
   detail::KernelCode code() const {
-    return {this, &keep, typed<float, kUse>(), typed<double, kUse>()};
+    return {this, &keep, typed<float, kUse, detail::kFusedIsa>(),
+            typed<double, kUse, detail::kFusedIsa>()};
   }
 
   static std::shared_ptr<const void> keep(const void* kernel) {
@@ -284,18 +294,19 @@ class Fused {
   }
 
   // Note [Loops per fused kernel]
-  // Each loop is compiled per kernel, per mask (FusedLoops) and per vector ISA: the compile
-  // time of a rewritten file, up to about a tenth of a second each with g++ -O3. So only
-  // float32, the default dtype, in the fast copy (AVX2+FMA where the user's flags target
-  // less: Note [Vector ISA of compiled kernels]) gets them all: a loop per mask, rows of
-  // short examples (their long examples' runs, whose innermost dim is the example's own,
-  // rarely a broadcast: the all-unit and any-stride loops only). Every other copy, float32 in
-  // the user's ISA (a CPU without AVX2) and float64, has the any-stride loop of runs alone:
-  // broadcast operands read through a stride of 0, short examples summed one by one.
-  template <class T, bool kAvx2>
-  static constexpr bool kAllLoops = std::is_same_v<T, float> && kAvx2 == detail::kFusedAvx2Copy;
+  // Each loop is compiled per kernel and per mask (FusedLoops), in one vector ISA (Note
+  // [Vector ISA of compiled kernels]): the compile time of a rewritten file, up to about a
+  // tenth of a second each with g++ -O3. So only float32, the default dtype, gets them all:
+  // a loop per mask, rows of short examples (their long examples' runs, whose innermost dim
+  // is the example's own, rarely a broadcast: the all-unit and any-stride loops only).
+  // float64 has the any-stride loop of runs alone: broadcast operands read through a stride
+  // of 0, short examples summed one by one. (A second copy in the user's ISA for CPUs
+  // without AVX2 cost a rewritten pairwise_distance a sixth of its compile time; they take
+  // the batched ops.)
+  template <class T>
+  static constexpr bool kAllLoops = std::is_same_v<T, float>;
 
-  template <class T, Use kUse>
+  template <class T, Use kUse, detail::VectorIsa kIsa>
   static const detail::TypedKernel<T>* typed() {
     using R = ResultOf<T>;
     if constexpr (kUse == Use::sum && !std::is_floating_point_v<R>) {
@@ -304,31 +315,30 @@ class Fused {
       static constexpr detail::TypedKernel<T> kTyped = {
           vmap::detail::dtype_of<R>,
           &computes<T>,
-          {loops<T, kUse, false, false>(), loops<T, kUse, false, true>()},
-          {loops<T, kUse, true, false>(), loops<T, kUse, true, true>()}};
+          kIsa, loops<T, kUse, false, kIsa>(), loops<T, kUse, true, kIsa>()};
       return &kTyped;
     }
   }
 
-  // The loops of one kind (kRows: rows of examples, else runs) in one vector ISA (kAvx2:
-  // the AVX2+FMA copy); none where the use has no such loop or the ISA no copy.
-  template <class T, Use kUse, bool kRows, bool kAvx2>
+  // The loops of one kind (kRows: rows of examples, else runs); none where the use has no
+  // such loop.
+  template <class T, Use kUse, bool kRows, detail::VectorIsa kIsa>
   static constexpr detail::FusedLoops<T> loops() {
     detail::FusedLoops<T> loops;
-    constexpr bool kAll = kAllLoops<T, kAvx2>;
-    if constexpr ((kAvx2 && !kAll) || (kRows && (kUse != Use::sum || !kAll))) {
+    constexpr bool kAll = kAllLoops<T>;
+    if constexpr (kRows && (kUse != Use::sum || !kAll)) {
       return loops;
     } else {
       constexpr int kAllUnit = (1 << kValues) - 1;
       if constexpr (kAll) {
         if constexpr (kValues <= 3 && (kRows || kUse != Use::sum))
           [&]<int... M>(std::integer_sequence<int, M...>) {
-            ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kAvx2>), ...);
+            ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kIsa>), ...);
           }(std::make_integer_sequence<int, kAllUnit>{});
         loops.all_unit_mask = kAllUnit;
-        loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kAvx2>;
+        loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kIsa>;
       }
-      if constexpr (!kRows) loops.any = &loop<T, kUse, kRows, -1, kAvx2>;
+      if constexpr (!kRows) loops.any = &loop<T, kUse, kRows, -1, kIsa>;
       return loops;
     }
   }
@@ -348,12 +358,12 @@ class Fused {
   }
 
   // One loop (detail::FusedLoop): a store's run, a run's sum, or a row of examples' sums.
-  template <class T, Use kUse, bool kRows, int kMask, bool kAvx2>
+  template <class T, Use kUse, bool kRows, int kMask, detail::VectorIsa kIsa>
   static void loop(const void* kernel, const T* const* at, const int64_t* inner, int64_t per,
                    int64_t run, void* out) {
     const Fused& self = *static_cast<const Fused*>(kernel);
     using R = ResultOf<T>;
-    detail::with_vector_isa<kAvx2>([&]() VMAP_FUSED_LOOP {
+    detail::run_in_fused_isa([&]() VMAP_FUSED_LOOP {
       // Locals, not the pointers passed: the compiler keeps them in registers and vectorises
       // the loop. Copied here, inside the ISA's copy: an array stored just before the call
       // and read back in it waits on store-to-load forwarding (16% on pairwise_sum_prod).
@@ -391,11 +401,12 @@ class Fused {
   }
 
   // The kernel's elements in one run of the innermost dim, summed in Sum. Partial sums are
-  // kept in the kernel's own element type, in kSumLanes independent lanes (several vector
-  // registers, so no add waits on the one before it: what a hand-written float reduction
-  // does), and added into Sum every kSumBlock elements (so a long run's error stays that of
-  // a block of a few thousand floats: Note [Compiled fusion]).
-  static constexpr int64_t kSumLanes = 16;
+  // kept in the kernel's own element type, in kSumLanes independent lanes (four AVX2 or two
+  // AVX-512 vectors of float, so no add waits on the one before it: 16 lanes, two AVX2
+  // chains, bounded pairwise_sum_prod N=4096 by the adds' latency at 1.2x a plain loop;
+  // 32: 0.64x), and added into Sum every kSumBlock elements (so a long run's error stays
+  // that of a block of a few thousand floats: Note [Compiled fusion]).
+  static constexpr int64_t kSumLanes = 32;
   static constexpr int64_t kSumBlock = 4096;
   template <class T, class Sum, int kMask>
   VMAP_FUSED_LOOP Sum sum_run(const std::array<const T*, kValues>& from,
@@ -412,9 +423,10 @@ class Fused {
       std::array<Lane, kSumLanes> lanes{};
       for (; k < block_end; k += kSumLanes)
         for (int64_t l = 0; l < kSumLanes; ++l) lanes[l] += element(k + l);
-      Lane block = 0;
-      for (const Lane lane : lanes) block += lane;
-      acc += static_cast<Sum>(block);
+      // Halves added pairwise: vector adds, a few in a row, not kSumLanes dependent ones.
+      for (int64_t half = kSumLanes / 2; half > 0; half /= 2)
+        for (int64_t l = 0; l < half; ++l) lanes[l] += lanes[l + half];
+      acc += static_cast<Sum>(lanes[0]);
     }
     Lane tail = 0;
     for (; k < run; ++k) tail += element(k);
