@@ -6,7 +6,6 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <hwy/contrib/math/math-inl.h>
 
@@ -48,32 +47,42 @@ using MaxKernel = ExtremumKernel<true>;
 using MinKernel = ExtremumKernel<false>;
 
 // The comparisons of the pointwise op list, a Functor##Kernel each (the kernels below are
-// generated from the list). They give a mask, false for NaN but in !=; integer vectors have no Ge/Le here, so
-// those are !(a > b) and !(a < b).
+// generated from the list), for compare_run. `vec` gives a mask, false for NaN but in !=;
+// where `negated<V>`, it is the mask of the opposite comparison, and compare_run stores its
+// bools flipped (once per vector of bytes: a Not per mask, one per vector of T, made the
+// int64 `j >= i` take 1.25x as long). C++'s != holds for NaN but Highway's Ne (ordered) does
+// not, so != is the negation of ==; integer vectors have no Ge/Le here, so those are the
+// negations of < and >.
 template <class V>
 constexpr bool is_float_vector = hwy::IsFloat<hn::TFromV<V>>();
-struct EqKernel : scalar_functors::Eq {
+struct Unnegated {
+  template <class V> static constexpr bool negated = false;
+};
+struct EqKernel : scalar_functors::Eq, Unnegated {
   template <class V> auto vec(V a, V b) const { return hn::Eq(a, b); }
 };
-struct NeKernel : scalar_functors::Ne {  // C++'s != holds for NaN; Highway's Ne (ordered) does not
-  template <class V> auto vec(V a, V b) const { return hn::Not(hn::Eq(a, b)); }
+struct NeKernel : scalar_functors::Ne {
+  template <class V> static constexpr bool negated = true;
+  template <class V> auto vec(V a, V b) const { return hn::Eq(a, b); }
 };
-struct LtKernel : scalar_functors::Lt {
+struct LtKernel : scalar_functors::Lt, Unnegated {
   template <class V> auto vec(V a, V b) const { return hn::Lt(a, b); }
 };
-struct GtKernel : scalar_functors::Gt {
+struct GtKernel : scalar_functors::Gt, Unnegated {
   template <class V> auto vec(V a, V b) const { return hn::Gt(a, b); }
 };
 struct LeKernel : scalar_functors::Le {
+  template <class V> static constexpr bool negated = !is_float_vector<V>;
   template <class V> auto vec(V a, V b) const {
-    if constexpr (is_float_vector<V>) return hn::Le(a, b);
-    else return hn::Not(hn::Gt(a, b));
+    if constexpr (negated<V>) return hn::Gt(a, b);
+    else return hn::Le(a, b);
   }
 };
 struct GeKernel : scalar_functors::Ge {
+  template <class V> static constexpr bool negated = !is_float_vector<V>;
   template <class V> auto vec(V a, V b) const {
-    if constexpr (is_float_vector<V>) return hn::Ge(a, b);
-    else return hn::Not(hn::Lt(a, b));
+    if constexpr (negated<V>) return hn::Lt(a, b);
+    else return hn::Ge(a, b);
   }
 };
 // Bools are bytes 0 or 1: `and` and `or` of the bytes are the logical ops.
@@ -84,33 +93,11 @@ struct LogicalOrKernel : scalar_functors::LogicalOr {
   template <class V> V vec(V a, V b) const { return hn::Or(a, b); }
 };
 
-// The 8 bools of the 8 bits of a byte, as one little-endian word (lane j's bool is byte j).
-constexpr std::array<uint64_t, 256> bools_of_bits = [] {
-  std::array<uint64_t, 256> table{};
-  for (int bits = 0; bits < 256; ++bits)
-    for (int bit = 0; bit < 8; ++bit)
-      if (bits >> bit & 1) table[bits] |= uint64_t{1} << (8 * bit);
-  return table;
-}();
-
-// Stores a kernel's result for the first `count` lanes: a vector of T, or a comparison's mask
-// as one bool per lane (through the mask's bits: narrowing the lanes takes shuffles).
-template <class D, class R, class Out>
-void store_result(D d, R result, Out* HWY_RESTRICT out, size_t count) {
-  const size_t lanes = hn::Lanes(d);
-  if constexpr (std::is_same_v<Out, bool>) {
-    uint8_t bits[(HWY_MAX_BYTES + 7) / 8] = {};
-    hn::StoreMaskBits(d, result, bits);
-    for (size_t lane = 0; lane < count; lane += 8) {
-      const uint64_t bools = bools_of_bits[bits[lane / 8]];
-      if (count - lane >= 8) std::memcpy(out + lane, &bools, 8);
-      else std::memcpy(out + lane, &bools, count - lane);
-    }
-  } else if (count == lanes) {
-    hn::StoreU(result, d, out);
-  } else {
-    hn::BlendedStore(result, hn::FirstN(d, count), d, out);
-  }
+// Stores a kernel's result for the first `count` lanes (comparisons go to compare_run).
+template <class D, class V, class Out>
+void store_result(D d, V result, Out* HWY_RESTRICT out, size_t count) {
+  if (count == hn::Lanes(d)) hn::StoreU(result, d, out);
+  else hn::BlendedStore(result, hn::FirstN(d, count), d, out);
 }
 
 // out[k] = a[k] op b[k] over one run, a and b advancing (a_moves, b_moves) or staying on one
@@ -140,16 +127,99 @@ void binary_run(Out* HWY_RESTRICT out, const T* a, const T* b, int64_t count) {
   for (; k < count; ++k) out[k] = kernel(a[a_moves ? k : 0], b[b_moves ? k : 0]);
 }
 
+// Note [Bools from comparison masks]
+// A comparison of vectors of T gives a mask, and its bools are one byte per lane: a vector
+// of T holds sizeof(T) times as many lanes as it has bytes of bools. Stored a vector at a
+// time, that is a 4- or 8-byte store per 64-bit-lane vector (the triangular mask's int64
+// `j >= i` was store-bound on those, 1.6x the plain loop), and narrowing the lanes takes a
+// chain of shuffles. So compare_run compares sizeof(T) vectors, gathers their masks' bits
+// into one word (lane i of vector g at bit g * lanes + i), makes that a mask of bytes and
+// stores it as 0/1 bytes (flipped for a negated kernel): one full-width store, as the plain
+// loop's vectorised code does.
+// On AVX-512 the bits move between mask registers and one register of the core, and the
+// bytes are one zero-masking move. The bits of a vector of bytes fit one uint64_t on x86 and
+// NEON (vectors of up to 64 bytes; wider targets take the scalar loop), little-endian.
+
+// The bits of a mask, lane i at bit i (StoreMaskBits writes them little-endian).
+template <class D, class M>
+uint64_t mask_bits(D d, M mask) {
+  uint64_t bits = 0;
+  hn::StoreMaskBits(d, mask, reinterpret_cast<uint8_t*>(&bits));
+  return bits;
+}
+
+// out[k] = a[k] op b[k] as bools over one run (Note [Bools from comparison masks]).
+template <class T, class Kernel, bool a_moves, bool b_moves>
+void compare_run(bool* HWY_RESTRICT out, const T* a, const T* b, int64_t count) {
+  const Kernel kernel;
+  int64_t k = 0;
+#if HWY_TARGET != HWY_SCALAR && HWY_MAX_BYTES <= 64  // else the scalar loop below
+  const hn::ScalableTag<T> d;
+  const hn::Repartition<uint8_t, decltype(d)> d8;  // the bools of sizeof(T) vectors of d
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t group = static_cast<int64_t>(hn::Lanes(d8));  // lanes * sizeof(T)
+  const auto a_fixed = hn::Set(d, a[0]), b_fixed = hn::Set(d, b[0]);
+  const auto one = hn::Set(d8, uint8_t{1});
+  auto* HWY_RESTRICT bytes = reinterpret_cast<uint8_t*>(out);
+  const auto bools_of = [&](uint64_t bits) {
+    const auto set = hn::LoadMaskBits(d8, reinterpret_cast<const uint8_t*>(&bits));
+    if constexpr (Kernel::template negated<hn::Vec<decltype(d)>>)
+      return hn::IfThenZeroElse(set, one);
+    else
+      return hn::IfThenElseZero(set, one);
+  };
+  for (; k + group <= count; k += group) {
+    uint64_t bits = 0;
+    for (size_t g = 0; g < sizeof(T); ++g) {
+      const int64_t at = k + static_cast<int64_t>(g) * lanes;
+      const auto x = a_moves ? hn::LoadU(d, a + at) : a_fixed;
+      const auto y = b_moves ? hn::LoadU(d, b + at) : b_fixed;
+      bits |= mask_bits(d, kernel.vec(x, y)) << (g * static_cast<size_t>(lanes));
+    }
+    hn::StoreU(bools_of(bits), d8, bytes + k);
+  }
+  // The rest, fewer than `group`: its whole vectors and, where masked loads cannot fault,
+  // the partial one, through a buffer.
+  uint64_t bits = 0;
+  int64_t done = k;
+  for (size_t g = 0; done + lanes <= count; ++g, done += lanes) {
+    const auto x = a_moves ? hn::LoadU(d, a + done) : a_fixed;
+    const auto y = b_moves ? hn::LoadU(d, b + done) : b_fixed;
+    bits |= mask_bits(d, kernel.vec(x, y)) << (g * static_cast<size_t>(lanes));
+  }
+#if !HWY_MEM_OPS_MIGHT_FAULT
+  if (done < count) {
+    const auto in_run = hn::FirstN(d, static_cast<size_t>(count - done));
+    const auto x = a_moves ? hn::MaskedLoad(in_run, d, a + done) : a_fixed;
+    const auto y = b_moves ? hn::MaskedLoad(in_run, d, b + done) : b_fixed;
+    bits |= mask_bits(d, kernel.vec(x, y)) << (done - k);
+    done = count;
+  }
+#endif
+  if (done > k) {
+    HWY_ALIGN uint8_t buffer[HWY_MAX_BYTES];
+    hn::Store(bools_of(bits), d8, buffer);
+    std::memcpy(bytes + k, buffer, static_cast<size_t>(done - k));
+    k = done;
+  }
+#endif
+  for (; k < count; ++k) out[k] = kernel(a[a_moves ? k : 0], b[b_moves ? k : 0]);
+}
+
 // `rows` runs, run r starting row_strides[0/1/2] * r bytes after out / a / b; a and b step
 // 1 or 0 (not both 0) along a run.
 template <class T, class Out, class Kernel, bool a_moves, bool b_moves>
 void binary_rows(void* out, const void* a, const void* b, int64_t count,
                  const int64_t* row_strides, int64_t rows) {
-  for (int64_t r = 0; r < rows; ++r)
-    binary_run<T, Out, Kernel, a_moves, b_moves>(
-        reinterpret_cast<Out*>(static_cast<char*>(out) + r * row_strides[0]),
-        reinterpret_cast<const T*>(static_cast<const char*>(a) + r * row_strides[1]),
-        reinterpret_cast<const T*>(static_cast<const char*>(b) + r * row_strides[2]), count);
+  for (int64_t r = 0; r < rows; ++r) {
+    Out* run_out = reinterpret_cast<Out*>(static_cast<char*>(out) + r * row_strides[0]);
+    const T* run_a = reinterpret_cast<const T*>(static_cast<const char*>(a) + r * row_strides[1]);
+    const T* run_b = reinterpret_cast<const T*>(static_cast<const char*>(b) + r * row_strides[2]);
+    if constexpr (std::is_same_v<Out, bool>)
+      compare_run<T, Kernel, a_moves, b_moves>(run_out, run_a, run_b, count);
+    else
+      binary_run<T, Out, Kernel, a_moves, b_moves>(run_out, run_a, run_b, count);
+  }
 }
 template <class T, class Out, class Kernel>
 void binary_rows(void* out, const void* a, int64_t a_step, const void* b, int64_t b_step,

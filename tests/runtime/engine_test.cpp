@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 
@@ -181,6 +182,97 @@ TEST(Engine, BroadcastOverShortRowsMatchesNaiveLoop) {
   const std::vector<bool> flags = elements<bool>(mask);
   for (int64_t i = 0; i < 1000; ++i)
     for (int64_t j = 0; j < 997; ++j) ASSERT_EQ(flags[i * 997 + j], j >= i) << i << "," << j;
+}
+
+// The comparisons with their C++ operator and the reference on doubles.
+struct Comparison {
+  const char* name;
+  Tensor (*run)(const Tensor&, const Tensor&);
+  bool (*want)(double, double);
+};
+constexpr Comparison comparisons[] = {
+    {"==", [](const Tensor& x, const Tensor& y) { return x == y; },
+     [](double x, double y) { return x == y; }},
+    {"!=", [](const Tensor& x, const Tensor& y) { return x != y; },
+     [](double x, double y) { return x != y; }},
+    {"<", [](const Tensor& x, const Tensor& y) { return x < y; },
+     [](double x, double y) { return x < y; }},
+    {"<=", [](const Tensor& x, const Tensor& y) { return x <= y; },
+     [](double x, double y) { return x <= y; }},
+    {">", [](const Tensor& x, const Tensor& y) { return x > y; },
+     [](double x, double y) { return x > y; }},
+    {">=", [](const Tensor& x, const Tensor& y) { return x >= y; },
+     [](double x, double y) { return x >= y; }},
+};
+
+// x op y ([rows, columns], either side [rows or 1, columns or 1]) computed into a destination
+// inside a buffer of 0x5a bytes: every byte of the result must be the bool 0 or 1 of the
+// comparison of the operands' values, and the bytes around it untouched.
+void expect_bool_bytes(const Comparison& op, const Tensor& x, const Tensor& y, int64_t rows,
+                       int64_t columns) {
+  SCOPED_TRACE(testing::Message() << op.name << " of [" << x.size(0) << ", " << x.size(1)
+                                  << "] and [" << y.size(0) << ", " << y.size(1) << "]");
+  const int64_t pad = 5, n = rows * columns;  // odd pad: the run starts unaligned
+  const Tensor buffer = zeros({n + 2 * pad}, kBool);
+  std::memset(buffer.data_ptr<bool>(), 0x5a, static_cast<size_t>(n + 2 * pad));
+  const Tensor destination = buffer.narrow(0, pad, n).view({rows, columns});
+  Tensor result;
+  {
+    detail::ResultInto into(destination);
+    result = op.run(x, y);
+  }
+  ASSERT_EQ(result.raw_data(), destination.raw_data());
+  const std::vector<uint8_t> bytes = elements<uint8_t>(buffer);
+  const std::vector<double> a = elements<double>(x.to(kFloat64)), b = elements<double>(y.to(kFloat64));
+  auto value = [](const std::vector<double>& v, const Tensor& t, int64_t r, int64_t c) {
+    return v[(t.size(0) == 1 ? 0 : r) * t.size(1) + (t.size(1) == 1 ? 0 : c)];
+  };
+  for (int64_t k = 0; k < pad; ++k) {
+    ASSERT_EQ(bytes[k], 0x5a) << "before the result, byte " << k;
+    ASSERT_EQ(bytes[pad + n + k], 0x5a) << "after the result, byte " << k;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < columns; ++c)
+      ASSERT_EQ(bytes[pad + r * columns + c], op.want(value(a, x, r, c), value(b, y, r, c)) ? 1 : 0)
+          << r << "," << c;
+}
+
+// Note [Bools from comparison masks]: each comparison kernel (float32/64, int32/64) on runs
+// of every length around its vector and byte-vector widths (tails of each size), inputs with
+// gaps between rows, an operand fixed along the run (either side) or over the rows, NaN
+// (floats), and a run cut by the split between 2 threads.
+TEST(Engine, ComparisonKernelsWriteBoolBytes) {
+  manual_seed(11);
+  std::vector<int64_t> lengths;
+  for (int64_t w = 1; w <= 130; ++w) lengths.push_back(w);
+  for (int64_t w : {191, 192, 193, 255, 256, 257, 1000, 1024, 1031}) lengths.push_back(w);
+  for (const Dtype dtype : {kFloat32, kFloat64, kInt32, kInt64}) {
+    SCOPED_TRACE(testing::Message() << "dtype " << static_cast<int>(dtype));
+    const bool floating = dtype == kFloat32 || dtype == kFloat64;
+    for (const int64_t w : lengths) {
+      SCOPED_TRACE(testing::Message() << "length " << w);
+      Tensor gapped = randint(-2, 3, {3, w + 5}).to(kFloat64);  // small values: equal ones
+      if (floating) gapped[1][2 + w / 2].fill_(std::numeric_limits<double>::quiet_NaN());
+      const Tensor x = gapped.to(dtype).narrow(1, 2, w);
+      const Tensor y = randint(-2, 3, {3, w}).to(dtype);
+      const Tensor fixed = randint(-2, 3, {3, 1}).to(dtype), first_row = y.narrow(0, 0, 1);
+      for (const Comparison& op : comparisons) {
+        expect_bool_bytes(op, x, y, 3, w);
+        expect_bool_bytes(op, x, fixed, 3, w);
+        expect_bool_bytes(op, fixed, x, 3, w);
+        expect_bool_bytes(op, first_row, x, 3, w);
+      }
+    }
+  }
+  const vmap_test::OmpThreads threads(2);
+  const int64_t w = 3 * detail::parallel_grain + 7;
+  const Tensor x = randint(-2, 3, {1, w}), y = randint(-2, 3, {1, w});
+  const Tensor fixed = randint(-2, 3, {1, 1});
+  for (const Dtype dtype : {kFloat32, kFloat64, kInt32, kInt64})
+    for (const Comparison& op : comparisons) {
+      expect_bool_bytes(op, x.to(dtype), y.to(dtype), 1, w);
+      expect_bool_bytes(op, fixed.to(dtype), x.to(dtype), 1, w);
+    }
 }
 
 }  // namespace
