@@ -18,7 +18,7 @@
 // (fused_element.hpp: the runtime's scalar functors on C++ element types), over the
 // broadcast physical sizes of its operands (levels first, then the example dims): a strided
 // walk whose innermost dim is a plain loop the compiler vectorises (Note [Vector ISA of
-// compiled kernels]), sums kept in registers (16 independent lanes of the element type,
+// compiled kernels]), sums kept in registers (32 independent lanes of the element type,
 // added into the result type every 4096 elements: sum_run; examples of up to 256 elements
 // summed side by side along a level dim, each in its elements' order: Note [Short examples
 // summed side by side] in rules/src/fused.cpp), chunks of the flattened index on OpenMP
@@ -66,7 +66,7 @@ namespace detail {
 // loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by run_in_fused_isa,
 // compiled for AVX2 + FMA, or for AVX-512 where VMAP_FUSED_AVX512 is defined (the CMake
 // helper clang_vmap_sources defines it on a machine that has AVX-512: 16 floats a vector,
-// as the plain loop's -march=native; a 100x200x10 pairwise distance's loop 20% faster), and
+// as the plain loop's -march=native; a 100x200x10 pairwise distance 14-20% faster), and
 // only where the user's flags target less. rules/src/fused.cpp runs a kernel when the CPU
 // has that ISA (checked once) and takes the batched ops otherwise (a CPU without AVX2, or
 // one without AVX-512 running a binary built where it was). The ISA is a template argument
