@@ -231,7 +231,8 @@ std::optional<FusedLayout> planned(const std::vector<Value>& operands, bool ever
 }
 
 // The kernel's loops for the element type T of `layout`, when it is compiled for T, this CPU
-// runs their vector ISA, and its first element computes (an op T does not define throws there, before any thread runs it).
+// runs their vector ISA, and its first element computes (an op T does not define throws
+// there, before any thread runs it).
 template <class T>
 const TypedKernel<T>* applicable(const TypedKernel<T>* typed, const FusedLayout& layout,
                                  const void* kernel) {
