@@ -246,21 +246,26 @@ struct Element {
   template <class B> Element& operator/=(const B& b) { return *this = *this / b; }
 
   // The members of Tensor's pointwise ops, as the free functions above.
+#define VMAP_ELEMENT_MEMBER_BINARY(name)            \
+  template <class B>                                \
+  VMAP_ELEMENT_INLINE auto name(const B& b) const { \
+    return batched::name(*this, b);                 \
+  }
 #define VMAP_UNARY_OP(name, Functor, domain, simd, cost) \
   VMAP_ELEMENT_INLINE auto name() const { return batched::name(*this); }
-#define VMAP_BINARY_OP(name, Functor, domain)        \
-  template <class B>                                 \
-  VMAP_ELEMENT_INLINE auto name(const B& b) const {  \
-    return batched::name(*this, b);                  \
-  }
+#define VMAP_BINARY_OP(name, Functor, domain) VMAP_ELEMENT_MEMBER_BINARY(name)
 #include <vmap/detail/pointwise_ops.def>
   VMAP_ELEMENT_INLINE auto abs() const { return batched::abs(*this); }
   VMAP_ELEMENT_INLINE auto neg() const { return batched::neg(*this); }
   VMAP_ELEMENT_INLINE auto logical_not() const { return batched::logical_not(*this); }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto pow(const B& e) const {
-    return batched::pow(*this, e);
-  }
+  VMAP_ELEMENT_MEMBER_BINARY(pow)
+  VMAP_ELEMENT_MEMBER_BINARY(mul)
+  VMAP_ELEMENT_MEMBER_BINARY(div)
+  VMAP_ELEMENT_MEMBER_BINARY(maximum)
+  VMAP_ELEMENT_MEMBER_BINARY(minimum)
+  VMAP_ELEMENT_MEMBER_BINARY(logical_and)
+  VMAP_ELEMENT_MEMBER_BINARY(logical_or)
+#undef VMAP_ELEMENT_MEMBER_BINARY
   template <class B, class Alpha = vmap::detail::Scalar>
   VMAP_ELEMENT_INLINE auto add(const B& b, const Alpha& alpha = 1) const {
     return batched::add(*this, b, alpha);
@@ -268,30 +273,6 @@ struct Element {
   template <class B, class Alpha = vmap::detail::Scalar>
   VMAP_ELEMENT_INLINE auto sub(const B& b, const Alpha& alpha = 1) const {
     return batched::sub(*this, b, alpha);
-  }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto mul(const B& b) const {
-    return batched::mul(*this, b);
-  }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto div(const B& b) const {
-    return batched::div(*this, b);
-  }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto maximum(const B& b) const {
-    return batched::maximum(*this, b);
-  }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto minimum(const B& b) const {
-    return batched::minimum(*this, b);
-  }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto logical_and(const B& b) const {
-    return batched::logical_and(*this, b);
-  }
-  template <class B>
-  VMAP_ELEMENT_INLINE auto logical_or(const B& b) const {
-    return batched::logical_or(*this, b);
   }
   template <class L, class H> VMAP_ELEMENT_INLINE auto clamp(const L& low, const H& high) const {
     return batched::clamp(*this, low, high);
