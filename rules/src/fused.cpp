@@ -318,11 +318,13 @@ Sum sum_all(const FusedLayout& layout, const TypedKernel<T>& typed, const void* 
 }
 
 // to[k * row_length + j] = from[j * along_row + k * along_example], j < count, k < per.
+// Written in order, read with a stride: stores a row apart (j outermost) made packing a
+// 200x10 y cost 1.1 us of a 16 us pairwise distance.
 template <class T>
 void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, int64_t count,
           int64_t row_length, T* to) {
-  for (int64_t j = 0; j < count; ++j)
-    for (int64_t k = 0; k < per; ++k)
+  for (int64_t k = 0; k < per; ++k)
+    for (int64_t j = 0; j < count; ++j)
       to[k * row_length + j] = from[j * along_row + k * along_example];
 }
 
@@ -381,16 +383,25 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
   }
   const FusedLoop<T> loop = loops.pick(mask);
   const int64_t tasks = layout.level_count / width * blocks;
+  // One call of the loop takes the rows that follow each other along the innermost outer
+  // dim, where a row is one block and no operand is packed per row (FusedLoop).
+  bool rows_together = blocks == 1 && row_dim >= 1;
+  for (std::size_t n = 0; n < operands; ++n)
+    rows_together = rows_together && read[n] != Read::packed_per_row;
+  const int64_t along_outer = rows_together ? walker.dims[row_dim - 1] : 1;
   parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
     std::array<std::vector<T>, kFusedMaxOperands> row_buffer;
     for (std::size_t n = 0; n < operands; ++n)
       if (read[n] == Read::packed_per_row)
         row_buffer[n].resize(static_cast<std::size_t>(per * std::min(width, kRowBlock)));
-    for (int64_t task = first; task < last; ++task) {
+    for (int64_t task = first, rows = 1; task < last; task += rows) {
       const int64_t outer = task / blocks, j0 = task % blocks * kRowBlock;
       const int64_t count = std::min(kRowBlock, width - j0);
+      rows = std::min(last - task, along_outer - outer % along_outer);
       std::array<const T*, kFusedMaxOperands> row;
-      std::array<int64_t, kFusedMaxOperands> k_step;
+      // Per operand its step along an example, then along the outer dim; the rows, and the
+      // result's step from one row to the next.
+      std::array<int64_t, 2 * kFusedMaxOperands + 2> steps{};
       for (std::size_t n = 0; n < operands; ++n) {
         const T* at = walker.base[n];
         for (int64_t d = row_dim - 1, rest = outer; d >= 0; --d) {
@@ -402,24 +413,28 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
         switch (read[n]) {
           case Read::direct:
             row[n] = at + j0 * along_row;
-            k_step[n] = along_example;
+            steps[n] = along_example;
+            if (rows_together) steps[operands + n] = walker.strides[n][row_dim - 1];
             break;
-          case Read::packed_once:
+          case Read::packed_once:  // the same rows for every outer position
             row[n] = packed[n].data() + j0;
-            k_step[n] = width;
+            steps[n] = width;
             break;
           case Read::packed_per_row:
             pack(at + j0 * along_row, along_row, along_example, per, count, count,
                  row_buffer[n].data());
             row[n] = row_buffer[n].data();
-            k_step[n] = count;
+            steps[n] = count;
             break;
         }
       }
+      steps[2 * operands] = rows;
+      steps[2 * operands + 1] = width;
       R* const sums = out + outer * width + j0;
-      loop(kernel, row.data(), k_step.data(), per, count, sums);
+      loop(kernel, row.data(), steps.data(), per, count, sums);
       if (mean)
-        for (int64_t j = 0; j < count; ++j) sums[j] /= static_cast<R>(per);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t j = 0; j < count; ++j) sums[r * width + j] /= static_cast<R>(per);
     }
   });
 }

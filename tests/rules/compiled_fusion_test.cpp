@@ -93,6 +93,44 @@ TEST(CompiledFusion, PairwiseDistanceOnThreadsAndStridedRows) {
   expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y), 1e-4);
 }
 
+// Three levels: one call of the rows loop takes the rows that follow each other along the
+// middle level, up to where the outer level steps on, and a thread's share of the rows may
+// start or end inside such a run (Note [Short examples summed side by side]).
+TEST(CompiledFusion, RowsOfThreeLevelsAcrossOuterStepsAndThreads) {
+  Rng rng(13);
+  const Tensor x = test::random_tensor(rng, {3, 37, 12}, kFloat32);
+  const Tensor y = test::random_tensor(rng, {50, 12}, kFloat32);  // the same for every b
+  // One row per b, positive: sums of terms of one sign compare at rtol 1e-5.
+  const Tensor scale = test::random_tensor(rng, {3, 12}, kFloat32).abs() + 0.5;
+  Tensor expected_sums = zeros({3, 37, 50}), expected_means = zeros({3, 37, 50});
+  for (int64_t b = 0; b < 3; ++b)
+    for (int64_t i = 0; i < 37; ++i)
+      for (int64_t j = 0; j < 50; ++j) {
+        const Tensor terms = (x[b][i] - y[j]).pow(2) * scale[b];
+        expected_sums[b][i][j] = terms.sum();
+        expected_means[b][i][j] = terms.mean();
+      }
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE(testing::Message() << threads << " threads");
+    vmap_test::OmpThreads omp(threads);
+    Tensor sums = zeros({3, 37, 50}), means = zeros({3, 37, 50});
+    {
+      vb::Level level0(0, 3);
+      const vb::Value b = level0.index();
+      vb::Level level1(0, 37);
+      const vb::Value i = level1.index();
+      vb::Level level2(0, 50);
+      const vb::Value j = level2.index();
+      auto terms = [](const auto& a, const auto& c, const auto& s) { return (a - c).pow(2) * s; };
+      const vb::Value xs = vb::at(vb::at(x, b), i), ys = vb::at(y, j), scales = vb::at(scale, b);
+      vb::at(vb::at(vb::at(sums, b), i), j) = vb::fused(terms, xs, ys, scales).sum();
+      vb::at(vb::at(vb::at(means, b), i), j) = vb::fused(terms, xs, ys, scales).mean();
+    }
+    expect_close(sums, expected_sums);
+    expect_close(means, expected_means);
+  }
+}
+
 TEST(CompiledFusion, MeanOfALocalComputedInTheKernel) {
   Rng rng(3);
   const Tensor x = test::random_tensor(rng, {5, 3, 4}, kFloat64);
