@@ -128,26 +128,6 @@ void parallel_ranges(int64_t count, int64_t cost,
   }
 }
 
-// Whether this CPU runs code compiled for `isa` (Note [Vector ISA of compiled kernels]),
-// checked once per ISA.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-bool cpu_runs(VectorIsa isa) {
-  static const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  static const bool avx512 = avx2_fma && __builtin_cpu_supports("avx512f") &&
-                             __builtin_cpu_supports("avx512vl") &&
-                             __builtin_cpu_supports("avx512bw") &&
-                             __builtin_cpu_supports("avx512dq");
-  switch (isa) {
-    case VectorIsa::users: return true;
-    case VectorIsa::avx2_fma: return avx2_fma;
-    case VectorIsa::avx512: return avx512;
-  }
-  return false;
-}
-#else
-bool cpu_runs(VectorIsa isa) { return isa == VectorIsa::users; }
-#endif
-
 template <class T>
 struct Walker {
   std::size_t operands = 0;
@@ -519,6 +499,24 @@ bool accumulate_into(Tensor& acc, Reduce op, const FusedLayout& layout,
 }
 
 }  // namespace
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+bool cpu_runs(VectorIsa isa) {
+  static const bool avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool avx512 = avx2_fma && __builtin_cpu_supports("avx512f") &&
+                             __builtin_cpu_supports("avx512vl") &&
+                             __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512dq");
+  switch (isa) {
+    case VectorIsa::users: return true;
+    case VectorIsa::avx2_fma: return avx2_fma;
+    case VectorIsa::avx512: return avx512;
+  }
+  return false;
+}
+#else
+bool cpu_runs(VectorIsa isa) { return isa == VectorIsa::users; }
+#endif
 
 std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code) {
   std::optional<FusedLayout> layout = planned(operands, false);

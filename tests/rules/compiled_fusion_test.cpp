@@ -434,12 +434,9 @@ namespace {
 // The compiled kernel makes no tensor per block or per example: its op count is the same for
 // 20 and 4000 rows (the batched ops' pending path reduces block by block).
 TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
-#if defined(VMAP_FUSED_AVX512) && defined(__x86_64__)
   // Elsewhere the batched ops run the chains (Note [Vector ISA of compiled kernels]).
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl") ||
-      !__builtin_cpu_supports("avx512bw") || !__builtin_cpu_supports("avx512dq"))
-    GTEST_SKIP() << "this CPU has no AVX-512: the kernels' AVX-512 copy does not run";
-#endif
+  if (!vb::detail::cpu_runs(vb::detail::kFusedIsa))
+    GTEST_SKIP() << "this CPU lacks the vector ISA the kernels are compiled for";
   Rng rng(7);
   const Tensor y = test::random_tensor(rng, {300, 16}, kFloat32);
   auto cost = [&](int64_t rows) {

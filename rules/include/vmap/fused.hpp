@@ -83,6 +83,9 @@ inline constexpr VectorIsa kFusedIsa = VectorIsa::avx512;
 inline constexpr VectorIsa kFusedIsa = VectorIsa::avx2_fma;
 #endif
 #endif
+// Whether this CPU runs code compiled for `isa` (checked once per ISA).
+bool cpu_runs(VectorIsa isa);
+
 #ifdef VMAP_FUSED_TARGET
 #define VMAP_FUSED_LOOP __attribute__((always_inline))
 template <class Loop>
