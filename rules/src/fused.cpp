@@ -309,20 +309,22 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 }
 
 // Note [Short examples summed side by side]
-// An example of a few hundred elements summed alone is a short chain of dependent adds
-// and a loop too short to vectorise (pairwise distance of width 10). A plain loop
-// (samples/plain/pairwise_distance.cpp) turns it around, and so does this: for each
-// position of the outer level dims, a row of up to kRowBlock examples along the innermost
-// level dim is summed together, the examples' elements k outermost and the row j
-// innermost: sums[j] += kernel(k, j), a vector loop over the row kept in L1 (the kernel's
-// rows loop, Fused::sum_row: two k per pass, added in order), the sums the result's own slots. (Tiles of sums kept in
-// registers through the k loop, one tile loop per tail width, ran faster but cost a
-// rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An operand whose stride
-// along the row is neither 0 (one value for the row: x[i][k]) nor 1 is first packed [k][j],
-// contiguous along the row: once for the call when it does not vary along the outer level dims (the
-// y of a pairwise distance), per row otherwise. Each example is still summed by one thread in its
-// elements' order in the element type, so the result does not depend on the thread count; long
-// examples keep sum_run's blocked lanes.
+// An example of a few hundred elements summed alone is a short chain of dependent adds and a
+// loop too short to vectorise (pairwise distance of width 10). A plain loop
+// (samples/plain/pairwise_distance.cpp) turns it around, and so does this: for each position
+// of the outer level dims, a row of up to kRowBlock examples along the innermost level dim is
+// summed together, the examples' elements k outermost and the row j innermost: sums[j] +=
+// kernel(k, j), a vector loop over the row kept in L1 (the kernel's rows loop,
+// Fused::sum_row: two k per pass, added in order), the sums the result's own slots. One call
+// of the rows loop takes the rows that follow each other along the next outer level dim (a
+// call per row, with its position found by division, was a tenth of a 100x200x10 distance).
+// (Tiles of sums kept in registers through the k loop, one tile loop per tail width, ran
+// faster but cost a rewritten pairwise_distance 0.15-0.5 s of compile time: past its 2x.) An
+// operand whose stride along the row is neither 0 (one value for the row: x[i][k]) nor 1 is
+// first packed [k][j], contiguous along the row: once for the call when it does not vary
+// along the outer level dims (the y of a pairwise distance), per row otherwise. Each example
+// is still summed by one thread in its elements' order in the element type, so the result
+// does not depend on the thread count; long examples keep sum_run's blocked lanes.
 constexpr int64_t kShortExample = 256;
 constexpr int64_t kRowBlock = 512;
 constexpr int64_t kPackLimit = int64_t{1} << 22;  // elements packed once per call
