@@ -175,41 +175,60 @@ TEST(BatchedApi, AccumulateIntoTensorsAndScalars) {
   EXPECT_EQ(count, count_expected);
 }
 
-// A double accumulator's sum over two levels of per-example scalars (pairwise_sum_prod
-// written with .item<double>()): reduced over the levels, not folded example by example;
-// equal to the loop's sum up to double rounding, also where the product does not vary
-// along a level and under a mask (folded in order there).
-TEST(BatchedApi, DoubleScalarAccumulatorSumsEveryPair) {
+// C++ scalar accumulators of per-example scalars over two levels (pairwise_sum_prod written
+// with .item<T>()), 300 x 200 products: more than a block, so the product is pending. A
+// double sum is reduced over the levels (equal to the loop's up to double rounding, also
+// where the value does not vary along a level); a float one is folded in loop order, block
+// by block, bit-identical to the loop; under a mask, in loop order over the examples that
+// run.
+TEST(BatchedApi, ScalarAccumulatorsOfEveryPair) {
   Rng rng(31);
   const Tensor x = test::random_tensor(rng, {300}, kFloat32);
-  const Tensor y = test::random_tensor(rng, {200}, kFloat64);
+  const Tensor y = test::random_tensor(rng, {200}, kFloat32);
   double sum_expected = 1.5, difference_expected = 0.0, x_only_expected = 0.0,
          positive_expected = 0.0;
+  float float_expected = 0.25f, float_positive_expected = 0.0f;
+  int64_t count_expected = 0;
   for (int64_t i = 0; i < 300; ++i)
     for (int64_t j = 0; j < 200; ++j) {
       const double product = x[i].item<double>() * y[j].item<double>();
       sum_expected += product;
       difference_expected -= product;
       x_only_expected += x[i].item<double>();
-      if (product > 0) positive_expected += product;
+      const float float_product = x[i].item<float>() * y[j].item<float>();
+      float_expected += float_product;
+      if (product > 0) {
+        positive_expected += product;
+        float_positive_expected += float_product;
+        count_expected += 1;
+      }
     }
   double sum = 1.5, difference = 0.0, x_only = 0.0, positive = 0.0;
+  float float_sum = 0.25f, float_positive = 0.0f;
+  int64_t count = 0;
   {
     vb::Level level0(0, 300);
     const vb::Value i = level0.index();
     vb::Level level1(0, 200);
     const vb::Value j = level1.index();
     const vb::Value product = vb::at(x, i).item<double>() * vb::at(y, j).item<double>();
+    const vb::Value float_product = vb::at(x, i).item<float>() * vb::at(y, j).item<float>();
     vb::accumulate(sum, product, vb::Reduce::add);
     vb::accumulate(difference, product, vb::Reduce::sub);
     vb::accumulate(x_only, vb::at(x, i).item<double>(), vb::Reduce::add);
+    vb::accumulate(float_sum, float_product, vb::Reduce::add);
     vb::Where branch(product > 0);
     vb::accumulate(positive, product, vb::Reduce::add);
+    vb::accumulate(float_positive, float_product, vb::Reduce::add);
+    vb::accumulate(count, vb::Value(int64_t{1}), vb::Reduce::add);
   }
   EXPECT_NEAR(sum, sum_expected, 1e-9 * std::abs(sum_expected) + 1e-9);
   EXPECT_NEAR(difference, difference_expected, 1e-9 * std::abs(difference_expected) + 1e-9);
   EXPECT_NEAR(x_only, x_only_expected, 1e-9 * std::abs(x_only_expected) + 1e-9);
-  EXPECT_EQ(positive, positive_expected);  // under a mask: folded in loop order
+  EXPECT_EQ(float_sum, float_expected);  // folded in loop order: bit-identical
+  EXPECT_EQ(positive, positive_expected);
+  EXPECT_EQ(float_positive, float_positive_expected);
+  EXPECT_EQ(count, count_expected);
 }
 
 TEST(BatchedApi, AccumulateUnderAMaskSkipsMaskedExamples) {

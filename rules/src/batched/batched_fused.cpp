@@ -517,6 +517,18 @@ std::optional<Tensor> reduce_levels_pending(
   return reduce(vmap::stack(partials), {0});
 }
 
+bool for_each_block_in_order(const Value& e, const std::function<void(const Tensor&)>& visit) {
+  const PendingPtr& node = Access::pending(e);
+  if (!node || !fusable(*node) || e.levels() == 0) return false;
+  const std::vector<Block> blocks = plan_blocks(node->sizes, e.levels());
+  if (blocks.size() == 1) return false;
+  for (const Block& block : blocks) {
+    Memo memo;
+    visit(evaluate_block(*node, block, memo));
+  }
+  return true;
+}
+
 void settle_before_write(const Tensor& destination) {
   prune_live_nodes();
   // Copied: materialising never registers nodes, but keep the loop independent of that.

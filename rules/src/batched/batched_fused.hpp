@@ -140,6 +140,11 @@ std::optional<Value> reduce_pending(std::size_t op, const std::vector<Input>& in
 std::optional<Tensor> reduce_levels_pending(
     const Value& e, const std::function<Tensor(const Tensor&, std::vector<int64_t>)>& reduce);
 
+// Calls visit(block) with the pending `e`'s values one block at a time, in the flattened
+// order of its physical sizes (blocks along its level dims, Note [Pending values]), on this
+// thread; false (nothing visited) when e is not a pending chain or fits one block.
+bool for_each_block_in_order(const Value& e, const std::function<void(const Tensor&)>& visit);
+
 // Materialises every live pending value whose leaves overlap `destination`, before it is
 // written (Note [Pending values]), and copies out a stored whole value that views it (Note
 // [Deferred results]).
