@@ -10,8 +10,10 @@
 // written). A chain becomes a kernel where it
 // is consumed whole:
 //   - by a reduction of the whole example (`.sum()`, `mean(e)`: the reduce
-//     family's reduce_all rule), the reduction running over the kernel's
-//     elements without materialising them;
+//     family's reduce_all rule), or a sum or mean over one dim given by
+//     literals (`.sum(1)`, `mean(e, -1)`: compiled where it is the example's
+//     innermost), the reduction running over the kernel's elements without
+//     materialising them;
 //   - by an accumulator `acc += e` / `acc -= e` into a Tensor;
 //   - by a store `out[i] = e` of at least two ops (one op over materialised
 //     tensors is already one runtime call into the destination).
@@ -520,7 +522,8 @@ private:
       commit(Root, std::move(*Chain));
   }
 
-  /// Reductions of a whole example inside \p S, innermost first.
+  /// Reductions of a whole example, or of a sum or mean over one dim given by
+  /// literals, inside \p S, innermost first.
   void reductions(const Stmt *S, ArrayRef<const Stmt *> Before) {
     if (!S || isa<LambdaExpr>(S))
       return;
@@ -531,11 +534,17 @@ private:
       return;
     std::size_t Op = opOf(Call);
     if (Op == rules::kNoOp ||
-        rules::kOpTable[Op].family != rules::Family::reduce ||
-        rules::kOpTable[Op].rule != rules::RuleId::reduce_all)
+        rules::kOpTable[Op].family != rules::Family::reduce)
       return;
+    const rules::OpEntry &Entry = rules::kOpTable[Op];
     llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
-    if (Operands.size() == 1)
+    // vb::Fused's sum(dim, keepdim) and mean(dim, keepdim) (rules/include/vmap/fused.hpp).
+    const bool OverOneDim =
+        Entry.rule == rules::RuleId::reduce_dim &&
+        (Entry.name == "sum" || Entry.name == "mean") &&
+        llvm::all_of(ArrayRef(Operands).drop_front(), isLiteral);
+    if ((Entry.rule == rules::RuleId::reduce_all && Operands.size() == 1) ||
+        OverOneDim)
       consider(Operands.front(), 1, Before);
   }
 

@@ -22,7 +22,8 @@ constexpr std::size_t kFusedMaxOperands = 16;  // beyond, the batched ops
 // with adjacent dims merged where every operand allows it, each operand's element strides
 // over those dims (0 where it broadcasts).
 struct FusedLayout {
-  int64_t levels = 0;                  // level dims of the result
+  int64_t levels = 0;                  // level dims of the result, and the kept example dims
+  int64_t kept = 0;                    // leading example dims a reduction keeps (among levels)
   std::vector<int64_t> sizes;          // broadcast physical sizes, levels first
   int64_t level_count = 1;             // product of the level sizes
   int64_t example_count = 1;           // product of the example sizes
@@ -35,8 +36,11 @@ struct FusedLayout {
 
 // The layout of `operands` for a compiled kernel, or nullopt when it does not apply (see
 // Note [Compiled fusion]). With `every_example`, the level dims are every active level at its
-// full size, also where no operand varies (an accumulator adds each example's value).
-std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool every_example) {
+// full size, also where no operand varies (an accumulator adds each example's value). With
+// `reduced_dim` (a sum or mean over one example dim), that dim must be the innermost one; the
+// example dims before it are kept, laid out as level dims.
+std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool every_example,
+                                      std::optional<int64_t> reduced_dim) {
   FusedLayout layout;
   if (every_example) layout.levels = active_levels();
   int64_t rank = 0;
@@ -79,6 +83,12 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
   if (every_example)  // no operand varies along a size-1 level dim: its strides are 0
     for (int64_t d = 0; d < active_levels(); ++d)
       layout.sizes[static_cast<std::size_t>(d)] = level_size(d);
+  if (reduced_dim) {
+    if (rank == 0 || (*reduced_dim < 0 ? *reduced_dim + rank : *reduced_dim) != rank - 1)
+      return std::nullopt;
+    layout.kept = rank - 1;
+    layout.levels += layout.kept;
+  }
   for (int64_t d = 0; d < full_rank; ++d)
     (d < layout.levels ? layout.level_count : layout.example_count) *=
         layout.sizes[static_cast<std::size_t>(d)];
@@ -204,8 +214,9 @@ struct Walker {
 // The layout of `operands` when a compiled kernel applies to them and there is something to
 // compute (with no elements the batched ops do what they do: an op the dtype lacks still
 // raises).
-std::optional<FusedLayout> planned(const std::vector<Value>& operands, bool every_example) {
-  std::optional<FusedLayout> layout = plan_fused(operands, every_example);
+std::optional<FusedLayout> planned(const std::vector<Value>& operands, bool every_example,
+                                   std::optional<int64_t> reduced_dim = std::nullopt) {
+  std::optional<FusedLayout> layout = plan_fused(operands, every_example, reduced_dim);
   if (!layout || layout->level_count * layout->example_count == 0) return std::nullopt;
   return layout;
 }
@@ -231,7 +242,7 @@ Value deferred(FusedLayout layout, std::vector<int64_t> sizes, Dtype dtype,
                const KernelCode& code,
                std::function<void(const FusedLayout&, const void*, void*)> fill) {
   std::vector<Tensor> inputs = layout.operands;
-  const int64_t levels = layout.levels;
+  const int64_t levels = layout.levels - layout.kept;
   std::shared_ptr<const void> kernel = code.keep(code.kernel);
   auto compute = [sizes, dtype, layout = std::move(layout), kernel = std::move(kernel),
                   fill = std::move(fill)](const Tensor& destination) {
@@ -528,8 +539,8 @@ std::optional<Value> fused_store(const std::vector<Value>& operands, const Kerne
 }
 
 std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
-                               bool mean) {
-  std::optional<FusedLayout> layout = planned(operands, false);
+                               bool mean, std::optional<int64_t> dim) {
+  std::optional<FusedLayout> layout = planned(operands, false, dim);
   if (!layout) return std::nullopt;
   return layout->dtype == kFloat64 ? sum_value(std::move(*layout), code.f64, code, mean)
                                    : sum_value(std::move(*layout), code.f32, code, mean);

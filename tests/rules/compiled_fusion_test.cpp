@@ -131,6 +131,41 @@ TEST(CompiledFusion, RowsOfThreeLevelsAcrossOuterStepsAndThreads) {
   }
 }
 
+// A sum or mean over one dim: compiled over the innermost example dim (the dims before it
+// kept, as rows: `(x[i] - y).pow(2).sum(1)`); any other dim, or keepdim, runs the batched
+// ops. Every form against the loop.
+TEST(CompiledFusion, SumsOverOneDimOfTheExample) {
+  Rng rng(14);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    SCOPED_TRACE(testing::Message() << dtype);
+    const Tensor x = test::random_tensor(rng, {7, 10}, dtype);
+    const Tensor y = test::random_tensor(rng, {30, 10}, dtype);
+    auto squares = [](const auto& a, const auto& b) { return (a - b).pow(2); };
+    Tensor last = zeros({7, 30}, dtype), negative = zeros({7, 30}, dtype),
+           first = zeros({7, 10}, dtype), kept = zeros({7, 30, 1}, dtype);
+    {
+      vb::Level level(0, 7);
+      const vb::Value i = level.index();
+      vb::at(last, i) = vb::fused(squares, vb::at(x, i), y).sum(1);
+      vb::at(negative, i) = vb::mean(vb::fused(squares, vb::at(x, i), y), -1);
+      vb::at(first, i) = vb::fused(squares, vb::at(x, i), y).sum(0);
+      vb::at(kept, i) = vb::fused(squares, vb::at(x, i), y).sum(1, true);
+    }
+    Tensor expected_last = zeros({7, 30}, dtype), expected_negative = zeros({7, 30}, dtype),
+           expected_first = zeros({7, 10}, dtype), expected_kept = zeros({7, 30, 1}, dtype);
+    for (int64_t i = 0; i < 7; ++i) {
+      expected_last[i] = (x[i] - y).pow(2).sum(1);
+      expected_negative[i] = mean((x[i] - y).pow(2), -1);
+      expected_first[i] = (x[i] - y).pow(2).sum(0);
+      expected_kept[i] = (x[i] - y).pow(2).sum(1, true);
+    }
+    expect_close(last, expected_last);
+    expect_close(negative, expected_negative);
+    expect_close(first, expected_first);
+    expect_close(kept, expected_kept);
+  }
+}
+
 TEST(CompiledFusion, MeanOfALocalComputedInTheKernel) {
   Rng rng(3);
   const Tensor x = test::random_tensor(rng, {5, 3, 4}, kFloat64);
@@ -441,12 +476,17 @@ TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
   const Tensor y = test::random_tensor(rng, {300, 16}, kFloat32);
   auto cost = [&](int64_t rows) {
     const Tensor x = test::random_tensor(rng, {rows, 16}, kFloat32);
-    Tensor squares = zeros({rows, 300}), scaled = zeros({rows, 16}), total = zeros({});
+    Tensor squares = zeros({rows, 300}), scaled = zeros({rows, 16}), total = zeros({}),
+           row_squares = zeros({rows, 300});
     const int64_t before = vmap::detail::op_count();
     {
       vb::Level level0(0, rows);
       const vb::Value i = level0.index();
       vb::at(scaled, i) = vb::fused([](const auto& a) { return (a * 2 + 1).relu(); }, vb::at(x, i));
+      // Over the example's last dim: y's rows kept.
+      vb::at(row_squares, i) =
+          vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), y)
+              .sum(-1);
       vb::Level level1(0, y.size(0));
       const vb::Value j = level1.index();
       vb::at(vb::at(squares, i), j) = vb::sum(vb::fused(
@@ -459,6 +499,7 @@ TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
     const int64_t ops = vmap::detail::op_count() - before;
     expect_close(scaled, (x * 2 + 1).relu());
     expect_close(squares, pairwise_distance_loop(x, y), 1e-4);
+    expect_close(row_squares, squares, 1e-4);
     expect_close(total, x.select(1, 0).sum() * y.select(1, 3).sum(), 1e-4);
     return ops;
   };

@@ -38,6 +38,18 @@ double weighted(const Tensor& x, const Tensor& w, float bias, Tensor& means, Ten
   return total.item<double>();
 }
 
+// A sum and a mean over the example's last dim (y's rows kept), member and free forms; a
+// sum over another dim is fused too (the kernel runs the batched ops for it).
+void row_squares(const Tensor& x, const Tensor& y, Tensor& sums, Tensor& means,
+                 Tensor& columns) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    sums[i] = (x[i] - y).pow(2).sum(1);
+    means[i] = mean(abs(x[i] - y), -1);
+    columns[i] = (x[i] - y).pow(2).sum(0);
+  }
+}
+
 // Integer tensors: the same kernel, run by the batched ops.
 void integer_squares(const Tensor& k, Tensor& out) {
 #pragma vmap
@@ -59,6 +71,10 @@ int main() {
   Tensor xd = x.to(kDouble);
   std::cout << weighted(xd, w.to(kDouble), 0.5f, means, scaled) << "\n" << means << "\n";
 
+  Tensor row_sums = zeros({6, 3}), row_means = zeros({6, 3}), columns = zeros({6, 4});
+  row_squares(x, y, row_sums, row_means, columns);
+  std::cout << row_sums << "\n" << row_means << "\n" << columns << "\n";
+
   Tensor k = arange(12).reshape({3, 4});
   Tensor counts = zeros({3}, kLong);
   integer_squares(k, counts);
@@ -76,5 +92,9 @@ int main() {
 // CHECK: vb::at(means, i) = vb::mean(vb::fused([](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 34
 // CHECK-NEXT: vb::at(scaled, i) = vb::fused([](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 35
 // CHECK-NEXT: vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; }, vb::at(x, i)[0], w[1]), vb::Reduce::add);  // line 36
+// CHECK-LABEL: void row_squares(
+// CHECK: vb::at(sums, i) = vb::fused([](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1);  // line 47
+// CHECK-NEXT: vb::at(means, i) = vb::mean(vb::fused([](const auto& a, const auto& y) { return vb::abs(a - y); }, vb::at(x, i), y), -1);  // line 48
+// CHECK-NEXT: vb::at(columns, i) = vb::fused([](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(0);  // line 49
 // CHECK-LABEL: void integer_squares(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 45
+// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 57

@@ -161,12 +161,12 @@ struct KernelCode {
   const TypedKernel<double>* f64;
 };
 
-// The compiled kernel's value for a store, its per-example sums (or means), or acc op=
-// its total (true when done); nullopt / false when it does not apply (the batched ops then
-// run the chain): Note [Compiled fusion].
+// The compiled kernel's value for a store, its per-example sums (or means; over the
+// innermost example dim alone with `dim`), or acc op= its total (true when done); nullopt /
+// false when it does not apply (the batched ops then run the chain): Note [Compiled fusion].
 std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code);
 std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
-                               bool mean);
+                               bool mean, std::optional<int64_t> dim = std::nullopt);
 bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands,
                       const KernelCode& code);
 
@@ -233,10 +233,13 @@ class Fused {
     return batched();
   }
 
-  // The reductions of the whole example (the op table's reduce_all rule); any and all run
-  // as the batched ops.
+  // The reductions of the whole example (the op table's reduce_all rule), and over one dim
+  // (reduce_dim): compiled where that dim is the example's innermost and the result drops it;
+  // any and all run as the batched ops.
   Value sum() const { return reduce(false); }
   Value mean() const { return reduce(true); }
+  Value sum(int64_t dim, bool keepdim = false) const { return reduce(false, dim, keepdim); }
+  Value mean(int64_t dim, bool keepdim = false) const { return reduce(true, dim, keepdim); }
   Value any() const { return batched().any(); }
   Value all() const { return batched().all(); }
 
@@ -254,13 +257,15 @@ class Fused {
       std::declval<const std::array<const T*, kValues>&>(),
       std::declval<const std::array<int64_t, kValues>&>(), int64_t{0}, Indices{}))>;
 
-  // The chain summed (or averaged) over each example's elements: a whole pending node, so a
-  // store computes it straight into its slots.
-  Value reduce(bool mean) const {
+  // The chain summed (or averaged) over each example's elements, or over its dim `dim`: a
+  // whole pending node, so a store computes it straight into its slots.
+  Value reduce(bool mean, std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const {
     const profile::detail::OpScope profiled(mean ? "fused mean" : "fused sum");
-    if (std::optional<Value> result = detail::fused_sum(values(), code<Use::sum>(), mean))
-      return *std::move(result);
-    return mean ? batched().mean() : batched().sum();
+    if (!keepdim)
+      if (std::optional<Value> result = detail::fused_sum(values(), code<Use::sum>(), mean, dim))
+        return *std::move(result);
+    if (!dim) return mean ? batched().mean() : batched().sum();
+    return mean ? batched().mean(*dim, keepdim) : batched().sum(*dim, keepdim);
   }
 
   // The tensor operands, in order.
@@ -503,6 +508,14 @@ Value sum(const Fused<Kernel, Args...>& e) {
 template <class Kernel, class... Args>
 Value mean(const Fused<Kernel, Args...>& e) {
   return e.mean();
+}
+template <class Kernel, class... Args>
+Value sum(const Fused<Kernel, Args...>& e, int64_t dim, bool keepdim = false) {
+  return e.sum(dim, keepdim);
+}
+template <class Kernel, class... Args>
+Value mean(const Fused<Kernel, Args...>& e, int64_t dim, bool keepdim = false) {
+  return e.mean(dim, keepdim);
 }
 template <class Kernel, class... Args>
 Value any(const Fused<Kernel, Args...>& e) {
