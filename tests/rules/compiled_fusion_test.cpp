@@ -62,6 +62,10 @@ TEST(CompiledFusion, PairwiseDistanceOfShortAndLongRows) {
       const Tensor y = test::random_tensor(rng, {rows, width}, kFloat32);
       expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y));
     }
+  // A row longer than a block of the rows loop (kRowBlock): summed in two blocks.
+  const Tensor x = test::random_tensor(rng, {3, 10}, kFloat32);
+  const Tensor y = test::random_tensor(rng, {2100, 10}, kFloat32);
+  expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y));
 }
 
 TEST(CompiledFusion, MeanOfShortRowsPerPair) {

@@ -459,11 +459,22 @@ class Fused {
                                const std::array<int64_t, kValues>& step, int64_t per,
                                int64_t count, R* into) const {
     const std::array<int64_t, kValues> unused{};
-    auto row_at = [&](int64_t k) {
+    // The operands of element k of the row's examples. An operand the row broadcasts (one
+    // value for the row) is read into `held` first: read through its pointer, it might be
+    // what into[j] stores to, so the compiler loaded it again on every pass over j (a
+    // 2000x2000x64 distance's loop).
+    auto row_at = [&](int64_t k, std::array<T, kValues>& held) {
       std::array<const T*, kValues> from;
-      for (std::size_t n = 0; n < kValues; ++n) from[n] = start[n] + k * step[n];
+      for (std::size_t n = 0; n < kValues; ++n) {
+        from[n] = start[n] + k * step[n];
+        if (((kMask >> n) & 1) == 0) {
+          held[n] = *from[n];
+          from[n] = &held[n];
+        }
+      }
       return from;
     };
+    std::array<T, kValues> held, held_next;
     for (int64_t j = 0; j < count; ++j) into[j] = 0;
     // Two elements of each example per pass over the row, added one after the other (the
     // same order and rounding as one per pass): the row's sums are loaded and stored half as
@@ -471,7 +482,7 @@ class Fused {
     // 13.1 -> 8.4 us; the plain loop's AVX-512 one pass per element takes 11.2 us).
     int64_t k = 0;
     for (; k + 2 <= per; k += 2) {
-      const std::array<const T*, kValues> from = row_at(k), next = row_at(k + 1);
+      const std::array<const T*, kValues> from = row_at(k, held), next = row_at(k + 1, held_next);
 #pragma omp simd
       for (int64_t j = 0; j < count; ++j) {
         const R sum = into[j] + detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
@@ -479,7 +490,7 @@ class Fused {
       }
     }
     if (k < per) {
-      const std::array<const T*, kValues> from = row_at(k);
+      const std::array<const T*, kValues> from = row_at(k, held);
 #pragma omp simd
       for (int64_t j = 0; j < count; ++j)
         into[j] += detail::kernel_at<T, kMask>(kernel_, args_, from, unused, j, Indices{});
