@@ -185,10 +185,10 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
   const std::optional<Dtype> dtype =
       tagged.empty() ? std::nullopt : std::optional(vmap::detail::result_type(tagged));
 
-  // The call's arguments with the tensor positions left to fill, and each operand's cast.
+  // The call's arguments with the tensor positions left to fill, and each operand's position,
+  // cast and dtype.
   std::vector<rules::Arg> arguments;
-  std::vector<std::size_t> tensor_positions;
-  std::vector<std::optional<Dtype>> casts;
+  std::vector<detail::ProbeKey::Operand> filled;
   std::vector<detail::PendingOperand> operands;
   for (std::size_t position = 0; position < inputs.size(); ++position) {
     const Input& input = inputs[position];
@@ -207,17 +207,25 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
     operands.push_back(detail::operand_on(*v, device, to_rank));
     const bool cast =
         dtype && std::ranges::find(promoted, position) != promoted.end() && v->dtype() != *dtype;
-    casts.push_back(cast ? dtype : std::nullopt);
-    tensor_positions.push_back(arguments.size());
+    filled.push_back({arguments.size(), cast ? dtype : std::nullopt, v->dtype()});
     arguments.emplace_back();
   }
-  auto apply = [op, arguments, tensor_positions, casts](const std::vector<Tensor>& tensors) {
+  std::optional<detail::ProbeKey> probe_key;  // Note [Probe cache]: no other argument given
+  if (std::ranges::all_of(arguments, [](const rules::Arg& argument) {
+        return std::holds_alternative<std::monostate>(argument);
+      }))
+    probe_key = detail::ProbeKey{op, filled};
+  auto apply = [op, arguments = std::move(arguments),
+                filled = std::move(filled)](const std::vector<Tensor>& tensors) {
     std::vector<rules::Arg> args = arguments;
-    for (std::size_t k = 0; k < tensors.size(); ++k)
-      args[tensor_positions[k]] = rules::plain(casts[k] ? tensors[k].to(*casts[k]) : tensors[k]);
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      const std::optional<Dtype> cast = filled[k].cast;
+      args[filled[k].position] = rules::plain(cast ? tensors[k].to(*cast) : tensors[k]);
+    }
     return rules::call_reference(op, args);
   };
-  return detail::pointwise_value(std::move(operands), std::move(apply), levels, false);
+  return detail::pointwise_value(std::move(operands), std::move(apply), levels, false,
+                                 std::move(probe_key));
 }
 
 }  // namespace
