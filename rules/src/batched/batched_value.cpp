@@ -199,9 +199,11 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
     }
     const int64_t pad = max_rank - (v->is_cpp_scalar() ? 0 : logical_rank(*v));
     const int64_t own_levels = v->levels();
-    auto to_rank = [=](std::vector<int64_t> sizes) {
-      sizes.insert(sizes.begin() + own_levels, static_cast<std::size_t>(levels - own_levels), 1);
-      sizes.insert(sizes.begin() + levels, static_cast<std::size_t>(std::max<int64_t>(pad, 0)), 1);
+    // The missing level dims and the rank padding are one run of size-1 dims after v's own
+    // levels (two captures: a std::function keeps them without an allocation).
+    const int64_t ones = levels - own_levels + std::max<int64_t>(pad, 0);
+    auto to_rank = [own_levels, ones](std::vector<int64_t> sizes) {
+      sizes.insert(sizes.begin() + own_levels, static_cast<std::size_t>(ones), 1);
       return sizes;
     };
     operands.push_back(detail::operand_on(*v, device, to_rank));
