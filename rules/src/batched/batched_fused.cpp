@@ -14,8 +14,8 @@
 
 namespace vmap::batched {
 
-std::vector<int64_t> Access::physical_sizes(const Value& v) {
-  return v.pending_ ? v.pending_->sizes : v.physical_.sizes().vec();
+vmap::detail::IntList Access::physical_sizes(const Value& v) {
+  return v.pending_ ? vmap::detail::IntList(v.pending_->sizes) : v.physical_.sizes();
 }
 Dtype Access::physical_dtype(const Value& v) {
   return v.pending_ ? v.pending_->dtype : v.physical_.dtype();
@@ -271,11 +271,11 @@ std::optional<std::vector<int64_t>> broadcast_sizes(const std::vector<PendingOpe
 
 }  // namespace
 
-PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make) {
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, PendingApply make) {
   auto node = std::make_shared<Pending>();
   node->sizes = std::move(sizes);
   node->dtype = dtype;
-  node->apply = [make = std::move(make)](const std::vector<Tensor>&) { return make(); };
+  node->apply = std::move(make);
   return node;  // reads nothing: never settled
 }
 

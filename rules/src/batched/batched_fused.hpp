@@ -95,8 +95,8 @@ struct Pending {
   mutable bool value_in_destination = false;  // value views the slot a store computed it into
 };
 
-// A pending source (no operands) computed by `make` when first needed.
-PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make);
+// A pending source (no operands) computed by `make` (given no operands) when first needed.
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, PendingApply make);
 // The node's value, computed (block by block) and cached on first use.
 const Tensor& materialise(const Pending& node);
 

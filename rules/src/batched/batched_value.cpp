@@ -48,7 +48,7 @@ std::vector<int64_t> tail_sizes(const Tensor& t, int64_t from) {
   return sizes;
 }
 
-int64_t product(const std::vector<int64_t>& sizes) {
+int64_t product(vmap::detail::IntList sizes) {
   return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
 }
 
@@ -252,10 +252,11 @@ Value Level::index() const {
   // Lazy (Note [Pending values]): `x[i]` views x without it.
   std::vector<int64_t> sizes = shape;
   Value index = Access::make_pending(
-      detail::pending_source(std::move(sizes), kInt64,
-                             [start = state.start, end = state.start + state.size, shape] {
-                               return vmap::arange(start, end, kInt64).reshape(shape);
-                             }),
+      detail::pending_source(
+          std::move(sizes), kInt64,
+          [start = state.start, end = state.start + state.size, shape](const std::vector<Tensor>&) {
+            return vmap::arange(start, end, kInt64).reshape(shape);
+          }),
       depth_ + 1, true);
   Access::set_induction_level(index, depth_);
   return index;
@@ -351,7 +352,7 @@ int64_t Value::size(int64_t dim) const {
       *this)[static_cast<std::size_t>(rules::wrap_logical_dim("size", dim, this->dim()) + levels_)];
 }
 std::vector<int64_t> Value::sizes() const {
-  const std::vector<int64_t> all = Access::physical_sizes(*this);
+  const vmap::detail::IntList all = Access::physical_sizes(*this);
   return {all.begin() + levels_, all.end()};
 }
 int64_t Value::numel() const { return product(sizes()); }
