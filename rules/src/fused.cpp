@@ -63,12 +63,15 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
   layout.operands.reserve(operands.size());
   for (const Value& v : operands) {
     if (Access::physical_dtype(v) != layout.dtype) return std::nullopt;
-    const Tensor physical = v.aligned(layout.levels);  // computes a pending value
-    // Level dims first, then the example dims aligned at the end (broadcasting).
+    // v's own level dims first (the levels it lacks are size 1: not v.aligned(), whose
+    // unsqueeze is a TensorImpl and its Dims each call), then the example dims aligned at
+    // the end (broadcasting).
+    const Tensor& physical = v.physical();  // computes a pending value
     std::vector<int64_t> operand_strides(static_cast<std::size_t>(full_rank), 0);
-    const int64_t offset = rank - (physical.dim() - layout.levels);
+    const int64_t own_levels = v.levels();
+    const int64_t offset = layout.levels + rank - physical.dim();
     for (int64_t d = 0; d < physical.dim(); ++d) {
-      const int64_t target = d < layout.levels ? d : d + offset;
+      const int64_t target = d < own_levels ? d : d + offset;
       const auto t = static_cast<std::size_t>(target);
       const int64_t size = physical.size(d);
       if (size != 1) {

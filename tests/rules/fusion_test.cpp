@@ -308,6 +308,7 @@ TEST(Fusion, AOneOpStoreRunsAsOneCall) {
     expect_identical(out, chain ? (a + b) * a : a + b);
     return cost;
   };
+  store_cost(400, true);  // the first + and * probe their dtypes (Note [Probe cache])
   EXPECT_EQ(store_cost(400, false), store_cost(10000, false));  // 2 and 31 blocks
   EXPECT_LT(store_cost(400, true), store_cost(10000, true));
 }
@@ -319,6 +320,30 @@ TEST(Fusion, AStoreOfTheWrongShapeStillFails) {
   vb::Level level(0, kRows);
   const vb::Value i = level.index();
   EXPECT_THROW(vb::at(narrow_out, i) = vb::at(a, i) * 2, Error);
+}
+
+// Note [Probe cache]: a pending node's dtype is the eager op's on every call, whichever calls
+// of the same op came before, and its dtype error is raised on every call.
+TEST(Fusion, PendingDtypesAreTheEagerOpsOnEveryCall) {
+  Rng rng(12);
+  const Tensor ints = test::random_tensor(rng, {kRows, kWidth}, kInt32);
+  const Tensor floats = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
+  const Tensor doubles = floats.to(kFloat64);
+  const Tensor flags = ints > 0;
+  vb::Level level(0, kRows);
+  const vb::Value i = level.index();
+  for (int round = 0; round < 2; ++round) {
+    for (const Tensor& other : {floats, doubles, ints}) {
+      const vb::Value sum = vb::at(ints, i) + vb::at(other, i);
+      EXPECT_TRUE(is_pending(sum));
+      EXPECT_EQ(sum.dtype(), (ints + other).dtype());
+      expect_identical(sum.physical(), ints + other);
+    }
+    // A given argument other than the operands decides too: a floating alpha raises on ints.
+    EXPECT_EQ(vb::add(vb::at(ints, i), vb::at(ints, i), 2).dtype(), kInt32);
+    EXPECT_THROW(vb::add(vb::at(ints, i), vb::at(ints, i), 2.5), Error);
+    EXPECT_THROW(-vb::at(flags, i), Error);  // LibTorch has no `-` on bool
+  }
 }
 
 TEST(Fusion, ChainsLongerThanTheNodeLimit) {

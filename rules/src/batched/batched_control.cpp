@@ -70,7 +70,7 @@ void check_not_shared(const Tensor& destination, const std::vector<int64_t>& val
 void write_into(const Tensor& destination, int64_t levels, const Value& value) {
   const int64_t rank = destination.dim() - levels;
   const int64_t from = value.levels();
-  check_not_shared(destination, fit_sizes(Access::physical_sizes(value), from, levels, rank),
+  check_not_shared(destination, fit_sizes(Access::physical_sizes(value).vec(), from, levels, rank),
                    levels);
   Tensor keep;
   if (const Value* mask = current_mask()) {
@@ -149,7 +149,7 @@ Tensor product_over_front(Tensor values) {
 std::optional<Tensor> reduce_pending_levels(const Value& e, int64_t keep, Reduce op) {
   const int64_t levels = active_levels();
   if (keep != 0 || op == Reduce::mul || current_mask() || e.levels() != levels) return std::nullopt;
-  const std::vector<int64_t> sizes = Access::physical_sizes(e);
+  const vmap::detail::IntList sizes = Access::physical_sizes(e);
   for (int64_t k = 0; k < levels; ++k)
     if (sizes[static_cast<std::size_t>(k)] != level_size(k)) return std::nullopt;
   return detail::reduce_levels_pending(e, [op](const Tensor& t, std::vector<int64_t> dims) {
@@ -234,7 +234,7 @@ bool can_hold(const Value& place, const Value& value) {
   const Tensor& destination = place.physical();
   const int64_t levels = place.levels();
   auto varies_beyond = [&](const Value& v) {  // from the sizes: a pending v stays pending
-    const std::vector<int64_t> sizes = Access::physical_sizes(v);
+    const vmap::detail::IntList sizes = Access::physical_sizes(v);
     for (int64_t k = 0; k < v.levels(); ++k) {
       const bool destination_has = k < levels && destination.size(k) != 1;
       if (sizes[static_cast<std::size_t>(k)] != 1 && !destination_has) return true;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -13,8 +14,8 @@
 
 namespace vmap::batched {
 
-std::vector<int64_t> Access::physical_sizes(const Value& v) {
-  return v.pending_ ? v.pending_->sizes : v.physical_.sizes().vec();
+vmap::detail::IntList Access::physical_sizes(const Value& v) {
+  return v.pending_ ? vmap::detail::IntList(v.pending_->sizes) : v.physical_.sizes();
 }
 Dtype Access::physical_dtype(const Value& v) {
   return v.pending_ ? v.pending_->dtype : v.physical_.dtype();
@@ -270,11 +271,11 @@ std::optional<std::vector<int64_t>> broadcast_sizes(const std::vector<PendingOpe
 
 }  // namespace
 
-PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make) {
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, PendingApply make) {
   auto node = std::make_shared<Pending>();
   node->sizes = std::move(sizes);
   node->dtype = dtype;
-  node->apply = [make = std::move(make)](const std::vector<Tensor>&) { return make(); };
+  node->apply = std::move(make);
   return node;  // reads nothing: never settled
 }
 
@@ -336,31 +337,30 @@ namespace {
 // first part wrote the destination. Each is the eager op on the same values, so results are
 // bit-identical. An op over two whole nodes or a tensor with more than one element takes
 // the eager or blocked path as before, its whole nodes materialised first.
-std::optional<Value> joined_epilogue(const std::vector<PendingOperand>& operands,
-                                     const PendingApply& apply, int64_t levels,
-                                     bool cpp_scalar) {
-  std::optional<std::size_t> inner_at;
-  for (std::size_t k = 0; k < operands.size(); ++k) {
-    if (std::holds_alternative<PendingPtr>(operands[k])) {
-      if (inner_at || !std::get<PendingPtr>(operands[k])->compute) return std::nullopt;
-      inner_at = k;
-    } else if (const Tensor& number = std::get<Tensor>(operands[k]);
+// The deferred whole node among `operands` that a pointwise op over them joins, or null.
+const Pending* epilogue_inner(const std::vector<PendingOperand>& operands) {
+  const Pending* inner = nullptr;
+  for (const PendingOperand& operand : operands) {
+    if (const auto* node = std::get_if<PendingPtr>(&operand)) {
+      if (inner || !(*node)->compute) return nullptr;
+      inner = node->get();
+    } else if (const Tensor& number = std::get<Tensor>(operand);
                number.numel() != 1 || number.device() != kCPU) {
-      return std::nullopt;
+      return nullptr;
     }
   }
-  if (!inner_at) return std::nullopt;
-  const PendingPtr& inner = std::get<PendingPtr>(operands[*inner_at]);
-  if (inner->device != kCPU) return std::nullopt;
-  std::vector<Tensor> probes;
-  for (const PendingOperand& operand : operands)
-    probes.push_back(vmap::ones({}, operand_dtype(operand)));
-  const Dtype dtype = apply(probes).dtype();  // the eager op's, and its dtype errors
+  return inner && inner->device == kCPU ? inner : nullptr;
+}
+
+Value joined_epilogue(const Pending& inner, std::vector<PendingOperand> operands,
+                      PendingApply apply, Dtype dtype, int64_t levels, bool cpp_scalar) {
   std::vector<Tensor> inputs;  // what the joined call reads (settle_before_write)
-  for (const PendingOperand& operand : inner->operands) inputs.push_back(std::get<Tensor>(operand));
+  inputs.reserve(inner.operands.size() + operands.size() - 1);
+  for (const PendingOperand& operand : inner.operands) inputs.push_back(std::get<Tensor>(operand));
   for (const PendingOperand& operand : operands)
     if (const auto* number = std::get_if<Tensor>(&operand)) inputs.push_back(*number);
-  auto compute = [operands, apply](const Tensor& destination) {
+  auto compute = [operands = std::move(operands),
+                  apply = std::move(apply)](const Tensor& destination) {
     // Every operand first: the inner call must not take the destination.
     std::vector<Tensor> tensors;
     tensors.reserve(operands.size());
@@ -370,8 +370,25 @@ std::optional<Value> joined_epilogue(const std::vector<PendingOperand>& operands
     return apply(tensors);
   };
   return Access::make_pending(
-      whole_node(inner->sizes, dtype, kCPU, std::move(inputs), std::move(compute)), levels,
+      whole_node(inner.sizes, dtype, kCPU, std::move(inputs), std::move(compute)), levels,
       cpp_scalar);
+}
+
+// The eager op's result dtype: the op run on 0-d operands of the operands' dtypes, which
+// also raises its dtype errors here, where the eager op would; once per call that
+// `probe_key` names (Note [Probe cache]).
+Dtype result_dtype(const std::vector<PendingOperand>& operands, const PendingApply& apply,
+                   const std::optional<ProbeKey>& probe_key) {
+  thread_local std::map<ProbeKey, Dtype> probed;
+  if (probe_key)
+    if (const auto known = probed.find(*probe_key); known != probed.end()) return known->second;
+  std::vector<Tensor> probes;
+  probes.reserve(operands.size());
+  for (const PendingOperand& operand : operands)
+    probes.push_back(vmap::ones({}, operand_dtype(operand)));
+  const Dtype dtype = apply(probes).dtype();
+  if (probe_key) probed.emplace(*probe_key, dtype);
+  return dtype;
 }
 
 // A whole node as an operand of a chain: its value (chains are blocked, whole nodes never).
@@ -384,9 +401,12 @@ void materialise_whole_nodes(std::vector<PendingOperand>& operands) {
 }  // namespace
 
 Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, int64_t levels,
-                      bool cpp_scalar) {
-  if (std::optional<Value> joined = joined_epilogue(operands, apply, levels, cpp_scalar))
-    return *std::move(joined);
+                      bool cpp_scalar, std::optional<ProbeKey> probe_key) {
+  if (const Pending* inner = epilogue_inner(operands)) {
+    const Dtype dtype = result_dtype(operands, apply, probe_key);
+    return joined_epilogue(*inner, std::move(operands), std::move(apply), dtype, levels,
+                           cpp_scalar);
+  }
   materialise_whole_nodes(operands);
   const std::optional<std::vector<int64_t>> sizes = broadcast_sizes(operands);
   auto eager = [&] {
@@ -405,12 +425,7 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
     if (const auto* child = std::get_if<PendingPtr>(&operand)) count_distinct(**child, seen);
   if (static_cast<int64_t>(seen.size()) >= kMaxNodes)  // the children become leaves
     for (PendingOperand& operand : operands) operand = operand_tensor(operand);
-  // The result dtype is the eager op's: run it on 0-d operands of the same dtypes (this
-  // also raises the op's dtype errors here, where the eager op would).
-  std::vector<Tensor> probes;
-  for (const PendingOperand& operand : operands)
-    probes.push_back(vmap::ones({}, operand_dtype(operand)));
-  const Dtype dtype = apply(probes).dtype();
+  const Dtype dtype = result_dtype(operands, apply, probe_key);
   auto node = std::make_shared<Pending>();
   node->sizes = *sizes;
   node->dtype = dtype;

@@ -7,7 +7,7 @@
 // may be *pending*: a small DAG (at most kMaxNodes distinct nodes) of pointwise ops over
 // materialised leaf tensors, whose physical sizes and dtype are known without computing it
 // (the dtype by running the node's op once on 0-d operands of the operands' dtypes, so it is
-// the eager op's own promotion). The DAG is computed where it is consumed:
+// the eager op's own promotion; Note [Probe cache]). The DAG is computed where it is consumed:
 //   - stored into a place (store): block by block straight into the destination view (a
 //     single op over materialised tensors in one call, stores_whole in batched_fused.cpp);
 //   - reduced per example (sum, mean, amax, ... over logical dims): block by block along the
@@ -62,8 +62,10 @@
 
 #include "batched_internal.hpp"
 
+#include <compare>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -93,8 +95,8 @@ struct Pending {
   mutable bool value_in_destination = false;  // value views the slot a store computed it into
 };
 
-// A pending source (no operands) computed by `make` when first needed.
-PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, std::function<Tensor()> make);
+// A pending source (no operands) computed by `make` (given no operands) when first needed.
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, PendingApply make);
 // The node's value, computed (block by block) and cached on first use.
 const Tensor& materialise(const Pending& node);
 
@@ -104,11 +106,34 @@ PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
                       std::vector<Tensor> inputs,
                       std::function<Tensor(const Tensor& destination)> compute);
 
+// Note [Probe cache]
+// A pending node's dtype is the eager op's, learnt by running its op on 0-d operands (Note
+// [Pending values]): two ones({}) and a dispatch through the op table, a third of the 0.95 us
+// `.sum().sqrt()` took to make its node in a 100x200x10 pairwise distance (perf). The probe's
+// result depends only on the call: the op-table entry, where its operands sit among its
+// arguments, the casts its `apply` makes and the operands' dtypes, when no other argument is
+// given (a text or a number, as div's rounding mode, can change it: those calls are probed
+// each time). So pointwise() names such a call by a ProbeKey and the probe runs once per key
+// and thread. A probe that raises is not remembered: the op's dtype error is raised on every
+// call, where the eager op raises it.
+struct ProbeKey {
+  struct Operand {
+    std::size_t position;       // among the call's arguments
+    std::optional<Dtype> cast;  // what `apply` casts it to
+    Dtype dtype;
+    auto operator<=>(const Operand&) const = default;
+  };
+  std::size_t op;
+  std::vector<Operand> operands;
+  auto operator<=>(const ProbeKey&) const = default;
+};
+
 // One pointwise op over operands already brought to a common rank (`levels` level dims):
 // a pending Value when the result is at least one block, else computed now. `apply` gets
-// the operands' tensors in order.
+// the operands' tensors in order; `probe_key` names the call for the probe (Note [Probe
+// cache]), nullopt: probed each time.
 Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, int64_t levels,
-                      bool cpp_scalar);
+                      bool cpp_scalar, std::optional<ProbeKey> probe_key);
 // `v` as an operand, with its physical sizes mapped by `reshape_sizes` (which only inserts
 // or removes size-1 dims): a child node when v is a pending chain, v's own node when it is a
 // deferred whole node of the same sizes (pointwise_value joins or materialises it), else the

@@ -44,8 +44,10 @@ struct Access {
     v.cpp_scalar_ = cpp_scalar;
     return v;
   }
-  // Physical sizes and dtype, known without computing a pending value.
-  static std::vector<int64_t> physical_sizes(const Value& v);
+  // Physical sizes and dtype, known without computing a pending value. The sizes are
+  // borrowed (no vector per call: Value::dim() and size() ask often), valid while v is
+  // neither computed nor assigned.
+  static vmap::detail::IntList physical_sizes(const Value& v);
   static Dtype physical_dtype(const Value& v);
   static void rebind_physical(const Value& v, Tensor physical, int64_t levels) {
     auto& mutable_value = const_cast<Value&>(v);

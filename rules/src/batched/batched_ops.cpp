@@ -84,7 +84,7 @@ Value cpp_arithmetic(const Value& a, const Value& divisor_or_b, CppOp op) {
   if (integral && (op == CppOp::div || op == CppOp::rem))  // raises on zero: now, as eagerly
     return Value(apply({std::get<Tensor>(operands[0]), std::get<Tensor>(operands[1])}), levels,
                  true);
-  return detail::pointwise_value(std::move(operands), apply, levels, true);
+  return detail::pointwise_value(std::move(operands), apply, levels, true, std::nullopt);
 }
 
 Value binary(std::size_t op, const Value& a, const Value& b, CppOp cpp_op) {
