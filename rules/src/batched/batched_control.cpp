@@ -440,7 +440,7 @@ void for_each_run_in_order(const Value& e, Visit&& visit) {
   // A pending e that varies along every level, with no mask: its blocks are in loop order,
   // and none outlives its fold (a 4096 x 4096 product was a 64 MB tensor, page faults and
   // all).
-  const std::vector<int64_t> sizes = Access::physical_sizes(e);
+  const vmap::detail::IntList sizes = Access::physical_sizes(e);
   if (current_mask() == nullptr && e.levels() == levels &&
       std::equal(full.begin(), full.end(), sizes.begin()) &&
       detail::for_each_block_in_order(e, [&](const Tensor& block) {
