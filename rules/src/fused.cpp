@@ -438,17 +438,21 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
   });
 }
 
+// Whether the examples are summed side by side: one run of `per` elements per example when
+// its dims merged into one, a level dim to sum along, and the kernel's rows loops.
+template <class T>
+bool side_by_side(const FusedLayout& layout, const TypedKernel<T>& typed) {
+  return layout.example_rank == 1 && layout.dims.size() >= 2 &&
+         layout.example_count <= kShortExample && typed.rows.all_unit != nullptr;
+}
+
 // Each example's sum (or mean), in the flattened order of the level dims, to `out`.
 template <class T, class R>
 void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const void* kernel,
                   bool mean, R* out) {
   const int64_t per = layout.example_count;
   auto finish = [&](R total) { return mean ? total / static_cast<R>(per) : total; };
-  // One run of `per` elements per example when its dims merged into one, a level dim to
-  // sum along, and the kernel's rows loops: short examples side by side.
-  if (layout.example_rank == 1 && layout.dims.size() >= 2 && per <= kShortExample &&
-      typed.rows.all_unit != nullptr)
-    return sum_rows<T, R>(layout, typed, kernel, out, mean);
+  if (side_by_side(layout, typed)) return sum_rows<T, R>(layout, typed, kernel, out, mean);
   const Walker<T> walker(layout);
   const FusedLoop<T> loop = typed.runs.pick(walker.inner_mask);
   parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
@@ -474,6 +478,9 @@ std::optional<Value> sum_value(FusedLayout layout, const TypedKernel<T>* compile
                                const KernelCode& code, bool mean) {
   const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
   if (typed == nullptr) return std::nullopt;
+  // A kernel may have no loop for these strides (Note [Loops per fused kernel]).
+  if (!side_by_side(layout, *typed) && typed->runs.pick(Walker<T>(layout).inner_mask) == nullptr)
+    return std::nullopt;
   std::vector<int64_t> sizes(layout.sizes.begin(), layout.sizes.begin() + layout.levels);
   return deferred(std::move(layout), std::move(sizes), typed->result, code,
                   [typed, mean](const FusedLayout& laid_out, const void* kernel, void* out) {

@@ -170,6 +170,26 @@ TEST(CompiledFusion, SumsOverOneDimOfTheExample) {
   }
 }
 
+// Long examples read with a stride (columns of x): a float32 kernel has no loop for them
+// (Note [Loops per fused kernel]) and the batched ops sum them; float64 runs its any-stride
+// loop. Both as the loop.
+TEST(CompiledFusion, LongStridedExamplesSumAsTheLoop) {
+  Rng rng(16);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    const Tensor x = test::random_tensor(rng, {300, 40}, dtype);
+    const Tensor columns = x.t();  // example i: column i, 300 elements 40 apart
+    Tensor out = zeros({40}, dtype), expected = zeros({40}, dtype);
+    {
+      vb::Level level(0, 40);
+      const vb::Value i = level.index();
+      vb::at(out, i) =
+          vb::fused([](const auto& a) { return a * a + 1; }, vb::at(columns, i)).sum();
+    }
+    for (int64_t i = 0; i < 40; ++i) expected[i] = (columns[i] * columns[i] + 1).sum();
+    expect_close(out, expected);
+  }
+}
+
 TEST(CompiledFusion, MeanOfALocalComputedInTheKernel) {
   Rng rng(3);
   const Tensor x = test::random_tensor(rng, {5, 3, 4}, kFloat64);

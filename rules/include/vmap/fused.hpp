@@ -309,11 +309,13 @@ class Fused {
   // [Vector ISA of compiled kernels]): the compile time of a rewritten file, up to about a
   // tenth of a second each with g++ -O3. So only float32, the default dtype, gets them all:
   // a loop per mask, rows of short examples (their long examples' runs, whose innermost dim
-  // is the example's own, rarely a broadcast: the all-unit and any-stride loops only).
-  // float64 has the any-stride loop of runs alone: broadcast operands read through a stride
-  // of 0, short examples summed one by one. (A second copy in the user's ISA for CPUs
-  // without AVX2 cost a rewritten pairwise_distance a sixth of its compile time; they take
-  // the batched ops.)
+  // is the example's own, rarely a broadcast: the all-unit and any-stride loops only, and a
+  // sum the all-unit one alone: a long example read with another stride takes the batched
+  // ops; the any-stride sum loop was a ninth of a rewritten pairwise_distance's compile
+  // time, past its 2x). float64 has the any-stride loop of runs alone: broadcast operands
+  // read through a stride of 0, short examples summed one by one. (A second copy in the
+  // user's ISA for CPUs without AVX2 cost a rewritten pairwise_distance a sixth of its
+  // compile time; they take the batched ops.)
   template <class T>
   static constexpr bool kAllLoops = std::is_same_v<T, float>;
 
@@ -349,7 +351,8 @@ class Fused {
         loops.all_unit_mask = kAllUnit;
         loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kIsa>;
       }
-      if constexpr (!kRows) loops.any = &loop<T, kUse, kRows, -1, kIsa>;
+      if constexpr (!kRows && !(kAll && kUse == Use::sum))
+        loops.any = &loop<T, kUse, kRows, -1, kIsa>;
       return loops;
     }
   }
