@@ -350,9 +350,63 @@ bool Analyser::walkRangeFor(const CXXForRangeStmt *For, Scope &Where) {
   return walkStmt(For->getBody(), Inner);
 }
 
+/// Note [Members as variables]
+/// A data member reached from `this` or from a variable declared outside the
+/// loop (`out_`, `this->out_`, `s.out` with `S &s`, `p->out`) holds the same
+/// tensor or number for every example, as a global does: the analysis treats
+/// each such path as a variable of its own, declared nowhere in the function,
+/// so its stores, reductions and reads are checked as a global's, and a tensor
+/// the loop writes or reads through it enters the run-time overlap guard,
+/// which names it by its path. One variable per path: `out_` and
+/// `this->out_` are one; `a.out` and `b.out` are two (the guard checks them
+/// against each other if one is written). Members of other types (a
+/// std::vector of tensors, a static member) are not variables: they stay
+/// refused as outputs.
+const VarDecl *Analyser::memberVar(const MemberExpr *Member) const {
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (!Field || !(isTensorType(Field->getType()) ||
+                  isScalarType(Field->getType().getNonReferenceType())))
+    return nullptr;
+  QualType Type = Member->getType().getNonReferenceType();
+  SourceLocation Loc = Member->getBeginLoc();
+  std::string Path;
+  for (const Expr *Object = Member->getBase()->IgnoreParenImpCasts();;) {
+    std::string Step = Member->isArrow() ? "->" : ".";
+    if (isa<CXXThisExpr>(Object)) {
+      Path = "this" + Step + Field->getNameAsString() + Path;
+      break;
+    }
+    if (const VarDecl *Var = referencedVar(Object)) {
+      if (Locals.count(Var))
+        return nullptr; // an object of the example's own
+      Path = Var->getNameAsString() + Step + Field->getNameAsString() + Path;
+      break;
+    }
+    const auto *Outer = dyn_cast<MemberExpr>(Object);
+    if (!Outer || !isa<FieldDecl>(Outer->getMemberDecl()))
+      return nullptr;
+    Path = Step + Field->getNameAsString() + Path;
+    Field = cast<FieldDecl>(Outer->getMemberDecl());
+    Member = Outer;
+    Object = Outer->getBase()->IgnoreParenImpCasts();
+  }
+  const VarDecl *&Var = MemberVars[Path];
+  if (!Var)
+    Var = VarDecl::Create(Context, Context.getTranslationUnitDecl(), Loc, Loc,
+                          &Context.Idents.get(Path), Type,
+                          Context.getTrivialTypeSourceInfo(Type), SC_None);
+  return Var;
+}
+
+const VarDecl *Analyser::wholeVar(const Expr *E) const {
+  std::optional<Access> A = accessOf(E);
+  return A && A->Steps.empty() ? A->Base : nullptr;
+}
+
 std::optional<Access> Analyser::accessOf(const Expr *E) const {
   E = stripImplicit(E);
-  if (const VarDecl *Var = referencedVar(E)) {
+  const auto *Member = dyn_cast<MemberExpr>(E);
+  if (const VarDecl *Var = Member ? memberVar(Member) : referencedVar(E)) {
     Access Result;
     Result.Base = Var;
     Result.Site = E;
@@ -397,17 +451,61 @@ std::optional<Access> Analyser::accessOf(const Expr *E) const {
   return Result;
 }
 
+/// The dim a leading select step takes out: 0 for `[c]`, d for a literal
+/// `select(d, c)`; std::nullopt for any other step.
+static std::optional<unsigned> selectedDim(const Step &S) {
+  if (!S.Index || S.Window || !S.Index->getType()->isIntegerType())
+    return std::nullopt;
+  if (S.Key == "[]")
+    return 0;
+  llvm::StringRef Key(S.Key);
+  unsigned Dim = 0;
+  if (!Key.consume_front("select(") || !Key.ends_with(",,)") ||
+      Key.drop_back(3).getAsInteger(10, Dim))
+    return std::nullopt;
+  return Dim;
+}
+
+/// `x.select(1, 0)[i]` and `x[i][0]` are one element: the leading selects are
+/// put in the order of the base's dims they take out, each spelt `[c]` or
+/// `select(d, c)` of what the earlier ones leave, so that slots compare by
+/// position (checkReads).
+static void orderSelects(Access &A) {
+  llvm::SmallVector<std::pair<unsigned, Step>, 4> Taken; // base dim, step
+  unsigned Count = 0;
+  for (; Count < A.Steps.size(); ++Count) {
+    std::optional<unsigned> Dim = selectedDim(A.Steps[Count]);
+    if (!Dim)
+      break;
+    // The base dim: the Dim-th of those not yet taken out.
+    unsigned BaseDim = 0;
+    for (unsigned Left = *Dim;; ++BaseDim)
+      if (llvm::none_of(Taken, [&](const auto &T) { return T.first == BaseDim; }) &&
+          Left-- == 0)
+        break;
+    Taken.push_back({BaseDim, A.Steps[Count]});
+  }
+  llvm::stable_sort(Taken, [](const auto &L, const auto &R) { return L.first < R.first; });
+  for (unsigned K = 0; K < Taken.size(); ++K) {
+    Step &S = A.Steps[K];
+    S = Taken[K].second;
+    unsigned Dim = Taken[K].first - K; // the earlier ones are lower dims
+    S.Key = Dim == 0 ? "[]" : "select(" + std::to_string(Dim) + ",,)";
+  }
+}
+
 Access Analyser::resolve(Access A) const {
   // Follow local views (`Tensor row = out[i]; row[0] = v;`) to what they view.
   for (unsigned Depth = 0; Depth < 16; ++Depth) {
     auto It = Aliases.find(A.Base);
     if (It == Aliases.end())
-      return A;
+      break;
     Access Outer = It->second;
     Outer.Steps.append(A.Steps.begin(), A.Steps.end());
     Outer.Site = A.Site;
     A = Outer;
   }
+  orderSelects(A);
   return A;
 }
 
@@ -421,10 +519,16 @@ bool Analyser::walkAccessIndices(const Access &A, Scope &Where) {
 bool Analyser::recordWrite(const Expr *Site, const Expr *Target,
                            const Expr *Value, Scope &Where) {
   std::optional<Access> A = accessOf(Target);
+  if (!A && isa<MemberExpr>(stripImplicit(Target)))
+    return refuseAt(diag::refuse_unsupported, Target->getSourceRange(),
+                    diag::note_unsupported,
+                    {"a write to '" + text(Target) +
+                     "', which is not a tensor or number member of 'this' or "
+                     "of a variable declared outside the loop,"});
   if (!A)
     return refuseAt(diag::refuse_unsupported, Target->getSourceRange(),
                     diag::note_unsupported,
-                    {"a write to this expression"});
+                    {"a write to '" + text(Target) + "'"});
   Writes.push_back({Site, Value, *A, resolve(*A), Where});
   return walkAccessIndices(*A, Where);
 }
@@ -588,7 +692,7 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
     if (!AssignedValue)
       Value = Binary->getRHS();
   }
-  const VarDecl *Acc = referencedVar(Target);
+  const VarDecl *Acc = wholeVar(Target);
   if (!Acc || !isInvariantAt(Acc, Where))
     return false;
   if (AssignedValue) {
@@ -602,9 +706,9 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
       Op = ReduceOp::Min;
     else
       return false;
-    if (referencedVar(Call->getArg(0)) == Acc)
+    if (wholeVar(Call->getArg(0)) == Acc)
       Value = Call->getArg(1);
-    else if (referencedVar(Call->getArg(1)) == Acc)
+    else if (wholeVar(Call->getArg(1)) == Acc)
       Value = Call->getArg(0);
     else
       return false;

@@ -5,6 +5,7 @@
 #include "analyse.h"
 #include "diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include <string>
 
 namespace clang_vmap {
@@ -121,6 +122,11 @@ public:
                    const clang::Expr *Value, Scope &Where);
   bool recordReduction(const clang::Expr *E, Scope &Where);
   std::optional<Access> accessOf(const clang::Expr *E) const;
+  /// Note [Members as variables]: the variable standing for \p Member, or
+  /// null.
+  const clang::VarDecl *memberVar(const clang::MemberExpr *Member) const;
+  /// The variable \p E names whole (a member too), or null.
+  const clang::VarDecl *wholeVar(const clang::Expr *E) const;
   Access resolve(Access A) const;
   bool isInvariantAt(const clang::VarDecl *Var, const Scope &Where) const;
   unsigned depthOf(const clang::VarDecl *Var) const;
@@ -173,6 +179,7 @@ public:
   llvm::DenseMap<const clang::VarDecl *, unsigned> InductionLevel;
   llvm::DenseMap<const clang::VarDecl *, LocalInfo> Locals;
   llvm::DenseMap<const clang::VarDecl *, Access> Aliases;
+  mutable llvm::StringMap<const clang::VarDecl *> MemberVars;
   std::vector<std::pair<const clang::Expr *, Scope>> Statements;
   std::vector<std::pair<const clang::DeclStmt *, Scope>> Decls;
   std::vector<std::pair<const clang::IfStmt *, Scope>> Ifs;

@@ -302,7 +302,9 @@ private:
 
   /// A call of a function defined in this file: batch its body as a clone.
   bool lowerClone(const CallExpr *Call, const FunctionDecl *Definition) {
-    static unsigned Depth = 0; // clones of clones; recursion is refused
+    // The functions whose clones are being made (clones of clones): one met
+    // again is recursive, which is refused (a clone's depth is fixed).
+    static llvm::SmallVector<const FunctionDecl *, 8> Cloning;
     llvm::SmallVector<bool, 4> BatchedParams;
     for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
       bool Batched = I < Call->getNumArgs() && batched(Call->getArg(I));
@@ -318,19 +320,28 @@ private:
     if (!isInRewrittenFile(Context.getSourceManager(),
                            Definition->getLocation()))
       return refuse(diag::refuse_call, Call, diag::note_side_effects, Callee);
-    std::optional<std::string> Why = whyNoClone(Call, Definition);
-    if (Depth > 8)
-      Why = "calls of functions of this file nest more than 8 deep (is it "
-            "recursive?)";
+    // Recursion first: the recursive call lies inside the definition, which
+    // whyNoClone would call "defined after the loop".
+    std::optional<std::string> Why;
+    if (llvm::is_contained(Cloning, Definition->getCanonicalDecl()))
+      Why = "it calls itself" +
+            std::string(Cloning.back() == Definition->getCanonicalDecl()
+                            ? ""
+                            : " through '" + Cloning.back()->getNameAsString() + "'") +
+            ", and a recursive function has no batched form";
+    else if (Cloning.size() > 8)
+      Why = "calls of functions of this file nest more than 8 deep";
+    else
+      Why = whyNoClone(Call, Definition);
     if (Why)
       return refuse(diag::refuse_call, Call, diag::note_no_clone, Callee, *Why);
-    ++Depth;
+    Cloning.push_back(Definition->getCanonicalDecl());
     std::optional<LoopAnalysis> Analysis =
         analyseCallee(Context, Definition, BatchedParams, Diags);
     std::optional<BatchPlan> Clone;
     if (Analysis)
       Clone = batch(std::move(*Analysis), Diags);
-    --Depth;
+    Cloning.pop_back();
     if (!Clone) {
       Diags.report(diag::note_called_from_loop, Call->getBeginLoc(),
                    {Call->getSourceRange()}, Callee);

@@ -566,11 +566,30 @@ std::optional<Value> select_by_induction(const Value& x, int64_t dim, const Valu
   return Access::make(physical, levels, false);
 }
 
+// x.select(dim, c), x[c] and x.narrow(dim, c, n) at a position the same for every example
+// are the same view of each example: one view of x's physical tensor at the dim past the
+// level dims. Not through dispatch, which merges the level dims into one batch dim: level
+// dims not adjacent in memory (out[i][j] with j from 1 narrows out's dim 1 between them)
+// merge only by a copy, and a store into the copy would be lost.
+template <class View>
+Value invariant_view(const Value& x, const char* op, int64_t dim, View view) {
+  const int64_t levels = x.levels();
+  const Tensor& physical = x.physical();
+  const int64_t rank = physical.dim() - levels;
+  if (rank == 0) throw Error(std::string(op) + ": cannot be applied to a 0-dim tensor");
+  return Access::make(view(physical, rules::wrap_logical_dim(op, dim, rank) + levels), levels,
+                      false);
+}
+
 }  // namespace
 
 Value select(const Value& x, int64_t dim, const Value& index) {
-  if (index.levels() == 0 && !index.physical().dim())
-    return dispatch(op_index("select", OpForm::member), {x, dim, index.physical().item<int64_t>()});
+  if (index.levels() == 0 && !index.physical().dim()) {
+    const int64_t position = index.physical().item<int64_t>();
+    return invariant_view(x, "select", dim, [&](const Tensor& physical, int64_t physical_dim) {
+      return physical.select(physical_dim, position);
+    });
+  }
   if (auto view = select_by_induction(x, dim, index)) return *view;
   const Value position = masked_index(index);
   Value result = dispatch(op_index("select", OpForm::member), {x, dim, position});
@@ -597,9 +616,12 @@ Value Value::select(int64_t dim, const Value& index) const {
 }
 
 Value Value::narrow(int64_t dim, const Value& start, int64_t length) const {
-  if (start.levels() == 0)
-    return dispatch(op_index("narrow", OpForm::member),
-                    {*this, dim, start.physical().item<int64_t>(), length});
+  if (start.levels() == 0) {
+    const int64_t first = start.physical().item<int64_t>();
+    return invariant_view(*this, "narrow", dim, [&](const Tensor& physical, int64_t physical_dim) {
+      return physical.narrow(physical_dim, first, length);
+    });
+  }
   return dispatch(op_index("narrow", OpForm::member), {*this, dim, masked_index(start), length});
 }
 
