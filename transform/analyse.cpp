@@ -399,7 +399,7 @@ const VarDecl *Analyser::memberVar(const MemberExpr *Member) const {
 }
 
 const VarDecl *Analyser::wholeVar(const Expr *E) const {
-  std::optional<Access> A = accessOf(E);
+  std::optional<Access> A = E ? accessOf(E) : std::nullopt;
   return A && A->Steps.empty() ? A->Base : nullptr;
 }
 

@@ -300,6 +300,60 @@ private:
     return std::nullopt;
   }
 
+  /// A variable of each example's own: declared in the vmap loop, or in the
+  /// function whose clone this is (a by-value parameter too).
+  bool isLocalOfExample(const VarDecl *Var) const {
+    const SourceManager &SM = Context.getSourceManager();
+    const Stmt *Scope = Plan.Analysis.Callee ? Plan.Analysis.Callee->getBody()
+                                             : Plan.Analysis.Loop->For;
+    if (Plan.Analysis.Callee && isa<ParmVarDecl>(Var))
+      return !Var->getType()->isReferenceType() &&
+             Var->getDeclContext() == Plan.Analysis.Callee;
+    return SM.isPointWithin(Var->getLocation(), Scope->getBeginLoc(),
+                            Scope->getEndLoc());
+  }
+
+  /// Whether \p Body assigns, increments or changes in place \p Param or an
+  /// element of it (`p = e`, `p += e`, `p[0] = e`, `p.add_(e)`).
+  static bool writesThrough(const Stmt *Body, const ParmVarDecl *Param) {
+    if (!Body)
+      return false;
+    auto Root = [](const Expr *E) {
+      // Through subscripts and view members to the variable they start from.
+      for (E = stripImplicit(E); E; E = stripImplicit(E)) {
+        if (const VarDecl *Var = referencedVar(E))
+          return Var;
+        if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+            Operator && Operator->getOperator() == OO_Subscript)
+          E = Operator->getArg(0);
+        else if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
+          E = Member->getImplicitObjectArgument();
+        else
+          return static_cast<const VarDecl *>(nullptr);
+      }
+      return static_cast<const VarDecl *>(nullptr);
+    };
+    const Expr *Target = nullptr;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(Body);
+        Binary && Binary->isAssignmentOp())
+      Target = Binary->getLHS();
+    if (const auto *Unary = dyn_cast<UnaryOperator>(Body);
+        Unary && Unary->isIncrementDecrementOp())
+      Target = Unary->getSubExpr();
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Body);
+        Operator && Operator->isAssignmentOp())
+      Target = Operator->getArg(0);
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Body);
+        Member && Member->getMethodDecl() &&
+        rules::writes_object(Member->getMethodDecl()->getNameAsString()))
+      Target = Member->getImplicitObjectArgument();
+    if (Target && Root(Target) == Param)
+      return true;
+    return llvm::any_of(Body->children(), [&](const Stmt *Child) {
+      return writesThrough(Child, Param);
+    });
+  }
+
   /// A call of a function defined in this file: batch its body as a clone.
   bool lowerClone(const CallExpr *Call, const FunctionDecl *Definition) {
     // The functions whose clones are being made (clones of clones): one met
@@ -308,7 +362,20 @@ private:
     llvm::SmallVector<bool, 4> BatchedParams;
     for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
       bool Batched = I < Call->getNumArgs() && batched(Call->getArg(I));
-      QualType T = Definition->getParamDecl(I)->getType();
+      const ParmVarDecl *Param = Definition->getParamDecl(I);
+      QualType T = Param->getType();
+      const VarDecl *Local =
+          I < Call->getNumArgs() ? referencedVar(Call->getArg(I)) : nullptr;
+      if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified() &&
+          Local && isLocalOfExample(Local) &&
+          writesThrough(Definition->getBody(), Param))
+        return refuse(diag::refuse_call, Call, diag::note_no_clone,
+                      "'" + Definition->getNameAsString() + "'",
+                      "it writes through its reference parameter '" +
+                          Param->getNameAsString() + "', bound here to '" +
+                          Local->getNameAsString() +
+                          "', a local of each example; return the new value "
+                          "and assign it instead");
       if (Batched && T->isReferenceType() &&
           !T.getNonReferenceType().isConstQualified())
         return refuse(diag::refuse_batched_context, Call->getArg(I),

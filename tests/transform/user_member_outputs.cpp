@@ -17,7 +17,7 @@ class Layer {
 #pragma vmap
     for (int64_t i = 0; i < x.size(0); ++i) {
       this->out_[i] = matmul(W_, x[i]);
-      out_.select(0, i).add_(1.0);
+      out_.select(0, i) += 1.0;
       rows_.select(0, i).copy_(x[i] * 2);
       total_ += x[i];
     }
@@ -31,7 +31,7 @@ class Layer {
 // CHECK-LABEL: void forward(
 // CHECK: if (::vmap::batched::unsafe_overlap(this->out_, x) ||
 // CHECK: vb::at(this->out_, i) = {{.*}}matmul(W_, vb::at(x, i));  // line 20
-// CHECK: vb::select(out_, 0, i).add_(1.0);  // line 21
+// CHECK: vb::select(out_, 0, i) += 1.0;  // line 21
 // CHECK: vb::select(rows_, 0, i).copy_({{.*}});  // line 22
 // CHECK: vb::accumulate(total_, vb::at(x, i), vb::Reduce::Add);  // line 23
 // CHECK: vb::at(pairs_, i)[j] = {{.*}};  // line 28
