@@ -29,12 +29,14 @@ class Layer {
     }
   }
 // CHECK-LABEL: void forward(
-// CHECK: if (::vmap::batched::unsafe_overlap(this->out_, x) ||
-// CHECK: vb::at(this->out_, i) = {{.*}}matmul(W_, vb::at(x, i));  // line 20
-// CHECK: vb::select(out_, 0, i) += 1.0;  // line 21
-// CHECK: vb::select(rows_, 0, i).copy_({{.*}});  // line 22
-// CHECK: vb::accumulate(total_, vb::at(x, i), vb::Reduce::Add);  // line 23
-// CHECK: vb::at(pairs_, i)[j] = {{.*}};  // line 28
+// CHECK: if (::vmap::batched::any_overlap(this->out_, this->W_) ||
+// CHECK-NEXT: ::vmap::batched::unsafe_overlap(this->out_, x) ||
+// CHECK: vb::at(this->out_, i) = vb::matmul(W_, vb::at(x, i));  // line 19
+// CHECK: vb::select(out_, 0, i) += 1.0;  // line 20
+// CHECK: vb::select(rows_, 0, i).copy_(vb::at(x, i) * 2);  // line 21
+// CHECK: vb::accumulate(total_, vb::at(x, i), vb::Reduce::add);  // line 22
+// CHECK: any_overlap(this->pairs_, this->W_)
+// CHECK: vb::at(pairs_, i)[j] = vb::fused({{.*}}, vb::at(x, i)[j], vb::at(W_, j)[j], i);  // line 28
 
   void print() const {
     std::cout << out_ << "\n" << rows_ << "\n" << total_ << "\n" << pairs_ << "\n";
@@ -58,9 +60,9 @@ void fill_state(State& s, const Tensor& x) {
   }
 }
 // CHECK-LABEL: void fill_state(
-// CHECK: if (::vmap::batched::unsafe_overlap(s.out, x) ||
-// CHECK: vb::at(s.out, i) = vb::at(x, i).sum() * 0.5;  // line 51
-// CHECK: vb::accumulate(s.best, vb::at(x, i), vb::Reduce::Max);  // line 52
+// CHECK: if (::vmap::batched::unsafe_overlap(s.out, x)) {
+// CHECK: vb::at(s.out, i) = vb::at(x, i).sum() * 0.5;  // line 56
+// CHECK: vb::accumulate(s.best, vb::at(x, i), vb::Reduce::max);  // line 57
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) * 0.9).sin();
