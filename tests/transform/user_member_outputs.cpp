@@ -61,8 +61,8 @@ void fill_state(State& s, const Tensor& x) {
 }
 // CHECK-LABEL: void fill_state(
 // CHECK: if (::vmap::batched::unsafe_overlap(s.out, x)) {
-// CHECK: vb::at(s.out, i) = vb::at(x, i).sum() * 0.5;  // line 56
-// CHECK: vb::accumulate(s.best, vb::at(x, i), vb::Reduce::max);  // line 57
+// CHECK: vb::at(s.out, i) = vb::at(x, i).sum() * 0.5;  // line 58
+// CHECK: vb::accumulate(s.best, vb::at(x, i), vb::Reduce::max);  // line 59
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) * 0.9).sin();
