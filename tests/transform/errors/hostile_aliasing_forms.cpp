@@ -17,7 +17,7 @@ void through_pointer(const Tensor& x, Tensor& acc) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     Tensor* p = &acc;
     *p += x[i];
-// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to '*p' is not supported in the body of a vmap loop
   }
 }
 
@@ -26,7 +26,7 @@ void through_std_ref(const Tensor& x, Tensor& acc) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     auto r = std::ref(acc);
     r.get() += x[i];
-// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to 'r.get()' is not supported in the body of a vmap loop
   }
 }
 
@@ -43,7 +43,7 @@ void through_const_cast(const Tensor& x, const Tensor& bias, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     const_cast<Tensor&>(bias) += x[i];
-// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to 'const_cast<Tensor&>(bias)' is not supported in the body of a vmap loop
     out[i] = x[i];
   }
 }
@@ -52,7 +52,7 @@ void through_data_ptr(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     out.data_ptr<float>()[i] = x[i].sum().item<float>();
-// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to 'out.data_ptr<float>(){{\[}}i]' is not supported in the body of a vmap loop
   }
 }
 
@@ -61,7 +61,7 @@ void count_through_pointer(const Tensor& x, Tensor& out, int64_t& count) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     int64_t* p = &count;
     *p += 1;
-// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to this expression is not supported in the body of a vmap loop
+// CHECK: {{.*}}hostile_aliasing_forms.cpp:[[@LINE-1]]:5: error: a write to '*p' is not supported in the body of a vmap loop
     out[i] = x[i];
   }
 }
