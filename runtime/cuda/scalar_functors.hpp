@@ -7,6 +7,7 @@
 
 #include "backend.hpp"
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -392,15 +393,19 @@ constexpr PowerForm power_form(double e, bool floating, int digits) {
 // of n (x^32: five squarings).
 template <class X, class Multiply>
 X power_by_squaring(const X& x, int64_t n, Multiply multiply) {
+  // Over n's bits by count, not `n >>= 1` until 0: a count the compiler knows for a literal n,
+  // so an element's loop unrolls into its multiplies and the kernel's loop vectorises (the
+  // shifting loop left x.pow(32) a scalar loop, 2.3x a plain one).
+  const int bits = std::bit_width(static_cast<uint64_t>(n));
   X square = x;
   X result = x;
   bool started = false;
-  for (; n > 0; n >>= 1) {
-    if (n & 1) {
+  for (int bit = 0; bit < bits; ++bit) {
+    if ((n >> bit) & 1) {
       result = started ? multiply(result, square) : square;
       started = true;
     }
-    if (n > 1) square = multiply(square, square);
+    if (bit + 1 < bits) square = multiply(square, square);
   }
   return result;
 }
