@@ -6,17 +6,20 @@
 // per-example Tensor; its leaves are whatever else it reads (per-example
 // reads, loop-invariant tensors, numbers), which become the kernel's
 // operands, except literals, which stay in the kernel (so the C++ compiler
-// folds `pow(2)` into a multiply, and a mode such as gelu's "tanh" reads as
-// written). A chain becomes a kernel where it
+// folds `pow(2)` into a multiply, `pow(32)` into five, and a mode such as
+// gelu's "tanh" reads as written). A chain becomes a kernel where it
 // is consumed whole:
 //   - by a reduction of the whole example (`.sum()`, `mean(e)`: the reduce
-//     family's reduce_all rule), or a sum or mean over one dim given by
+//     family's reduce_all rule; `.norm()`, `norm(e, 2)`: the root of the
+//     kernel's sum of squares), or a sum or mean over one dim given by
 //     literals (`.sum(1)`, `mean(e, -1)`: compiled where it is the example's
 //     innermost), the reduction running over the kernel's elements without
 //     materialising them;
 //   - by an accumulator `acc += e` / `acc -= e` into a Tensor;
-//   - by a store `out[i] = e` of at least two ops (one op over materialised
-//     tensors is already one runtime call into the destination).
+//   - by a store `out[i] = e` of at least two runtime passes (one op over
+//     materialised tensors is already one runtime call into the destination;
+//     a pow by an integer past 3, `x[i].pow(32)`, is a multiply pass per
+//     squaring there, one pass here).
 // A chain whose leaves hold another kernel is left to the batched ops (one
 // kernel per statement keeps the rewrite readable). The statements before the
 // consumer that compute the chain's locals run inside the kernel too (Note
@@ -44,7 +47,8 @@
 // the region's locals, and plain `for` loops of those whose header reads only
 // its own counters and numbers the same for every example (passed to the
 // kernel as operands). A declaration whose initialiser is no op (`Tensor value
-// = x[i];`) becomes a parameter taken by value, which the kernel may rebind.
+// = x[i];`) becomes a parameter taken by value, which the kernel may rebind
+// (or write in place: of `x[i].clone()` the parameter is x[i], already a copy).
 // The region is the longest such run for which these hold, else a shorter
 // one, else none (today's statements):
 //   - the region's variables are dead after the consumer: nothing else names
@@ -76,6 +80,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include <vmap/rules/op_table.hpp>
+#include <cmath>
 #include <functional>
 #include <optional>
 
@@ -113,11 +118,30 @@ private:
     });
   }
 
+  /// The runtime passes node \p Call takes: one, but two (several) for a pow
+  /// by a whole-number literal past its one-pass forms (-2 to 3), which the
+  /// runtime computes by repeated squaring, a multiply pass per step (Note [pow
+  /// strength reduction] in runtime/src/pointwise.cpp), and a kernel in one.
+  unsigned passesOf(const CallExpr *Call) const {
+    llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
+    if (rules::kOpTable[opOf(Call)].name != "pow" || Operands.size() != 2 ||
+        !isLiteral(Operands[1]))
+      return 1;
+    Expr::EvalResult Exponent;
+    if (!stripImplicit(Operands[1])->EvaluateAsRValue(Exponent, Context))
+      return 1;
+    const APValue &Value = Exponent.Val;
+    double E = Value.isInt()     ? static_cast<double>(Value.getInt().getExtValue())
+               : Value.isFloat() ? Value.getFloat().convertToDouble()
+                                 : 0;
+    return (E > 3 || E < -2) && std::trunc(E) == E ? 2 : 1;
+  }
+
   unsigned countNodes(const Expr *E) const {
     E = stripImplicit(E);
     if (!isNode(E))
       return 0;
-    unsigned Count = 1;
+    unsigned Count = passesOf(cast<CallExpr>(E));
     for (const Expr *Operand : operandsOf(cast<CallExpr>(E)))
       Count += countNodes(Operand);
     return Count;
@@ -234,6 +258,20 @@ private:
     return false;
   }
 
+  /// The value \p E clones (`x[i]` of `x[i].clone()`), else \p E: a local's
+  /// parameter is its own copy of each element already, so `Tensor v =
+  /// x[i].clone(); v *= v;` reads x[i] in the kernel, with no clone pass
+  /// before it.
+  static const Expr *uncloned(const Expr *E) {
+    const auto *Call = dyn_cast<CXXMemberCallExpr>(stripImplicit(E));
+    if (!Call || Call->getNumArgs() != 0 || !Call->getMethodDecl() ||
+        Call->getMethodDecl()->getName() != "clone" ||
+        !isInVmapNamespace(Call->getMethodDecl()) ||
+        !isTensorType(Call->getImplicitObjectArgument()->getType()))
+      return E;
+    return Call->getImplicitObjectArgument();
+  }
+
   /// The leaves of region statement \p S; \p TopLevel: directly in the
   /// region, where a declaration of an operand is its parameter.
   bool collectStatement(const Stmt *S, FusedChain &Chain, bool TopLevel) {
@@ -244,7 +282,7 @@ private:
           !(referencedVar(Init) && Chain.Declared.count(referencedVar(Init)))) {
         if (mentionsDeclared(Init, Chain) || !isPure(Init))
           return false;
-        addOperand(Var->getInit(), Chain, Var);
+        addOperand(uncloned(Var->getInit()), Chain, Var);
         return true;
       }
       return collect(Var->getInit(), Chain, /*Moved=*/true);
@@ -522,6 +560,27 @@ private:
       commit(Root, std::move(*Chain));
   }
 
+  /// Whether \p Call, of \p Operands, is the whole example's 2-norm
+  /// (`e.norm()`, `norm(e, 2)`: Tensor's norm(p = 2), outside the op table's
+  /// norm over dims), which vb::Fused computes as the root of the kernel's
+  /// sum of squares.
+  bool isTwoNorm(const CallExpr *Call,
+                 ArrayRef<const Expr *> Operands) const {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee || !isInVmapNamespace(Callee) || Callee->getName() != "norm" ||
+        Callee->getNumParams() != (isa<CXXMemberCallExpr>(Call) ? 1u : 2u))
+      return false;
+    if (Operands.size() == 1)
+      return true;
+    Expr::EvalResult P;
+    if (!isLiteral(Operands[1]) ||
+        !stripImplicit(Operands[1])->EvaluateAsRValue(P, Context))
+      return false;
+    return P.Val.isInt()     ? P.Val.getInt() == 2
+           : P.Val.isFloat() ? P.Val.getFloat().convertToDouble() == 2
+                             : false;
+  }
+
   /// Reductions of a whole example, or of a sum or mean over one dim given by
   /// literals, inside \p S, innermost first.
   void reductions(const Stmt *S, ArrayRef<const Stmt *> Before) {
@@ -532,12 +591,14 @@ private:
     const auto *Call = dyn_cast<CallExpr>(S);
     if (!Call || !A.isBatched(Call))
       return;
+    llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
+    if (isTwoNorm(Call, Operands))
+      return consider(Operands.front(), 1, Before);
     std::size_t Op = opOf(Call);
     if (Op == rules::kNoOp ||
         rules::kOpTable[Op].family != rules::Family::reduce)
       return;
     const rules::OpEntry &Entry = rules::kOpTable[Op];
-    llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
     // vb::Fused's sum(dim, keepdim) and mean(dim, keepdim) (rules/include/vmap/fused.hpp).
     const bool OverOneDim =
         Entry.rule == rules::RuleId::reduce_dim &&

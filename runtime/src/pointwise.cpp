@@ -208,8 +208,10 @@ Tensor true_divide(const Arg& a, const Arg& b) {
 // or -1 as sqrt, rsqrt (1 / sqrt) and reciprocal, in that order of operations
 // (pow_tensor_scalar_optimized_kernel), and a power of 0 or 1 as a fill or a copy; so do we:
 // the results are LibTorch's bit for bit, and x.pow(2) is x * x, the same kernel. Other
-// integer powers up to 8 take repeated squaring (one multiply pass per step; a few ULP
-// from std::pow, where a call per element costs ten times a pass). Which form an exponent
+// integer powers take repeated squaring (one multiply pass per step, x^32 five; within
+// (n - 1) roundings of std::pow, where a call per element costs ten times a pass), up to
+// power_form's bound (1024 for float, past which std::pow is closer than SPEC's tolerance
+// allows squaring to be). Which form an exponent
 // takes is scalar_functors.hpp's power_form, which the fused kernels' pow on one element
 // applies too (vmap/fused_element.hpp), so a fused x.pow(e) is the eager one bit for bit. A
 // one-element exponent tensor that does not broadcast the result counts as a scalar: the
@@ -234,7 +236,9 @@ Tensor simd_power(const Tensor& x, int64_t cost) {
 std::optional<Tensor> reduced_power(const Tensor& x, double e) {
   using enum functors::PowerForm;
   const bool cpu = x.device() == kCPU;
-  switch (functors::power_form(e, detail::is_floating(x.dtype()))) {
+  const int digits = x.dtype() == kFloat64 ? std::numeric_limits<double>::digits
+                                            : std::numeric_limits<float>::digits;
+  switch (functors::power_form(e, detail::is_floating(x.dtype()), digits)) {
     case one: return detail::empty_tensor(x.sizes(), x.dtype(), x.device()).fill_(1);
     case identity: return x.clone();
     case square: return mul(x, x);

@@ -375,6 +375,96 @@ TEST(CompiledFusion, PowByASmallConstantIsMultipliesAndRoots) {
   EXPECT_EQ(vb::Element<int64_t>{3}.pow(2).value, 9);
 }
 
+// out[i] = x[i].pow(e) as a compiled kernel, the exponent an operand (not folded).
+Tensor fused_power(const Tensor& x, int64_t exponent) {
+  Tensor out = zeros(x.sizes().vec(), x.dtype());
+  vb::Level level0(0, x.size(0));
+  const vb::Value i = level0.index();
+  vb::at(out, i) = vb::fused([](const auto& a, int64_t e) { return a.pow(e); }, vb::at(x, i),
+                             exponent);
+  return out;
+}
+
+// Every integer power takes repeated squaring (Note [pow strength reduction]): in a kernel
+// bit for bit the eager op (so the rewrite and the per-example build agree exactly), and
+// both within SPEC's 1e-4 relative of std::pow; integers keep their exact, wrapping powers.
+TEST(CompiledFusion, PowByEveryIntegerIsTheEagerPow) {
+  manual_seed(5);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    // Near 1, so that x^1024 stays finite; and a few special values.
+    const Tensor x =
+        cat({rand({4, 37}) * 0.02 + 0.99, tensor({{0.0, -1.0, 2.0, -0.5}}).expand({4, 4})}, 1)
+            .to(dtype);
+    for (int64_t e : {0, 1, 2, 3, 4, 7, 31, 32, 100, 1024, 1025, -1, -2, -3, -31, -32}) {
+      SCOPED_TRACE(testing::Message() << dtype << " x^" << e);
+      Tensor expected = zeros(x.sizes().vec(), dtype);
+      for (int64_t k = 0; k < x.size(0); ++k) expected[k] = x[k].pow(e);
+      const Tensor out = fused_power(x, e);
+      EXPECT_TRUE(vmap::equal(out, expected)) << out << "\n" << expected;
+      // Where the power is a normal float (not 0^-1, 2^1024, (-0.5)^1025).
+      const Tensor exact = x.to(kFloat64).pow(static_cast<double>(e));
+      const Tensor outside = !logical_and(exact.abs() > 1e-30, exact.abs() < 1e30);
+      EXPECT_TRUE(vmap::allclose(out.to(kFloat64).masked_fill(outside, 0),
+                                 exact.masked_fill(outside, 0), 1e-4, 0));
+    }
+  }
+  // A literal exponent folds into the kernel's multiplies: the same values.
+  const Tensor x = rand({3, 50}) * 0.2 + 0.9;
+  Tensor out = zeros({3, 50}), inverse = zeros({3, 50});
+  vb::Level level0(0, 3);
+  const vb::Value i = level0.index();
+  vb::at(out, i) = vb::fused([](const auto& a) { return a.pow(32); }, vb::at(x, i));
+  vb::at(inverse, i) = vb::fused([](const auto& a) { return pow(a, -2.0); }, vb::at(x, i));
+  EXPECT_TRUE(vmap::equal(out, x.pow(32)));
+  EXPECT_TRUE(vmap::equal(inverse, x.pow(-2)));
+  const Tensor ints = tensor({{3, -2}, {5, 7}}, kInt64);
+  EXPECT_TRUE(vmap::equal(fused_power(ints, 31), ints.pow(31)));  // wraps as multiplies do
+}
+
+// out[i][j] = norm(x[i] - y[j]) under two levels, `form` the kernel's use.
+template <class Form>
+Tensor pairwise_norms(const Tensor& x, const Tensor& y, Form form) {
+  Tensor out = zeros({x.size(0), y.size(0)}, x.dtype());
+  vb::Level level0(0, x.size(0));
+  const vb::Value i = level0.index();
+  vb::Level level1(0, y.size(0));
+  const vb::Value j = level1.index();
+  vb::at(vb::at(out, i), j) =
+      form(vb::fused([](const auto& a, const auto& b) { return a - b; }, vb::at(x, i), vb::at(y, j)));
+  return out;
+}
+
+// norm() is the root of the kernel's compiled sum of squares: the unfused op's values, short
+// examples (summed side by side) and long ones, float and double; norm(2).pow(2) the sum of
+// squares within tolerance; another p and integer chains run the batched ops.
+TEST(CompiledFusion, NormIsTheRootOfACompiledSumOfSquares) {
+  Rng rng(9);
+  for (Dtype dtype : {kFloat32, kFloat64})
+    for (int64_t width : {1, 10, 64, 300}) {
+      SCOPED_TRACE(testing::Message() << dtype << " width " << width);
+      const Tensor x = test::random_tensor(rng, {9, width}, dtype);
+      const Tensor y = test::random_tensor(rng, {5, width}, dtype);
+      Tensor norms = zeros({9, 5}, dtype), squares = zeros({9, 5}, dtype),
+             ones_norms = zeros({9, 5}, dtype);
+      for (int64_t i = 0; i < 9; ++i)
+        for (int64_t j = 0; j < 5; ++j) {
+          norms[i][j] = (x[i] - y[j]).norm();
+          squares[i][j] = (x[i] - y[j]).pow(2).sum();
+          ones_norms[i][j] = (x[i] - y[j]).norm(1);
+        }
+      expect_close(pairwise_norms(x, y, [](const auto& e) { return e.norm(); }), norms);
+      expect_close(pairwise_norms(x, y, [](const auto& e) { return vb::norm(e, 2.0); }), norms);
+      expect_close(pairwise_norms(x, y, [](const auto& e) { return e.norm().pow(2); }), squares,
+                   1e-4);
+      expect_close(pairwise_norms(x, y, [](const auto& e) { return e.norm(1); }), ones_norms);
+    }
+  const Tensor ints = ones({4, 3}, kInt64);
+  vb::Level level0(0, 4);
+  const vb::Value i = level0.index();
+  EXPECT_THROW((void)vb::fused([](const auto& a) { return a * 2; }, vb::at(ints, i)).norm(),
+               vmap::Error);
+}
+
 }  // namespace
 }  // namespace vmap
 

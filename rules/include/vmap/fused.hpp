@@ -173,6 +173,17 @@ bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands
 template <class X>
 inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
 
+// A kernel's value squared: Fused::norm's sum of squares.
+template <class Kernel>
+struct Squared {
+  Kernel kernel;
+  template <class... X>
+  VMAP_ELEMENT_INLINE auto operator()(const X&... x) const {
+    const auto value = kernel(x...);
+    return value * value;
+  }
+};
+
 // The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
 // the number as passed.
 template <class T, std::size_t I, int Mask, class Args, std::size_t N>
@@ -242,6 +253,24 @@ class Fused {
   Value mean(int64_t dim, bool keepdim = false) const { return reduce(true, dim, keepdim); }
   Value any() const { return batched().any(); }
   Value all() const { return batched().all(); }
+
+  // The whole example's norm. p = 2 is the root of the sum of the kernel's squares, the sum
+  // compiled as sum()'s (no squares materialised; the eager op's sqrt((|v| * |v|).sum()) up
+  // to the order of the additions); any other p, an integer chain, or a sum not compiled:
+  // the batched ops.
+  Value norm(vmap::detail::Scalar p = 2) const {
+    const profile::detail::OpScope profiled("fused norm");
+    if (p.to_double() == 2) {
+      using Squares = Fused<detail::Squared<Kernel>, Args...>;
+      const Squares squares = std::apply(
+          [&](const Args&... args) { return Squares(detail::Squared<Kernel>{kernel_}, args...); },
+          args_);
+      if (std::optional<Value> sum = detail::fused_sum(
+              squares.values(), squares.template code<Squares::Use::sum>(), false))
+        return batched::sqrt(*sum);
+    }
+    return batched().norm(p);
+  }
 
   // acc op= the chain, reduced over the levels acc lacks (vb::accumulate).
   void accumulate_into(Tensor& acc, Reduce op) const {
@@ -500,6 +529,9 @@ class Fused {
     }
   }
 
+  template <class, class...>
+  friend class Fused;  // norm() compiles the kernel's squares
+
   Kernel kernel_;
   ArgTuple args_;
 };
@@ -530,6 +562,10 @@ Value sum(const Fused<Kernel, Args...>& e, int64_t dim, bool keepdim = false) {
 template <class Kernel, class... Args>
 Value mean(const Fused<Kernel, Args...>& e, int64_t dim, bool keepdim = false) {
   return e.mean(dim, keepdim);
+}
+template <class Kernel, class... Args>
+Value norm(const Fused<Kernel, Args...>& e, vmap::detail::Scalar p = 2) {
+  return e.norm(p);
 }
 template <class Kernel, class... Args>
 Value any(const Fused<Kernel, Args...>& e) {

@@ -8,6 +8,7 @@
 #include <scalar_functors.hpp>
 #include <vmap/types.hpp>
 
+#include <limits>
 #include <type_traits>
 
 namespace vmap::batched {
@@ -103,7 +104,8 @@ template <class T>
 VMAP_ELEMENT_INLINE Element<T> power(T base, double exponent) {
   using enum functors::PowerForm;
   const functors::Mul mul;
-  const functors::PowerForm form = functors::power_form(exponent, std::is_floating_point_v<T>);
+  const functors::PowerForm form = functors::power_form(
+      exponent, std::is_floating_point_v<T>, std::numeric_limits<T>::digits);
   if (form == one) return {T(1)};
   if (form == identity) return {base};
   if (form == square) return {mul(base, base)};
