@@ -141,7 +141,7 @@ int main() {
 // CHECK-NEXT: v *= v;  // line 65
 // CHECK-NEXT: }
 // CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i).clone());  // lines 63-66
+// CHECK-NEXT: }, vb::at(x, i));  // lines 63-66
 // CHECK-LABEL: void rounds_parameter(
 // CHECK: vb::at(out, i) = vb::fused([](auto value, const auto& rounds) {
 // CHECK-NEXT: for (int round = 0; round < rounds; ++round) {  // line 75
