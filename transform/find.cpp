@@ -196,6 +196,72 @@ void registerSkippedPragmas(
       std::make_unique<SkippedPragmas>(PP.getSourceManager(), Skipped));
 }
 
+namespace {
+class Conditionals : public PPCallbacks {
+public:
+  explicit Conditionals(std::vector<SourceLocation> &Directives)
+      : Directives(Directives) {}
+  void If(SourceLocation Loc, SourceRange, ConditionValueKind) override {
+    Directives.push_back(Loc);
+  }
+  void Ifdef(SourceLocation Loc, const Token &, const MacroDefinition &) override {
+    Directives.push_back(Loc);
+  }
+  void Ifndef(SourceLocation Loc, const Token &,
+              const MacroDefinition &) override {
+    Directives.push_back(Loc);
+  }
+  void Elif(SourceLocation Loc, SourceRange, ConditionValueKind,
+            SourceLocation) override {
+    Directives.push_back(Loc);
+  }
+  void Elifdef(SourceLocation Loc, const Token &,
+               const MacroDefinition &) override {
+    Directives.push_back(Loc);
+  }
+  void Elifdef(SourceLocation Loc, SourceRange, SourceLocation) override {
+    Directives.push_back(Loc); // in skipped code
+  }
+  void Elifndef(SourceLocation Loc, const Token &,
+                const MacroDefinition &) override {
+    Directives.push_back(Loc);
+  }
+  void Elifndef(SourceLocation Loc, SourceRange, SourceLocation) override {
+    Directives.push_back(Loc); // in skipped code
+  }
+  void Else(SourceLocation Loc, SourceLocation) override {
+    Directives.push_back(Loc);
+  }
+  void Endif(SourceLocation Loc, SourceLocation) override {
+    Directives.push_back(Loc);
+  }
+
+private:
+  std::vector<SourceLocation> &Directives;
+};
+} // namespace
+
+void registerConditionals(Preprocessor &PP,
+                          std::vector<SourceLocation> &Directives) {
+  PP.addPPCallbacks(std::make_unique<Conditionals>(Directives));
+}
+
+SourceLocation firstDirectiveIn(llvm::ArrayRef<SourceLocation> Directives,
+                                SourceRange Range, const SourceManager &SM) {
+  SourceLocation Begin = SM.getExpansionLoc(Range.getBegin());
+  SourceLocation End = SM.getExpansionRange(Range.getEnd()).getEnd();
+  auto [File, BeginOffset] = SM.getDecomposedLoc(Begin);
+  auto [EndFile, EndOffset] = SM.getDecomposedLoc(End);
+  if (File != EndFile)
+    return {};
+  for (SourceLocation Directive : Directives) {
+    auto [DirectiveFile, Offset] = SM.getDecomposedLoc(Directive);
+    if (DirectiveFile == File && Offset >= BeginOffset && Offset <= EndOffset)
+      return Directive;
+  }
+  return {};
+}
+
 void registerVmapPragma(Preprocessor &PP, std::vector<VmapPragma> &Pragmas,
                         Diagnostics &Diags) {
   PP.AddPragmaHandler(new VmapPragmaHandler(Pragmas, Diags));

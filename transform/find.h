@@ -43,6 +43,22 @@ void registerSkippedPragmas(
     clang::Preprocessor &PP,
     std::vector<std::pair<clang::SourceLocation, unsigned>> &Skipped);
 
+/// Note [Conditionals in a loop]: the batched code is built from the branch
+/// of an `#if` that the tool's flags select, while the loop as written (the
+/// overlap fallback, and the source the user's compiler reads) may select
+/// another; such a loop is refused. Registers a callback that appends the
+/// location of every `#if`, `#ifdef`, `#ifndef`, `#elif`, `#elifdef`,
+/// `#elifndef`, `#else` and `#endif` of the main file or a header to
+/// \p Directives, in source order per file.
+void registerConditionals(clang::Preprocessor &PP,
+                          std::vector<clang::SourceLocation> &Directives);
+
+/// The first of \p Directives inside \p Range (from its first to its last
+/// token, in one file), or an invalid location.
+clang::SourceLocation
+firstDirectiveIn(llvm::ArrayRef<clang::SourceLocation> Directives,
+                 clang::SourceRange Range, const clang::SourceManager &SM);
+
 /// find: the annotated loops of the file rewritten (Note [Rewriting a
 /// header]), outer loops before the loops
 /// nested in them (so a loop's Parent index is always smaller than its own).

@@ -150,18 +150,42 @@ class AllDependencies : public DependencyCollector {
 
 LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
+                                 llvm::ArrayRef<SourceLocation> Conditionals,
                                  Diagnostics &Diags, LoopRemarks &Remarks);
+
+/// Note [Conditionals in a loop]: refuses \p Plan when a function it batches
+/// a clone of (its callees' too) holds a preprocessor conditional.
+bool refuseConditionalsInClones(const BatchPlan &Plan,
+                                llvm::ArrayRef<SourceLocation> Conditionals,
+                                const SourceManager &SM, Diagnostics &Diags) {
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
+    const FunctionDecl *Callee = Clone->Analysis.Callee;
+    SourceLocation Directive =
+        firstDirectiveIn(Conditionals, Callee->getSourceRange(), SM);
+    if (Directive.isValid()) {
+      Diags.report(clang_vmap::diag::refuse_conditional_in_loop, Directive)
+          << 1 << Callee;
+      Diags.report(clang_vmap::diag::note_conditional_in_loop, Directive)
+          << 1 << Callee;
+      return true;
+    }
+    if (refuseConditionalsInClones(*Clone, Conditionals, SM, Diags))
+      return true;
+  }
+  return false;
+}
 
 /// analyse -> batch -> emit; the passes report their own refusals.
 LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
-                          unsigned Top, Diagnostics &Diags,
-                          LoopRemarks &Remarks) {
+                          unsigned Top,
+                          llvm::ArrayRef<SourceLocation> Conditionals,
+                          Diagnostics &Diags, LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
   if (isTemplatePattern(Loops[Top].Function)) {
     Remarks.beginSpecializations(); // one report for all of them
     LoopOutcome Outcome =
-        runInSpecializations(Context, Loops, Top, Diags, Remarks);
+        runInSpecializations(Context, Loops, Top, Conditionals, Diags, Remarks);
     Remarks.endSpecializations(Outcome.Batched);
     return Outcome;
   }
@@ -171,7 +195,8 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   if (DumpAfter == Pass::Analyse && !Analysis->Refused)
     dumpAnalysis(*Analysis, llvm::errs());
   std::optional<BatchPlan> Plan = batch(std::move(*Analysis), Diags);
-  if (!Plan)
+  if (!Plan || refuseConditionalsInClones(*Plan, Conditionals,
+                                          Context.getSourceManager(), Diags))
     return Refused;
   if (DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
@@ -223,6 +248,7 @@ SourceLocation pointOfInstantiation(const FunctionDecl *Specialization) {
 /// written once, into the template.
 LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
+                                 llvm::ArrayRef<SourceLocation> Conditionals,
                                  Diagnostics &Diags, LoopRemarks &Remarks) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
@@ -240,7 +266,8 @@ LoopOutcome runInSpecializations(ASTContext &Context,
     std::vector<VmapLoop> Instance = inSpecialization(Loops, Top, Specialization);
     if (Instance.empty())
       continue; // not instantiated down to this loop (a discarded branch)
-    LoopOutcome Outcome = runLoopPasses(Context, Instance, Top, Diags, Remarks);
+    LoopOutcome Outcome =
+        runLoopPasses(Context, Instance, Top, Conditionals, Diags, Remarks);
     Outcome.Loop = &Loops[Top];
     if (!Outcome.Batched) {
       Diags.report(clang_vmap::diag::note_in_specialization,
@@ -356,6 +383,7 @@ public:
         Dependencies(std::move(Dependencies)) {
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
     registerSkippedPragmas(Compiler.getPreprocessor(), SkippedPragmas);
+    registerConditionals(Compiler.getPreprocessor(), Conditionals);
     if (!ExportFixesPath.empty())
       Compiler.getDiagnostics().setClient(
           new DiagnosticCollector(Compiler.getDiagnostics(), Diags,
@@ -405,8 +433,9 @@ public:
       return;
     // Note [Pragmas in skipped code]
     for (auto [Loc, Length] : SkippedPragmas)
+      // Named as the loops' replacements are: one file, one path.
       if (llvm::Error Error = Replacements->add(tooling::Replacement(
-              SM, Loc, Length,
+              TheJob.RewrittenAbsolutePath, SM.getFileOffset(Loc), Length,
               "#error \"clang-vmap: this '#pragma vmap' loop was not rewritten: "
               "the tool saw this code excluded by the preprocessor (give it the "
               "compiler's flags)\""))) {
@@ -441,8 +470,22 @@ private:
     DiagnosticsEngine &Engine = Context.getDiagnostics();
     unsigned RefusalsBefore = Diags.numRefusals();
     unsigned ErrorsBefore = Engine.getNumErrors();
-    LoopOutcome Outcome = runLoopPasses(Context, Loops, Top, Diags, Remarks);
     SourceLocation PragmaLoc = Loops[Top].PragmaLoc;
+    LoopOutcome Outcome;
+    Outcome.Loop = &Loops[Top];
+    // Note [Conditionals in a loop]: from the pragma to the loop's end.
+    SourceLocation Directive = firstDirectiveIn(
+        Conditionals, {PragmaLoc, Loops[Top].For->getEndLoc()},
+        Context.getSourceManager());
+    if (Directive.isValid()) {
+      Diags.report(clang_vmap::diag::refuse_conditional_in_loop, Directive)
+          << 0 << "";
+      Diags.report(clang_vmap::diag::note_conditional_in_loop, Directive)
+          << 0 << "";
+    } else {
+      Outcome = runLoopPasses(Context, Loops, Top, Conditionals, Diags,
+                              Remarks);
+    }
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
         Outcome.WhyNot = Diags.lastRefusal();
@@ -516,6 +559,7 @@ private:
 
   std::vector<VmapPragma> Pragmas;
   std::vector<std::pair<SourceLocation, unsigned>> SkippedPragmas;
+  std::vector<SourceLocation> Conditionals;
   Diagnostics Diags;
   LoopRemarks Remarks;
   Job &TheJob;
@@ -772,6 +816,66 @@ mergeHeaderRewrites(llvm::ArrayRef<Job> Jobs,
   return std::move(*Merged);
 }
 
+/// Where \p Path leads: the file's identity when it exists (through symbolic
+/// links and hard links), else its name in its directory's real path; for
+/// comparing the paths the user gave in any spelling.
+std::string fileIdentity(llvm::StringRef Path) {
+  llvm::sys::fs::UniqueID ID;
+  if (!llvm::sys::fs::getUniqueID(Path, ID))
+    return "file " + std::to_string(ID.getDevice()) + ":" +
+           std::to_string(ID.getFile());
+  std::string Absolute = absolutePath(Path);
+  llvm::SmallString<256> Directory;
+  if (llvm::sys::fs::real_path(llvm::sys::path::parent_path(Absolute),
+                               Directory))
+    return "path " + Absolute;
+  llvm::sys::path::append(Directory, llvm::sys::path::filename(Absolute));
+  return "path " + std::string(Directory);
+}
+
+/// Note [Outputs checked first]: the output files of the options, checked
+/// before anything is parsed or written. One that names an input, or another
+/// output, is bad usage (it would overwrite the user's source or the other
+/// output); -o may name the file rewritten, as -i does. One that cannot be
+/// written (a missing directory, a device, a read-only file) fails the run
+/// with nothing written. Returns the exit status, or nothing to go on.
+std::optional<int> checkOutputs() {
+  std::vector<std::pair<std::string, std::string>> Outputs; // option, path
+  const std::pair<llvm::StringRef, llvm::StringRef> Named[] = {
+      {"-o", OutputPath},
+      {"-MF", DepfilePath},
+      {"--remarks-file", RemarksFile},
+      {"--export-fixes", ExportFixesPath}};
+  for (auto [Option, Path] : Named)
+    if (!Path.empty() && Path != "-")
+      Outputs.push_back({Option.str(), Path.str()});
+  std::vector<std::string> Inputs(SourcePaths.begin(), SourcePaths.end());
+  if (!RewriteHeader.empty())
+    Inputs.push_back(RewriteHeader);
+  std::string Rewritten =
+      RewriteHeader.empty()
+          ? (SourcePaths.size() == 1 ? fileIdentity(SourcePaths.front()) : "")
+          : fileIdentity(RewriteHeader);
+  for (auto [Index, Output] : llvm::enumerate(Outputs)) {
+    auto &[Option, Path] = Output;
+    std::string Identity = fileIdentity(Path);
+    for (const std::string &Input : Inputs)
+      if (Identity == fileIdentity(Input) &&
+          !(Option == "-o" && Identity == Rewritten))
+        return usageError(Option + " '" + Path + "' names the input file '" +
+                          Input + "', which it would overwrite");
+    for (const auto &[OtherOption, OtherPath] :
+         llvm::ArrayRef(Outputs).take_front(Index))
+      if (Identity == fileIdentity(OtherPath))
+        return usageError(Option + " '" + Path + "' and " + OtherOption +
+                          " '" + OtherPath + "' name the same file");
+  }
+  for (const auto &[Option, Path] : Outputs)
+    if (!succeeded(checkOutputFile(Path)))
+      return Refused;
+  return std::nullopt;
+}
+
 } // namespace
 
 int main(int argc, const char **argv) {
@@ -805,6 +909,8 @@ int main(int argc, const char **argv) {
       return usageError("-MD needs -MF <file> or -o <file>");
     DepfilePath = OutputPath + ".d";
   }
+  if (std::optional<int> Status = checkOutputs())
+    return *Status;
 
   if (!Compilations && !BuildPath.empty()) {
     Compilations = tooling::CompilationDatabase::autoDetectFromDirectory(

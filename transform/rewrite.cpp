@@ -6,6 +6,7 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/YAMLTraits.h"
 #include <map>
@@ -446,6 +447,53 @@ llvm::Error checkRegularFile(llvm::StringRef Path,
   return llvm::Error::success();
 }
 
+namespace {
+
+/// Refuses \p Path, an existing path, unless writeOutputFile may write over
+/// it; the file it names and its status go to \p Target and \p Status.
+llvm::Error checkWritableFile(llvm::StringRef Path,
+                              llvm::SmallVectorImpl<char> &Target,
+                              llvm::sys::fs::file_status &Status) {
+  namespace fs = llvm::sys::fs;
+  // A symbolic link is followed: its target is the file rewritten.
+  if (llvm::Error Err = checkRegularFile(Path, Target, Status))
+    return Err;
+  // As editors do: a file without write permission (root included) is the
+  // user's choice to keep as it is.
+  if ((Status.permissions() &
+       (fs::owner_write | fs::group_write | fs::others_write)) == 0 ||
+      fs::access(Target, fs::AccessMode::Write))
+    return refuseToWrite(Path, "is not writable");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error checkOutputFile(llvm::StringRef Path) {
+  namespace fs = llvm::sys::fs;
+  if (Path == "-")
+    return llvm::Error::success();
+  fs::file_status Link;
+  if (std::error_code EC = fs::status(Path, Link, /*Follow=*/false)) {
+    if (EC != std::errc::no_such_file_or_directory)
+      return llvm::createFileError(Path, EC);
+    // A new file: its directory must exist and take a new entry.
+    llvm::SmallString<256> Directory(llvm::sys::path::parent_path(Path));
+    if (Directory.empty())
+      Directory = ".";
+    fs::file_status DirectoryStatus;
+    if (fs::status(Directory, DirectoryStatus) ||
+        DirectoryStatus.type() != fs::file_type::directory_file)
+      return refuseToWrite(Path, "is in a directory that does not exist");
+    if (fs::access(Directory, fs::AccessMode::Write))
+      return refuseToWrite(Path, "is in a directory that is not writable");
+    return llvm::Error::success();
+  }
+  llvm::SmallString<256> Target;
+  fs::file_status Status;
+  return checkWritableFile(Path, Target, Status);
+}
+
 llvm::Error writeOutputFile(llvm::StringRef Path, llvm::StringRef Contents) {
   if (Path == "-") {
     llvm::outs() << Contents;
@@ -459,17 +507,10 @@ llvm::Error writeOutputFile(llvm::StringRef Path, llvm::StringRef Contents) {
       return llvm::createFileError(Path, EC);
     return replaceFile(Path, Path, Contents, nullptr); // a new file
   }
-  // A symbolic link is followed: its target is the file rewritten.
   llvm::SmallString<256> Target;
   fs::file_status Status;
-  if (llvm::Error Err = checkRegularFile(Path, Target, Status))
+  if (llvm::Error Err = checkWritableFile(Path, Target, Status))
     return Err;
-  // As editors do: a file without write permission (root included) is the
-  // user's choice to keep as it is.
-  if ((Status.permissions() &
-       (fs::owner_write | fs::group_write | fs::others_write)) == 0 ||
-      fs::access(Target, fs::AccessMode::Write))
-    return refuseToWrite(Path, "is not writable");
   if (Status.getLinkCount() > 1)
     return writeInPlace(Target, Path, Contents);
   return replaceFile(Target, Path, Contents, &Status);

@@ -61,6 +61,12 @@ llvm::Error checkRegularFile(llvm::StringRef Path,
                              llvm::SmallVectorImpl<char> &Target,
                              llvm::sys::fs::file_status &Status);
 
+/// Refuses \p Path unless writeOutputFile would write it: an existing path
+/// must be (or link to) a regular file the user may write, a new one must be
+/// in a writable directory. The driver checks every output before it writes
+/// any, so a run that fails on one leaves the others as they were.
+llvm::Error checkOutputFile(llvm::StringRef Path);
+
 /// Writes \p Contents to \p Path ("-": stdout) as a regular file, and only
 /// over a regular file the user may write: a symbolic link's target is
 /// written, a file keeps its mode, owner and hard links; anything else at

@@ -141,6 +141,16 @@ bool device_available();
 // runtime/cuda/cuda_backend.cu. Throws vmap::Error when no device can be used.
 DeviceBackend& cuda_backend();
 bool cuda_device_present();
+// Whether the CUDA runtime knows `data` (cudaPointerGetAttributes): device or managed memory,
+// or host memory registered with it (pinned), which kernels can read. False for plain host
+// memory.
+bool cuda_knows_pointer(const void* data);
 #endif
+
+// from_blob(data, ..., kCUDA): throws naming `op` where the CUDA runtime sees that `data` is
+// plain host memory, which a kernel would read as a device address. Nothing is checked
+// without the CUDA library or a device (the first op on the tensor then fails as before), or
+// with a registered backend, whose memory is its own.
+void check_device_pointer(const char* op, const void* data);
 
 }  // namespace vmap::detail

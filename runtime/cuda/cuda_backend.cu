@@ -169,6 +169,15 @@ namespace vmap::detail {
 
 DeviceBackend& cuda_backend() { return cuda::backend(); }
 
+bool cuda_knows_pointer(const void* data) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, data) != cudaSuccess) {
+    (void)cudaGetLastError();  // not a pointer the runtime knows (older runtimes say so)
+    return false;
+  }
+  return attributes.type != cudaMemoryTypeUnregistered;
+}
+
 bool cuda_device_present() {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess) {

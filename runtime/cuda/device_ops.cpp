@@ -135,6 +135,18 @@ DeviceBackend& device_backend(const char* op) {
 #endif
 }
 
+void check_device_pointer(const char* op, const void* data) {
+  if (registered_backend.load(std::memory_order_acquire) != nullptr) return;
+#ifdef VMAP_HAVE_CUDA
+  if (cuda_device_present() && !cuda_knows_pointer(data))
+    fail(op, "the data pointer ", data, " resides on host memory and is not registered with "
+             "any CUDA device (allocate it with cudaMalloc, or make the tensor on kCPU)");
+#else
+  (void)op;
+  (void)data;
+#endif
+}
+
 bool device_available() {
   if (registered_backend.load(std::memory_order_acquire) != nullptr) return true;
 #ifdef VMAP_HAVE_CUDA

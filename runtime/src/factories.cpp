@@ -31,6 +31,7 @@ Generator& generator() {
 }
 
 Tensor filled(const char* op, IntList sizes, Scalar value, Dtype dtype, Device device) {
+  const detail::OpName op_name(op);  // fill_'s errors name the factory called
   Tensor result = detail::empty_tensor(sizes, dtype, device, op);
   result.fill_(value);
   return result;
@@ -170,6 +171,7 @@ Tensor from_blob(void* data, IntList sizes, TensorOptions options) {
   const int64_t numel = detail::checked_numel("from_blob", sizes);
   if (data == nullptr && numel > 0)
     fail("from_blob", "null data pointer for a tensor of shape ", detail::shape_str(sizes));
+  if (options.device_or(kCPU) == kCUDA && numel > 0) detail::check_device_pointer("from_blob", data);
   auto storage = detail::borrow_storage(data, static_cast<size_t>(numel * detail::element_size(dtype)),
                                         options.device_or(kCPU));
   return detail::make_tensor(std::move(storage), sizes, detail::contiguous_strides(sizes), 0, dtype);

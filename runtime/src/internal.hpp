@@ -196,8 +196,12 @@ Tensor make_tensor(std::shared_ptr<Storage> storage, IntList sizes, IntList stri
                    int64_t offset, Dtype dtype);
 // A view of base's storage with new geometry.
 Tensor make_view(const Tensor& base, IntList sizes, IntList strides, int64_t offset);
-// A 0-d tensor holding `value` converted to `dtype`.
+// A 0-d tensor holding `value` converted to `dtype` (a plain cast, as LibTorch casts the
+// wrapped numbers of pointwise ops).
 Tensor scalar_tensor(Scalar value, Dtype dtype, Device device = kCPU);
+// Throws "<op>: value cannot be converted to type int without overflow" where `value` does not
+// fit `dtype` (Scalar::checked_to): the ops that LibTorch converts their number for checked.
+void check_convertible(const char* op, Scalar value, Dtype dtype);
 
 // Wraps a possibly negative dim into [0, rank); a 0-d tensor accepts -1 and 0 (as torch).
 int64_t wrap_dim(const char* op, int64_t dim, int64_t rank);

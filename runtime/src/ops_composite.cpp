@@ -107,6 +107,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value) {
   if (!detail::broadcastable_to(mask.sizes(), self.sizes()))
     fail("masked_fill", "the mask of shape ", detail::shape_str(mask.sizes()),
          " cannot be broadcast to the tensor of shape ", detail::shape_str(self.sizes()));
+  detail::check_convertible("masked_fill", value, self.dtype());
   return where(mask, detail::scalar_tensor(value, self.dtype()), self);
 }
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
@@ -133,6 +134,7 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
 }
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   const detail::OpName op_name("lerp");  // Note [The op the user called]
+  detail::check_convertible("lerp", weight, start.dtype());
   return lerp(start, end, detail::scalar_tensor(weight, start.dtype()));
 }
 

@@ -189,6 +189,7 @@ Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, boo
     return subtract ? binary(name, a, b, SubOp{}, dtype) : binary(name, a, b, AddOp{}, dtype);
   // alpha is an operand, not captured state, so the device runs the same form (Note [Device
   // ops]): (name, 3 inputs) is x + alpha * y, or x - alpha * y.
+  detail::check_convertible(name, alpha, dtype);
   const Tensor factor = detail::scalar_tensor(alpha, dtype);
   return detail::visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if (subtract)
@@ -511,7 +512,7 @@ Tensor& Tensor::fill_(Scalar value) const {
   detail::check_writable("fill_", *this);
   detail::note_op();
   detail::visit_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
-    const T filler = value.is_floating() ? convert<T>(value.to_double()) : value.to<T>();
+    const T filler = value.checked_to<T>("fill_");
     const T zero{};
     if (device() == kCPU && is_contiguous() && std::memcmp(&filler, &zero, sizeof(T)) == 0) {
       // zeros(): memset's stores are wider, and cache-bypassing on large tensors.

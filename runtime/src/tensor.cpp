@@ -146,6 +146,23 @@ Tensor scalar_tensor(Scalar value, Dtype dtype, Device device) {
   return result;
 }
 
+void check_convertible(const char* op, Scalar value, Dtype dtype) {
+  visit_dtype(dtype, [&]<class T>(std::type_identity<T>) { (void)value.checked_to<T>(op); });
+}
+
+void check_items_convertible(const char* op, const Tensor& values, Dtype dtype) {
+  const Dtype from = values.dtype();
+  const bool can_overflow = (is_floating(from) && is_integral(dtype)) ||
+                            (from == kFloat64 && dtype == kFloat32) ||
+                            (from == kInt64 && dtype == kInt32);
+  if (!can_overflow) return;
+  const Tensor host = values.to(kCPU).contiguous();
+  visit_dtype(from, [&]<class From>(std::type_identity<From>) {
+    const From* data = host.data_ptr<From>();
+    for (int64_t k = 0; k < host.numel(); ++k) check_convertible(op, Scalar(data[k]), dtype);
+  });
+}
+
 int64_t wrap_dim(const char* op, int64_t dim, int64_t rank) {
   const int64_t range = std::max<int64_t>(rank, 1);
   if (dim < -range || dim >= range)

@@ -28,6 +28,16 @@ std::ostream& operator<<(std::ostream& out, const Scalar& value) {
   return out << value.to_int64();
 }
 
+void Scalar::overflow(const char* op, bool floating, bool is_signed, size_t bytes) const {
+  // The C++ type as LibTorch's message names it ("int", "int64_t", "float").
+  const std::string bits = std::to_string(bytes * 8);
+  const std::string type = floating     ? (bytes == 4 ? "float" : bytes == 8 ? "double" : "long double")
+                           : !is_signed ? "uint" + bits + "_t"
+                           : bytes == 4 ? "int"
+                                        : "int" + bits + "_t";
+  fail(op, "value cannot be converted to type ", type, " without overflow: ", *this);
+}
+
 std::ostream& operator<<(std::ostream& out, IntList list) {
   out << '[';
   for (size_t i = 0; i < list.size(); ++i) out << (i ? ", " : "") << list[i];

@@ -205,6 +205,9 @@ TEST(BatchedBadCalls, ShapesIndicesAndSizes) {
        [&](const vb::Value& i) { vb::at(o.x, i).topk(4); }, "topk"},
       {"x[i].item()", [&](int64_t i) { o.x[i].item<float>(); },
        [&](const vb::Value& i) { vb::at(o.x, i).item<float>(); }, "item"},
+      // issue 31: the second example's 6e10 does not fit an int (LibTorch's checked item)
+      {"(x[i][0][0] * 1e10).item<int>()", [&](int64_t i) { (o.x[i][0][0] * 1e10).item<int>(); },
+       [&](const vb::Value& i) { (vb::at(o.x, i)[0][0] * 1e10).item<int>(); }, "item"},
   };
   for (const BadCall& row : rows) expect_both_name_op(row);
 }

@@ -183,6 +183,15 @@ class Value {
   Value logsumexp(IntList dims, bool keepdim = false) const;
   Value var(IntList dims, bool unbiased = true, bool keepdim = false) const;
   Value std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  // x.var(0) is dim 0, as on a Tensor (vmap::detail::DimInteger)
+  template <vmap::detail::DimInteger Dim>
+  Value var(Dim dim, bool unbiased = true, bool keepdim = false) const {
+    return var(IntList(static_cast<int64_t>(dim)), unbiased, keepdim);
+  }
+  template <vmap::detail::DimInteger Dim>
+  Value std(Dim dim, bool unbiased = true, bool keepdim = false) const {
+    return std(IntList(static_cast<int64_t>(dim)), unbiased, keepdim);
+  }
   Value norm(vmap::detail::Scalar p, IntList dims, bool keepdim = false) const;
   // over the whole example (LibTorch's overloads: x.var() must rewrite to code that compiles)
   Value var(bool unbiased = true) const;
@@ -505,6 +514,14 @@ Value norm(const Value& x, vmap::detail::Scalar p, vmap::detail::IntList dims,
            bool keepdim = false);
 Value var(const Value& x, bool unbiased = true);
 Value std(const Value& x, bool unbiased = true);
+template <vmap::detail::DimInteger Dim>  // var(x, 0): dim 0
+Value var(const Value& x, Dim dim, bool unbiased = true, bool keepdim = false) {
+  return x.var(dim, unbiased, keepdim);
+}
+template <vmap::detail::DimInteger Dim>
+Value std(const Value& x, Dim dim, bool unbiased = true, bool keepdim = false) {
+  return x.std(dim, unbiased, keepdim);
+}
 Value norm(const Value& x, vmap::detail::Scalar p = 2);
 Value masked_fill(const Value& x, const Value& mask, const Value& value);
 Value lerp(const Value& start, const Value& end, const Value& weight);

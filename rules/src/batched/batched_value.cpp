@@ -374,6 +374,7 @@ Value Value::item_as(Dtype dtype) const {
     throw Error("item: a tensor with " + std::to_string(numel()) +
                 " elements cannot be converted to a scalar");
   Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
+  vmap::detail::check_items_convertible("item", scalars, dtype);  // as Tensor::item<T>()
   return Access::make(scalars.to(dtype), levels_, true);
 }
 

@@ -14,9 +14,13 @@
 
 namespace vmap {
 
+class Tensor;
 namespace detail {
 struct TensorImpl;
 [[noreturn]] void fail_data_ptr(Dtype actual, Dtype requested);
+// Throws as `values[k].item<T>()` (T of `dtype`) would for the first element T cannot hold:
+// the batched item<T>() converts all examples' values at once and raises the same error.
+void check_items_convertible(const char* op, const Tensor& values, Dtype dtype);
 }  // namespace detail
 
 // A strided n-d array. Copies are shallow (they share storage, like LibTorch); `clone()` is
@@ -63,9 +67,10 @@ class Tensor {
   Tensor to(Dtype dtype) const;
   Tensor to(Device device) const;
   Scalar item() const;
+  // Checked as LibTorch's: NaN or 3e9 as an int throws (Scalar::checked_to).
   template <detail::Arithmetic T>
   T item() const {
-    return item().to<T>();
+    return item().checked_to<T>("item");
   }
   // Checked: T must be the element type of dtype() (LibTorch throws likewise).
   template <class T>
@@ -119,8 +124,16 @@ class Tensor {
   Tensor cumprod(int64_t dim) const;
   Tensor logsumexp(IntList dims, bool keepdim = false) const;
   Tensor var(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  template <detail::DimInteger Dim>  // x.var(0): dim 0 (detail::DimInteger)
+  Tensor var(Dim dim, bool unbiased = true, bool keepdim = false) const {
+    return var(IntList(static_cast<int64_t>(dim)), unbiased, keepdim);
+  }
   Tensor var(bool unbiased = true) const;
   Tensor std(IntList dims, bool unbiased = true, bool keepdim = false) const;
+  template <detail::DimInteger Dim>
+  Tensor std(Dim dim, bool unbiased = true, bool keepdim = false) const {
+    return std(IntList(static_cast<int64_t>(dim)), unbiased, keepdim);
+  }
   Tensor std(bool unbiased = true) const;
   Tensor norm(Scalar p, IntList dims, bool keepdim = false) const;
   Tensor norm(Scalar p = 2) const;
@@ -253,8 +266,16 @@ Tensor cumsum(const Tensor& self, int64_t dim);  // integer and bool inputs give
 Tensor cumprod(const Tensor& self, int64_t dim);
 Tensor logsumexp(const Tensor& self, detail::IntList dims, bool keepdim = false);
 Tensor var(const Tensor& self, detail::IntList dims, bool unbiased = true, bool keepdim = false);
+template <detail::DimInteger Dim>  // var(x, 0): dim 0 (detail::DimInteger)
+Tensor var(const Tensor& self, Dim dim, bool unbiased = true, bool keepdim = false) {
+  return self.var(dim, unbiased, keepdim);
+}
 Tensor var(const Tensor& self, bool unbiased = true);
 Tensor std(const Tensor& self, detail::IntList dims, bool unbiased = true, bool keepdim = false);
+template <detail::DimInteger Dim>
+Tensor std(const Tensor& self, Dim dim, bool unbiased = true, bool keepdim = false) {
+  return self.std(dim, unbiased, keepdim);
+}
 Tensor std(const Tensor& self, bool unbiased = true);
 Tensor norm(const Tensor& self, detail::Scalar p, detail::IntList dims, bool keepdim = false);
 Tensor norm(const Tensor& self, detail::Scalar p = 2);

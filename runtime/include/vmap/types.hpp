@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <cmath>
 #include <iosfwd>
+#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -69,6 +71,11 @@ namespace detail {
 
 template <class T>
 concept Arithmetic = std::is_arithmetic_v<T>;
+// An integer that is not a bool. LibTorch has var(int64_t dim) and var(bool unbiased); a C++
+// `0` converts to both equally well, so the dim overloads take any such integer exactly and
+// `x.var(0)` reduces dim 0 as in LibTorch, while `x.var(false)` stays the flag.
+template <class T>
+concept DimInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 template <class T>
 struct DtypeOf;
@@ -136,14 +143,49 @@ class Scalar {
   constexpr double to_double() const { return to<double>(); }
   constexpr int64_t to_int64() const { return to<int64_t>(); }
   constexpr bool to_bool() const { return to<bool>(); }
-  // LibTorch spellings, for code written against at::Scalar.
-  constexpr float toFloat() const { return to<float>(); }
-  constexpr double toDouble() const { return to<double>(); }
-  constexpr int toInt() const { return to<int>(); }
-  constexpr int64_t toLong() const { return to<int64_t>(); }
-  constexpr bool toBool() const { return to<bool>(); }
+  // The value as T where LibTorch converts it checked (c10::checked_convert: item<T>(),
+  // fill_, full, masked_fill, Scalar::toInt...): a value T cannot hold throws vmap::Error
+  // "<op>: value cannot be converted to type int without overflow", where a plain cast
+  // would wrap or be undefined behaviour. As in LibTorch, inf and NaN convert to floating
+  // types (only finite values out of range overflow), and bool takes any value.
+  template <Arithmetic T>
+  T checked_to(const char* op) const {
+    if (!fits<T>()) overflow(op, std::is_floating_point_v<T>, std::is_signed_v<T>, sizeof(T));
+    return to<T>();
+  }
+  // LibTorch spellings, for code written against at::Scalar; checked as there.
+  float toFloat() const { return checked_to<float>("toFloat"); }
+  double toDouble() const { return checked_to<double>("toDouble"); }
+  int toInt() const { return checked_to<int>("toInt"); }
+  int64_t toLong() const { return checked_to<int64_t>("toLong"); }
+  bool toBool() const { return to<bool>(); }
 
  private:
+  template <Arithmetic T>
+  bool fits() const {
+    using limits = std::numeric_limits<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      return true;
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return kind_ != Kind::Floating || !std::isfinite(floating_) ||
+             (floating_ >= -limits::max() && floating_ <= limits::max());
+    } else if (kind_ == Kind::Floating) {
+      // In range once truncated toward zero (NaN compares false). The bounds are powers of
+      // two, exact in double.
+      const double above = static_cast<double>(limits::max() / 2 + 1) * 2.0;
+      if constexpr (std::is_signed_v<T>) return floating_ >= -above && floating_ < above;
+      return floating_ > -1.0 && floating_ < above;
+    } else if constexpr (std::is_signed_v<T>) {
+      return integral_ >= static_cast<int64_t>(limits::min()) &&
+             integral_ <= static_cast<int64_t>(limits::max());
+    } else {  // as c10, a negative value wraps into an unsigned type when its magnitude fits
+      const uint64_t magnitude = integral_ < 0 ? uint64_t{0} - static_cast<uint64_t>(integral_)
+                                               : static_cast<uint64_t>(integral_);
+      return magnitude <= static_cast<uint64_t>(limits::max());
+    }
+  }
+  [[noreturn]] void overflow(const char* op, bool floating, bool is_signed, size_t bytes) const;
+
   Kind kind_ = Kind::Integral;
   int64_t integral_ = 0;
   double floating_ = 0.0;

@@ -301,6 +301,98 @@ TEST_F(CommandLine, SeveralInputsInPlace) {
   EXPECT_EQ(read_file(second), kNoLoops);
 }
 
+// Issue 31: -MF and --remarks-file wrote over the input, however it is spelled. Bad usage
+// (exit 2), nothing written: not the input, not -o's file.
+TEST_F(CommandLine, AnOutputNamingAnInputIsBadUsage) {
+  fs::create_directories(dir_ / "sub");
+  fs::path input = file("a.cpp", kAddOne);
+  fs::create_symlink("a.cpp", dir_ / "link.cpp");
+  fs::create_hard_link(input, dir_ / "hard.cpp");
+  for (const std::string& spelling :
+       {std::string("a.cpp"), std::string("./a.cpp"), std::string("sub/../a.cpp"),
+        input.string(), std::string("link.cpp"), std::string("hard.cpp")})
+    for (const std::string& option :
+         {"-MD -MF " + spelling, "--remarks-file=" + spelling, "--export-fixes=" + spelling}) {
+      tool_run result = run("a.cpp -o out.cpp " + option);
+      EXPECT_EQ(result.status, 2) << option << ": " << result.err;
+      EXPECT_NE(result.err.find("names the input file 'a.cpp', which it would overwrite"),
+                std::string::npos)
+          << option << ": " << result.err;
+      EXPECT_EQ(read_file(input), kAddOne) << option;
+      EXPECT_FALSE(fs::exists(dir_ / "out.cpp")) << option;
+    }
+  // With -i the input is rewritten; its depfile must go elsewhere.
+  EXPECT_EQ(run("a.cpp -i -MD -MF ./a.cpp").status, 2);
+  EXPECT_EQ(read_file(input), kAddOne);
+}
+
+TEST_F(CommandLine, TwoOutputsNamingOneFileAreBadUsage) {
+  file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp -o out.cpp -MD -MF ./out.cpp");
+  EXPECT_EQ(result.status, 2);
+  EXPECT_NE(result.err.find("-MF './out.cpp' and -o 'out.cpp' name the same file"),
+            std::string::npos)
+      << result.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
+  EXPECT_EQ(run("a.cpp --remarks-file=r.yaml --export-fixes=r.yaml").status, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "r.yaml"));
+}
+
+// -o may still name the input: that rewrites it, as -i does.
+TEST_F(CommandLine, OutputNamingTheInputRewritesIt) {
+  fs::path input = file("a.cpp", kAddOne);
+  tool_run result = run("a.cpp -o ./a.cpp -MD -MF a.d");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(read_file(input).find("vmap::batched"), std::string::npos);
+  EXPECT_TRUE(fs::exists(dir_ / "a.d"));
+}
+
+// Issue 31: an -MF or --remarks-file in a missing directory failed the run after -o's file
+// was written. Every output is checked before any is written.
+TEST_F(CommandLine, AnOutputThatCannotBeWrittenLeavesTheOthersAlone) {
+  file("a.cpp", kAddOne);
+  for (const std::string& option :
+       {std::string("-MD -MF missing/a.d"), std::string("--remarks-file=missing/r.yaml"),
+        std::string("--export-fixes=missing/f.yaml")}) {
+    tool_run result = run("a.cpp -o out.cpp " + option);
+    EXPECT_EQ(result.status, 1) << option;
+    EXPECT_NE(result.err.find("is in a directory that does not exist; nothing written"),
+              std::string::npos)
+        << option << ": " << result.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out.cpp")) << option;
+  }
+  // An existing -o file keeps its contents; a read-only depfile fails the run up front.
+  fs::path out = file("out.cpp", "old\n");
+  fs::path depfile = file("a.d", "old rule\n");
+  fs::permissions(depfile, fs::perms(0444));
+  tool_run result = run("a.cpp -o out.cpp -MD -MF a.d --remarks-file=r.yaml");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_NE(result.err.find("'a.d' is not writable; nothing written"), std::string::npos)
+      << result.err;
+  EXPECT_EQ(read_file(out), "old\n");
+  EXPECT_EQ(read_file(depfile), "old rule\n");
+  EXPECT_FALSE(fs::exists(dir_ / "r.yaml"));
+}
+
+// Issue 31: a `#pragma vmap` under `#if 0` (Note [Pragmas in skipped code]) in a file named
+// by a relative path was refused in clang's words: its #error replacement named the file as
+// given, the loops' replacements by its absolute path.
+TEST_F(CommandLine, PragmaInSkippedCodeOfARelativePathIsRewritten) {
+  const std::string source = std::string(kAddOne) + "#if 0\n#pragma vmap\n#endif\n";
+  fs::create_directories(dir_ / "src");
+  file("src/a.cpp", source);
+  for (const std::string& path : {std::string("src/a.cpp"), std::string("./src/../src/a.cpp"),
+                                  (dir_ / "src/a.cpp").string()}) {
+    tool_run result = run(path);
+    ASSERT_EQ(result.status, 0) << path << ": " << result.err;
+    EXPECT_NE(result.out.find("vb::at(out, i) = vb::at(x, i) + 1;"), std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find("#error \"clang-vmap: this '#pragma vmap' loop was not rewritten"),
+              std::string::npos)
+        << result.out;
+  }
+}
+
 TEST_F(CommandLine, OneRefusedInputFailsTheRunButNotTheOthers) {
   fs::path good = file("a.cpp", kAddOne);
   fs::path bad = file("b.cpp", kPragmaWithoutLoop);
