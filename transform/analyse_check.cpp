@@ -198,6 +198,8 @@ LevelSet Analyser::maskLevels(const Scope &Where, const VarDecl *Local) {
         llvm::none_of(Info->second.Controls,
                       [&](const Control &Outer) { return Outer.S == C.S; }))
       Levels |= controlLevels(C.S);
+  for (const Expr *Guard : Where.Guards)
+    Levels |= levels(Guard);
   return Levels;
 }
 
@@ -556,9 +558,9 @@ bool Analyser::checkContexts() {
     }
     if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       UnaryOperatorKind Op = Unary->getOpcode();
-      bool WholeIncrement =
-          Unary->isIncrementDecrementOp() && isWholeStatement(E);
-      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot && !WholeIncrement)
+      // `++`/`--` print as what C++ means wherever they are (Printer).
+      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot &&
+          !Unary->isIncrementDecrementOp())
         return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                         diag::note_unsupported,
                         {"operator '" +

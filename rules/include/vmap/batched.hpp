@@ -274,6 +274,11 @@ Value select(const Value& x, int64_t dim, const Value& index);
 template <vmap::detail::Arithmetic T>
 Value scalar_cast(const Value& value);
 Value scalar_cast_to(const Value& value, Dtype dtype);
+
+// `k++` / `k--` whose value is used (`while (k++ < n)`): k steps as `k += 1` does (masked),
+// and the value k had before is the result, as in C++. (`++k` is `(k += 1)`.)
+Value post_increment(Value& value);
+Value post_decrement(Value& value);
 template <vmap::detail::Arithmetic T>
 Value scalar_cast(const Value& value) {
   return scalar_cast_to(value, detail::cpp_dtype<T>());
@@ -378,6 +383,9 @@ class Returns {
   void exit();                     // `return;`
   // The final `return last;`: every example's result.
   Value result(const Value& last);
+  // The end of a body that ends in no `return` (a `switch` or `while (true)` each of whose
+  // paths returns): the results the examples returned with.
+  Value result() const { return result_; }
 
  private:
   std::size_t frame_;

@@ -1,0 +1,102 @@
+// Functions of this file the loop calls per example, whose every path returns before the
+// end of the body: from inside `while (true)` / `for (;;)` / a counted loop, from each case
+// of a `switch` (default included), from both branches of an `if`. Each example leaves the
+// loop when it returns (the batched loop ends when none is left in it) and the clone ends
+// with the results the examples returned.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+// Collatz steps: the loop ends only through the `return`.
+int64_t collatz_steps(int64_t v) {
+  int64_t steps = 0;
+  while (true) {
+    if (v <= 1)
+      return steps;
+    v = v % 2 == 0 ? v / 2 : 3 * v + 1;
+    ++steps;
+  }
+}
+// CHECK-LABEL: batched clone of 'collatz_steps'
+// CHECK: vb::Returns _b_returns;
+// CHECK: { vb::Loop _b_loop0;
+// CHECK-NEXT: while (_b_loop0.next(true)) {
+// CHECK: _b_returns.exit(vb::scalar_cast<int64_t>(steps));
+// CHECK: return _b_returns.result();
+// CHECK-NEXT: }
+
+// A tensor halved until it is small: `for (;;)`, the tensor returned.
+Tensor halve_until_small(Tensor v, float limit) {
+  for (;;) {
+    if (v.abs().amax().item<float>() < limit)
+      return v;
+    v = v / 2;
+  }
+}
+// CHECK-LABEL: batched clone of 'halve_until_small'
+// CHECK: for (;;) {
+// CHECK-NEXT: if (!_b_loop0.next())
+// CHECK-NEXT: break;
+// CHECK: return _b_returns.result();
+
+// A counted loop that returns from inside, and a last return after it.
+int64_t first_multiple(int64_t v, int64_t of) {
+  for (int64_t j = 1; j < 5; ++j)
+    if ((v * j) % of == 0)
+      return j;
+  return -1;
+}
+// CHECK-LABEL: batched clone of 'first_multiple'
+// CHECK: if (!_b_loop0.next())
+// CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(-1));
+
+// A `switch` that returns in every case and in `default`.
+float pick(int64_t code, float v) {
+  switch (code) {
+  case 0:
+    return v;
+  case 1:
+    return -v;
+  default:
+    return 2 * v;
+  }
+}
+// CHECK-LABEL: batched clone of 'pick'
+// CHECK: _b_returns.exit(vb::scalar_cast<float>(2 * v));
+// CHECK-NEXT: }
+// CHECK-NEXT: return _b_returns.result();
+// CHECK-NEXT: }
+
+// Both branches of an `if` return.
+float sign_of(float v) {
+  if (v < 0)
+    return -1.0f;
+  else
+    return 1.0f;
+}
+// CHECK-LABEL: batched clone of 'sign_of'
+// CHECK: return _b_returns.result();
+
+void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
+           Tensor& firsts, Tensor& picked, Tensor& signs) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t v = codes[i].item<int64_t>();
+    steps[i] = collatz_steps(v);
+    halved[i] = halve_until_small(x[i], 1.0f);
+    firsts[i] = first_multiple(v, 12);
+    picked[i] = pick(v % 4, x[i][0].item<float>());
+    signs[i] = sign_of(x[i][1].item<float>());
+  }
+}
+
+int main() {
+  Tensor x = tensor({3.0f, -0.5f, 0.25f, 0.5f, -9.0f, 40.0f, 0.0f, 2.0f, 1.5f, -1.5f})
+                 .reshape({5, 2});
+  Tensor codes = tensor({int64_t{1}, 6, 7, 27, 12});
+  Tensor steps = zeros({5}, kInt64), firsts = zeros({5}, kInt64);
+  Tensor halved = zeros({5, 2}), picked = zeros({5}), signs = zeros({5});
+  apply(x, codes, steps, halved, firsts, picked, signs);
+  std::cout << steps << "\n" << halved << "\n" << firsts << "\n" << picked << "\n"
+            << signs << "\n";
+}

@@ -1,0 +1,104 @@
+// `++`, `--` and compound assignments whose value the code uses, in every place a
+// condition sits: `while`, `do`, a `for`'s condition and increment, `if`, `?:`, the right
+// of `&&` / `||`, and inside arithmetic. `k++` is the value before the step, `++k` the
+// variable after it, and what the right of `&&` or an arm of `?:` writes is written only
+// for the examples C++ evaluates it for. The loops end after each example's own trips.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+// One result: the loop runs as written, per example, in a scalar kernel.
+void post_in_kernel(const Tensor& lim, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i) {
+    int64_t L = lim[i].item<int64_t>();
+    int64_t k = 0, n = 0;
+    while (k++ < L) n += k;
+    out[i] = n;
+  }
+}
+// CHECK-LABEL: void post_in_kernel(
+// CHECK: vb::at(out, i) = vb::fused_scalar([](int64_t L) {
+// CHECK: while (k++ < L) n += k;
+
+// Two results of each loop: they run batched, under masks.
+void post_and_pre(const Tensor& lim, Tensor& sums, Tensor& ks) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i) {
+    int64_t L = lim[i].item<int64_t>();
+    int64_t k = 0, n = 0;
+    while (k++ < L) n += k;
+    int64_t m = 0;
+    while (++m < L) n += 100 * m;
+    int64_t d = 0;
+    while (d-- > -L) n += d;
+    sums[i] = n;
+    ks[i] = k * 10000 + m * 100 + d;
+  }
+}
+// CHECK-LABEL: void post_and_pre(
+// CHECK: while (_b_loop0.next(vb::post_increment(k) < L)) {
+// CHECK: while (_b_loop1.next((m += 1) < L)) {
+// CHECK: while (_b_loop2.next(vb::post_decrement(d) > -L)) {
+
+// `do ... while (k++ < L)`, a compound assignment in a condition, a `for` whose
+// condition and increment step per-example variables, and steps inside arithmetic.
+void do_for_compound(const Tensor& lim, Tensor& sums, Tensor& ks) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i) {
+    int64_t L = lim[i].item<int64_t>();
+    int64_t k = 0, n = 0;
+    do {
+      n += k;
+    } while (k++ < L);
+    int64_t s = 0;
+    while ((s += 3) < L) n += s;
+    int64_t t = 0;
+    for (int64_t j = 0; t++ < L; n += 10 * j++) {
+    }
+    n += 1000 * --t;
+    sums[i] = n;
+    ks[i] = k * 10000 + s * 100 + t;
+  }
+}
+// CHECK-LABEL: void do_for_compound(
+// CHECK: } while (_b_loop0.next(vb::post_increment(k) < L));
+// CHECK: while (_b_loop1.next((s += 3) < L)) {
+// CHECK: for (int64_t j = 0; _b_loop2.next(vb::post_increment(t) < L); n += 10 * j++) {
+// CHECK: n += 1000 * (t -= 1);
+
+// The right of `&&` / `||` steps only the examples whose left does not decide;
+// an `if` on a step; `?:` steps the arm it takes.
+void short_circuits(const Tensor& lim, Tensor& sums, Tensor& ks) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i) {
+    int64_t L = lim[i].item<int64_t>();
+    int64_t k = 0, n = 0;
+    while (n < 12 && k++ < L) n += k;
+    int64_t a = 0;
+    if (L > 2 || a++ < 5) n += 100 * a;
+    int64_t b = 10;
+    int64_t c = L % 2 == 0 ? b++ : --b;
+    if (b-- > 9) n += 1000;
+    sums[i] = n;
+    ks[i] = k * 10000 + a * 1000 + b * 10 + c;
+  }
+}
+// CHECK-LABEL: void short_circuits(
+// CHECK: while (_b_loop0.next(vb::logical_and(n < 12, [&] { return vb::post_increment(k) < L; }))) {
+// CHECK: { vb::Where _b_where0(vb::logical_or(L > 2, [&] { return vb::post_increment(a) < 5; }));
+// CHECK: vb::Value c = vb::where(L % 2 == 0, [&] { return vb::post_increment(b); }, [&] { return (b -= 1); });
+// CHECK: { vb::Where _b_where1(vb::post_decrement(b) > 9);
+
+int main() {
+  Tensor lim = tensor({int64_t{0}, 1, 3, 5, 8});
+  Tensor sums = zeros({5}, kInt64), ks = zeros({5}, kInt64);
+  post_in_kernel(lim, sums);
+  std::cout << sums << "\n";
+  post_and_pre(lim, sums, ks);
+  std::cout << sums << "\n" << ks << "\n";
+  do_for_compound(lim, sums, ks);
+  std::cout << sums << "\n" << ks << "\n";
+  short_circuits(lim, sums, ks);
+  std::cout << sums << "\n" << ks << "\n";
+}
