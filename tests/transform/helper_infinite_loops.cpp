@@ -77,8 +77,21 @@ float sign_of(float v) {
 // CHECK-LABEL: batched clone of 'sign_of'
 // CHECK: return _b_returns.result();
 
+// `do { ... } while (true)` left by a return.
+int64_t sum_past_20(int64_t v) {
+  int64_t s = 0;
+  do {
+    s += v;
+    if (s > 20)
+      return s;
+  } while (true);
+}
+// CHECK-LABEL: batched clone of 'sum_past_20'
+// CHECK: } while (_b_loop0.next(true));
+// CHECK: return _b_returns.result();
+
 void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
-           Tensor& firsts, Tensor& picked, Tensor& signs) {
+           Tensor& firsts, Tensor& picked, Tensor& signs, Tensor& sums) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     int64_t v = codes[i].item<int64_t>();
@@ -87,6 +100,7 @@ void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
     firsts[i] = first_multiple(v, 12);
     picked[i] = pick(v % 4, x[i][0].item<float>());
     signs[i] = sign_of(x[i][1].item<float>());
+    sums[i] = sum_past_20(v + 1);
   }
 }
 
@@ -96,7 +110,8 @@ int main() {
   Tensor codes = tensor({int64_t{1}, 6, 7, 27, 12});
   Tensor steps = zeros({5}, kInt64), firsts = zeros({5}, kInt64);
   Tensor halved = zeros({5, 2}), picked = zeros({5}), signs = zeros({5});
-  apply(x, codes, steps, halved, firsts, picked, signs);
+  Tensor sums = zeros({5}, kInt64);
+  apply(x, codes, steps, halved, firsts, picked, signs, sums);
   std::cout << steps << "\n" << halved << "\n" << firsts << "\n" << picked << "\n"
-            << signs << "\n";
+            << signs << "\n" << sums << "\n";
 }

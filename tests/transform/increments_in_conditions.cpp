@@ -90,6 +90,51 @@ void short_circuits(const Tensor& lim, Tensor& sums, Tensor& ks) {
 // CHECK: vb::Value c = vb::where(L % 2 == 0, [&] { return vb::post_increment(b); }, [&] { return (b -= 1); });
 // CHECK: { vb::Where _b_where1(vb::post_decrement(b) > 9);
 
+// A per-example increment of a `for` with no condition: the examples that `continue`
+// step too, as C++ goes from `continue` to the increment.
+void continue_then_step(const Tensor& lim, Tensor& sums, Tensor& ks) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i) {
+    int64_t L = lim[i].item<int64_t>();
+    int64_t m = 0, n = 0;
+    for (;; m += 1) {
+      if (m % 2 == 0)
+        continue;
+      if (m > L)
+        break;
+      n += m;
+    }
+    sums[i] = n;
+    ks[i] = m;
+  }
+}
+// CHECK-LABEL: void continue_then_step(
+// CHECK: { vb::Loop _b_loop0;
+// CHECK-NEXT: for (;; m += 1) {
+// CHECK-NEXT: if (!_b_loop0.next(true))
+// CHECK-NEXT: break;
+// CHECK: _b_loop0.skip();
+// CHECK: _b_loop0.exit();
+// CHECK: n += m;
+// CHECK-NEXT: _b_loop0.resume();
+// CHECK-NEXT: }
+
+// A function of this file with a post-increment in its loop's condition.
+int64_t count_up(int64_t L) {
+  int64_t k = 0, n = 0;
+  while (k++ < L)
+    n += k;
+  return n * 100 + k;
+}
+// CHECK-LABEL: batched clone of 'count_up'
+// CHECK: while (_b_loop0.next(vb::post_increment(k) < L)) {
+
+void call_count_up(const Tensor& lim, Tensor& sums) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i)
+    sums[i] = count_up(lim[i].item<int64_t>());
+}
+
 int main() {
   Tensor lim = tensor({int64_t{0}, 1, 3, 5, 8});
   Tensor sums = zeros({5}, kInt64), ks = zeros({5}, kInt64);
@@ -101,4 +146,8 @@ int main() {
   std::cout << sums << "\n" << ks << "\n";
   short_circuits(lim, sums, ks);
   std::cout << sums << "\n" << ks << "\n";
+  continue_then_step(lim, sums, ks);
+  std::cout << sums << "\n" << ks << "\n";
+  call_count_up(lim, sums);
+  std::cout << sums << "\n";
 }
