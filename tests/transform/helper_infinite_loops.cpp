@@ -114,4 +114,12 @@ int main() {
   apply(x, codes, steps, halved, firsts, picked, signs, sums);
   std::cout << steps << "\n" << halved << "\n" << firsts << "\n" << picked << "\n"
             << signs << "\n" << sums << "\n";
+
+  // No examples: no loop runs and no example returns.
+  Tensor no_x = zeros({0, 2}), no_codes = zeros({0}, kInt64);
+  Tensor no_steps = zeros({0}, kInt64), no_firsts = zeros({0}, kInt64);
+  Tensor no_halved = zeros({0, 2}), no_picked = zeros({0}), no_signs = zeros({0});
+  Tensor no_sums = zeros({0}, kInt64);
+  apply(no_x, no_codes, no_steps, no_halved, no_firsts, no_picked, no_signs, no_sums);
+  std::cout << no_steps << "\n" << no_halved << "\n" << no_sums << "\n";
 }
