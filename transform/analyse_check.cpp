@@ -218,11 +218,13 @@ void Analyser::classify() {
   while (Changed) {
     Changed = false;
     Memo.clear();
+    // The variables of one declaration have one type: a vb::Value for all
+    // once one of them is per example (`int64_t k = 0, n = 0;`).
     for (const auto &[S, Where] : Decls) {
       LevelSet Levels = 0;
       for (const Decl *D : S->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D))
-          Levels |= levels(Var->getInit());
+          Levels |= levels(Var->getInit()) | Result.BatchedVars.lookup(Var);
       for (const Decl *D : S->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D))
           Add(Var, Levels);

@@ -90,6 +90,51 @@ void short_circuits(const Tensor& lim, Tensor& sums, Tensor& ks) {
 // CHECK: vb::Value c = vb::where(L % 2 == 0, [&] { return vb::post_increment(b); }, [&] { return (b -= 1); });
 // CHECK: { vb::Where _b_where1(vb::post_decrement(b) > 9);
 
+// Steps on both sides of `||` / `&&`, in a `switch`'s value, in an index, in a `?:`
+// condition and in the arms of a `?:` on a loop-invariant condition. `k` starts the same
+// for every example, but it is declared with the per-example `n`: one declaration has one
+// type, so both are per-example values (`k++` on an `int64_t` beside a vb::Value `k`
+// did not compile).
+void steps_everywhere(const Tensor& lim, const Tensor& x, bool up, Tensor& sums,
+                      Tensor& ks, Tensor& rest) {
+#pragma vmap
+  for (int64_t i = 0; i < lim.size(0); ++i) {
+    int64_t L = lim[i].item<int64_t>();
+    int64_t k = 0, n = 0;
+    int64_t c = up ? k++ : k--;
+    if (k++ == 2 || k++ == 5)
+      n += 1;
+    if (k++ == 1 && k++ == 4)
+      n += 10;
+    switch (k++) {
+    case 3:
+      n += 100;
+      break;
+    default:
+      n += 1000;
+    }
+    int64_t j = 0;
+    while (x[i][j++].item<float>() < 3.0f && j < 4)
+      n += j;
+    int64_t s = 1;
+    while ((s *= 2) < L)
+      n += s;
+    int64_t e = k++ > 4 ? k : -k;
+    sums[i] = n;
+    ks[i] = k * 100 + j;
+    rest[i] = c * 10000 + s * 100 + e;
+  }
+}
+// CHECK-LABEL: void steps_everywhere(
+// CHECK: vb::Value k = vb::scalar_cast<int64_t>(0), n = vb::scalar_cast<int64_t>(0);
+// CHECK-NEXT: vb::Value c = (up ? vb::Value(vb::post_increment(k)) : vb::Value(vb::post_decrement(k)));
+// CHECK-NEXT: { vb::Where _b_where0(vb::logical_or(vb::post_increment(k) == 2, [&] { return vb::post_increment(k) == 5; }));
+// CHECK: { vb::Where _b_where1(vb::logical_and(vb::post_increment(k) == 1, [&] { return vb::post_increment(k) == 4; }));
+// CHECK: { vb::Switch _b_switch0(vb::post_increment(k), {3});
+// CHECK: while (_b_loop0.next(vb::logical_and(vb::at(x, i)[vb::post_increment(j)].item<float>() < 3.0f, [&] { return j < 4; }))) {
+// CHECK: while (_b_loop1.next((s *= 2) < L)) {
+// CHECK: vb::Value e = vb::where(vb::post_increment(k) > 4, [&] { return k; }, [&] { return -k; });
+
 // A per-example increment of a `for` with no condition: the examples that `continue`
 // step too, as C++ goes from `continue` to the increment.
 void continue_then_step(const Tensor& lim, Tensor& sums, Tensor& ks) {
@@ -146,6 +191,12 @@ int main() {
   std::cout << sums << "\n" << ks << "\n";
   short_circuits(lim, sums, ks);
   std::cout << sums << "\n" << ks << "\n";
+  Tensor x = arange(20).reshape({5, 4}).to(kFloat).remainder(5.0);
+  Tensor rest = zeros({5}, kInt64);
+  for (bool up : {true, false}) {
+    steps_everywhere(lim, x, up, sums, ks, rest);
+    std::cout << sums << "\n" << ks << "\n" << rest << "\n";
+  }
   continue_then_step(lim, sums, ks);
   std::cout << sums << "\n" << ks << "\n";
   call_count_up(lim, sums);
