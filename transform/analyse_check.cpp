@@ -806,6 +806,23 @@ std::optional<LoopAnalysis> Analyser::finish() {
   Result.Refused = Refused;
   findPromotedLocals();
   findMaskedControls();
+  // A clone whose every path returns before the end of its body ends with
+  // the results the examples returned; called for no example (under a mask
+  // no example is in) it has none, and only a C++ scalar has a value that
+  // stands in for them (Printer::clone).
+  if (const FunctionDecl *F = Result.Callee) {
+    const auto *Body = cast<CompoundStmt>(F->getBody());
+    QualType Type = F->getReturnType();
+    if (!FinalReturn && Result.MaskedControls.count(Body) &&
+        !Type->isVoidType() && !isScalarType(Type)) {
+      refuseAt(diag::refuse_unsupported, SourceRange(Body->getRBracLoc()),
+               diag::note_unsupported,
+               {"a function returning '" + Type.getAsString() +
+                "' whose every path returns before the end of its body (add a "
+                "'return' at its end)"});
+      return std::nullopt;
+    }
+  }
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Result.ExprLevels[E] = Levels;

@@ -903,11 +903,15 @@ std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
            ";  // clang-vmap: early returns per example\n";
   block(F->getBody(), 2);
   // A body whose every path returns before its end (a `switch` returning in
-  // each case, `while (true)`): the examples' results, as they returned.
+  // each case, `while (true)`): the examples' results, as they returned; 0
+  // of the function's type when it runs for no example (a loop no example
+  // enters returns nothing). The analysis refuses other result types.
   const auto *Body = cast<CompoundStmt>(F->getBody());
   if (A.MaskedControls.count(Body) && !F->getReturnType()->isVoidType() &&
       (Body->body_empty() || !isa<ReturnStmt>(Body->body_back())))
-    Out += "  return " + ReturnsName + ".result();\n";
+    Out += "  return " + ReturnsName + ".result(" + vb("scalar_cast<") +
+           qualifiedTypeName(F->getReturnType(), Context) +
+           ">(0));  // clang-vmap: every example returned above\n";
   Out += "}";
   SourceLocation After = Lexer::getLocForEndOfToken(
       SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());

@@ -2,7 +2,10 @@
 // end of the body: from inside `while (true)` / `for (;;)` / a counted loop, from each case
 // of a `switch` (default included), from both branches of an `if`. Each example leaves the
 // loop when it returns (the batched loop ends when none is left in it) and the clone ends
-// with the results the examples returned.
+// with the results the examples returned (0 of the result type where it runs for no example,
+// under an `if` no example takes: a loop no example enters returns nothing). A function
+// returning a Tensor needs a `return` at its end for that case (errors/
+// tensor_helper_without_final_return.cpp).
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -22,22 +25,24 @@ int64_t collatz_steps(int64_t v) {
 // CHECK: { vb::Loop _b_loop0;
 // CHECK-NEXT: while (_b_loop0.next(true)) {
 // CHECK: _b_returns.exit(vb::scalar_cast<int64_t>(steps));
-// CHECK: return _b_returns.result();
+// CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(0));  // clang-vmap: every example returned above
 // CHECK-NEXT: }
 
-// A tensor halved until it is small: `for (;;)`, the tensor returned.
+// A tensor halved until it is small: `for (;;)`, the tensor returned; the `return` after
+// the loop is what the clone gives where it runs for no example.
 Tensor halve_until_small(Tensor v, float limit) {
   for (;;) {
     if (v.abs().amax().item<float>() < limit)
       return v;
     v = v / 2;
   }
+  return v;
 }
 // CHECK-LABEL: batched clone of 'halve_until_small'
 // CHECK: for (;;) {
 // CHECK-NEXT: if (!_b_loop0.next())
 // CHECK-NEXT: break;
-// CHECK: return _b_returns.result();
+// CHECK: return _b_returns.result(v);
 
 // A counted loop that returns from inside, and a last return after it.
 int64_t first_multiple(int64_t v, int64_t of) {
@@ -64,7 +69,7 @@ float pick(int64_t code, float v) {
 // CHECK-LABEL: batched clone of 'pick'
 // CHECK: _b_returns.exit(vb::scalar_cast<float>(2 * v));
 // CHECK-NEXT: }
-// CHECK-NEXT: return _b_returns.result();
+// CHECK-NEXT: return _b_returns.result(vb::scalar_cast<float>(0));
 // CHECK-NEXT: }
 
 // Both branches of an `if` return.
@@ -75,7 +80,7 @@ float sign_of(float v) {
     return 1.0f;
 }
 // CHECK-LABEL: batched clone of 'sign_of'
-// CHECK: return _b_returns.result();
+// CHECK: return _b_returns.result(vb::scalar_cast<float>(0));
 
 // `do { ... } while (true)` left by a return.
 int64_t sum_past_20(int64_t v) {
@@ -88,7 +93,7 @@ int64_t sum_past_20(int64_t v) {
 }
 // CHECK-LABEL: batched clone of 'sum_past_20'
 // CHECK: } while (_b_loop0.next(true));
-// CHECK: return _b_returns.result();
+// CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(0));
 
 void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
            Tensor& firsts, Tensor& picked, Tensor& signs, Tensor& sums) {
@@ -101,6 +106,12 @@ void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
     picked[i] = pick(v % 4, x[i][0].item<float>());
     signs[i] = sign_of(x[i][1].item<float>());
     sums[i] = sum_past_20(v + 1);
+    // No example takes this branch: the clones run for none.
+    if (v > 100) {
+      steps[i] = collatz_steps(v) * 1000;
+      halved[i] = halve_until_small(x[i], 1.0f) * 1000;
+      sums[i] = sum_past_20(v) * 1000;
+    }
   }
 }
 
