@@ -272,9 +272,9 @@ TEST(BatchedControl, PostDecrementYieldsTheOldValue) {
   EXPECT_EQ(values_of(d.physical()), (std::vector<int64_t>{3, -1, -3}));
 }
 
-// A body each of whose paths returns (`switch` with `default`): result() without a last
-// value merges what each example returned.
-TEST(BatchedControl, ResultWithoutALastReturnIsWhatEachExampleReturned) {
+// A body each of whose paths returns (`switch` with `default`) ends with result(0): no
+// example takes the 0, each has what it returned; run for no example, the result is 0.
+TEST(BatchedControl, ResultAfterEveryPathReturnedIsWhatEachExampleReturned) {
   Tensor codes = tensor({int64_t{0}, 1, 2, 1}), out = zeros({4}, kInt64);
   vb::Level level(0, 4);
   const vb::Value code = vb::at(codes, level.index()).item<int64_t>();
@@ -289,9 +289,25 @@ TEST(BatchedControl, ResultWithoutALastReturnIsWhatEachExampleReturned) {
       cases.enter_default();
       returns.exit(vb::scalar_cast<int64_t>(code * 100));
     }
-    return returns.result();
+    return returns.result(vb::scalar_cast<int64_t>(0));
   };
   vb::at(out, level.index()) = pick(code);
+  EXPECT_EQ(values_of(out), (std::vector<int64_t>{10, 20, 200, 20}));
+  auto loop_for_none = [] {
+    vb::Returns returns;
+    {
+      vb::Loop loop;
+      while (loop.next(true)) {
+        returns.exit(vb::scalar_cast<int64_t>(7));
+        loop.resume();
+      }
+    }
+    return returns.result(vb::scalar_cast<int64_t>(0));
+  };
+  {
+    vb::Where none(code > 5);
+    vb::at(out, level.index()) = loop_for_none();
+  }
   EXPECT_EQ(values_of(out), (std::vector<int64_t>{10, 20, 200, 20}));
 }
 

@@ -381,11 +381,10 @@ class Returns {
   ~Returns();
   void exit(const Value& result);  // `return result;`
   void exit();                     // `return;`
-  // The final `return last;`: every example's result.
+  // The final `return last;`: every example's result. A body each of whose paths returns
+  // before its end (a `switch`, `while (true)`) ends with result(0 of its type): no
+  // example is left to take it, and it is the result where no example ran the body.
   Value result(const Value& last);
-  // The end of a body that ends in no `return` (a `switch` or `while (true)` each of whose
-  // paths returns): the results the examples returned with.
-  Value result() const { return result_; }
 
  private:
   std::size_t frame_;
