@@ -546,6 +546,21 @@ bool Analyser::walkExpr(const Expr *E, Scope &Where) {
     if (Binary->getOpcode() == BO_Comma)
       return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                       diag::note_unsupported, {"the comma operator"});
+    // C++ evaluates the right of `&&` / `||` only where the left does not
+    // decide: what it writes is masked by the left, as by an `if`.
+    if (Binary->isLogicalOp()) {
+      Scope Guarded = Where;
+      Guarded.Guards.push_back(Binary->getLHS());
+      return walkExpr(Binary->getLHS(), Where) &&
+             walkExpr(Binary->getRHS(), Guarded);
+    }
+  }
+  if (const auto *Conditional = dyn_cast<ConditionalOperator>(E)) {
+    Scope Guarded = Where;
+    Guarded.Guards.push_back(Conditional->getCond());
+    return walkExpr(Conditional->getCond(), Where) &&
+           walkExpr(Conditional->getTrueExpr(), Guarded) &&
+           walkExpr(Conditional->getFalseExpr(), Guarded);
   }
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
     if (Unary->isIncrementDecrementOp())

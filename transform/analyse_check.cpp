@@ -198,6 +198,8 @@ LevelSet Analyser::maskLevels(const Scope &Where, const VarDecl *Local) {
         llvm::none_of(Info->second.Controls,
                       [&](const Control &Outer) { return Outer.S == C.S; }))
       Levels |= controlLevels(C.S);
+  for (const Expr *Guard : Where.Guards)
+    Levels |= levels(Guard);
   return Levels;
 }
 
@@ -216,11 +218,13 @@ void Analyser::classify() {
   while (Changed) {
     Changed = false;
     Memo.clear();
+    // The variables of one declaration have one type: a vb::Value for all
+    // once one of them is per example (`int64_t k = 0, n = 0;`).
     for (const auto &[S, Where] : Decls) {
       LevelSet Levels = 0;
       for (const Decl *D : S->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D))
-          Levels |= levels(Var->getInit());
+          Levels |= levels(Var->getInit()) | Result.BatchedVars.lookup(Var);
       for (const Decl *D : S->decls())
         if (const auto *Var = dyn_cast<VarDecl>(D))
           Add(Var, Levels);
@@ -556,9 +560,9 @@ bool Analyser::checkContexts() {
     }
     if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       UnaryOperatorKind Op = Unary->getOpcode();
-      bool WholeIncrement =
-          Unary->isIncrementDecrementOp() && isWholeStatement(E);
-      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot && !WholeIncrement)
+      // `++`/`--` print as what C++ means wherever they are (Printer).
+      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot &&
+          !Unary->isIncrementDecrementOp())
         return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                         diag::note_unsupported,
                         {"operator '" +
@@ -802,6 +806,23 @@ std::optional<LoopAnalysis> Analyser::finish() {
   Result.Refused = Refused;
   findPromotedLocals();
   findMaskedControls();
+  // A clone whose every path returns before the end of its body ends with
+  // the results the examples returned; called for no example (under a mask
+  // no example is in) it has none, and only a C++ scalar has a value that
+  // stands in for them (Printer::clone).
+  if (const FunctionDecl *F = Result.Callee) {
+    const auto *Body = cast<CompoundStmt>(F->getBody());
+    QualType Type = F->getReturnType();
+    if (!FinalReturn && Result.MaskedControls.count(Body) &&
+        !Type->isVoidType() && !isScalarType(Type)) {
+      refuseAt(diag::refuse_unsupported, SourceRange(Body->getRBracLoc()),
+               diag::note_unsupported,
+               {"a function returning '" + Type.getAsString() +
+                "' whose every path returns before the end of its body (add a "
+                "'return' at its end)"});
+      return std::nullopt;
+    }
+  }
   for (const auto &[E, Levels] : Memo)
     if (Levels)
       Result.ExprLevels[E] = Levels;

@@ -173,20 +173,22 @@ void Analyser::findMaskedControls() {
     Mark(For);
   if (Result.Callee)
     Mark(Result.Callee->getBody());
+  // A per-example jump out of loops around it (`return` from `while (true)`)
+  // takes examples out of each of them at different iterations: each must
+  // run until no example is left in it, as a masked loop does.
+  for (const JumpSite &J : Jumps) {
+    if (!Result.MaskedControls.count(J.Target))
+      continue;
+    for (const Control &C : llvm::reverse(J.Where.Controls)) {
+      if (C.S == J.Target)
+        break;
+      if (!isa<SwitchStmt>(C.S) && !isVmapLevel(C.S, LoopIndex))
+        Result.MaskedControls.insert(C.S);
+    }
+  }
   for (const JumpSite &J : Jumps)
     if (Result.MaskedControls.count(J.Target))
       Result.MaskedJumps[J.Jump] = J.Target;
-}
-
-bool Analyser::isWholeStatement(const Expr *E) const {
-  return llvm::any_of(Statements,
-                      [&](const auto &Statement) {
-                        return stripImplicit(Statement.first) == E;
-                      }) ||
-         llvm::any_of(PlainLoops, [&](const auto &Loop) {
-           return Loop.first->getInc() &&
-                  stripImplicit(Loop.first->getInc()) == E;
-         });
 }
 
 } // namespace detail

@@ -19,11 +19,14 @@ struct Control {
 };
 
 /// Where a statement sits: its enclosing vmap levels (outermost first),
-/// enclosing `if`s inside the loop, and enclosing controls.
+/// enclosing `if`s inside the loop, and enclosing controls; for a part of an
+/// expression, the conditions that decide whether C++ evaluates it (the left
+/// of `&&` / `||`, the condition of `?:`).
 struct Scope {
   llvm::SmallVector<unsigned, 4> Levels;
   llvm::SmallVector<const clang::IfStmt *, 4> Ifs;
   llvm::SmallVector<Control, 2> Controls;
+  llvm::SmallVector<const clang::Expr *, 2> Guards;
 };
 
 /// One indexing step of a slot: `[i]`, `.select(1, i)`, `.t()`.
@@ -116,7 +119,6 @@ public:
   LevelSet jumpLevels(const clang::Stmt *Target);
   bool checkControls();
   void findMaskedControls();
-  bool isWholeStatement(const clang::Expr *E) const;
   bool walkAccessIndices(const Access &A, Scope &Where);
   bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
                    const clang::Expr *Value, Scope &Where);

@@ -344,27 +344,40 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
   if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
     if (Unary->getOpcode() == UO_LNot)
       return vb("logical_not(") + expr(Unary->getSubExpr()) + ")";
-    // A whole statement (analyse_check.cpp): its value is not used.
-    if (Unary->isIncrementDecrementOp())
-      return expr(Unary->getSubExpr()) +
-             (Unary->isIncrementOp() ? " += 1" : " -= 1");
+    // `k++` whose value is used (`while (k++ < n)`) is the value before the
+    // step; `++k`, the variable after it.
+    if (Unary->isIncrementDecrementOp()) {
+      bool Increment = Unary->isIncrementOp();
+      std::string Step =
+          expr(Unary->getSubExpr()) + (Increment ? " += 1" : " -= 1");
+      if (E == DiscardedValue)
+        return Step;
+      if (Unary->isPrefix())
+        return "(" + Step + ")";
+      return vb(Increment ? "post_increment(" : "post_decrement(") +
+             expr(Unary->getSubExpr()) + ")";
+    }
   }
   // Note [Masked operands] in batched.hpp: an operand C++ may skip is passed
-  // as a lambda where evaluating it for every example could raise.
+  // as a lambda where evaluating it for every example could raise or write,
+  // or where what C++ evaluates before it writes.
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
     if (Binary->isLogicalOp()) {
       const Expr *Rhs = Binary->getRHS();
       return vb(Binary->getOpcode() == BO_LAnd ? "logical_and("
                                                : "logical_or(") +
              expr(Binary->getLHS()) + ", " +
-             (mayRaise(Rhs) ? maskedOperand(Rhs) : expr(Rhs)) + ")";
+             (masked(Rhs) || writes(Binary->getLHS()) ? maskedOperand(Rhs)
+                                                      : expr(Rhs)) +
+             ")";
     }
   }
   if (const auto *Conditional = dyn_cast<ConditionalOperator>(E)) {
     const Expr *Then = Conditional->getTrueExpr();
     const Expr *Else = Conditional->getFalseExpr();
     if (batched(Conditional->getCond())) {
-      bool Masked = mayRaise(Then) || mayRaise(Else);
+      bool Masked =
+          masked(Then) || masked(Else) || writes(Conditional->getCond());
       return vb("where(") + expr(Conditional->getCond()) + ", " +
              (Masked ? maskedOperand(Then) : expr(Then)) + ", " +
              (Masked ? maskedOperand(Else) : expr(Else)) + ")";
@@ -439,6 +452,30 @@ bool Printer::mayRaise(const Expr *E) const {
       if (!isa<LambdaExpr>(ChildExpr) && mayRaise(ChildExpr))
         return true;
   return false;
+}
+
+/// Whether evaluating \p E assigns, steps or writes in place (a tensor
+/// member ending in `_`).
+bool Printer::writes(const Expr *E) const {
+  if (!E)
+    return false;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E);
+      Binary && Binary->isAssignmentOp())
+    return true;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+      Unary && Unary->isIncrementDecrementOp())
+    return true;
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+      Operator && Operator->isAssignmentOp())
+    return true;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
+    if (const CXXMethodDecl *Method = Member->getMethodDecl();
+        Method && vmap::rules::writes_object(Method->getNameAsString()))
+      return true;
+  return llvm::any_of(E->children(), [&](const Stmt *Child) {
+    const auto *ChildExpr = dyn_cast_or_null<Expr>(Child);
+    return ChildExpr && !isa<LambdaExpr>(ChildExpr) && writes(ChildExpr);
+  });
 }
 
 /// `[&] { return e; }`: an operand run under a mask (Note [Masked operands]).
@@ -600,6 +637,7 @@ std::string Printer::forHeader(const ForStmt *For, const std::string &Frame) {
     if (offsets(Init->getSourceRange(), Begin, End))
       Edits.push_back({Begin, End, expr(Init)});
   }
+  DiscardedValue = For->getInc();
   for (const Expr *Part : {For->getCond(), For->getInc()})
     if (Part && offsets(Part->getSourceRange(), Begin, End))
       Edits.push_back({Begin, End,
@@ -716,6 +754,7 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
                       expr(R.Value) + ", " + vb(reduceName(R.Op)) + ");",
                   S);
     }
+    DiscardedValue = E;
     line(Indent, expr(E) + ";", S);
     auto Promoting = A.PromotingAssignments.find(stripImplicit(E));
     if (Promoting != A.PromotingAssignments.end())
@@ -863,6 +902,16 @@ std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
     Out += "  " + vb("Returns ") + ReturnsName +
            ";  // clang-vmap: early returns per example\n";
   block(F->getBody(), 2);
+  // A body whose every path returns before its end (a `switch` returning in
+  // each case, `while (true)`): the examples' results, as they returned; 0
+  // of the function's type when it runs for no example (a loop no example
+  // enters returns nothing). The analysis refuses other result types.
+  const auto *Body = cast<CompoundStmt>(F->getBody());
+  if (A.MaskedControls.count(Body) && !F->getReturnType()->isVoidType() &&
+      (Body->body_empty() || !isa<ReturnStmt>(Body->body_back())))
+    Out += "  return " + ReturnsName + ".result(" + vb("scalar_cast<") +
+           qualifiedTypeName(F->getReturnType(), Context) +
+           ">(0));  // clang-vmap: every example returned above\n";
   Out += "}";
   SourceLocation After = Lexer::getLocForEndOfToken(
       SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());

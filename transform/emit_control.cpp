@@ -107,10 +107,18 @@ void Printer::loop(const Stmt *S, unsigned Indent) {
                   .str();
     const Stmt *Body = isa<ForStmt>(S) ? cast<ForStmt>(S)->getBody()
                                        : cast<CXXForRangeStmt>(S)->getBody();
+    // An increment that writes per-example values (`for (;; m += 1)`) runs
+    // for the examples that `continue`d too: the iteration ends (resume())
+    // before it, and the next one tests who is left without ending it again.
+    bool StepsPerExample = isa<ForStmt>(S) && cast<ForStmt>(S)->getInc() &&
+                           batched(cast<ForStmt>(S)->getInc());
     Out += Pad + "  " + Header + " {\n";
-    Out += Pad + "    if (!" + Name + ".next())\n";
+    Out += Pad + "    if (!" + Name +
+           (StepsPerExample ? ".next(true))\n" : ".next())\n");
     Out += Pad + "      break;  // clang-vmap: every example has left\n";
     block(Body, Indent + 4);
+    if (StepsPerExample)
+      Out += Resume;
     Out += Pad + "  }\n";
   }
   Out += Pad + "}\n";

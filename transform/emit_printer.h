@@ -66,6 +66,10 @@ private:
   std::string asWritten(SourceRange Range, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   bool mayRaise(const Expr *E) const;
+  /// Whether \p E, an operand C++ may skip or evaluate after another, runs
+  /// under a mask, after the operands before it (Note [Masked operands]).
+  bool masked(const Expr *E) const { return mayRaise(E) || writes(E); }
+  bool writes(const Expr *E) const;
   std::string maskedOperand(const Expr *E);
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
@@ -122,6 +126,9 @@ private:
   /// The indentation of the statement being printed (a kernel's region is
   /// printed one level in).
   unsigned StatementIndent = 0;
+  /// The expression statement (or `for` increment) being printed: its value
+  /// is unused.
+  const Expr *DiscardedValue = nullptr;
 };
 
 } // namespace clang_vmap::emit_detail

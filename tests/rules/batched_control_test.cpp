@@ -234,5 +234,82 @@ TEST(BatchedControl, EarlyReturnsMergeEachExamplesResult) {
   EXPECT_TRUE(allclose(out, tensor({1.5f, 0.25f, 1.0f})));
 }
 
+// `while (n < 12 && k++ < L) n += k;`: the post-increment yields the old value, and steps
+// only the examples the left of `&&` lets through and that are still in the loop.
+TEST(BatchedControl, PostIncrementStepsUnderTheMaskAndYieldsTheOldValue) {
+  const std::vector<int64_t> limits = {0, 1, 3, 5, 8};
+  auto per_example = [](int64_t L) {
+    int64_t k = 0, n = 0;
+    while (n < 12 && k++ < L) n += k;
+    return n * 100 + k;
+  };
+  Tensor lim = tensor(limits), out = zeros({5}, kInt64);
+  {
+    vb::Level level(0, 5);
+    const vb::Value i = level.index();
+    const vb::Value L = vb::at(lim, i).item<int64_t>();
+    vb::Value k = vb::scalar_cast<int64_t>(0), n = vb::scalar_cast<int64_t>(0);
+    {
+      vb::Loop loop;
+      while (loop.next(vb::logical_and(n < 12, [&] { return vb::post_increment(k) < L; }))) {
+        n += k;
+        loop.resume();
+      }
+    }
+    vb::at(out, i) = n * 100 + k;
+  }
+  std::vector<int64_t> expected;
+  for (int64_t L : limits) expected.push_back(per_example(L));
+  EXPECT_EQ(values_of(out), expected);
+}
+
+TEST(BatchedControl, PostDecrementYieldsTheOldValue) {
+  Tensor starts = tensor({int64_t{4}, 0, -2});
+  vb::Level level(0, 3);
+  vb::Value d = vb::at(starts, level.index()).item<int64_t>();
+  const vb::Value old = vb::post_decrement(d);
+  EXPECT_EQ(values_of(old.physical()), (std::vector<int64_t>{4, 0, -2}));
+  EXPECT_EQ(values_of(d.physical()), (std::vector<int64_t>{3, -1, -3}));
+}
+
+// A body each of whose paths returns (`switch` with `default`) ends with result(0): no
+// example takes the 0, each has what it returned; run for no example, the result is 0.
+TEST(BatchedControl, ResultAfterEveryPathReturnedIsWhatEachExampleReturned) {
+  Tensor codes = tensor({int64_t{0}, 1, 2, 1}), out = zeros({4}, kInt64);
+  vb::Level level(0, 4);
+  const vb::Value code = vb::at(codes, level.index()).item<int64_t>();
+  auto pick = [](const vb::Value& code) {
+    vb::Returns returns;
+    {
+      vb::Switch cases(code, {0, 1});
+      cases.enter(0);
+      returns.exit(vb::scalar_cast<int64_t>(10));
+      cases.enter(1);
+      returns.exit(vb::scalar_cast<int64_t>(20));
+      cases.enter_default();
+      returns.exit(vb::scalar_cast<int64_t>(code * 100));
+    }
+    return returns.result(vb::scalar_cast<int64_t>(0));
+  };
+  vb::at(out, level.index()) = pick(code);
+  EXPECT_EQ(values_of(out), (std::vector<int64_t>{10, 20, 200, 20}));
+  auto loop_for_none = [] {
+    vb::Returns returns;
+    {
+      vb::Loop loop;
+      while (loop.next(true)) {
+        returns.exit(vb::scalar_cast<int64_t>(7));
+        loop.resume();
+      }
+    }
+    return returns.result(vb::scalar_cast<int64_t>(0));
+  };
+  {
+    vb::Where none(code > 5);
+    vb::at(out, level.index()) = loop_for_none();
+  }
+  EXPECT_EQ(values_of(out), (std::vector<int64_t>{10, 20, 200, 20}));
+}
+
 }  // namespace
 }  // namespace vmap

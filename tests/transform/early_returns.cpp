@@ -104,7 +104,10 @@ int main() {
 // CHECK: return _b_returns.result(vb::scalar_cast<float>(0.5f * (3.0f * v - cubic)));  // line 15
 // CHECK-LABEL: batched clone of 'find_first'
 // CHECK: vb::Returns _b_returns;
-// CHECK-NEXT: for (int64_t j = 0; j < row.size(0); ++j) {  // line 20
+// CHECK-NEXT: { vb::Loop _b_loop0;  // line 20
+// CHECK-NEXT: for (int64_t j = 0; j < row.size(0); ++j) {
+// CHECK-NEXT: if (!_b_loop0.next())
+// CHECK-NEXT: break;  // clang-vmap: every example has left
 // CHECK-NEXT: { vb::Where _b_where0(row[j].item<float>() == key);  // line 21
 // CHECK-NEXT: _b_returns.exit(vb::scalar_cast<int64_t>(j));  // line 22
 // CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(-1));  // line 23

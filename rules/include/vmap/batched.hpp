@@ -288,6 +288,11 @@ Value scalar_cast(const Value& value) {
   return scalar_cast_to(value, detail::cpp_dtype<T>());
 }
 
+// `k++` / `k--` whose value is used (`while (k++ < n)`): k steps as `k += 1` does (masked),
+// and the value k had before is the result, as in C++. (`++k` is `(k += 1)`.)
+Value post_increment(Value& value);
+Value post_decrement(Value& value);
+
 // Reductions into a loop-invariant accumulator (`acc += e;`, `acc = maximum(acc, e);`):
 // reduce `e` over the levels `acc` does not have, then combine (masked under vb::Where).
 enum class Reduce { add, sub, mul, max, min };
@@ -385,7 +390,9 @@ class Returns {
   ~Returns();
   void exit(const Value& result);  // `return result;`
   void exit();                     // `return;`
-  // The final `return last;`: every example's result.
+  // The final `return last;`: every example's result. A body each of whose paths returns
+  // before its end (a `switch`, `while (true)`) ends with result(0 of its type): no
+  // example is left to take it, and it is the result where no example ran the body.
   Value result(const Value& last);
 
  private:
@@ -434,7 +441,9 @@ Value where(const Value& condition, const Value& a, const Value& b);
 // Where such an operand could raise for an example that skips it (an integer division, a
 // data-dependent index, a call of a function of the user's file), clang-vmap passes it as
 // a lambda, run under the mask of the examples that evaluate it (as in a vb::Where), so
-// their divisors and indices are made safe; the results merge as the eager forms do.
+// their divisors and indices are made safe; the results merge as the eager forms do. So it
+// does where the operand writes (`n < 12 && k++ < L` steps k of the examples with n < 12
+// only), and where the operand C++ evaluates first writes (it runs after it).
 template <std::invocable Then, std::invocable Else>
 Value where(const Value& condition, Then&& then, Else&& otherwise) {
   std::optional<Value> taken, other;  // built, not assigned: an assignment is masked

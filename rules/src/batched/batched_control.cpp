@@ -379,6 +379,21 @@ Value Returns::result(const Value& last) {
   return result_;
 }
 
+namespace {
+
+// A C++ scalar's compound assignment rebinds it (Value::operator=), so a handle copy keeps
+// the old elements; any other value is written in place and is copied first.
+Value stepped(Value& value, int step) {
+  const Value old = value.is_cpp_scalar() ? value : value.clone();
+  value += step;
+  return old;
+}
+
+}  // namespace
+
+Value post_increment(Value& value) { return stepped(value, 1); }
+Value post_decrement(Value& value) { return stepped(value, -1); }
+
 // --- accumulators ----------------------------------------------------------------------
 
 void accumulate(Tensor& acc, const Value& e, Reduce op) {
