@@ -328,6 +328,52 @@ void Analyser::readsContainer(const Expr *Container) {
     TensorContainers.push_back(Var);
 }
 
+std::optional<std::string>
+Analyser::nameBeforeLoop(const Expr *E) const {
+  E = E->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr>(E))
+    return std::string("this");
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var || Locals.count(Var))
+      return std::nullopt;
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    if (NestedNameSpecifier *Qualifier = Ref->getQualifier())
+      Qualifier->print(OS, Context.getPrintingPolicy());
+    OS << Var->getName();
+    return Name;
+  }
+  const auto *Member = dyn_cast<MemberExpr>(E);
+  if (!Member || !isa<FieldDecl>(Member->getMemberDecl()))
+    return std::nullopt;
+  std::optional<std::string> Base = nameBeforeLoop(Member->getBase());
+  if (!Base)
+    return std::nullopt;
+  return *Base + (Member->isArrow() ? "->" : ".") +
+         Member->getMemberDecl()->getNameAsString();
+}
+
+// Note [Every tensor the loop reaches]: a data member is no variable the
+// accesses resolve to, so it is recorded here, by the name the overlap guard
+// gives it before the loop (checkAliasing).
+bool Analyser::readsMember(const MemberExpr *Member) {
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (Result.Callee || !Field ||
+      !(isTensorType(Field->getType()) || holdsTensors(Field->getType())))
+    return true;
+  std::optional<std::string> Name = nameBeforeLoop(Member);
+  if (!Name)
+    return refuseAt(diag::refuse_tensor_not_checkable,
+                    Member->getSourceRange(), diag::note_tensor_not_checkable,
+                    {"'" + text(Member) + "'"});
+  if (llvm::none_of(ReachedMembers, [&](const ReachedMember &M) {
+        return M.Name == *Name;
+      }))
+    ReachedMembers.push_back({*Name, Member, holdsTensors(Field->getType())});
+  return true;
+}
+
 // A range-based `for` is a plain loop over a loop-invariant range (checked in
 // checkContexts): it stays a loop, its body batched. Its variable is bound by
 // the loop alone, so writes to it are refused as to an induction variable (they
@@ -387,6 +433,8 @@ std::optional<Access> Analyser::accessOf(const Expr *E) const {
     if (IsIndex) {
       Next.Index = Call->getArg(Arg);
       Next.Window = Arg + 1 < Call->getNumArgs(); // a length follows
+      if (Next.Window)
+        Next.Length = Call->getArg(Arg + 1);
     } else if (!isa<CXXDefaultArgExpr>(Call->getArg(Arg)))
       Next.Key += text(Call->getArg(Arg));
     Next.Key += ",";
@@ -477,6 +525,10 @@ bool Analyser::walkExpr(const Expr *E, Scope &Where) {
       }
     }
   }
+
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (!readsMember(Member))
+      return false;
 
   // Reads through a variable.
   if (std::optional<Access> A = accessOf(E)) {
@@ -611,7 +663,9 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
   }
   if (!Value || !(isTensorType(Acc->getType()) || isScalarType(Acc->getType())))
     return false;
-  Result.Reductions[E] = Reduction{Target, Value, Op};
+  Result.Reductions[E] =
+      Reduction{Target, Value, Op,
+                AssignedValue != nullptr && isTensorType(Acc->getType())};
   ReductionSites.push_back({E, Acc, Op, Where});
   AccumulatorRefs.insert(stripImplicit(Target));
   return walkExpr(Value, Where);

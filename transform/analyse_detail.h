@@ -33,6 +33,7 @@ struct Step {
   /// neighbouring examples overlap for n > 1, and the batched narrow at a
   /// per-example start is a gather, which a write would not reach.
   bool Window = false;
+  const clang::Expr *Length = nullptr; ///< a window's
 };
 
 /// A variable and the path of view ops into it.
@@ -138,6 +139,10 @@ public:
   bool checkReductions();
   bool checkContexts();
   bool checkAliasing();
+  /// The variable \p Var views through the declarations of the function
+  /// (`Tensor b = buf.narrow(0, 1, 4);`, `Tensor& r = out;`), with the steps
+  /// into it, as far as they hold at the loop: \p Var itself where none do.
+  Access rootOf(const clang::VarDecl *Var) const;
   bool checkReferences();
   /// The variable whose storage \p Var reaches through references (and
   /// Tensor copies, whose elements are shared) declared anywhere in the
@@ -186,6 +191,18 @@ public:
   /// of a range-based `for`): checked for overlap with the outputs.
   llvm::SmallVector<const clang::VarDecl *, 2> TensorContainers;
   void readsContainer(const clang::Expr *Container);
+  /// A Tensor (or container of them) data member the loop reads, by the
+  /// name the overlap guard gives it (Note [Every tensor the loop reaches]).
+  struct ReachedMember {
+    std::string Name; ///< `this->W_`, `layer.bias`
+    const clang::MemberExpr *Site;
+    bool Container;
+  };
+  std::vector<ReachedMember> ReachedMembers;
+  bool readsMember(const clang::MemberExpr *Member);
+  /// How code just before the loop names what \p E names in it: `this`, a
+  /// variable declared outside the loop, members of these; else nothing.
+  std::optional<std::string> nameBeforeLoop(const clang::Expr *E) const;
   std::vector<std::pair<unsigned, Scope>> Bounds; ///< level, scope outside it
   std::vector<std::pair<const clang::CallExpr *, Scope>> Calls;
   std::vector<WriteEvent> Writes;
