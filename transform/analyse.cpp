@@ -306,7 +306,7 @@ bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
 
 // std::vector, std::array, std::deque or std::span of Tensor, or a C array of
 // them: what a range-based `for` over it yields is a Tensor.
-static bool holdsTensors(QualType T) {
+bool holdsTensors(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ConstantArrayType>(T.getTypePtr()))
     return isTensorType(Array->getElementType());

@@ -5,8 +5,10 @@
 #include "clang/AST/Decl.h"
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <functional>
 #include <vmap/rules/op_table.hpp>
 
 using namespace clang;
@@ -703,6 +705,82 @@ std::optional<BlobRegion> blobOf(const VarDecl *Var, const Stmt *Body,
   return Region;
 }
 
+/// How the loop names the object a member function is called on: `this` or a
+/// variable (Pointer: through `->`); empty where it cannot.
+struct ObjectName {
+  std::string Name;
+  bool Pointer = false;
+};
+
+/// The tensors a function this file defines reaches besides its arguments,
+/// and the functions it calls in turn: globals and static members, by their
+/// qualified names, and members of the object it is called on, through \p
+/// Object (Note [Every tensor the loop reaches]).
+void forEachTensorThroughCall(
+    const FunctionDecl *Callee, const ObjectName &Object,
+    const ASTContext &Context,
+    llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen,
+    llvm::function_ref<void(std::string, const ValueDecl *, bool)> Visit) {
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isInVmapNamespace(Callee) || !Callee->hasBody(Definition) ||
+      Context.getSourceManager().isInSystemHeader(Definition->getLocation()) ||
+      !Seen.insert(Definition).second)
+    return;
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressUnwrittenScope = true;
+  // `this->cfg.scale` in the callee: `layer.cfg.scale` in the loop.
+  std::function<std::optional<std::string>(const Expr *)> NameOf =
+      [&](const Expr *E) -> std::optional<std::string> {
+    E = E->IgnoreParenImpCasts();
+    const auto *Member = dyn_cast<MemberExpr>(E);
+    if (!Member || !isa<FieldDecl>(Member->getMemberDecl()))
+      return std::nullopt;
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    std::string Field = Member->getMemberDecl()->getNameAsString();
+    if (isa<CXXThisExpr>(Base))
+      return Object.Name.empty()
+                 ? std::nullopt
+                 : std::optional(Object.Name + (Object.Pointer ? "->" : ".") +
+                                 Field);
+    std::optional<std::string> Outer = NameOf(Base);
+    if (!Outer)
+      return std::nullopt;
+    return *Outer + (Member->isArrow() ? "->" : ".") + Field;
+  };
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+          (isTensorType(Var->getType()) || holdsTensors(Var->getType()))) {
+        std::string Name;
+        llvm::raw_string_ostream OS(Name);
+        OS << "::";
+        Var->printQualifiedName(OS, Policy);
+        Visit(Name, Var, holdsTensors(Var->getType()));
+      }
+    if (const auto *Member = dyn_cast<MemberExpr>(S)) {
+      QualType Type = Member->getMemberDecl()->getType();
+      if (isTensorType(Type) || holdsTensors(Type))
+        if (std::optional<std::string> Name = NameOf(Member))
+          Visit(*Name, Member->getMemberDecl(), holdsTensors(Type));
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      ObjectName Inner;
+      if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call);
+          Method && isa<CXXThisExpr>(
+                        Method->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+        Inner = Object;
+      forEachTensorThroughCall(Call->getDirectCallee(), Inner, Context, Seen,
+                               Visit);
+    }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Definition->getBody());
+}
+
 } // namespace
 
 Access Analyser::rootOf(const VarDecl *Var) const {
@@ -742,8 +820,10 @@ bool Analyser::checkAliasing() {
 
   std::vector<Reached> All;
   auto Add = [&](Reached R) {
-    auto Known = llvm::find_if(
-        All, [&](const Reached &Other) { return Other.Name == R.Name; });
+    auto Known = llvm::find_if(All, [&](const Reached &Other) {
+      return Other.Name == R.Name ||
+             (isa_and_nonnull<VarDecl>(R.Decl) && Other.Decl == R.Decl);
+    });
     if (Known == All.end())
       return All.push_back(std::move(R));
     if (R.Written && !Known->Written) {
@@ -776,6 +856,22 @@ bool Analyser::checkAliasing() {
     }
   for (const ReachedMember &M : ReachedMembers)
     Add({M.Name, nullptr, M.Site->getMemberDecl(), M.Site, false, M.Container});
+  // What this file's functions called in the loop reach besides their
+  // arguments (which the loop's own reads and writes already are).
+  for (const auto &[Call, Where] : Calls) {
+    llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
+    ObjectName Object;
+    if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const Expr *Of = Method->getImplicitObjectArgument();
+      if (std::optional<std::string> Name = nameBeforeLoop(Of))
+        Object = {*Name, Of->getType()->isPointerType()};
+    }
+    forEachTensorThroughCall(
+        Call->getDirectCallee(), Object, Context, Seen,
+        [&](std::string Name, const ValueDecl *Decl, bool Container) {
+          Add({std::move(Name), nullptr, Decl, Call, false, Container});
+        });
+  }
 
   auto Guard = [&](const Reached &Written, const Reached &Other,
                    OverlapCheck::Kind Kind) {

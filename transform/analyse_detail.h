@@ -78,6 +78,8 @@ struct ReductionSite {
 };
 
 bool isAllowedExpr(const clang::Expr *E);
+/// std::vector, std::array, std::deque or std::span of Tensor, or a C array.
+bool holdsTensors(clang::QualType T);
 bool isViewMember(llvm::StringRef Name);
 bool isInPlaceMember(llvm::StringRef Name);
 /// A reference bound to an lvalue, not to a temporary (Note [Aliases in the

@@ -95,6 +95,32 @@ void scale_rows(const Config& config, const Tensor& x, Tensor& out) {
 // CHECK-LABEL: void scale_rows(
 // CHECK: ::vmap::batched::any_overlap(out, config.scale)) {
 
+// What this file's functions called in the loop reach besides their arguments: a global,
+// and a member of the object the loop's own member function runs on.
+Tensor g_weight;
+
+Tensor project(const Tensor& v) { return matmul(g_weight, v) * 0.5; }
+
+void project_rows(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = project(x[i]);
+}
+// CHECK-LABEL: void project_rows(
+// CHECK: ::vmap::batched::any_overlap(out, ::g_weight)) {
+
+struct Model {
+  Tensor W_;
+  Tensor squash(const Tensor& v) const { return matmul(W_, v) * 0.5; }
+  void run(const Tensor& x, Tensor& out) const {
+#pragma vmap
+    for (int64_t i = 0; i < x.size(0); ++i)
+      out[i] = squash(x[i]);
+  }
+};
+// CHECK-LABEL: void run(
+// CHECK: ::vmap::batched::any_overlap(out, this->W_)) {
+
 void disjoint_windows() {
   Tensor rows = arange(12).reshape({4, 3}).to(kFloat);
   Tensor top = rows.narrow(0, 0, 2);
@@ -107,7 +133,7 @@ void disjoint_windows() {
 // Two windows of one tensor that do not meet: nothing between them to check.
 // CHECK-LABEL: void disjoint_windows(
 // CHECK-NOT: overlap(bottom, top)
-// CHECK: vb::at(bottom, i) = vb::at(top, i) * 2;  // line 104
+// CHECK: vb::at(bottom, i) = vb::at(top, i) * 2;  // line 130
 
 int main() {
   Tensor x = arange(6).reshape({3, 2}).to(kFloat);
@@ -151,6 +177,13 @@ int main() {
   Config config{square.clone()};
   scale_rows(config, square, config.scale);
   std::cout << config.scale << "\n";
+
+  g_weight = square.clone();
+  project_rows(square, g_weight);  // the global the helper multiplies by
+  std::cout << g_weight << "\n";
+  Model model{square.clone()};
+  model.run(square, model.W_);
+  std::cout << model.W_ << "\n";
 
   disjoint_windows();
 }
