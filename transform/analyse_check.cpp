@@ -831,8 +831,20 @@ bool Analyser::checkAliasing() {
       Known->Site = R.Site;
     }
   };
-  auto OfVar = [](const VarDecl *Var, const Expr *Site, bool Written) {
-    return Reached{Var->getNameAsString(), Var, Var, Site, Written, false};
+  // A static member or a namespace's variable by its qualified name, which
+  // the loop's function may have written with a qualifier (`Table::weights`).
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressUnwrittenScope = true;
+  auto OfVar = [&](const VarDecl *Var, const Expr *Site, bool Written) {
+    std::string Name = Var->getNameAsString();
+    if (Var->isStaticDataMember() ||
+        (Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+         !Var->getDeclContext()->getRedeclContext()->isTranslationUnit())) {
+      Name = "::";
+      llvm::raw_string_ostream OS(Name);
+      Var->printQualifiedName(OS, Policy);
+    }
+    return Reached{Name, Var, Var, Site, Written, false};
   };
   for (const WriteEvent &W : Writes)
     if (writesElements(W) && !Locals.count(W.Resolved.Base) &&

@@ -121,6 +121,25 @@ struct Model {
 // CHECK-LABEL: void run(
 // CHECK: ::vmap::batched::any_overlap(out, this->W_)) {
 
+// A static member and a tensor captured by a lambda the loop sits in.
+struct Table {
+  static Tensor weights;
+};
+Tensor Table::weights;
+
+void through_static_and_capture(const Tensor& x, Tensor& out, const Tensor& shift) {
+  auto run = [&] {
+#pragma vmap
+    for (int64_t i = 0; i < x.size(0); ++i)
+      out[i] = matmul(Table::weights, x[i]) + shift.sum();
+  };
+  run();
+}
+// CHECK-LABEL: void through_static_and_capture(
+// CHECK: if (::vmap::batched::any_overlap(out, ::Table::weights) ||
+// CHECK-NEXT: ::vmap::batched::unsafe_overlap(out, x) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(out, shift)) {
+
 void disjoint_windows() {
   Tensor rows = arange(12).reshape({4, 3}).to(kFloat);
   Tensor top = rows.narrow(0, 0, 2);
@@ -133,7 +152,7 @@ void disjoint_windows() {
 // Two windows of one tensor that do not meet: nothing between them to check.
 // CHECK-LABEL: void disjoint_windows(
 // CHECK-NOT: overlap(bottom, top)
-// CHECK: vb::at(bottom, i) = vb::at(top, i) * 2;  // line 130
+// CHECK: vb::at(bottom, i) = vb::at(top, i) * 2;  // line 149
 
 int main() {
   Tensor x = arange(6).reshape({3, 2}).to(kFloat);
@@ -184,6 +203,12 @@ int main() {
   Model model{square.clone()};
   model.run(square, model.W_);
   std::cout << model.W_ << "\n";
+
+  Table::weights = square.clone();
+  Tensor shift = square.clone();
+  through_static_and_capture(square, Table::weights, shift);
+  through_static_and_capture(square, shift, shift);
+  std::cout << Table::weights << shift << "\n";
 
   disjoint_windows();
 }
