@@ -306,7 +306,7 @@ bool Analyser::walkFor(const ForStmt *For, Scope &Where) {
 
 // std::vector, std::array, std::deque or std::span of Tensor, or a C array of
 // them: what a range-based `for` over it yields is a Tensor.
-static bool holdsTensors(QualType T) {
+bool holdsTensors(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   if (const auto *Array = dyn_cast<ConstantArrayType>(T.getTypePtr()))
     return isTensorType(Array->getElementType());
@@ -326,6 +326,52 @@ void Analyser::readsContainer(const Expr *Container) {
   if (Var && holdsTensors(Var->getType()) &&
       !llvm::is_contained(TensorContainers, Var))
     TensorContainers.push_back(Var);
+}
+
+std::optional<std::string>
+Analyser::nameBeforeLoop(const Expr *E) const {
+  E = E->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr>(E))
+    return std::string("this");
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var || Locals.count(Var))
+      return std::nullopt;
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    if (NestedNameSpecifier *Qualifier = Ref->getQualifier())
+      Qualifier->print(OS, Context.getPrintingPolicy());
+    OS << Var->getName();
+    return Name;
+  }
+  const auto *Member = dyn_cast<MemberExpr>(E);
+  if (!Member || !isa<FieldDecl>(Member->getMemberDecl()))
+    return std::nullopt;
+  std::optional<std::string> Base = nameBeforeLoop(Member->getBase());
+  if (!Base)
+    return std::nullopt;
+  return *Base + (Member->isArrow() ? "->" : ".") +
+         Member->getMemberDecl()->getNameAsString();
+}
+
+// Note [Every tensor the loop reaches]: a data member is no variable the
+// accesses resolve to, so it is recorded here, by the name the overlap guard
+// gives it before the loop (checkAliasing).
+bool Analyser::readsMember(const MemberExpr *Member) {
+  const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl());
+  if (Result.Callee || !Field ||
+      !(isTensorType(Field->getType()) || holdsTensors(Field->getType())))
+    return true;
+  std::optional<std::string> Name = nameBeforeLoop(Member);
+  if (!Name)
+    return refuseAt(diag::refuse_tensor_not_checkable,
+                    Member->getSourceRange(), diag::note_tensor_not_checkable,
+                    {"'" + text(Member) + "'"});
+  if (llvm::none_of(ReachedMembers, [&](const ReachedMember &M) {
+        return M.Name == *Name;
+      }))
+    ReachedMembers.push_back({*Name, Member, holdsTensors(Field->getType())});
+  return true;
 }
 
 // A range-based `for` is a plain loop over a loop-invariant range (checked in
@@ -441,6 +487,8 @@ std::optional<Access> Analyser::accessOf(const Expr *E) const {
     if (IsIndex) {
       Next.Index = Call->getArg(Arg);
       Next.Window = Arg + 1 < Call->getNumArgs(); // a length follows
+      if (Next.Window)
+        Next.Length = Call->getArg(Arg + 1);
     } else if (!isa<CXXDefaultArgExpr>(Call->getArg(Arg)))
       Next.Key += text(Call->getArg(Arg));
     Next.Key += ",";
@@ -597,6 +645,10 @@ bool Analyser::walkExpr(const Expr *E, Scope &Where) {
     }
   }
 
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    if (!readsMember(Member))
+      return false;
+
   // Reads through a variable.
   if (std::optional<Access> A = accessOf(E)) {
     Reads.push_back({*A, resolve(*A), Where});
@@ -730,7 +782,9 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
   }
   if (!Value || !(isTensorType(Acc->getType()) || isScalarType(Acc->getType())))
     return false;
-  Result.Reductions[E] = Reduction{Target, Value, Op};
+  Result.Reductions[E] =
+      Reduction{Target, Value, Op,
+                AssignedValue != nullptr && isTensorType(Acc->getType())};
   ReductionSites.push_back({E, Acc, Op, Where});
   AccumulatorRefs.insert(stripImplicit(Target));
   return walkExpr(Value, Where);

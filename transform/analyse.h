@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace clang_vmap {
@@ -41,16 +42,31 @@ struct Reduction {
   const clang::Expr *Accumulator = nullptr; ///< the DeclRefExpr of `acc`
   const clang::Expr *Value = nullptr;       ///< `e`
   ReduceOp Op = ReduceOp::Add;
+  /// `acc = maximum(acc, e);`: rebinds the handle `acc` to a new tensor, as in
+  /// LibTorch (a copy of the old handle keeps the old values); `acc += e;`
+  /// writes its elements.
+  bool Rebinds = false;
 };
 
-/// A tensor written in the loop and a different one read there that may share
-/// storage at run time (two parameters bound to one buffer).
+/// A guard of the rewrite: when it holds at run time the loop runs as written
+/// (SPEC section 2: outputs that may overlap what the loop reaches).
 struct OverlapCheck {
-  const clang::VarDecl *Written = nullptr;
-  const clang::VarDecl *Read = nullptr;
-  /// The two bound to the same view are safe (the loop reads only each
-  /// example's own slot of Read); else any shared byte runs the loop.
-  bool SameViewSafe = true;
+  enum class Kind {
+    /// Written and Read share memory other than as the same view (the loop
+    /// reads only each example's own slot of Read).
+    UnlessSameView,
+    /// Written and Read share any memory (Read is read beyond each example's
+    /// own slot, or written too, or is a container of tensors).
+    Any,
+    /// Written's own elements may overlap (an `expand`ed view): batched, one
+    /// write would land on another; as written the last one wins.
+    Internal,
+  };
+  /// Each of Written and Read: how the guard names the tensor before the loop
+  /// (`out`, `this->W_`, `layer.bias`), and its declaration, for remarks.
+  std::string Written, Read; ///< Read empty for Kind::Internal
+  clang::SourceLocation WrittenDecl, ReadDecl;
+  Kind Check = Kind::UnlessSameView;
 };
 
 struct LoopAnalysis {

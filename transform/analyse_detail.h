@@ -37,6 +37,7 @@ struct Step {
   /// neighbouring examples overlap for n > 1, and the batched narrow at a
   /// per-example start is a gather, which a write would not reach.
   bool Window = false;
+  const clang::Expr *Length = nullptr; ///< a window's
 };
 
 /// A variable and the path of view ops into it.
@@ -81,6 +82,8 @@ struct ReductionSite {
 };
 
 bool isAllowedExpr(const clang::Expr *E);
+/// std::vector, std::array, std::deque or std::span of Tensor, or a C array.
+bool holdsTensors(clang::QualType T);
 bool isViewMember(llvm::StringRef Name);
 bool isInPlaceMember(llvm::StringRef Name);
 /// A reference bound to an lvalue, not to a temporary (Note [Aliases in the
@@ -146,6 +149,10 @@ public:
   bool checkReductions();
   bool checkContexts();
   bool checkAliasing();
+  /// The variable \p Var views through the declarations of the function
+  /// (`Tensor b = buf.narrow(0, 1, 4);`, `Tensor& r = out;`), with the steps
+  /// into it, as far as they hold at the loop: \p Var itself where none do.
+  Access rootOf(const clang::VarDecl *Var) const;
   bool checkReferences();
   /// The variable whose storage \p Var reaches through references (and
   /// Tensor copies, whose elements are shared) declared anywhere in the
@@ -195,6 +202,18 @@ public:
   /// of a range-based `for`): checked for overlap with the outputs.
   llvm::SmallVector<const clang::VarDecl *, 2> TensorContainers;
   void readsContainer(const clang::Expr *Container);
+  /// A Tensor (or container of them) data member the loop reads, by the
+  /// name the overlap guard gives it (Note [Every tensor the loop reaches]).
+  struct ReachedMember {
+    std::string Name; ///< `this->W_`, `layer.bias`
+    const clang::MemberExpr *Site;
+    bool Container;
+  };
+  std::vector<ReachedMember> ReachedMembers;
+  bool readsMember(const clang::MemberExpr *Member);
+  /// How code just before the loop names what \p E names in it: `this`, a
+  /// variable declared outside the loop, members of these; else nothing.
+  std::optional<std::string> nameBeforeLoop(const clang::Expr *E) const;
   std::vector<std::pair<unsigned, Scope>> Bounds; ///< level, scope outside it
   std::vector<std::pair<const clang::CallExpr *, Scope>> Calls;
   std::vector<WriteEvent> Writes;

@@ -92,8 +92,8 @@ void dumpAnalysis(const LoopAnalysis &Analysis, llvm::raw_ostream &OS) {
     OS << "\n";
   }
   for (const OverlapCheck &Check : Analysis.OverlapChecks)
-    OS << "  overlap check: '" << Check.Written->getName() << "' written, '"
-       << Check.Read->getName() << "' read\n";
+    OS << "  overlap check: '" << Check.Written << "' written"
+       << (Check.Read.empty() ? "" : ", '" + Check.Read + "' reached") << "\n";
 }
 
 void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {

@@ -750,7 +750,8 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     if (Reduction != A.Reductions.end()) {
       const clang_vmap::Reduction &R = Reduction->second;
       return line(Indent,
-                  vb("accumulate(") + expr(R.Accumulator) + ", " +
+                  vb(R.Rebinds ? "accumulate_rebinding(" : "accumulate(") +
+                      expr(R.Accumulator) + ", " +
                       expr(R.Value) + ", " + vb(reduceName(R.Op)) + ");",
                   S);
     }
@@ -804,11 +805,19 @@ LoopOutcome Printer::run() {
     for (const OverlapCheck &Check : A.OverlapChecks) {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(Indent + 4, ' ');
-      Condition += std::string(Check.SameViewSafe
-                                   ? "::vmap::batched::unsafe_overlap("
-                                   : "::vmap::batched::any_overlap(") +
-                   Check.Written->getNameAsString() + ", " +
-                   Check.Read->getNameAsString() + ")";
+      switch (Check.Check) {
+      case OverlapCheck::Kind::UnlessSameView:
+        Condition += "::vmap::batched::unsafe_overlap(";
+        break;
+      case OverlapCheck::Kind::Any:
+        Condition += "::vmap::batched::any_overlap(";
+        break;
+      case OverlapCheck::Kind::Internal:
+        Condition += "::vmap::batched::internal_overlap(";
+        break;
+      }
+      Condition += Check.Written +
+                   (Check.Read.empty() ? "" : ", " + Check.Read) + ")";
     }
     Out += std::string(Indent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";

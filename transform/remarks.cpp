@@ -248,21 +248,35 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
            {{"Callee", calleeName(Call), Call->getBeginLoc()},
             {"String", " has no batching rule: it runs once per example, "
                        "in a loop over the batch"}});
-  for (const OverlapCheck &Check : A.OverlapChecks)
+  for (const OverlapCheck &Check : A.OverlapChecks) {
+    std::vector<Arg> Args{{"String", "run-time overlap check: '"},
+                          {"Written", Check.Written, Check.WrittenDecl}};
+    if (Check.Check != OverlapCheck::Kind::Internal) {
+      Args.push_back({"String", "' is written and '"});
+      Args.push_back({"Read", Check.Read, Check.ReadDecl});
+    }
+    switch (Check.Check) {
+    case OverlapCheck::Kind::UnlessSameView:
+      Args.push_back({"String",
+                      "' is read; they may be views of one buffer, and if "
+                      "they overlap (other than as the same view) the loop "
+                      "runs as written, per example"});
+      break;
+    case OverlapCheck::Kind::Any:
+      Args.push_back({"String",
+                      "' is read beyond each example's own slot (or written "
+                      "too); if they share any memory the loop runs as "
+                      "written, per example"});
+      break;
+    case OverlapCheck::Kind::Internal:
+      Args.push_back({"String", "' is written; if its elements overlap each "
+                                "other (an expanded view) the loop runs as "
+                                "written, per example"});
+      break;
+    }
     report(llvm::remarks::Type::Analysis, "OverlapCheck", Loop.PragmaLoc,
-           Loop.Function,
-           {{"String", "run-time overlap check: '"},
-            {"Written", Check.Written->getNameAsString(),
-             Check.Written->getLocation()},
-            {"String", "' is written and '"},
-            {"Read", Check.Read->getNameAsString(), Check.Read->getLocation()},
-            {"String",
-             Check.SameViewSafe
-                 ? "' is read; they may be views of one buffer, and if they "
-                   "overlap (other than as the same view) the loop runs as "
-                   "written, per example"
-                 : "' is read beyond each example's own slot; if they share "
-                   "any memory the loop runs as written, per example"}});
+           Loop.Function, Args);
+  }
 }
 
 void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why) {

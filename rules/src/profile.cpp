@@ -183,9 +183,10 @@ void end_statement() { close_statement(now_ns()); }
 
 void note_overlap_fallback() {
   if (overlaps.fetch_add(1) == 0)
-    std::cerr << "vmap: warning: an output of a batched loop shares memory with one of its "
-                 "inputs, so the loop runs as written, one example at a time (the batched "
-                 "speedup is lost); pass tensors that do not overlap. Reported once; "
+    std::cerr << "vmap: warning: an output of a batched loop shares memory with another "
+                 "tensor the loop reaches, or with itself (an expanded view), so the loop "
+                 "runs as written, one example at a time (the batched speedup is lost); pass "
+                 "tensors that do not overlap. Reported once; "
                  "vmap::profile::overlap_fallbacks() counts them.\n";
 }
 

@@ -595,6 +595,40 @@ TEST(BatchedApi, UnsafeOverlapDetectsPartialAliasing) {
   EXPECT_FALSE(vb::unsafe_overlap(buffer, zeros({4, 4})));
 }
 
+// Every guard also answers for the output's own elements: an expanded view is written once
+// per example as written (the last write wins), which one batched write cannot do.
+TEST(BatchedApi, OverlapGuardsSeeAnOutputThatOverlapsItself) {
+  const Tensor wide = zeros({1, 3}).expand({4, 3});
+  const Tensor input = zeros({4, 3});
+  EXPECT_TRUE(vb::internal_overlap(wide));
+  EXPECT_TRUE(vb::internal_overlap(zeros({3, 1}).expand({3, 2}).t()));
+  EXPECT_TRUE(vb::unsafe_overlap(wide, input));
+  EXPECT_TRUE(vb::any_overlap(wide, input));
+  EXPECT_FALSE(vb::internal_overlap(input));
+  EXPECT_FALSE(vb::internal_overlap(input.t()));
+  EXPECT_FALSE(vb::internal_overlap(zeros({4, 1}).expand({4, 1})));  // one element per row
+  EXPECT_FALSE(vb::unsafe_overlap(input, wide));  // only the written one's own elements count
+}
+
+// `acc = maximum(acc, e)` rebinds acc to a new tensor, as in LibTorch: a copy of the old
+// handle keeps the old values, and the dtype is ATen's promoted one; `acc += e` writes in
+// place.
+TEST(BatchedApi, RebindingAccumulatorLeavesTheOldHandle) {
+  const Tensor x = arange(6).reshape({3, 2}).to(kFloat);
+  Tensor max = full({2}, -1.0), kept = max;
+  Tensor ints = zeros({2}, kInt32);
+  {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    vb::accumulate_rebinding(max, vb::at(x, i), vb::Reduce::max);
+    vb::accumulate_rebinding(ints, vb::at(x, i) + 0.5, vb::Reduce::max);
+  }
+  expect_equal(max, tensor({4.0f, 5.0f}));
+  expect_equal(kept, full({2}, -1.0));
+  EXPECT_EQ(ints.dtype(), kFloat32);
+  expect_equal(ints, tensor({4.5f, 5.5f}));
+}
+
 TEST(BatchedApi, MetadataIsPerExample) {
   const Tensor x = zeros({5, 2, 3});
   vb::Level level(0, 5);

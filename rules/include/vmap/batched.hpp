@@ -298,6 +298,10 @@ Value post_decrement(Value& value);
 enum class Reduce { add, sub, mul, max, min };
 void accumulate(Tensor& acc, const Value& e, Reduce op);
 void accumulate(Value& acc, const Value& e, Reduce op);
+// `acc = maximum(acc, e);`, `acc = acc + e;`: rebinds the handle acc to a new tensor, as in
+// LibTorch, where a copy of the old handle keeps the old values (`acc += e` writes them).
+void accumulate_rebinding(Tensor& acc, const Value& e, Reduce op);
+void accumulate_rebinding(Value& acc, const Value& e, Reduce op);
 // C++ scalar accumulators fold the examples in loop order with C++ semantics.
 void accumulate_scalar(double& acc, Dtype acc_type, const Value& e, Reduce op);
 void accumulate_scalar(int64_t& acc, Dtype acc_type, const Value& e, Reduce op);
@@ -405,13 +409,20 @@ class Returns {
 Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,
                   std::vector<Value> args);
 
-// True when out and in share memory but are not the same view: the rewritten code then
-// runs the original loop (SPEC section 2, aliasing).
+// The rewrite's overlap guards (SPEC section 2, aliasing): true sends the loop down its
+// as-written path. Each is also true when out's own elements may overlap (internal_overlap):
+// an output or accumulator that is an expanded view is written once per example as written
+// (the last write wins), which one batched write cannot do.
+//
+// True when out and in share memory but are not the same view.
 bool unsafe_overlap(const Tensor& out, const Tensor& in);
 // True when out and in share memory at all, the same view included: for an input the loop
 // reads beyond each example's own slot (`out[i] = in[i] - in.sum(0)` with out and in one
-// tensor sees the rows it already replaced).
+// tensor sees the rows it already replaced), and for two tensors the loop both writes.
 bool any_overlap(const Tensor& out, const Tensor& in);
+// True when two elements of out may be one memory location (a stride 0 of an expanded
+// view, or strides that interleave).
+bool internal_overlap(const Tensor& out);
 // The same for each tensor of a container the loop reads from (`weights[k]`, `for (const
 // Tensor& w : weights)`).
 template <class Tensors>

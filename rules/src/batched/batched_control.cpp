@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <mutex>
 #include <numeric>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace vmap::batched {
 namespace {
@@ -203,7 +206,9 @@ Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
   return values;
 }
 
-Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op) {
+// \p promote: the result takes ATen's promoted dtype, as `acc = maximum(acc, e)` rebinds acc
+// to; else acc's own, as an in-place update keeps it.
+Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op, bool promote = false) {
   switch (op) {
     case Reduce::add:
       return acc + reduced;
@@ -212,9 +217,9 @@ Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op) {
     case Reduce::mul:
       return acc * reduced;
     case Reduce::max:
-      return vmap::maximum(acc, reduced.to(acc.dtype()));
+      return vmap::maximum(acc, promote ? reduced : reduced.to(acc.dtype()));
     case Reduce::min:
-      return vmap::minimum(acc, reduced.to(acc.dtype()));
+      return vmap::minimum(acc, promote ? reduced : reduced.to(acc.dtype()));
   }
   return acc;
 }
@@ -410,13 +415,25 @@ void accumulate(Tensor& acc, const Value& e, Reduce op) {
     acc.copy_(combine(acc, reduced, op));
 }
 
-void accumulate(Value& acc, const Value& e, Reduce op) {
-  if (any_level_empty()) return;
-  const int64_t keep = std::max(acc.levels(), acc.home_levels());
+namespace {
+
+// A Value accumulator's physical tensor at its `keep` leading levels, and e reduced over the
+// levels below them, broadcastable to it.
+std::pair<Tensor, Tensor> reduced_into(const Value& acc, const Value& e, Reduce op,
+                                       int64_t keep) {
   const Tensor current = acc.aligned(keep);
   Tensor reduced = reduce_levels(e, keep, op);
   for (int64_t r = reduced.dim() - keep; r < current.dim() - keep; ++r)
     reduced = reduced.unsqueeze(keep);
+  return {current, reduced};
+}
+
+}  // namespace
+
+void accumulate(Value& acc, const Value& e, Reduce op) {
+  if (any_level_empty()) return;
+  const int64_t keep = std::max(acc.levels(), acc.home_levels());
+  const auto [current, reduced] = reduced_into(acc, e, op, keep);
   const Tensor updated = combine(current, reduced, op).to(acc.dtype());
   if (!acc.is_cpp_scalar() && keep == acc.levels() && updated.sizes() == current.sizes()) {
     detail::settle_before_write(current);
@@ -424,6 +441,18 @@ void accumulate(Value& acc, const Value& e, Reduce op) {
     return;
   }
   Access::rebind_physical(acc, updated, keep);
+}
+
+void accumulate_rebinding(Tensor& acc, const Value& e, Reduce op) {
+  if (any_level_empty()) return;  // no example runs: acc keeps its handle
+  acc = combine(acc, reduce_levels(e, 0, op), op, /*promote=*/true);
+}
+
+void accumulate_rebinding(Value& acc, const Value& e, Reduce op) {
+  if (any_level_empty()) return;
+  const int64_t keep = std::max(acc.levels(), acc.home_levels());
+  const auto [current, reduced] = reduced_into(acc, e, op, keep);
+  Access::rebind_physical(acc, combine(current, reduced, op, /*promote=*/true), keep);
 }
 
 namespace {
@@ -636,15 +665,43 @@ Value per_example(const char* name, const std::function<Tensor(std::vector<Tenso
 
 // --- aliasing ------------------------------------------------------------------------------
 
-// Both are the rewrite's overlap guards: true sends the loop down its per-example path,
-// which the profile counts (and the first time warns of).
+namespace {
+
+// Sufficient for distinct elements: sorted by stride, each dim's stride passes the extent of
+// the dims below it. Strides that fail it may still not overlap; the guard then runs the loop
+// as written, which is always right.
+bool may_overlap_itself(const Tensor& t) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // |stride|, size
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (t.size(d) > 1) dims.emplace_back(std::abs(t.stride(d)), t.size(d));
+  std::sort(dims.begin(), dims.end());
+  int64_t extent = 1;  // elements spanned by the dims so far
+  for (const auto& [stride, size] : dims) {
+    if (stride < extent) return true;
+    extent = stride * (size - 1) + extent;
+  }
+  return false;
+}
+
+}  // namespace
+
+// True sends the loop down its per-example path, which the profile counts (and the first
+// time warns of).
+bool internal_overlap(const Tensor& out) {
+  const bool overlap = out.defined() && may_overlap_itself(out);
+  if (overlap) profile::detail::note_overlap_fallback();
+  return overlap;
+}
+
 bool any_overlap(const Tensor& out, const Tensor& in) {
+  if (internal_overlap(out)) return true;
   const bool overlap = out.defined() && in.defined() && vmap::detail::overlaps(out, in);
   if (overlap) profile::detail::note_overlap_fallback();
   return overlap;
 }
 
 bool unsafe_overlap(const Tensor& out, const Tensor& in) {
+  if (internal_overlap(out)) return true;
   if (!out.defined() || !in.defined()) return false;
   const bool same_view = out.raw_data() == in.raw_data() && out.dtype() == in.dtype() &&
                          out.sizes() == in.sizes() && out.strides() == in.strides();

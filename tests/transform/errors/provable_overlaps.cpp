@@ -1,0 +1,40 @@
+// Overlaps the source proves (issue 31): the output and an input are different views of
+// the same elements, so no run-time check is needed to know the loop would be wrong. Each
+// is refused at the read, and the file left untouched.
+#include <vmap/vmap.hpp>
+using namespace vmap;
+
+Tensor from_blob_shifted_by_one() {
+  static float buffer[12] = {};
+  Tensor in = from_blob(buffer, {3, 3});
+  Tensor out = from_blob(buffer + 1, {3, 3});
+#pragma vmap
+  for (int64_t i = 0; i < 3; ++i)
+    out[i] = in[i] + 1;
+// CHECK: {{.*}}provable_overlaps.cpp:[[@LINE-1]]:14: error: 'out' and 'in' share elements of 'buffer' but are not the same view: the loop's output overlaps a tensor it also reads
+  return out.clone();
+}
+
+Tensor narrow_shifted_by_a_row() {
+  Tensor rows = zeros({5, 3});
+  Tensor above = rows.narrow(0, 0, 4);
+  Tensor below = rows.narrow(0, 1, 4);
+#pragma vmap
+  for (int64_t i = 0; i < 4; ++i)
+    below[i] = above[i] * 2;
+// CHECK: {{.*}}provable_overlaps.cpp:[[@LINE-1]]:16: error: 'below' and 'above' share elements of 'rows' but are not the same view: the loop's output overlaps a tensor it also reads
+  return rows;
+}
+
+Tensor transposed_handle_copy(const Tensor& x) {
+  Tensor out = zeros({3, 3});
+  Tensor across = out.t();
+#pragma vmap
+  for (int64_t i = 0; i < 3; ++i) {
+    out[i] = x[i];
+    across[i] = x[i] * 2;
+// CHECK: {{.*}}provable_overlaps.cpp:[[@LINE-1]]:5: error: 'out' and 'across' share elements of 'out' but are not the same view: the loop's output overlaps a tensor it also writes
+  }
+  return out;
+}
+// CHECK: 3 errors generated.
