@@ -14,10 +14,10 @@
 // partial ranges and nested vmaps with constant sub-index stores, aliasing through references,
 // handle copies and views, the five dtypes and 0-d promotion, size_t and unsigned scalars,
 // std::fmax/std::max, `.item()` scalars and data-dependent indices, plain inner loops,
-// reductions written as `s = s + e`, members, lambda captures. The caller may bind arguments
+// reductions written as `s = s + e`, members, globals, lambda captures. The caller may bind arguments
 // so that they alias (a handle copy of an accumulator, two outputs of one buffer, an
-// accumulator that is a row of an input, an expanded output, an output that is a member the
-// loop reads).
+// accumulator that is a row of an input, an expanded output, an output that is a member or a
+// global the loop reads).
 //
 // Every form is valid per SPEC, and the program as written is deterministic and finite: the
 // tool may refuse a loop (a warning under --keep-going, the loop left as written), but a loop
@@ -482,7 +482,7 @@ class Case {
                         : "    {\n      T v = " + item("y[i][" + column() + "]") +
                               ";\n      counts[i] = (x[i] * v).gt(0.5).sum().template "
                               "item<int64_t>();\n    }\n";
-    switch (pick(0, 14)) {
+    switch (pick(0, 15)) {
       case 0: return increments();
       case 1: return integer_arithmetic();
       case 2: return unsigned_scalars();
@@ -496,6 +496,13 @@ class Case {
       case 11: return items();
       case 12: return inner_loop();
       case 13: return chance(90) ? aliases() : preprocessor();
+      case 14:
+        if (chance(50)) {
+          use("global_read");
+          uses_global_ = true;
+          return "    out2[i] = y[i] + global" + suffix() + "[" + column() + "];\n";
+        }
+        [[fallthrough]];
       default: return chance(50) ? reduction() : sub_index();
     }
   }
@@ -566,6 +573,7 @@ class Case {
     write_runner();
     std::string comment = "// case " + std::to_string(id_) + ", forms:";
     for (const std::string& form : forms_) comment += " " + form;
+    if (uses_global_) helpers_text_ += "static Tensor global" + suffix() + ";\n\n";
     definitions_ = comment + "\n" + helpers_text_ + function + "\n";
   }
 
@@ -603,14 +611,20 @@ class Case {
       text += "    Tensor acc_before = acc, peak_before = peak;\n";
       dumps.insert(dumps.end(), {"acc_before", "peak_before"});
     }
-    std::string out_argument = "out";
+    std::string out_argument = "out", out2_argument = "out2";
+    if (uses_global_) {
+      // A global the loop reads, which the caller may bind to an output as well.
+      text += "    global" + suffix() + " = invariant(5, 0.5).clone();\n";
+      if (alias == 4 && square && use("global_overlap")) out2_argument = "global" + suffix();
+      dumps.push_back("global" + suffix());
+    }
     if (context_ == Context::member) {
       text += "    Case" + std::to_string(id_) + " object{w.clone(), zeros({B, 5}), zeros({5})};\n";
       if (alias == 3 && square && use("member_overlap")) out_argument = "object.W_";
       dumps.insert(dumps.end(), {"object.W_", "object.out_", "object.acc_"});
     }
     text += "    try {\n      " + callee + "(" + x_argument + ", y, d, n, k, idx, x3, w, m, " +
-            out_argument + ", out2, od, o3, ints, longs, counts, flags, acc, peak, sf, sd, "
+            out_argument + ", " + out2_argument + ", od, o3, ints, longs, counts, flags, acc, peak, sf, sd, "
             "si);\n    } catch (const std::exception&) {\n      std::printf(\"threw\\n\");\n"
             "    }\n";
     for (const std::string& dumped : dumps)
@@ -657,6 +671,7 @@ class Case {
   int batch_ = 5;
   bool unsigned_index_ = false;
   bool rebinds_ = false;  // the loop rebinds acc or peak (`acc = acc + e`)
+  bool uses_global_ = false;
   int helpers_ = 0;
   std::set<std::string> forms_;
   std::set<std::string> claimed_;

@@ -29,7 +29,8 @@ check_program() {
         outcome=BAD_REFUSAL detail="exit status 1 without a diagnostic at a line: $(head -c 300 "$dir/tool.txt")"
         return
       fi
-      refused=$(grep -c "$name:[0-9]*:[0-9]*: warning: .*\[-Wvmap-refused\]" "$dir/tool.txt")
+      refused=$(grep -c "$name:[0-9]*:[0-9]*: note: loop left as written" "$dir/tool.txt")
+      ((refused > loops)) && refused=$loops
       if [[ ! -s $dir/rewritten.cpp ]]; then
         refused=$loops outcome=refused
         detail=$(grep -m1 ": error: " "$dir/tool.txt" | sed 's/^.*\/\([^/]*:[0-9]*:[0-9]*:\)/\1/')
@@ -52,6 +53,12 @@ check_program() {
           -iquote "$root/tests/transform" "$dir/rewritten.cpp" -o "$dir/rewritten" \
           $VMAP_SWEEP_LIBS) > "$dir/build.txt" 2>&1; then
     outcome=REWRITE_DOES_NOT_BUILD detail=$(grep -m1 error "$dir/build.txt")
+    # The rewrite's #line directives name the program's line: the case around it fails.
+    local line
+    line=$(grep -m1 -o "$name:[0-9]*:[0-9]*: error" "$dir/build.txt" | cut -d: -f2)
+    [[ -n $line ]] && cases=$(head -n "$line" "$program" | grep '^// case [0-9]*,' | tail -1 |
+                              sed 's/^\/\/ case \([0-9]*\),.*/\1/')
+    detail+="${cases:+ (cases $cases)}"
     return
   fi
   timeout -k 5 "$limit" "$dir/as_written" > "$dir/as_written.txt" 2> "$dir/as_written.err"
