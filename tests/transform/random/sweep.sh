@@ -15,15 +15,15 @@
 #   --first S            the first seed (default 1)
 #   --cases N            cases (loops) to a --surface program (default 30)
 #   --avoid-known        leave out the forms of open defects (KNOWN.md), as CI does
-#   --timeout S          seconds for each tool run, build and program run (default 300)
+#   --timeout S          seconds for each tool run, build and program run (default 180)
 #   --log FILE           the per-seed log (default sweep.log in the work directory)
 #   --work DIR           keep the programs here (default: a temporary directory, kept only
 #                        for failing seeds' reproducers)
-#   --no-reduce          do not reduce failing programs
+#   --no-reduce          do not run cvise or creduce (the failing case alone is still tried)
 # A failing --surface program is reduced: first to its first failing case alone
 # (`vmap_generate_program SEED f.cpp --surface --only=CASE`), then, if cvise or creduce is
 # installed (Debian: apt-get install cvise), by it, with an interestingness test that
-# rewrites, rebuilds, runs and compares and keeps the failure's kind (reduce.sh).
+# rewrites, rebuilds (at -O1), runs and compares and keeps the failure's kind (sweep_one.sh).
 # Examples: tests/transform/random/sweep.sh -j1 -n 3
 #           tests/transform/random/sweep.sh --hostile 1 2 3
 # Needs a configured and built build/release (or $VMAP_BUILD_DIR) with the targets
@@ -42,7 +42,7 @@ if [[ ${1:-} == --worker ]]; then
   exit 0
 fi
 
-mode=--surface jobs=$(nproc) programs= first=1 cases=30 avoid= timeout_s=300 log= work=
+mode=--surface jobs=$(nproc) programs= first=1 cases=30 avoid= timeout_s=180 log= work=
 reduce=1 seeds=()
 while [[ $# -gt 0 ]]; do
   case $1 in
