@@ -1,5 +1,5 @@
 // vmap_generate_program <seed> <output.cpp> [--refused | --hostile |
-//                        --surface [--cases=N] [--only=CASE] [--avoid-known]]
+//                        --surface [--cases=N] [--only=CASE] [--skip=CASE,...] [--avoid-known]]
 // (--surface: surface.cpp, programs of many loops over the whole SPEC surface.)
 // Writes a random program of `#pragma vmap` loops built only from what SPEC sections 1-2
 // allow (locals, per-example scalars and if/else, data-dependent reads, stores of every
@@ -639,12 +639,16 @@ int main(int argc, char** argv) {
     if (surface && flag.starts_with("--cases=")) options.cases = number("--cases=");
     else if (surface && flag.starts_with("--only=")) options.only = number("--only=");
     else if (surface && flag == "--avoid-known") options.avoid_known = true;
+    else if (surface && flag.starts_with("--skip=")) {
+      std::istringstream list{std::string(flag.substr(7))};
+      for (std::string c; std::getline(list, c, ',');) options.skip.insert(std::stoi(c));
+    }
     else if (surface || flags.size() != 1 || (flag != "--refused" && flag != "--hostile"))
       usage = true;
   }
   if (usage) {
     std::cerr << "usage: vmap_generate_program <seed> <output.cpp> [--refused | --hostile |\n"
-                 "         --surface [--cases=N] [--only=CASE] [--avoid-known]]\n";
+                 "         --surface [--cases=N] [--only=CASE] [--skip=CASE,...] [--avoid-known]]\n";
     return 2;
   }
   const auto seed = static_cast<uint32_t>(std::stoul(argv[1]));

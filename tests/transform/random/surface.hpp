@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace vmap_generator {
@@ -9,6 +10,7 @@ namespace vmap_generator {
 struct SurfaceOptions {
   int cases = 30;            // independent cases (each one `#pragma vmap` loop or more)
   int only = -1;             // >= 0: write this case alone (the same text it has among all)
+  std::set<int> skip;        // leave these cases out (the others keep their text)
   bool avoid_known = false;  // leave out the forms of KNOWN.md's open defects
 };
 

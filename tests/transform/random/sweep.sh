@@ -4,7 +4,8 @@
 # clang-vmap, built as written and rewritten with the flags of the build's own differential
 # programs, both run (each under a timeout: a hang is a failure) and compared by
 # vmap_differential_compare. One line per seed goes to the log; the counts are printed at the
-# end; exit status 1 if any program failed.
+# end; exit status 1 if any program failed. A program's failing cases are left out in turn
+# (--skip) and the rest checked again, so that one failure does not hide the others.
 #
 #   --surface (default)  programs of many loops over the whole SPEC surface (surface.cpp),
 #                        rewritten with --keep-going: a loop the tool refuses is left as
@@ -99,10 +100,11 @@ printf '%s\n' "${seeds[@]}" | xargs -P "$jobs" -n 1 "$0" --worker | tee -a "$log
 
 # Counts, from the log's fields: `seed S: OUTCOME loops L refused R ...`.
 awk -v seconds=$(($(date +%s) - started)) '
-  { programs++; loops += $5; refused += $7; outcome[$3]++ }
+  { programs++; loops += $5; refused += $7; outcome[$3]++; failing += gsub(/; [A-Z_]+ /, "&") }
   END {
     printf "programs %d, loops %d (refused and left as written %d, rewritten and compared %d), %d s\n",
            programs, loops, refused, loops - refused, seconds
+    printf "failures %d (each a case, with its kind, in the log)\n", failing
     for (o in outcome) printf "  %-12s %d\n", o, outcome[o]
   }' "$log"
 bad=$(grep -cv ': \(agreed\|refused\) ' "$log")

@@ -119,28 +119,40 @@ failing_cases() {
   detail+="${cases:+ (cases $cases)}"
 }
 
-# One seed: generate, check, log line on stdout; on a failure keep the reproducer and reduce.
+# One seed: generate, check, log line on stdout. A failure in some cases keeps their
+# reproducer (and reduces the first), then the program is checked again without them
+# (--skip), so that one failing case (a rewrite that does not build, a hang) does not hide
+# the others; at most 6 rounds.
 sweep_one() {
-  local seed=$1 work=$VMAP_SWEEP_WORK generator mode_flags=()
+  local seed=$1 work=$VMAP_SWEEP_WORK generator mode_flags=() skip= round first_outcome=
   generator=$VMAP_SWEEP_BUILD/tests/transform/random/vmap_generate_program
   case $VMAP_SWEEP_MODE in
     --surface) mode_flags=(--surface "--cases=$VMAP_SWEEP_CASES" $VMAP_SWEEP_AVOID) ;;
     --hostile) mode_flags=(--hostile) ;;
   esac
-  local program=$work/programs/program_$seed.cpp dir=$work/runs/$seed
+  local program=$work/programs/program_$seed.cpp dir=$work/runs/$seed keep=$work/failures/$seed
+  local all_loops all_refused failures=
   mkdir -p "$work/programs"
-  "$generator" "$seed" "$program" "${mode_flags[@]}"
-  cases=
-  check_program "$program" "$dir"
-  local line="seed $seed: $outcome loops $loops refused $refused${detail:+ $detail}"
-  if [[ $outcome != agreed && $outcome != refused ]]; then
-    local keep=$work/failures/$seed
+  for round in 1 2 3 4 5 6; do
+    "$generator" "$seed" "$program" "${mode_flags[@]}" ${skip:+--skip=$skip}
+    cases=
+    check_program "$program" "$dir"
+    if [[ $round == 1 ]]; then
+      all_loops=$loops all_refused=$refused first_outcome=$outcome
+    fi
+    [[ $outcome == agreed || $outcome == refused ]] && break
     mkdir -p "$keep"
-    cp "$program" "$keep/" && cp "$dir"/*.txt "$dir"/*.err "$dir/rewritten.cpp" "$keep/" 2> /dev/null
-    [[ $VMAP_SWEEP_MODE == --surface && -n $cases ]] && line+=$(reduce_case "$seed" "${cases%%,*}" "$outcome" "$keep")
-  fi
-  [[ $outcome == agreed || $outcome == refused ]] && rm -rf "$dir" "$program"
-  echo "$line"
+    cp "$program" "$keep/program_$seed${skip:+_skip_$skip}.cpp"
+    cp "$dir"/*.txt "$dir"/*.err "$dir/rewritten.cpp" "$keep/" 2> /dev/null
+    failures+="; $outcome${detail:+ $detail}"
+    [[ $VMAP_SWEEP_MODE == --surface && -n $cases ]] || break
+    failures+=$(reduce_case "$seed" "${cases%%,*}" "$outcome" "$keep")
+    skip+="${skip:+,}$cases"
+  done
+  rm -rf "$dir"
+  [[ -z $failures ]] && rm -f "$program"
+  [[ -n $failures && $outcome == agreed ]] && failures+="; without cases $skip: agreed"
+  echo "seed $seed: $first_outcome loops $all_loops refused $all_refused${failures:+ $failures}"
 }
 
 # reduce_case SEED CASE KIND DIR: the case alone (--only), then cvise or creduce on it when
