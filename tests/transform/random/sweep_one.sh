@@ -101,21 +101,20 @@ compare_outputs() {
 }
 
 # Sets `cases` to the cases (`case N` blocks of the output) whose blocks differ, a block the
-# rewritten program did not print (it crashed or hung there) included.
+# rewritten program did not print included. After a crash or hang only the first: the blocks
+# after it are missing because of it.
 failing_cases() {
   local dir=$1 c
   cases=
   rm -rf "$dir/cases" && mkdir -p "$dir/cases"
   awk -v d="$dir/cases" '/^case [0-9]+$/ { f = d "/" $2 ".a" } f { print > f }' "$dir/as_written.txt"
   awk -v d="$dir/cases" '/^case [0-9]+$/ { f = d "/" $2 ".b" } f { print > f }' "$dir/rewritten.txt"
-  for a in "$dir"/cases/*.a; do
-    [[ -e $a ]] || continue
-    c=$(basename "$a" .a)
-    if [[ ! -e $dir/cases/$c.b ]] || ! compare_outputs "$a" "$dir/cases/$c.b" > /dev/null 2>&1; then
+  for c in $(ls "$dir/cases" | sed -n 's/\.a$//p' | sort -n); do
+    if [[ ! -e $dir/cases/$c.b ]] || ! compare_outputs "$dir/cases/$c.a" "$dir/cases/$c.b" > /dev/null 2>&1; then
       cases+="${cases:+,}$c"
+      [[ $outcome == DIFFER ]] || break
     fi
   done
-  # A crash or hang in the middle of a case leaves its block short: the first one differs.
   detail+="${cases:+ (cases $cases)}"
 }
 
