@@ -640,10 +640,9 @@ int main(int argc, char** argv) {
     else if (surface && flag.starts_with("--only=")) options.only = number("--only=");
     else if (surface && flag == "--avoid-known") options.avoid_known = true;
     else if (surface && flag.starts_with("--skip=")) {
-      std::istringstream list{std::string(flag.substr(7))};
+      std::istringstream list{std::string(flag.substr(std::string_view("--skip=").size()))};
       for (std::string c; std::getline(list, c, ',');) options.skip.insert(std::stoi(c));
-    }
-    else if (surface || flags.size() != 1 || (flag != "--refused" && flag != "--hostile"))
+    } else if (surface || flags.size() != 1 || (flag != "--refused" && flag != "--hostile"))
       usage = true;
   }
   if (usage) {

@@ -516,10 +516,10 @@ class Case {
 
   std::string loop_header() {
     const std::string type = one_of({"int64_t", "int", "size_t", "auto"});
-    unsigned_index_ = type == "size_t";
+    const bool unsigned_index = type == "size_t";
     const int start = chance(25) ? 1 : 0;
     std::string bound;
-    if (unsigned_index_) {
+    if (unsigned_index) {
       bound = "i < static_cast<size_t>(x.size(0))";
       if (start == 0 && chance(25)) bound = "i != static_cast<size_t>(x.size(0))";
     } else {
@@ -684,7 +684,6 @@ class Case {
   Context context_ = Context::function;
   std::string scalar_ = "float";  // the C++ type of per-example float scalars
   int batch_ = 5;
-  bool unsigned_index_ = false;
   bool rebinds_ = false;  // the loop rebinds acc or peak (`acc = acc + e`)
   bool uses_global_ = false;
   int helpers_ = 0;
