@@ -1,4 +1,6 @@
-// vmap_generate_program <seed> <output.cpp> [--refused | --hostile]
+// vmap_generate_program <seed> <output.cpp> [--refused | --hostile |
+//                        --surface [--cases=N] [--only=CASE] [--skip=CASE,...] [--avoid-known]]
+// (--surface: surface.cpp, programs of many loops over the whole SPEC surface.)
 // Writes a random program of `#pragma vmap` loops built only from what SPEC sections 1-2
 // allow (locals, per-example scalars and if/else, data-dependent reads, stores of every
 // form, reductions, nested vmaps, same-TU calls), with a main() that runs each loop on fixed
@@ -18,6 +20,8 @@
 // The values stay finite and away from ties: every division, sqrt and log guards its
 // argument, exp sees clamped input, and per-example conditions compare integers or values
 // that no reduction order can move across the threshold.
+#include "surface.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -623,15 +627,35 @@ class Generator {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string_view mode = argc == 4 ? argv[3] : "";
-  if ((argc != 3 && argc != 4) || (argc == 4 && mode != "--refused" && mode != "--hostile")) {
-    std::cerr << "usage: vmap_generate_program <seed> <output.cpp> [--refused | --hostile]\n";
+  std::vector<std::string_view> flags(argv + std::min(argc, 3), argv + argc);
+  const bool surface = !flags.empty() && flags[0] == "--surface";
+  vmap_generator::SurfaceOptions options;
+  bool usage = argc < 3;
+  for (size_t f = surface ? 1 : 0; f < flags.size(); ++f) {
+    const std::string_view flag = flags[f];
+    auto number = [&](std::string_view prefix) {
+      return std::stoi(std::string(flag.substr(prefix.size())));
+    };
+    if (surface && flag.starts_with("--cases=")) options.cases = number("--cases=");
+    else if (surface && flag.starts_with("--only=")) options.only = number("--only=");
+    else if (surface && flag == "--avoid-known") options.avoid_known = true;
+    else if (surface && flag.starts_with("--skip=")) {
+      std::istringstream list{std::string(flag.substr(std::string_view("--skip=").size()))};
+      for (std::string c; std::getline(list, c, ',');) options.skip.insert(std::stoi(c));
+    } else if (surface || flags.size() != 1 || (flag != "--refused" && flag != "--hostile"))
+      usage = true;
+  }
+  if (usage) {
+    std::cerr << "usage: vmap_generate_program <seed> <output.cpp> [--refused | --hostile |\n"
+                 "         --surface [--cases=N] [--only=CASE] [--skip=CASE,...] [--avoid-known]]\n";
     return 2;
   }
   const auto seed = static_cast<uint32_t>(std::stoul(argv[1]));
+  const std::string_view mode = flags.empty() ? "" : flags[0];
   Generator generator(seed);
   std::ofstream file(argv[2], std::ios::binary);
-  file << (mode == "--refused"   ? generator.refused_program()
+  file << (surface               ? vmap_generator::surface_program(seed, options)
+           : mode == "--refused" ? generator.refused_program()
            : mode == "--hostile" ? generator.hostile_program()
                                  : generator.program());
   return file ? 0 : 1;
