@@ -120,6 +120,13 @@ public:
   bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
                    const clang::Expr *Value, Scope &Where);
   bool recordReduction(const clang::Expr *E, Scope &Where);
+  struct AssignedReduction {
+    ReduceOp Op;
+    const clang::Expr *Value;
+  };
+  std::optional<AssignedReduction>
+  assignedReduction(const clang::Expr *Site, const clang::Expr *Assigned,
+                    const clang::VarDecl *Acc);
   std::optional<Access> accessOf(const clang::Expr *E) const;
   Access resolve(Access A) const;
   bool isInvariantAt(const clang::VarDecl *Var, const Scope &Where) const;
@@ -139,6 +146,7 @@ public:
   bool checkContexts();
   bool checkAliasing();
   bool checkReferences();
+  bool checkUnsignedUpdates();
   /// The variable whose storage \p Var reaches through references (and
   /// Tensor copies, whose elements are shared) declared anywhere in the
   /// function (`int64_t &c = count;` before the loop): \p Var itself when it

@@ -65,6 +65,7 @@ private:
   std::string scalarKernel(const Expr *Root, const FusedChain &Chain);
   std::string asWritten(SourceRange Range, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
+  bool inTemplate() const;
   bool mayRaise(const Expr *E) const;
   std::string maskedOperand(const Expr *E);
   /// \p Member of the batched API, through this function's alias of it.

@@ -27,8 +27,8 @@ int main() {
 
 // CHECK-LABEL: void column_extremes(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
-// CHECK: vb::accumulate(hi, vb::at(x, i), vb::Reduce::max);  // line 10
-// CHECK: vb::accumulate(lo, vb::at(x, i), vb::Reduce::min);  // line 11
+// CHECK: vb::accumulate_assign(hi, vb::at(x, i), vb::Reduce::max);  // line 10
+// CHECK: vb::accumulate_assign(lo, vb::at(x, i), vb::Reduce::min);  // line 11
 // CHECK: vb::Value m = vb::at(x, i).amax(0).item<float>();  // line 12
 // CHECK: vb::accumulate(best, m, vb::Reduce::max);  // line 13
 // CHECK: vb::accumulate(total, vb::at(x, i).sum().item<double>(), vb::Reduce::add);  // line 14
