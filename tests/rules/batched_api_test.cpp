@@ -211,6 +211,11 @@ TEST(BatchedApi, UnsignedScalarsWrapOrRaise) {
   expect_equal(wrapped, tensor({int64_t{1}, int64_t{0}, int64_t{4294967295}}));
   expect_equal(before, tensor({int64_t{0}, int64_t{0}, int64_t{1}}));
   EXPECT_THROW(vb::Value(std::numeric_limits<std::size_t>::max()), Error);
+  std::size_t smallest = std::numeric_limits<std::size_t>::max();  // compared as int64: -1
+  {
+    vb::Level level(0, 3);
+    EXPECT_THROW(vb::accumulate(smallest, level.index(), vb::Reduce::min), Error);
+  }
 }
 
 // C++ scalar accumulators of per-example scalars over two levels (pairwise_sum_prod written

@@ -327,7 +327,12 @@ void accumulate(Scalar& acc, const Value& e, Reduce op) {
     accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
     acc = static_cast<Scalar>(wide);
   } else {
-    int64_t wide = static_cast<int64_t>(acc);
+    int64_t wide = static_cast<int64_t>(acc);  // `+ - *` in int64 give C++'s bits
+    // A size_t compared (max, min) as int64 needs its value below 2^63 (Note [Unsigned
+    // per-example integers]): SIZE_MAX as a start of std::min raises.
+    if constexpr (std::is_unsigned_v<Scalar> && sizeof(Scalar) == 8)
+      if (op != Reduce::add && op != Reduce::sub && op != Reduce::mul)
+        wide = detail::held_unsigned(acc);
     accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
     acc = static_cast<Scalar>(wide);
   }
