@@ -721,8 +721,86 @@ bool isAllowedExpr(const Expr *E) {
   }
 }
 
+/// SPEC 7's reductions written as assignments: `acc = acc + e`, `acc = e +
+/// acc`, `acc = acc - e`, `acc = maximum(acc, e)` (`minimum`, the Tensor `max`
+/// and `min`) and, on C++ scalars, `acc = std::max(acc, e)` (`min`, `fmax`,
+/// `fmin`): the operation and `e`; std::nullopt for any other assignment \p
+/// Site, and where the form is refused here.
+std::optional<Analyser::AssignedReduction>
+Analyser::assignedReduction(const Expr *Site, const Expr *Assigned,
+                            const VarDecl *Acc) {
+  const Expr *Stripped = stripImplicit(Assigned);
+  auto IsAcc = [&](const Expr *E) { return wholeVar(E) == Acc; };
+  // `+` and `-` of numbers, or the Tensor operators.
+  const Expr *Lhs = nullptr, *Rhs = nullptr;
+  std::optional<bool> Plus;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(Stripped)) {
+    if (Binary->getOpcode() == BO_Add || Binary->getOpcode() == BO_Sub) {
+      Plus = Binary->getOpcode() == BO_Add;
+      Lhs = Binary->getLHS();
+      Rhs = Binary->getRHS();
+    }
+  } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Stripped)) {
+    if (Operator->getNumArgs() == 2 && (Operator->getOperator() == OO_Plus ||
+                                        Operator->getOperator() == OO_Minus)) {
+      Plus = Operator->getOperator() == OO_Plus;
+      Lhs = Operator->getArg(0);
+      Rhs = Operator->getArg(1);
+    }
+  }
+  if (Plus) {
+    // `e + acc` is `acc + e` exactly: IEEE addition is commutative.
+    if (IsAcc(Lhs))
+      return AssignedReduction{*Plus ? ReduceOp::Add : ReduceOp::Sub, Rhs};
+    if (*Plus && IsAcc(Rhs))
+      return AssignedReduction{ReduceOp::Add, Lhs};
+    return std::nullopt;
+  }
+  const auto *Call = dyn_cast<CallExpr>(Stripped);
+  if (!Call || Call->getNumArgs() != 2 || isa<CXXMemberCallExpr>(Call) ||
+      !Call->getDirectCallee())
+    return std::nullopt;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  std::string Name = calleeName(Call);
+  bool OnTensors = isTensorType(Acc->getType());
+  bool Larger = Name == "maximum" || Name == "max" || Name == "fmax";
+  if (!Larger && Name != "minimum" && Name != "min" && Name != "fmin")
+    return std::nullopt;
+  if (OnTensors ? !isInVmapNamespace(Callee)
+                : !(Callee->isInStdNamespace() || isCmath(Callee, 2)))
+    return std::nullopt;
+  unsigned AccArg = IsAcc(Call->getArg(0)) ? 0 : IsAcc(Call->getArg(1)) ? 1 : 2;
+  if (AccArg == 2)
+    return std::nullopt;
+  const Expr *Value = Call->getArg(1 - AccArg);
+  bool Skips = Name == "fmax" || Name == "fmin";
+  ReduceOp Op = Skips ? (Larger ? ReduceOp::FMax : ReduceOp::FMin)
+                      : (Larger ? ReduceOp::Max : ReduceOp::Min);
+  // LibTorch's maximum/minimum propagate a NaN from either side. On C++
+  // floating-point numbers, std::max/min keep or drop a NaN by its position
+  // and fmax/fmin pick between signed zeros by position: the examples are
+  // folded in loop order with the call as written (accumulate_scalar), which
+  // is the call only with the accumulator first, and only into a C++ scalar
+  // of the loop's own scope (one of an outer vmap level is reduced over the
+  // batch, where NaNs propagate).
+  bool Floating = !OnTensors && (Acc->getType()->isRealFloatingType() ||
+                                 Value->getType()->isRealFloatingType());
+  std::string Quoted = "'" + Acc->getNameAsString() + "'";
+  if (Floating && AccArg != 0) {
+    refuseAt(diag::refuse_reduction_order, Site->getSourceRange(),
+             diag::note_reduction_order, {Quoted, Name});
+    return std::nullopt;
+  }
+  if ((Floating || Skips) && depthOf(Acc) > 0) {
+    refuseAt(diag::refuse_reduction_outer, Site->getSourceRange(),
+             diag::note_reduction_outer, {Quoted, Name});
+    return std::nullopt;
+  }
+  return AssignedReduction{Op, Value};
+}
+
 bool Analyser::recordReduction(const Expr *E, Scope &Where) {
-  // Candidate forms: `acc op= e` and `acc = maximum(acc, e)`.
+  // Candidate forms: `acc op= e` and the assignments of assignedReduction.
   const Expr *Stripped = stripImplicit(E);
   const Expr *Target = nullptr;
   const Expr *Value = nullptr;
@@ -763,22 +841,12 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
   if (!Acc || !isInvariantAt(Acc, Where))
     return false;
   if (AssignedValue) {
-    const auto *Call = dyn_cast<CallExpr>(stripImplicit(AssignedValue));
-    if (!Call || Call->getNumArgs() != 2 || isa<CXXMemberCallExpr>(Call))
+    std::optional<AssignedReduction> Form =
+        assignedReduction(E, AssignedValue, Acc);
+    if (!Form)
       return false;
-    std::string Name = calleeName(Call);
-    if (Name == "maximum" || Name == "max" || Name == "fmax")
-      Op = ReduceOp::Max;
-    else if (Name == "minimum" || Name == "min" || Name == "fmin")
-      Op = ReduceOp::Min;
-    else
-      return false;
-    if (wholeVar(Call->getArg(0)) == Acc)
-      Value = Call->getArg(1);
-    else if (wholeVar(Call->getArg(1)) == Acc)
-      Value = Call->getArg(0);
-    else
-      return false;
+    Op = Form->Op;
+    Value = Form->Value;
   }
   if (!Value || !(isTensorType(Acc->getType()) || isScalarType(Acc->getType())))
     return false;
@@ -788,6 +856,50 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
   ReductionSites.push_back({E, Acc, Op, Where});
   AccumulatorRefs.insert(stripImplicit(Target));
   return walkExpr(Value, Where);
+}
+
+/// Note [Unsigned per-example integers] (batched.hpp): `u += e`, `u -= e`,
+/// `u *= e`, `++u` and `--u` of a per-example unsigned integer would wrap
+/// around in C++, not in the int64 Value that holds it (`u = u + e` is
+/// printed with the wrap). A reduction into a loop-invariant one folds in
+/// int64, whose `+ - *` give C++'s bits.
+bool Analyser::checkUnsignedUpdates() {
+  llvm::DenseSet<const Expr *> Reductions;
+  for (const auto &[Site, R] : Result.Reductions)
+    Reductions.insert(stripImplicit(Site));
+  std::vector<const Expr *> Updates;
+  for (const auto &[E, Levels] : Memo) {
+    if (!Levels || Reductions.contains(stripImplicit(E)))
+      continue;
+    const Expr *Updated = nullptr;
+    if (const auto *Compound = dyn_cast<CompoundAssignOperator>(E)) {
+      BinaryOperatorKind Op = Compound->getOpcode();
+      if (Op == BO_AddAssign || Op == BO_SubAssign || Op == BO_MulAssign)
+        Updated = Compound->getLHS();
+    } else if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      if (Unary->isIncrementDecrementOp())
+        Updated = Unary->getSubExpr();
+    }
+    QualType T = Updated ? Updated->getType() : QualType();
+    if (!T.isNull() && T->isUnsignedIntegerType() && !T->isBooleanType())
+      Updates.push_back(E);
+  }
+  const SourceManager &SM = Context.getSourceManager();
+  llvm::sort(Updates, [&](const Expr *A, const Expr *B) {
+    return SM.isBeforeInTranslationUnit(A->getBeginLoc(), B->getBeginLoc());
+  });
+  bool Ok = true;
+  for (const Expr *E : Updates) {
+    std::string Op =
+        isa<UnaryOperator>(E)
+            ? UnaryOperator::getOpcodeStr(cast<UnaryOperator>(E)->getOpcode())
+                  .str()
+            : cast<BinaryOperator>(E)->getOpcodeStr().str();
+    Ok &= refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                   diag::note_unsigned_update,
+                   {"'" + Op + "' on a per-example unsigned integer"});
+  }
+  return Ok;
 }
 
 bool Analyser::isInvariantAt(const VarDecl *Var, const Scope &Where) const {

@@ -34,10 +34,11 @@ struct VmapLevel {
   unsigned Depth = 0;
 };
 
-enum class ReduceOp { Add, Sub, Mul, Max, Min };
+/// FMax and FMin: std::fmax / std::fmin, which skip a NaN operand.
+enum class ReduceOp { Add, Sub, Mul, Max, Min, FMax, FMin };
 
-/// `acc += e;`, `acc = maximum(acc, e);` ... into a value invariant along the
-/// levels the statement sits in.
+/// `acc += e;`, `acc = acc + e;`, `acc = maximum(acc, e);` ... into a value
+/// invariant along the levels the statement sits in.
 struct Reduction {
   const clang::Expr *Accumulator = nullptr; ///< the DeclRefExpr of `acc`
   const clang::Expr *Value = nullptr;       ///< `e`

@@ -131,16 +131,19 @@ bool checkEach(const RangeT &Events, CheckT Check) {
   return Ok;
 }
 
-/// The operand of a `/` or `%` on unsigned integers that C++ converts from a
-/// signed type (`d % n` with `int d = -7` and `size_t n` wraps -7 around), or
-/// null. Batched integers are signed (rules' cpp_dtype), so such a result would
-/// differ; a non-negative constant converts to the same value.
+/// The operand of a `/`, `%` or `<` (`>`, `<=`, `>=`) on unsigned integers
+/// that C++ converts from a signed type (`d % n` with `int d = -7` and `size_t
+/// n` wraps -7 around), or null. Batched integers are signed (rules'
+/// cpp_dtype), so such a result would differ; a non-negative constant converts
+/// to the same value.
 const Expr *signedMadeUnsigned(const BinaryOperator *Binary,
                                const ASTContext &Context) {
   QualType Computation = Binary->getType();
   if (const auto *Compound = dyn_cast<CompoundAssignOperator>(Binary))
     Computation = Compound->getComputationResultType();
-  if (!Computation->isUnsignedIntegerType())
+  else if (Binary->isComparisonOp()) // bool: the operands' common type
+    Computation = Binary->getLHS()->getType();
+  if (!Computation->isUnsignedIntegerType() || Computation->isBooleanType())
     return nullptr;
   for (const Expr *Operand : {Binary->getLHS(), Binary->getRHS()}) {
     const Expr *Written = Operand->IgnoreParenImpCasts();
@@ -504,9 +507,12 @@ bool Analyser::checkContexts() {
     if (Levels && !InductionLevel.count(Var) &&
         !isTensorType(Var->getType()) && !isScalarType(Var->getType()) &&
         !isTensorTupleType(Var->getType()))
-      Ok &= refuseAt(diag::refuse_batched_type, Var->getSourceRange(),
-                     diag::note_batched_context,
-                     {quoted(Var), "'" + Var->getType().getAsString() + "'"});
+      Ok &= refuseAt(
+          diag::refuse_batched_type, Var->getSourceRange(),
+          diag::note_batched_context,
+          {quoted(Var),
+           "'" + Var->getType().getAsString(Context.getPrintingPolicy()) +
+               "'"});
 
   // Batched expressions in positions that are not batched: sort by position
   // so the first one in the source is reported.
@@ -550,14 +556,14 @@ bool Analyser::checkContexts() {
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       switch (Binary->getOpcode()) {
       case BO_Div: case BO_Rem: case BO_DivAssign: case BO_RemAssign:
+      case BO_LT: case BO_GT: case BO_LE: case BO_GE:
         if (const Expr *Signed = signedMadeUnsigned(Binary, Context))
           return refuseAt(diag::refuse_unsupported, Signed->getSourceRange(),
                           diag::note_unsupported,
                           {"a signed per-example operand of an unsigned '" +
                            Binary->getOpcodeStr().str() + "'"});
         break;
-      case BO_Add: case BO_Sub: case BO_Mul:
-      case BO_LT: case BO_GT: case BO_LE: case BO_GE: case BO_EQ: case BO_NE:
+      case BO_Add: case BO_Sub: case BO_Mul: case BO_EQ: case BO_NE:
       case BO_LAnd: case BO_LOr: case BO_Assign: case BO_AddAssign:
       case BO_SubAssign: case BO_MulAssign:
         break;
@@ -581,18 +587,22 @@ bool Analyser::checkContexts() {
     }
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
       if (!isScalarType(Cast->getType()) && !isTensorType(Cast->getType()))
-        return refuseAt(diag::refuse_batched_context, E->getSourceRange(),
-                        diag::note_batched_context,
-                        {"a cast to '" + Cast->getType().getAsString() + "'"});
+        return refuseAt(
+            diag::refuse_batched_context, E->getSourceRange(),
+            diag::note_batched_context,
+            {"a cast to '" +
+             Cast->getType().getAsString(Context.getPrintingPolicy()) + "'"});
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
       if (!TensorLists.contains(Construct) && !OpArguments.contains(Construct) &&
           !isTensorType(Construct->getType()) &&
           !isScalarType(Construct->getType()) &&
           !isRuntimeType(Construct->getType()))
-        return refuseAt(diag::refuse_batched_context, E->getSourceRange(),
-                        diag::note_batched_context,
-                        {"an element of '" +
-                         Construct->getType().getAsString() + "'"});
+        return refuseAt(
+            diag::refuse_batched_context, E->getSourceRange(),
+            diag::note_batched_context,
+            {"an element of '" +
+             Construct->getType().getAsString(Context.getPrintingPolicy()) +
+             "'"});
     if (isa<MemberExpr>(E) && !isa<CXXMethodDecl>(cast<MemberExpr>(E)->getMemberDecl()))
       return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                       diag::note_unsupported,
@@ -899,9 +909,10 @@ bool Analyser::checkAliasing() {
   // when the loop reads each example's own slot of it, as checkReads asks of
   // one variable.
   auto SameViewSafe = [&](const VarDecl *Written, const VarDecl *Read) {
-    // An accumulator updated in place is read whole by every example.
+    // An accumulator is read whole by every example, whether updated in
+    // place or rebound (`best = maximum(best, x[i])` reads all of best).
     bool Safe = llvm::none_of(ReductionSites, [&](const ReductionSite &R) {
-      return R.Accumulator == Written;
+      return R.Accumulator == Written || R.Accumulator == Read;
     });
     for (const ReadEvent &R : Reads)
       for (const WriteEvent &W : Writes)
@@ -1171,6 +1182,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
   checkReads();
   checkAliasing();
   checkReferences();
+  checkUnsignedUpdates();
   if (Refused && Result.Callee)
     return std::nullopt;
   Result.Refused = Refused;

@@ -126,6 +126,13 @@ public:
   bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
                    const clang::Expr *Value, Scope &Where);
   bool recordReduction(const clang::Expr *E, Scope &Where);
+  struct AssignedReduction {
+    ReduceOp Op;
+    const clang::Expr *Value;
+  };
+  std::optional<AssignedReduction>
+  assignedReduction(const clang::Expr *Site, const clang::Expr *Assigned,
+                    const clang::VarDecl *Acc);
   std::optional<Access> accessOf(const clang::Expr *E) const;
   /// Note [Members as variables]: the variable standing for \p Member, or
   /// null.
@@ -154,6 +161,7 @@ public:
   /// into it, as far as they hold at the loop: \p Var itself where none do.
   Access rootOf(const clang::VarDecl *Var) const;
   bool checkReferences();
+  bool checkUnsignedUpdates();
   /// The variable whose storage \p Var reaches through references (and
   /// Tensor copies, whose elements are shared) declared anywhere in the
   /// function (`int64_t &c = count;` before the loop): \p Var itself when it

@@ -217,6 +217,28 @@ private:
     return true;
   }
 
+  /// vb:: (the batched layer) takes at most the arguments the op table lists
+  /// (vmap_op_table_overloads checks it has each): a call with more
+  /// (`full_like(x, v, kInt32)` before vb:: took options) would print a vb::
+  /// call that does not exist. Fewer are the runtime's defaults, which vb::
+  /// has too.
+  bool overloadListed(const CallExpr *Call, StringRef Name, rules::OpForm Form,
+                      llvm::ArrayRef<const Expr *> Args) {
+    unsigned Written = llvm::count_if(
+        Args, [](const Expr *Arg) { return !isa<CXXDefaultArgExpr>(Arg); });
+    if (llvm::any_of(rules::kOpTable, [&](const rules::OpEntry &Entry) {
+          return Entry.name == std::string_view(Name) && Entry.form == Form &&
+                 Written <= Entry.arity;
+        }))
+      return true;
+    // A member's object is Args[0]: count the arguments in the parentheses.
+    unsigned InParentheses =
+        Form == rules::OpForm::free_function ? Written : Written - 1;
+    return refuse(diag::refuse_unsupported, Call, diag::note_unsupported,
+                  "'" + Name.str() + "' with " + std::to_string(InParentheses) +
+                      (InParentheses == 1 ? " argument" : " arguments"));
+  }
+
   bool lowerFallback(const CallExpr *Call, const FunctionDecl *Callee) {
     bool TensorSignature = isTensorType(Callee->getReturnType());
     for (const ParmVarDecl *Param : Callee->parameters()) {
@@ -499,7 +521,8 @@ private:
       if (std::optional<bool> Done =
               lowerWithoutRule(Call, Callee, Name, Entry, AnyBatched))
         return *Done;
-      if (!checkArgKinds(Call, Name, rules::kOpTable[Entry].form, Args))
+      if (!overloadListed(Call, Name, rules::kOpTable[Entry].form, Args) ||
+          !checkArgKinds(Call, Name, rules::kOpTable[Entry].form, Args))
         return false;
       if (isMetadataCall(Call))
         return true;
@@ -512,7 +535,8 @@ private:
       if (std::optional<bool> Done =
               lowerWithoutRule(Call, Callee, Name, Entry, AnyBatched))
         return *Done;
-      if (!checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
+      if (!overloadListed(Call, Name, rules::OpForm::free_function, Args) ||
+          !checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
         return false;
       if (rules::kOpTable[Entry].rule == rules::RuleId::loop_invariant)
         return refuse(diag::refuse_batched_context, Call,

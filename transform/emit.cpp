@@ -35,6 +35,8 @@ const char *reduceName(ReduceOp Op) {
   case ReduceOp::Mul: return "Reduce::mul";
   case ReduceOp::Max: return "Reduce::max";
   case ReduceOp::Min: return "Reduce::min";
+  case ReduceOp::FMax: return "Reduce::fmax";
+  case ReduceOp::FMin: return "Reduce::fmin";
   }
   llvm_unreachable("unknown reduction");
 }
@@ -171,7 +173,25 @@ std::string Printer::spliceChildren(const Expr *E) {
            E->getSourceRange());
     return original(E);
   }
+  // `x[i].sum().item<int64_t>()` in a template: its object printed anew
+  // (`vb::fused(...).sum()`) may have a type that depends on the template's
+  // parameters, where `item<` would parse as a less-than: C++ then needs
+  // `.template item<int64_t>()`.
+  if (const auto *Member = dyn_cast<MemberExpr>(E);
+      Member && !Edits.empty() && Member->hasExplicitTemplateArgs() &&
+      !Member->hasTemplateKeyword() && inTemplate()) {
+    unsigned Name, NameEnd;
+    if (offsets(SourceRange(Member->getMemberLoc()), Name, NameEnd))
+      Edits.push_back({Name, Name, "template "});
+  }
   return splice(E->getSourceRange(), std::move(Edits));
+}
+
+/// Whether the text printed lands in a template (Note [Loops in templates]):
+/// the function printed is a specialization of one.
+bool Printer::inTemplate() const {
+  const FunctionDecl *Function = A.Loop ? A.Loop->Function : A.Callee;
+  return Function && Function->getTemplateInstantiationPattern();
 }
 
 std::string Printer::args(llvm::ArrayRef<const Expr *> Args) {
@@ -279,6 +299,21 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
   llvm_unreachable("unknown lowering");
 }
 
+/// A `+`, `-` or `*` of unsigned integers, which C++ wraps around (Note
+/// [Unsigned per-example integers] in batched.hpp): printed as a scalar_cast
+/// to its type.
+static bool wrapsAround(const Expr *E) {
+  QualType T = E->getType();
+  if (!T->isUnsignedIntegerType() || T->isBooleanType())
+    return false;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E))
+    return Binary->getOpcode() == BO_Add || Binary->getOpcode() == BO_Sub ||
+           Binary->getOpcode() == BO_Mul;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    return Unary->getOpcode() == UO_Minus;
+  return false;
+}
+
 bool isArithmeticConversion(const ImplicitCastExpr *Cast,
                             const ASTContext &Context) {
   switch (Cast->getCastKind()) {
@@ -290,10 +325,13 @@ bool isArithmeticConversion(const ImplicitCastExpr *Cast,
   case CK_BooleanToSignedIntegral:
     return true;
   case CK_IntegralCast:
-    // Widening an integer keeps its value; only narrowing is spelled out.
+    // Widening an integer keeps its value; only narrowing is spelled out, and
+    // a signed value made unsigned (Note [Unsigned per-example integers]).
     return Context.getTypeSize(Cast->getType()) <
                Context.getTypeSize(Cast->getSubExpr()->getType()) ||
-           Cast->getType()->isBooleanType();
+           Cast->getType()->isBooleanType() ||
+           (Cast->getType()->isUnsignedIntegerType() &&
+            Cast->getSubExpr()->getType()->isSignedIntegerType());
   default:
     return false;
   }
@@ -332,11 +370,17 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
   }
   if (!batched(E))
     return std::nullopt;
+  if (wrapsAround(E))
+    return vb("scalar_cast<") +
+           E->getType().getCanonicalType().getAsString(
+               Context.getPrintingPolicy()) +
+           ">(" + spliceChildren(E) + ")";
   if (const auto *Cast = dyn_cast<ImplicitCastExpr>(E))
     if (isArithmeticConversion(Cast, Context))
       return vb("scalar_cast<") +
-             Cast->getType().getCanonicalType().getAsString() + ">(" +
-             expr(Cast->getSubExpr()) + ")";
+             Cast->getType().getCanonicalType().getAsString(
+                 Context.getPrintingPolicy()) +
+             ">(" + expr(Cast->getSubExpr()) + ")";
   if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
     if (isScalarType(Cast->getType()))
       return vb("scalar_cast<") + writtenType(Cast) + ">(" +
@@ -397,6 +441,15 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
 bool Printer::mayRaise(const Expr *E) const {
   if (Kernel || !E || !batched(E))
     return false;
+  // A size_t beyond int64 raises (Note [Unsigned per-example integers]).
+  QualType T = E->IgnoreParens()->getType();
+  if (T->isUnsignedIntegerType() && Context.getTypeSize(T) == 64 &&
+      (wrapsAround(E->IgnoreParens()) ||
+       isa<CastExpr>(E->IgnoreParens()) && cast<CastExpr>(E->IgnoreParens())
+                                               ->getSubExpr()
+                                               ->getType()
+                                               ->isSignedIntegerType()))
+    return true;
   E = E->IgnoreParenImpCasts();
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
     BinaryOperatorKind Op = Binary->getOpcode();

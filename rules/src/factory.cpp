@@ -13,16 +13,19 @@ BatchedResult like_factory_rule(std::size_t op, const CallArgs& args) {
           maybe_get_bdim(x.bdim)};
 }
 
-// full_like(x, v) with a per-example v: v broadcast over each example's shape.
+// full_like(x, v[, options]) with a per-example v: v broadcast over each example's shape,
+// in the options' dtype and device, else x's.
 BatchedResult full_like_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   const auto* value = std::get_if<TensorArg>(&args.raw(1));
   if (!value || !value->bdim) return like_factory_rule(op, args);
-  const Tensor values = move_bdim_to_front(value->value, value->bdim);
+  const TensorOptions options = args.options(2);
+  const Tensor values = move_bdim_to_front(value->value, value->bdim)
+                            .to(options.dtype_or(x.value.dtype()))
+                            .to(options.device_or(x.value.device()));
   const int64_t batch = values.size(0);
   const std::vector<int64_t> sizes = prepend(batch, logical_sizes(x.value, x.bdim));
-  const Tensor column =
-      pad_to_logical_rank(values.to(x.value.dtype()), 0, static_cast<int64_t>(sizes.size()) - 1);
+  const Tensor column = pad_to_logical_rank(values, 0, static_cast<int64_t>(sizes.size()) - 1);
   return {column.expand(sizes).contiguous(), 0};
 }
 

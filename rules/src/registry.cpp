@@ -243,10 +243,12 @@ constexpr std::array kBindings{
   Binding{"linear", free_function, [](A a) { return vmap::linear(a.tensor(0), a.tensor(1), optional_tensor(a, 2)); }},
   Binding{"cat", free_function, [](A a) { return vmap::cat(a.tensors(0), a.integer(1)); }},
   Binding{"stack", free_function, [](A a) { return vmap::stack(a.tensors(0), a.integer(1)); }},
-  Binding{"zeros_like", free_function, [](A a) { return vmap::zeros_like(a.tensor(0)); }},
-  Binding{"ones_like", free_function, [](A a) { return vmap::ones_like(a.tensor(0)); }},
-  Binding{"empty_like", free_function, [](A a) { return vmap::empty_like(a.tensor(0)); }},
-  Binding{"full_like", free_function, [](A a) { return vmap::full_like(a.tensor(0), a.scalar(1)); }},
+  Binding{"zeros_like", free_function, [](A a) { return vmap::zeros_like(a.tensor(0), a.options(1)); }},
+  Binding{"ones_like", free_function, [](A a) { return vmap::ones_like(a.tensor(0), a.options(1)); }},
+  Binding{"empty_like", free_function, [](A a) { return vmap::empty_like(a.tensor(0), a.options(1)); }},
+  Binding{"full_like", free_function, [](A a) {
+    return vmap::full_like(a.tensor(0), a.scalar(1), a.options(2));
+  }},
   Binding{"copy_", inplace_member, [](A a) { return Tensor(a.tensor(0).copy_(a.tensor(1))); }},
   Binding{"fill_", inplace_member, [](A a) {
     if (std::holds_alternative<TensorArg>(a.raw(1))) return Tensor(a.tensor(0).fill_(a.tensor(1)));

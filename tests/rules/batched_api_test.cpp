@@ -175,6 +175,49 @@ TEST(BatchedApi, AccumulateIntoTensorsAndScalars) {
   EXPECT_EQ(count, count_expected);
 }
 
+// std::fmax folds skip a NaN wherever it is (the accumulator's included), as C++'s loop of
+// `m = std::fmax(m, v)` does; an assignment to a Tensor rebinds it, with the sum's dtype.
+TEST(BatchedApi, FmaxFoldsAndAssignedTensorReductions) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = tensor({1.0f, nan, 3.0f, -2.0f});
+  float top = nan;
+  Tensor total = zeros({}, kInt64);
+  const Tensor kept = total;
+  {
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::accumulate(top, vb::at(x, i).item<float>(), vb::Reduce::fmax);
+    vb::accumulate_rebinding(total, vb::at(x, i) * 0.5f, vb::Reduce::add);
+  }
+  EXPECT_EQ(top, 3.0f);
+  EXPECT_TRUE(std::isnan(total.item<float>()));
+  EXPECT_EQ(total.dtype(), kFloat32);
+  EXPECT_EQ(kept.dtype(), kInt64);
+  EXPECT_EQ(kept.item<int64_t>(), 0);
+}
+
+// Note [Unsigned per-example integers]: narrow unsigned types wrap as in C++; a size_t
+// beyond int64 raises, except in examples a mask leaves out.
+TEST(BatchedApi, UnsignedScalarsWrapOrRaise) {
+  Tensor wrapped = zeros({3}, kInt64), before = zeros({3}, kInt64);
+  {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    vb::at(wrapped, i) = vb::scalar_cast<uint32_t>(vb::Value(uint32_t{1}) - i);
+    EXPECT_THROW(vb::scalar_cast<std::size_t>(vb::Value(std::size_t{1}) - i), Error);
+    vb::Where positive(i > 0);
+    vb::at(before, i) = vb::scalar_cast<std::size_t>(i - vb::Value(std::size_t{1}));
+  }
+  expect_equal(wrapped, tensor({int64_t{1}, int64_t{0}, int64_t{4294967295}}));
+  expect_equal(before, tensor({int64_t{0}, int64_t{0}, int64_t{1}}));
+  EXPECT_THROW(vb::Value(std::numeric_limits<std::size_t>::max()), Error);
+  std::size_t smallest = std::numeric_limits<std::size_t>::max();  // compared as int64: -1
+  {
+    vb::Level level(0, 3);
+    EXPECT_THROW(vb::accumulate(smallest, level.index(), vb::Reduce::min), Error);
+  }
+}
+
 // C++ scalar accumulators of per-example scalars over two levels (pairwise_sum_prod written
 // with .item<T>()), 300 x 200 products: more than a block, so the product is pending. A
 // double sum is reduced over the levels (equal to the loop's up to double rounding, also

@@ -37,7 +37,7 @@ namespace {
 using namespace vmap::rules;
 
 // The C++ type rewritten code passes in a position of this kind, or "" when no batched call
-// takes it (factories' options, from_blob's pointer, tensor({...})'s literal).
+// takes it (from_blob's pointer, tensor({...})'s literal).
 std::string_view parameter_type(ArgKind kind) {
   switch (kind) {
     case ArgKind::tensor:
@@ -62,7 +62,8 @@ std::string_view parameter_type(ArgKind kind) {
       return "const char*";
     case ArgKind::conversion:
       return "vmap::Dtype";
-    case ArgKind::options:
+    case ArgKind::options:  // full_like(x, v, kInt32): the tool passes options on
+      return "vmap::TensorOptions";
     case ArgKind::pointer:
     case ArgKind::nested_list:
       return "";

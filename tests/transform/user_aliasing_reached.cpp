@@ -80,8 +80,8 @@ struct Layer {
   }
 };
 // CHECK-LABEL: void apply(
-// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, x) ||
-// CHECK-NEXT: ::vmap::batched::any_overlap(out, this->W_)) {
+// CHECK-NEXT: if (::vmap::batched::any_overlap(out, this->W_) ||
+// CHECK-NEXT: ::vmap::batched::unsafe_overlap(out, x)) {
 
 struct Config {
   Tensor scale;

@@ -29,7 +29,9 @@ class Layer {
     }
   }
 // CHECK-LABEL: void forward(
-// CHECK: if (::vmap::batched::any_overlap(this->out_, this->W_) ||
+// CHECK: if (::vmap::batched::any_overlap(this->out_, this->rows_) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(this->out_, this->total_) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(this->out_, this->W_) ||
 // CHECK-NEXT: ::vmap::batched::unsafe_overlap(this->out_, x) ||
 // CHECK: vb::at(this->out_, i) = vb::matmul(W_, vb::at(x, i));  // line 19
 // CHECK: vb::select(out_, 0, i) += 1.0;  // line 20
@@ -60,9 +62,10 @@ void fill_state(State& s, const Tensor& x) {
   }
 }
 // CHECK-LABEL: void fill_state(
-// CHECK: if (::vmap::batched::unsafe_overlap(s.out, x)) {
-// CHECK: vb::at(s.out, i) = vb::at(x, i).sum() * 0.5;  // line 58
-// CHECK: vb::accumulate(s.best, vb::at(x, i), vb::Reduce::max);  // line 59
+// CHECK: if (::vmap::batched::any_overlap(s.out, s.best) ||
+// CHECK-NEXT: ::vmap::batched::unsafe_overlap(s.out, x)) {
+// CHECK: vb::at(s.out, i) = vb::at(x, i).sum() * 0.5;  // line 60
+// CHECK: vb::accumulate_rebinding(s.best, vb::at(x, i), vb::Reduce::max);  // line 61
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) * 0.9).sin();

@@ -51,6 +51,21 @@ namespace vmap::batched {
 
 class Value;
 
+// Note [Unsigned per-example integers]
+// The batched integers are int64 (cpp_dtype), and C++'s unsigned ones wrap around. A
+// per-example value of an unsigned type narrower than 64 bits is held as its exact value,
+// wrapped into [0, 2^bits) by unsigned_cast after every conversion to the type and every
+// `+ - *` of it (clang-vmap prints those as scalar_cast<T>). A 64-bit one (size_t) is
+// held as its bits, which `+ - *` compute alike; int64 reads them as its value only
+// below 2^63, so unsigned_cast checks each example that runs (under the live mask) and
+// throws where C++'s value is 2^63 or more (`i - 1` at i == 0): the batched comparisons,
+// divisions and conversions to floating point would read another number.
+Value unsigned_cast(const Value& value, int64_t bits);
+namespace detail {
+// A loop-invariant size_t becomes an int64 C++ scalar: checked as unsigned_cast checks.
+int64_t held_unsigned(uint64_t v);
+}  // namespace detail
+
 // One `#pragma vmap` loop: iterations start .. end-1 (end <= start: zero trips).
 // Constructing it opens the level (pushed on a thread-local stack), destroying it
 // closes it; levels nest like the loops they replace.
@@ -100,7 +115,7 @@ class Value {
   Value(std::nullopt_t) : Value() {}  // an optional argument left out (clamp's bounds)
   // Loop-invariant C++ scalars (wrapped numbers).
   template <vmap::detail::Arithmetic T>
-  Value(T v) : Value(scalar_tensor(v, detail::cpp_dtype<T>()), 0, true) {}
+  Value(T v) : Value(scalar_tensor(held(v), detail::cpp_dtype<T>()), 0, true) {}
   // A physical tensor with `levels` leading level dims (Note [Batched values]).
   Value(Tensor physical, int64_t levels, bool cpp_scalar);
 
@@ -131,7 +146,10 @@ class Value {
   Value to(Device device) const;
   template <vmap::detail::Arithmetic T>
   Value item() const {
-    return item_as(detail::cpp_dtype<T>());
+    if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
+      return unsigned_cast(item_as(kInt64), 8 * sizeof(T));
+    else
+      return item_as(detail::cpp_dtype<T>());
   }
   Value item_as(Dtype dtype) const;
 
@@ -258,6 +276,13 @@ class Value {
  private:
   friend struct Access;
   static Tensor scalar_tensor(vmap::detail::Scalar value, Dtype dtype);
+  template <class T>
+  static auto held(T v) {
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
+      return detail::held_unsigned(v);
+    else
+      return v;
+  }
 
   // Exactly one is set in a defined Value: a pending value (fused pointwise chain, lazy
   // induction index) becomes physical_ when something observes its elements.
@@ -285,7 +310,10 @@ Value scalar_cast(const Value& value);
 Value scalar_cast_to(const Value& value, Dtype dtype);
 template <vmap::detail::Arithmetic T>
 Value scalar_cast(const Value& value) {
-  return scalar_cast_to(value, detail::cpp_dtype<T>());
+  if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
+    return unsigned_cast(value, 8 * sizeof(T));
+  else
+    return scalar_cast_to(value, detail::cpp_dtype<T>());
 }
 
 // `k++` / `k--` whose value is used (`while (k++ < n)`): k steps as `k += 1` does (masked),
@@ -295,7 +323,8 @@ Value post_decrement(Value& value);
 
 // Reductions into a loop-invariant accumulator (`acc += e;`, `acc = maximum(acc, e);`):
 // reduce `e` over the levels `acc` does not have, then combine (masked under vb::Where).
-enum class Reduce { add, sub, mul, max, min };
+// fmax / fmin (std::fmax, std::fmin) fold C++ scalar accumulators only.
+enum class Reduce { add, sub, mul, max, min, fmax, fmin };
 void accumulate(Tensor& acc, const Value& e, Reduce op);
 void accumulate(Value& acc, const Value& e, Reduce op);
 // `acc = maximum(acc, e);`, `acc = acc + e;`: rebinds the handle acc to a new tensor, as in
@@ -312,7 +341,12 @@ void accumulate(Scalar& acc, const Value& e, Reduce op) {
     accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
     acc = static_cast<Scalar>(wide);
   } else {
-    int64_t wide = static_cast<int64_t>(acc);
+    int64_t wide = static_cast<int64_t>(acc);  // `+ - *` in int64 give C++'s bits
+    // A size_t compared (max, min) as int64 needs its value below 2^63 (Note [Unsigned
+    // per-example integers]): SIZE_MAX as a start of std::min raises.
+    if constexpr (std::is_unsigned_v<Scalar> && sizeof(Scalar) == 8)
+      if (op != Reduce::add && op != Reduce::sub && op != Reduce::mul)
+        wide = detail::held_unsigned(acc);
     accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
     acc = static_cast<Scalar>(wide);
   }
@@ -570,10 +604,10 @@ Value flatten(const Value& x, int64_t start_dim = 0, int64_t end_dim = -1);
 Value narrow(const Value& x, int64_t dim, const Value& start, int64_t length);
 Value triu(const Value& x, int64_t diagonal = 0);
 Value tril(const Value& x, int64_t diagonal = 0);
-Value zeros_like(const Value& x);
-Value ones_like(const Value& x);
-Value empty_like(const Value& x);
-Value full_like(const Value& x, const Value& value);
+Value zeros_like(const Value& x, TensorOptions options = {});
+Value ones_like(const Value& x, TensorOptions options = {});
+Value empty_like(const Value& x, TensorOptions options = {});
+Value full_like(const Value& x, const Value& value, TensorOptions options = {});
 Value full(vmap::detail::IntList sizes, const Value& value, TensorOptions options = {});
 
 // Note [Per-example tensor literals]

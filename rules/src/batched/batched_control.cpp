@@ -113,6 +113,14 @@ void scatter_into(const detail::Place& origin, const Value& value) {
 
 Value as_condition(const Value& condition) { return scalar_cast_to(condition, kBool); }
 
+// std::fmax / std::fmin pick between signed zeros and skip NaNs by position: only a C++
+// scalar accumulator, folded in loop order, reduces with them (clang-vmap refuses the
+// others).
+Error cpp_scalars_only(Reduce op) {
+  return Error(std::string("vmap: ") + (op == Reduce::fmax ? "fmax" : "fmin") +
+               " reduces into a C++ scalar accumulator only");
+}
+
 vmap::detail::Scalar identity_of(Reduce op, Dtype dtype) {
   const bool floating = vmap::detail::is_floating(dtype);
   const double infinity = std::numeric_limits<double>::infinity();
@@ -132,6 +140,9 @@ vmap::detail::Scalar identity_of(Reduce op, Dtype dtype) {
       if (floating) return infinity;
       return dtype == kInt32 ? int64_t{std::numeric_limits<int32_t>::max()}
                              : std::numeric_limits<int64_t>::max();
+    case Reduce::fmax:  // a NaN is skipped
+    case Reduce::fmin:
+      return std::numeric_limits<double>::quiet_NaN();
   }
   return int64_t{0};
 }
@@ -163,6 +174,7 @@ std::optional<Tensor> reduce_pending_levels(const Value& e, int64_t keep, Reduce
 // e over every active level from `keep` on (expanded first: an example that does not vary
 // along a level still counts once per iteration), masked-out examples as the identity.
 Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
+  if (op == Reduce::fmax || op == Reduce::fmin) throw cpp_scalars_only(op);
   const int64_t levels = active_levels();
   if (auto reduced = reduce_pending_levels(e, keep, op)) return *reduced;
   const int64_t rank = e.is_cpp_scalar() ? 0 : e.physical().dim() - e.levels();
@@ -185,6 +197,9 @@ Tensor reduce_levels(const Value& e, int64_t keep, Reduce op) {
       return values.amax(dims);
     case Reduce::min:
       return values.amin(dims);
+    case Reduce::fmax:  // refused above
+    case Reduce::fmin:
+      break;
     case Reduce::mul: {
       std::vector<int64_t> merged = values.sizes().vec();
       merged.erase(merged.begin() + keep, merged.begin() + levels);
@@ -220,6 +235,9 @@ Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op, bool promote
       return vmap::maximum(acc, promote ? reduced : reduced.to(acc.dtype()));
     case Reduce::min:
       return vmap::minimum(acc, promote ? reduced : reduced.to(acc.dtype()));
+    case Reduce::fmax:
+    case Reduce::fmin:
+      throw cpp_scalars_only(op);
   }
   return acc;
 }
@@ -415,6 +433,35 @@ void accumulate(Tensor& acc, const Value& e, Reduce op) {
     acc.copy_(combine(acc, reduced, op));
 }
 
+// Note [Unsigned per-example integers] in batched.hpp.
+Value unsigned_cast(const Value& value, int64_t bits) {
+  const Value wide = scalar_cast_to(value, kInt64);
+  if (bits < 64) {
+    const Value modulus(int64_t{1} << bits);
+    const Value rest = wide % modulus;  // C++'s %: the sign of the dividend
+    return scalar_cast_to(where(rest < Value(int64_t{0}), rest + modulus, rest), kInt64);
+  }
+  if (any_level_empty()) return wide;
+  const int64_t levels = active_levels();
+  Tensor beyond = fit(wide < Value(int64_t{0}), levels, 0, kCPU).to(kBool);
+  if (const Value* mask = current_mask()) beyond = beyond & fit(*mask, levels, 0, kCPU).to(kBool);
+  if (beyond.any().item<bool>())
+    throw Error(
+        "vmap: a per-example unsigned 64-bit value (size_t) is 2^63 or more, as C++ wraps "
+        "it around (`i - 1` at i == 0), which the batched int64 integers cannot hold: "
+        "compute it in a signed type (int64_t)");
+  return wide;
+}
+
+namespace detail {
+int64_t held_unsigned(uint64_t v) {
+  if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    throw Error("vmap: the loop-invariant unsigned value " + std::to_string(v) +
+                " is 2^63 or more, which the batched int64 integers cannot hold");
+  return static_cast<int64_t>(v);
+}
+}  // namespace detail
+
 namespace {
 
 // A Value accumulator's physical tensor at its `keep` leading levels, and e reduced over the
@@ -445,6 +492,9 @@ void accumulate(Value& acc, const Value& e, Reduce op) {
 
 void accumulate_rebinding(Tensor& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;  // no example runs: acc keeps its handle
+  if (const Value* mask = current_mask();
+      mask != nullptr && !fit(*mask, active_levels(), 0, kCPU).to(kBool).any().item<bool>())
+    return;  // no example assigns: likewise
   acc = combine(acc, reduce_levels(e, 0, op), op, /*promote=*/true);
 }
 
@@ -547,6 +597,10 @@ T fold(T acc, T value, Reduce op) {
       return std::max(acc, value);
     case Reduce::min:
       return std::min(acc, value);
+    case Reduce::fmax:  // on integers, in double as C++ calls it
+      return static_cast<T>(std::fmax(acc, value));
+    case Reduce::fmin:
+      return static_cast<T>(std::fmin(acc, value));
   }
   return acc;
 }

@@ -562,11 +562,17 @@ Value narrow(const Value& x, int64_t dim, const Value& start, int64_t length) {
 }
 Value triu(const Value& x, int64_t diagonal) { return x.triu(diagonal); }
 Value tril(const Value& x, int64_t diagonal) { return x.tril(diagonal); }
-Value zeros_like(const Value& x) { return dispatch(free_op("zeros_like"), {x}); }
-Value ones_like(const Value& x) { return dispatch(free_op("ones_like"), {x}); }
-Value empty_like(const Value& x) { return dispatch(free_op("empty_like"), {x}); }
-Value full_like(const Value& x, const Value& value) {
-  return dispatch(free_op("full_like"), {x, value});
+Value zeros_like(const Value& x, TensorOptions options) {
+  return dispatch(free_op("zeros_like"), {x, options});
+}
+Value ones_like(const Value& x, TensorOptions options) {
+  return dispatch(free_op("ones_like"), {x, options});
+}
+Value empty_like(const Value& x, TensorOptions options) {
+  return dispatch(free_op("empty_like"), {x, options});
+}
+Value full_like(const Value& x, const Value& value, TensorOptions options) {
+  return dispatch(free_op("full_like"), {x, value, options});
 }
 Value full(vmap::detail::IntList sizes, const Value& value, TensorOptions options) {
   return dispatch(free_op("full"), {sizes, value, options});

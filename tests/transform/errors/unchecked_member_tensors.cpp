@@ -37,9 +37,10 @@ struct Model {
     for (int64_t i = 0; i < x.size(0); ++i) {
       Tensor w = W_;
       w[0] = x[i].sum();
-// CHECK: {{.*}}unchecked_member_tensors.cpp:[[@LINE-1]]:7: error: in-place write to 'w', which may share its elements with another tensor
+// CHECK: {{.*}}unchecked_member_tensors.cpp:[[@LINE-1]]:7: error: in-place write to 'w', which shares its elements with 'this->W_'
       out[i] = w;
+// CHECK: {{.*}}unchecked_member_tensors.cpp:[[@LINE-1]]:16: error: loop-carried dependence: 'this->W_' is written per example and read here at a slot of another iteration
     }
   }
 };
-// CHECK: 3 errors generated.
+// CHECK: 4 errors generated.

@@ -392,10 +392,11 @@ inline constexpr auto kOpTable = [] {
     make("cat",   free_function, F::views, R::cat, {tensor_list, dim}, Optional{1}),
     make("stack", free_function, F::views, R::stack, {tensor_list, dim}, Optional{1}),
     // --- *_like ---
-    make("zeros_like", free_function, F::factory, R::like_factory, {tensor}),
-    make("ones_like",  free_function, F::factory, R::like_factory, {tensor}),
-    make("empty_like", free_function, F::factory, R::like_factory, {tensor}),
-    make("full_like",  free_function, F::factory, R::full_like, {tensor, scalar}),
+    make("zeros_like", free_function, F::factory, R::like_factory, {tensor, options}, Optional{1}),
+    make("ones_like",  free_function, F::factory, R::like_factory, {tensor, options}, Optional{1}),
+    make("empty_like", free_function, F::factory, R::like_factory, {tensor, options}, Optional{1}),
+    make("full_like",  free_function, F::factory, R::full_like, {tensor, scalar, options},
+         Optional{1}),
     // --- in place: write into a batched place ---
     make("copy_",      inplace_member, F::inplace, R::copy_into, {tensor, tensor}),
     make("fill_",      inplace_member, F::inplace, R::fill_into, {tensor, operand}),
