@@ -757,8 +757,8 @@ LoopOutcome Printer::run() {
                            SM, Context.getLangOpts())
           .str();
 
-  // Under --check the batched loop (and its guard) sits in the check's block.
-  unsigned LoopIndent = Check ? Indent + 2 : Indent;
+  // Under --check the batched loop (and its guard) sits in the check's `try`.
+  unsigned LoopIndent = Check ? Indent + 4 : Indent;
   if (Check)
     Out += checkPrologue(Indent, Original);
   if (!A.OverlapChecks.empty()) {

@@ -2,9 +2,10 @@
 //
 // Note [Check mode] in vmap/batched.hpp: the loop as written runs first (the
 // copy the overlap guard runs, fallbackCopy), every output and accumulator is
-// put back as it was, the batched loop runs, and each is compared by the
-// runtime's vb::check_equal, which names the file, the line, the output, the
-// example and both values of the first difference.
+// put back as it was, the batched loop runs (an exception from it is one the
+// loop as written did not raise), and each is compared by the runtime's
+// vb::check_equal, which names the file, the line, the output, the example
+// and both values of the first difference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,7 +48,7 @@ std::string Printer::checkPrologue(unsigned Indent, StringRef Original) {
   for (unsigned I = 0; I < A.Outputs.size(); ++I)
     Text += Pad + "  " + CheckNames[I] + ".ran_as_written(" +
             reference(A.Outputs[I].Var, Context) + ");\n";
-  return Text;
+  return Text + Pad + "  try {\n";
 }
 
 std::string Printer::checkEpilogue(unsigned Indent) {
@@ -56,7 +57,11 @@ std::string Printer::checkEpilogue(unsigned Indent) {
       SM.getPresumedLoc(SM.getExpansionLoc(A.Loop->For->getBeginLoc()));
   std::string Site = stringLiteral(Where.getFilename()) + ", " +
                      std::to_string(Where.getLine());
-  std::string Text;
+  // The loop as written did not throw, or this would not run.
+  std::string Error = freshName("_b_error", Taken);
+  std::string Text = Pad + "  } catch (const std::exception &" + Error +
+                     ") {\n" + Pad + "    ::vmap::batched::check_threw(" +
+                     Error + ", " + Site + ");\n" + Pad + "  }\n";
   for (unsigned I = 0; I < A.Outputs.size(); ++I) {
     const LoopOutput &Output = A.Outputs[I];
     Text += Pad + "  " + CheckNames[I] + ".compare(" +

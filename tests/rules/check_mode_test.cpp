@@ -83,6 +83,17 @@ TEST(CheckMode, Scalars) {
   EXPECT_EQ(check_message(vmap::detail::Scalar(1.0), vmap::detail::Scalar(1.00001), sum), "");
 }
 
+TEST(CheckMode, AnErrorOnlyTheBatchedLoopRaisesNamesTheLoop) {
+  try {
+    vb::check_threw(Error("index_select: index 7 out of range for size 3"), "m.cpp", 4);
+    FAIL() << "check_threw returned";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(),
+                 "clang-vmap --check: m.cpp:4: the batched loop threw where the loop as "
+                 "written did not: index_select: index 7 out of range for size 3");
+  }
+}
+
 // The loop as written runs first; the batched loop must start from the same state, and the
 // variable is bound again to the storage it started with.
 TEST(CheckMode, PutsOutputsBackAsTheyWere) {

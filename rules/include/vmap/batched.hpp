@@ -416,7 +416,11 @@ bool any_overlap(const Tensor& out, const Tensors& ins) {
 //     vb::CheckedOutput _b_check0(out);
 //     for (int64_t i = 0; i < x.size(0); ++i) out[i] = x[i] * 2;  // as written
 //     _b_check0.ran_as_written(out);
-//     ... the batched loop ...
+//     try {
+//       ... the batched loop ...
+//     } catch (const std::exception &_b_error) {
+//       vb::check_threw(_b_error, "model.cpp", 12);
+//     }
 //     _b_check0.compare(out, {"model.cpp", 12, "out", false, 1});
 //   }
 //
@@ -441,6 +445,9 @@ struct CheckSite {
 void check_equal(const Tensor& batched, const Tensor& as_written, const CheckSite& site);
 void check_equal(vmap::detail::Scalar batched, vmap::detail::Scalar as_written,
                  const CheckSite& site);
+// The batched loop threw what the loop as written, run first, did not: vmap::Error naming the
+// loop and the batched loop's message.
+[[noreturn]] void check_threw(const std::exception& error, const char* file, int line);
 
 // One output or accumulator of a loop under check (Note [Check mode]): a C++ scalar.
 template <class T>

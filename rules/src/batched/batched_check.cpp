@@ -117,6 +117,11 @@ void check_equal(vmap::detail::Scalar batched, vmap::detail::Scalar as_written,
   if (!agree) differs(site, "", text(batched), text(as_written));
 }
 
+void check_threw(const std::exception& error, const char* file, int line) {
+  throw Error(std::string("clang-vmap --check: ") + file + ":" + std::to_string(line) +
+              ": the batched loop threw where the loop as written did not: " + error.what());
+}
+
 CheckedOutput<Tensor>::CheckedOutput(const Tensor& tensor)
     : handle_(tensor), before_(tensor.defined() ? tensor.clone() : Tensor()) {}
 
