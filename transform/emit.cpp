@@ -763,14 +763,14 @@ LoopOutcome Printer::run() {
     Out += checkPrologue(Indent, Original);
   if (!A.OverlapChecks.empty()) {
     std::string Condition;
-    for (const OverlapCheck &Check : A.OverlapChecks) {
+    for (const OverlapCheck &Guard : A.OverlapChecks) {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(LoopIndent + 4, ' ');
-      Condition += std::string(Check.SameViewSafe
+      Condition += std::string(Guard.SameViewSafe
                                    ? "::vmap::batched::unsafe_overlap("
                                    : "::vmap::batched::any_overlap(") +
-                   Check.Written->getNameAsString() + ", " +
-                   Check.Read->getNameAsString() + ")";
+                   Guard.Written->getNameAsString() + ", " +
+                   Guard.Read->getNameAsString() + ")";
     }
     Out += std::string(LoopIndent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";

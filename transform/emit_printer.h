@@ -26,7 +26,9 @@ namespace clang_vmap::emit_detail {
 using namespace clang;
 
 /// The original loop as the overlap guard and --check run it: one level in,
-/// without the `#pragma vmap` lines of its nested loops.
+/// without the `#pragma vmap` lines of its nested loops (they would be
+/// batched again by a second run of the tool, and the copy must stay a plain
+/// loop).
 std::string fallbackCopy(StringRef Original);
 
 struct Edit {
