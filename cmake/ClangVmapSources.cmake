@@ -1,4 +1,4 @@
-# clang_vmap_sources(<target> <source-or-header>... [KEEP_GOING] [REMARKS])
+# clang_vmap_sources(<target> <source-or-header>... [KEEP_GOING] [REMARKS] [CHECK])
 #
 # Compiles each <source> of <target> in the form clang-vmap rewrites it to: at build time
 # the tool turns every `#pragma vmap` loop into batched calls and writes
@@ -25,6 +25,10 @@
 # - REMARKS: the tool's remarks on each loop are written as LLVM optimization records
 #   (<source>.vmap.yaml next to the rewritten file, clang-vmap --remarks-file), which
 #   clang_vmap_report() renders.
+# - CHECK: each batched loop also runs as written, from the same state, and a difference in
+#   an output or accumulator throws vmap::Error naming the file, line, output, example and
+#   both values (clang-vmap --check; Note [Check mode] in vmap/batched.hpp). For test builds:
+#   run the test suite on your data to validate the rewrite.
 #
 # Works the same from an installed package (find_package(ClangVmap)) and in-tree
 # (add_subdirectory / FetchContent): both provide the targets vmap::clang-vmap and
@@ -109,8 +113,8 @@ endfunction()
 # The tool never sees the copies (they are filtered out of its include path), so the
 # sources' rewrites and the header's read the header as written, and the sources' runs
 # leave its loops to the header's run (--rewritten-elsewhere).
-function(_clang_vmap_header target header_path output_dir keep_going compiler_flags
-         parse_sources out_outputs)
+function(_clang_vmap_header target header_path output_dir keep_going tool_options
+         compiler_flags parse_sources out_outputs)
   get_target_property(include_dirs ${target} INCLUDE_DIRECTORIES)
   if(NOT include_dirs)
     set(include_dirs "")
@@ -160,7 +164,7 @@ function(_clang_vmap_header target header_path output_dir keep_going compiler_fl
   add_custom_command(
     OUTPUT ${copies}
     COMMAND ${tool_command} "--rewrite-header=${header_path}" ${parse_sources}
-            -o "${rewritten}" -MD -MF "${rewritten}.d" -- ${compiler_flags}
+            -o "${rewritten}" -MD -MF "${rewritten}.d" ${tool_options} -- ${compiler_flags}
     COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"
     ${copy_commands}
     DEPENDS "${header_path}" ${parse_sources} ${ARGN}
@@ -172,7 +176,7 @@ function(_clang_vmap_header target header_path output_dir keep_going compiler_fl
 endfunction()
 
 function(clang_vmap_sources target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "KEEP_GOING;REMARKS" "" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "KEEP_GOING;REMARKS;CHECK" "" "")
   if(NOT TARGET ${target})
     message(FATAL_ERROR "clang_vmap_sources: no target named '${target}'")
   endif()
@@ -262,6 +266,10 @@ function(clang_vmap_sources target)
     endif()
   endforeach()
   list(REMOVE_DUPLICATES parse_sources)
+  set(check_option "")
+  if(arg_CHECK)
+    set(check_option --check)
+  endif()
   set(elsewhere_options "")
   foreach(header_path IN LISTS headers)
     if(NOT parse_sources)
@@ -269,7 +277,7 @@ function(clang_vmap_sources target)
                           "${header_path} with")
     endif()
     _clang_vmap_header(${target} "${header_path}" "${output_dir}" "${arg_KEEP_GOING}"
-                       "${compiler_flags};-Wno-error;-Wno-unknown-warning-option"
+                       "${check_option}" "${compiler_flags};-Wno-error;-Wno-unknown-warning-option"
                        "${parse_sources}" copies ${tool_dependencies})
     list(APPEND target_sources ${copies})
     list(APPEND elsewhere_options "--rewritten-elsewhere=${header_path}")
@@ -342,7 +350,7 @@ function(clang_vmap_sources target)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${tool_command} "${source_path}" -o "${rewritten}"
-              -MD -MF "${depfile}" ${report_options} ${elsewhere_options}
+              -MD -MF "${depfile}" ${report_options} ${check_option} ${elsewhere_options}
               -- ${source_compiler_flags}
       # The tool may leave an unchanged output as it was; the build must see it as new.
       COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${rewritten}"

@@ -437,10 +437,14 @@ const VarDecl *Analyser::memberVar(const MemberExpr *Member) const {
     Object = Outer->getBase()->IgnoreParenImpCasts();
   }
   const VarDecl *&Var = MemberVars[Path];
-  if (!Var)
-    Var = VarDecl::Create(Context, Context.getTranslationUnitDecl(), Loc, Loc,
-                          &Context.Idents.get(Path), Type,
-                          Context.getTrivialTypeSourceInfo(Type), SC_None);
+  if (!Var) {
+    VarDecl *Made =
+        VarDecl::Create(Context, Context.getTranslationUnitDecl(), Loc, Loc,
+                        &Context.Idents.get(Path), Type,
+                        Context.getTrivialTypeSourceInfo(Type), SC_None);
+    Made->setImplicit(); // declared nowhere: emit prints its path as it is
+    Var = Made;
+  }
   return Var;
 }
 

@@ -70,6 +70,17 @@ struct OverlapCheck {
   Kind Check = Kind::UnlessSameView;
 };
 
+/// A variable declared outside the loop that the loop writes: a tensor
+/// written per example or in place, or an accumulator (a tensor or a C++
+/// scalar) of a reduction. `--check` compares each (emit_check.cpp).
+struct LoopOutput {
+  const clang::VarDecl *Var = nullptr;
+  bool Accumulator = false;
+  /// How many leading dims every write indexes by the loop's examples, in
+  /// nesting order (`out[i][j] = e`: 2), for the check's message.
+  unsigned ExampleDims = 0;
+};
+
 struct LoopAnalysis {
   const VmapLoop *Loop = nullptr; ///< null for a callee (below)
   /// For the body of a batched clone: the function, and which of its
@@ -92,6 +103,7 @@ struct LoopAnalysis {
   llvm::DenseSet<const clang::Stmt *> MaskedControls;
   llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> MaskedJumps;
   std::vector<OverlapCheck> OverlapChecks;
+  std::vector<LoopOutput> Outputs; ///< of a loop, not of a callee
   /// The loop was refused; the analysis is kept so that the batch pass can
   /// report its own refusals too (Note [Every refusal]).
   bool Refused = false;

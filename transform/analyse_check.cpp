@@ -1063,6 +1063,67 @@ bool Analyser::ownsElements(const VarDecl *Var) const {
   });
 }
 
+void Analyser::findOutputs() {
+  if (Result.Callee)
+    return; // a callee writes only its own locals (checkWrites)
+  const SourceManager &SM = Context.getSourceManager();
+  SourceRange Loop = Loops[Top].For->getSourceRange();
+  auto Outside = [&](const VarDecl *Var) {
+    // A member path (Note [Members as variables]) is declared where the loop
+    // first names it, and lives outside the loop all the same.
+    if (llvm::is_contained(llvm::make_second_range(MemberVars), Var))
+      return true;
+    SourceLocation At = Var->getLocation();
+    bool Inside = SM.isBeforeInTranslationUnit(Loop.getBegin(), At) &&
+                  SM.isBeforeInTranslationUnit(At, Loop.getEnd());
+    return !Inside && !Locals.count(Var) && !InductionLevel.count(Var) &&
+           !RangeVars.count(Var);
+  };
+  auto OutputOf = [&](const VarDecl *Var) -> LoopOutput & {
+    for (LoopOutput &Output : Result.Outputs)
+      if (Output.Var == Var)
+        return Output;
+    Result.Outputs.push_back({Var, false, ~0u});
+    return Result.Outputs.back();
+  };
+  // In the order the loop first writes them, for the reader of the rewrite.
+  std::vector<std::pair<const Expr *, const VarDecl *>> Sites;
+  for (const WriteEvent &W : Writes)
+    Sites.push_back({W.Site, W.Resolved.Base});
+  for (const ReductionSite &Site : ReductionSites)
+    Sites.push_back({Site.Site, Site.Accumulator});
+  llvm::stable_sort(Sites, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(A.first->getBeginLoc(),
+                                        B.first->getBeginLoc());
+  });
+  for (const auto &[Site, Var] : Sites)
+    if (Outside(Var))
+      OutputOf(Var);
+  for (const ReductionSite &Site : ReductionSites)
+    if (Outside(Site.Accumulator))
+      OutputOf(Site.Accumulator).Accumulator = true;
+  for (const WriteEvent &W : Writes) {
+    const VarDecl *Var = W.Resolved.Base;
+    if (!Outside(Var))
+      continue;
+    // The leading steps that index by the examples of the levels around the
+    // write, outermost first.
+    unsigned ExampleDims = 0;
+    for (const Step &S : W.Resolved.Steps) {
+      int Level = S.Key == "[]" ? inductionLevel(S.Index) : -1;
+      if (ExampleDims >= W.Where.Levels.size() || Level < 0 ||
+          static_cast<unsigned>(Level) != W.Where.Levels[ExampleDims])
+        break;
+      ++ExampleDims;
+    }
+    LoopOutput &Output = OutputOf(Var);
+    Output.ExampleDims = std::min(Output.ExampleDims, ExampleDims);
+  }
+  for (LoopOutput &Output : Result.Outputs)
+    if (Output.Accumulator || Output.ExampleDims == ~0u)
+      Output.ExampleDims = 0;
+}
+
 // Note [Aliases in the body]: a non-const reference to a per-example value
 // would be a reference to its batched value, which the rewrite cannot bind.
 bool Analyser::checkReferences() {
@@ -1187,6 +1248,7 @@ std::optional<LoopAnalysis> Analyser::finish() {
     return std::nullopt;
   Result.Refused = Refused;
   findPromotedLocals();
+  findOutputs();
   findMaskedControls();
   // A clone whose every path returns before the end of its body ends with
   // the results the examples returned; called for no example (under a mask

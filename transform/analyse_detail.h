@@ -174,6 +174,7 @@ public:
   /// Whether every value \p Var holds has elements of its own.
   bool ownsElements(const clang::VarDecl *Var) const;
   void findPromotedLocals();
+  void findOutputs();
   std::string stepKey(const Step &S);
   bool sameStep(const Step &A, const Step &B);
   int inductionLevel(const clang::Expr *Index) const;

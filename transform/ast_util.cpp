@@ -228,13 +228,17 @@ std::string lineDirective(const ASTContext &Context, unsigned Line) {
     Path = File->getName();
   llvm::sys::fs::make_absolute(Path);
   llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-  std::string Escaped;
-  for (char C : Path) {
+  return "#line " + std::to_string(Line) + " " + stringLiteral(Path);
+}
+
+std::string stringLiteral(StringRef Text) {
+  std::string Literal = "\"";
+  for (char C : Text) {
     if (C == '\\' || C == '"')
-      Escaped += '\\';
-    Escaped += C;
+      Literal += '\\';
+    Literal += C;
   }
-  return "#line " + std::to_string(Line) + " \"" + Escaped + "\"";
+  return Literal + "\"";
 }
 
 std::string lineDirectiveAfter(const ASTContext &Context, SourceLocation End) {

@@ -74,6 +74,9 @@ unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 /// \p Line of the file rewritten (its absolute path).
 std::string lineDirective(const clang::ASTContext &Context, unsigned Line);
 
+/// \p Text as a C++ string literal (quotes and backslashes escaped).
+std::string stringLiteral(llvm::StringRef Text);
+
 /// The directive that ends a text replacing or inserted into the file
 /// up to \p End (which is on line E): when only blanks or a `//` comment
 /// follow \p End on its line, "\n#line E+1" (that rest completes the

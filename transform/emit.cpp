@@ -41,9 +41,15 @@ const char *reduceName(ReduceOp Op) {
   llvm_unreachable("unknown reduction");
 }
 
-/// The original loop as the overlap fallback runs it: one level in, without
-/// the `#pragma vmap` lines of its nested loops (they would be batched again
-/// by a second run of the tool, and the copy must stay a plain loop).
+bool hasFreeForm(StringRef Name) {
+  return vmap::rules::find_op(Name, vmap::rules::OpForm::free_function) !=
+         vmap::rules::kNoOp;
+}
+
+} // namespace
+
+namespace emit_detail {
+
 std::string fallbackCopy(StringRef Original) {
   llvm::SmallVector<StringRef, 16> Lines;
   Original.split(Lines, '\n');
@@ -60,15 +66,6 @@ std::string fallbackCopy(StringRef Original) {
   }
   return Copy;
 }
-
-bool hasFreeForm(StringRef Name) {
-  return vmap::rules::find_op(Name, vmap::rules::OpForm::free_function) !=
-         vmap::rules::kNoOp;
-}
-
-} // namespace
-
-namespace emit_detail {
 
 
 //===-- expressions -------------------------------------------------------===//
@@ -853,12 +850,16 @@ LoopOutcome Printer::run() {
                            SM, Context.getLangOpts())
           .str();
 
+  // Under --check the batched loop (and its guard) sits in the check's `try`.
+  unsigned LoopIndent = Check ? Indent + 4 : Indent;
+  if (Check)
+    Out += checkPrologue(Indent, Original);
   if (!A.OverlapChecks.empty()) {
     std::string Condition;
-    for (const OverlapCheck &Check : A.OverlapChecks) {
+    for (const OverlapCheck &Guard : A.OverlapChecks) {
       if (!Condition.empty())
-        Condition += " ||\n" + std::string(Indent + 4, ' ');
-      switch (Check.Check) {
+        Condition += " ||\n" + std::string(LoopIndent + 4, ' ');
+      switch (Guard.Check) {
       case OverlapCheck::Kind::UnlessSameView:
         Condition += "::vmap::batched::unsafe_overlap(";
         break;
@@ -869,19 +870,21 @@ LoopOutcome Printer::run() {
         Condition += "::vmap::batched::internal_overlap(";
         break;
       }
-      Condition += Check.Written +
-                   (Check.Read.empty() ? "" : ", " + Check.Read) + ")";
+      Condition += Guard.Written +
+                   (Guard.Read.empty() ? "" : ", " + Guard.Read) + ")";
     }
-    Out += std::string(Indent, ' ') + "if (" + Condition +
+    Out += std::string(LoopIndent, ' ') + "if (" + Condition +
            ") { // clang-vmap: inputs may overlap outputs, run as written\n";
     Out += lineDirective(Context, lineOf(Context, For->getBeginLoc())) + "\n";
-    Out += std::string(Indent + 2, ' ') + fallbackCopy(Original) + "\n";
-    Out += std::string(Indent, ' ') + "} else ";
+    Out += std::string(LoopIndent + 2, ' ') + fallbackCopy(Original) + "\n";
+    Out += std::string(LoopIndent, ' ') + "} else ";
   }
   std::size_t BlockStart = Out.size();
-  level(For, Indent, true);
+  level(For, LoopIndent, true);
   if (!A.OverlapChecks.empty())
-    Out.erase(BlockStart, Indent); // `} else {` on one line
+    Out.erase(BlockStart, LoopIndent); // `} else {` on one line
+  if (Check)
+    Out += checkEpilogue(Indent);
   if (!Error.empty()) {
     Outcome.WhyNot = Error;
     Outcome.WhyNotRange = ErrorRange;
@@ -1023,8 +1026,8 @@ void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
 
 } // namespace
 
-LoopOutcome emit(const BatchPlan &Plan) {
-  LoopOutcome Outcome = emit_detail::Printer(Plan).run();
+LoopOutcome emit(const BatchPlan &Plan, bool Check) {
+  LoopOutcome Outcome = emit_detail::Printer(Plan, Check).run();
   if (Outcome.Batched)
     addClones(Plan, Outcome);
   return Outcome;

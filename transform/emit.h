@@ -15,7 +15,9 @@ namespace clang_vmap {
 
 /// The replacement of the pragma and its loop. Outcome.Batched is false (with
 /// WhyNot set) only if the plan holds a node the printer cannot print.
-LoopOutcome emit(const BatchPlan &Plan);
+/// \p Check (--check): the loop also runs as written, on the same state, and
+/// every output and accumulator of the two is compared at run time.
+LoopOutcome emit(const BatchPlan &Plan, bool Check = false);
 
 } // namespace clang_vmap
 

@@ -2,8 +2,8 @@
 //
 // One Printer prints one BatchPlan: a vmap loop (run()) or a batched clone of
 // a called function (clone()). Its members are defined in emit.cpp
-// (expressions, statements, the loop) and emit_control.cpp (per-example
-// control flow under mask frames).
+// (expressions, statements, the loop), emit_control.cpp (per-example
+// control flow under mask frames) and emit_check.cpp (--check).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,12 @@ namespace clang_vmap::emit_detail {
 
 using namespace clang;
 
+/// The original loop as the overlap guard and --check run it: one level in,
+/// without the `#pragma vmap` lines of its nested loops (they would be
+/// batched again by a second run of the tool, and the copy must stay a plain
+/// loop).
+std::string fallbackCopy(StringRef Original);
+
 struct Edit {
   unsigned Begin, End;
   std::string Text;
@@ -32,8 +38,9 @@ struct Edit {
 
 class Printer {
 public:
-  explicit Printer(const BatchPlan &Plan)
-      : Plan(Plan), A(Plan.Analysis), Context(*A.Context),
+  /// \p Check: a loop runs as written too, and the two are compared.
+  explicit Printer(const BatchPlan &Plan, bool Check = false)
+      : Plan(Plan), Check(Check), A(Plan.Analysis), Context(*A.Context),
         SM(Context.getSourceManager()),
         Taken(namesUsedIn(A.Loop ? A.Loop->Function : A.Callee)),
         Alias(freshName("vb", Taken)), ArgsName(freshName("_b_args", Taken)),
@@ -90,6 +97,10 @@ private:
   std::string scalarInit(const clang::VarDecl *Var, const clang::Expr *Init);
   std::string forHeader(const ForStmt *For, const std::string &Frame = "");
   void promote(const clang::VarDecl *Var, unsigned Indent, bool AtDeclaration);
+  // --check (Note [Check mode] in batched.hpp): the block's start, which runs
+  // the loop as written, and its end, which compares the outputs.
+  std::string checkPrologue(unsigned Indent, StringRef Original);
+  std::string checkEpilogue(unsigned Indent);
   // Per-example control flow (Note [Control masks] in batched.hpp).
   bool control(const Stmt *S, unsigned Indent);
   void loop(const Stmt *S, unsigned Indent);
@@ -105,6 +116,7 @@ private:
   }
 
   const BatchPlan &Plan;
+  bool Check;
   const LoopAnalysis &A;
   ASTContext &Context;
   SourceManager &SM;
@@ -119,6 +131,7 @@ private:
   std::string ReturnsName; ///< of an early-return frame (vb::Returns)
   unsigned NumLoops = 0;
   unsigned NumSwitches = 0;
+  std::vector<std::string> CheckNames; ///< of each output's vb::CheckedOutput
   /// The mask frame of each masked control, by the name it has in the output.
   llvm::DenseMap<const Stmt *, std::string> ControlNames;
   /// The kernel whose lambda is being printed (its operands print as its

@@ -108,6 +108,12 @@ cl::opt<bool> KeepGoing("keep-going",
                                  "refused ones as written, with a warning"),
                         cl::cat(ToolCategory));
 
+cl::opt<bool> CheckMode(
+    "check",
+    cl::desc("Also run each batched loop as written, from the same state, and "
+             "throw vmap::Error where an output or accumulator differs"),
+    cl::cat(ToolCategory));
+
 enum class Pass { None, Find, Analyse, Batch, Emit, Rewrite };
 cl::opt<Pass> DumpAfter(
     "dump-after", cl::desc("Print the state after a pass to stderr"),
@@ -200,7 +206,7 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
     return Refused;
   if (DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
-  LoopOutcome Outcome = emit(*Plan);
+  LoopOutcome Outcome = emit(*Plan, CheckMode);
   if (Outcome.Batched)
     Remarks.batched(*Plan);
   if (DumpAfter == Pass::Emit)

@@ -467,6 +467,83 @@ bool any_overlap(const Tensor& out, const Tensors& ins) {
   return false;
 }
 
+// Note [Check mode]
+// `clang-vmap --check` wraps each batched loop so that it runs the loop as written first,
+// then puts every output and accumulator back as it was and runs the batched loop; the
+// batched results are what the program keeps, and each is compared with what the loop as
+// written left (SPEC section 7):
+//
+//   { // clang-vmap --check: the loop as written, then batched from the same state
+//     vb::CheckedOutput _b_check0(out);
+//     for (int64_t i = 0; i < x.size(0); ++i) out[i] = x[i] * 2;  // as written
+//     _b_check0.ran_as_written(out);
+//     try {
+//       ... the batched loop ...
+//     } catch (const std::exception &_b_error) {
+//       vb::check_threw(_b_error, "model.cpp", 12);
+//     }
+//     _b_check0.compare(out, {"model.cpp", 12, "out", false, 1});
+//   }
+//
+// Both loops run on the program's own objects, so an input that shares memory with an
+// output is read as each loop reads it; putting a tensor back writes its old elements into
+// its old storage (every view of it sees them again) and rebinds the variable to it.
+
+// Where a compared value comes from, for the message.
+struct CheckSite {
+  const char* file;
+  int line;  // of the loop
+  const char* name;
+  bool accumulator;  // else an output the loop writes per example
+  // Leading dims of the output indexed by the loop's examples (`out[i][j]`: 2).
+  int example_dims;
+};
+
+// Throws vmap::Error naming the site, the first differing element (with its example index)
+// and both values unless batched and as_written agree: the same dtype and shape, integer and
+// bool elements equal, float elements within SPEC section 2's tolerance (1e-4 relative, and
+// 1e-6 absolute near zero, as the differential tests compare), NaN equal to NaN.
+void check_equal(const Tensor& batched, const Tensor& as_written, const CheckSite& site);
+void check_equal(vmap::detail::Scalar batched, vmap::detail::Scalar as_written,
+                 const CheckSite& site);
+// The batched loop threw what the loop as written, run first, did not: vmap::Error naming the
+// loop and the batched loop's message.
+[[noreturn]] void check_threw(const std::exception& error, const char* file, int line);
+
+// One output or accumulator of a loop under check (Note [Check mode]): a C++ scalar.
+template <class T>
+class CheckedOutput {
+ public:
+  explicit CheckedOutput(const T& value) : before_(value) {}
+  // Keeps what the loop as written left and puts the value back as it was.
+  void ran_as_written(T& value) {
+    as_written_ = value;
+    value = before_;
+  }
+  void compare(const T& batched, const CheckSite& site) const {
+    check_equal(vmap::detail::Scalar(batched), vmap::detail::Scalar(as_written_), site);
+  }
+
+ private:
+  T before_;
+  T as_written_{};
+};
+
+template <>
+class CheckedOutput<Tensor> {
+ public:
+  explicit CheckedOutput(const Tensor& tensor);
+  void ran_as_written(Tensor& tensor);
+  // A variable that cannot be rebound (`const Tensor& out`) was written in place only.
+  void ran_as_written(const Tensor& tensor);
+  void compare(const Tensor& batched, const CheckSite& site) const;
+
+ private:
+  Tensor handle_;  // shares the storage the loop started with
+  Tensor before_;  // a copy of its elements
+  Tensor as_written_;
+};
+
 // --- free functions of SPEC section 4 on Values (the tool qualifies them as vb::name).
 Value add(const Value& a, const Value& b, const Value& alpha = 1);
 Value sub(const Value& a, const Value& b, const Value& alpha = 1);

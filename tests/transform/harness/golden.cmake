@@ -1,9 +1,9 @@
 # cmake -DTOOL=<clang-vmap> -DFILECHECK=<FileCheck> -DINPUT=<file.cpp> -DWORK_DIR=<dir>
-#       -P golden.cmake -- <compiler flags>
+#       [-DTOOL_OPTIONS=<options>] -P golden.cmake -- <compiler flags>
 # INPUT must be rewritten (exit status 0) into text matching its CHECK lines.
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 
-execute_process(COMMAND "${TOOL}" "${INPUT}" -- ${compiler_flags}
+execute_process(COMMAND "${TOOL}" "${INPUT}" ${TOOL_OPTIONS} -- ${compiler_flags}
                 OUTPUT_VARIABLE rewritten ERROR_VARIABLE diagnostics
                 RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
