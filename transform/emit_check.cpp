@@ -47,9 +47,11 @@ std::string Printer::checkPrologue(unsigned Indent, StringRef Original) {
   }
   Text += lineDirective(Context, lineOf(Context, A.Loop->For->getBeginLoc())) +
           "\n" + Pad + "  " + fallbackCopy(Original) + "\n";
-  for (unsigned I = 0; I < A.Outputs.size(); ++I)
-    Text += Pad + "  " + CheckNames[I] + ".ran_as_written(" +
-            reference(A.Outputs[I].Var, Context) + ");\n";
+  // Every result kept before any is put back: two outputs may share elements.
+  for (const char *Step : {".ran_as_written(", ".put_back("})
+    for (unsigned I = 0; I < A.Outputs.size(); ++I)
+      Text += Pad + "  " + CheckNames[I] + Step +
+              reference(A.Outputs[I].Var, Context) + ");\n";
   return Text + Pad + "  try {\n";
 }
 

@@ -103,6 +103,7 @@ TEST(CheckMode, PutsOutputsBackAsTheyWere) {
   out[0] = 10.f;              // written in place ...
   out = tensor({7.f, 8.f});   // ... and rebound
   checked.ran_as_written(out);
+  checked.put_back(out);
   EXPECT_TRUE(out.is_same(view));
   EXPECT_EQ(out[0].item<float>(), 1.f);
   out[1] = 8.f;
@@ -113,6 +114,7 @@ TEST(CheckMode, PutsOutputsBackAsTheyWere) {
   vb::CheckedOutput scalar(total);
   total += 2.f;
   scalar.ran_as_written(total);
+  scalar.put_back(total);
   EXPECT_EQ(total, 1.f);
   EXPECT_NO_THROW(scalar.compare(3.f, kOutput));
   EXPECT_THROW(scalar.compare(4.f, kOutput), Error);

@@ -476,7 +476,8 @@ bool any_overlap(const Tensor& out, const Tensors& ins) {
 //   { // clang-vmap --check: the loop as written, then batched from the same state
 //     vb::CheckedOutput _b_check0(out);
 //     for (int64_t i = 0; i < x.size(0); ++i) out[i] = x[i] * 2;  // as written
-//     _b_check0.ran_as_written(out);
+//     _b_check0.ran_as_written(out);   // every output's result kept, then
+//     _b_check0.put_back(out);         // every one put back (two outputs may share elements)
 //     try {
 //       ... the batched loop ...
 //     } catch (const std::exception &_b_error) {
@@ -515,11 +516,11 @@ template <class T>
 class CheckedOutput {
  public:
   explicit CheckedOutput(const T& value) : before_(value) {}
-  // Keeps what the loop as written left and puts the value back as it was.
-  void ran_as_written(T& value) {
-    as_written_ = value;
-    value = before_;
-  }
+  // Keeps what the loop as written left.
+  void ran_as_written(const T& value) { as_written_ = value; }
+  // Puts the value back as it was, after every output's ran_as_written (two outputs may share
+  // elements: one put back before the other is kept would change what the other keeps).
+  void put_back(T& value) const { value = before_; }
   void compare(const T& batched, const CheckSite& site) const {
     check_equal(vmap::detail::Scalar(batched), vmap::detail::Scalar(as_written_), site);
   }
@@ -533,9 +534,10 @@ template <>
 class CheckedOutput<Tensor> {
  public:
   explicit CheckedOutput(const Tensor& tensor);
-  void ran_as_written(Tensor& tensor);
-  // A variable that cannot be rebound (`const Tensor& out`) was written in place only.
   void ran_as_written(const Tensor& tensor);
+  void put_back(Tensor& tensor) const;
+  // A variable that cannot be rebound (`const Tensor& out`) was written in place only.
+  void put_back(const Tensor& tensor) const;
   void compare(const Tensor& batched, const CheckSite& site) const;
 
  private:

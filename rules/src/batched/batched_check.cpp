@@ -127,11 +127,14 @@ CheckedOutput<Tensor>::CheckedOutput(const Tensor& tensor)
 
 void CheckedOutput<Tensor>::ran_as_written(const Tensor& tensor) {
   as_written_ = tensor.defined() ? tensor.clone() : Tensor();
+}
+
+void CheckedOutput<Tensor>::put_back(const Tensor& /*tensor*/) const {
   if (handle_.defined()) handle_.copy_(before_);
 }
 
-void CheckedOutput<Tensor>::ran_as_written(Tensor& tensor) {
-  ran_as_written(static_cast<const Tensor&>(tensor));
+void CheckedOutput<Tensor>::put_back(Tensor& tensor) const {
+  put_back(static_cast<const Tensor&>(tensor));
   tensor = handle_;  // the loop as written may have rebound it (`acc = maximum(acc, e)`)
 }
 

@@ -31,11 +31,15 @@ void scale_and_reduce(const Tensor& x, Tensor& out, float& total, Tensor& peak) 
 // CHECK-NEXT:   _b_check0.ran_as_written(out);
 // CHECK-NEXT:   _b_check1.ran_as_written(total);
 // CHECK-NEXT:   _b_check2.ran_as_written(peak);
+// CHECK-NEXT:   _b_check0.put_back(out);
+// CHECK-NEXT:   _b_check1.put_back(total);
+// CHECK-NEXT:   _b_check2.put_back(peak);
 // CHECK-NEXT:   try {
-// CHECK-NEXT:     if (::vmap::batched::unsafe_overlap(out, x)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK-NEXT:     if (::vmap::batched::any_overlap(out, peak) ||
+// CHECK-NEXT:         ::vmap::batched::unsafe_overlap(out, x)) { // clang-vmap: inputs may overlap outputs, run as written
 // CHECK:          } else { // clang-vmap: batched from line 14
 // CHECK:            vb::at(out, i) = vb::fused([](const auto& a) { {{return a}} * 2.5f + 1; }, vb::at(x, i));  // line 15
-// CHECK:            vb::accumulate(peak, vb::at(x, i), vb::Reduce::max);  // line 17
+// CHECK:            vb::accumulate_rebinding(peak, vb::at(x, i), vb::Reduce::max);  // line 17
 // CHECK-NEXT:     }
 // CHECK-NEXT:   } catch (const std::exception &_b_error) {
 // CHECK-NEXT:     ::vmap::batched::check_threw(_b_error, "{{.*}}check_mode.cpp", 14);
@@ -64,12 +68,13 @@ void pair_mask(const Tensor& a, const Tensor& b, Tensor& mask) {
 // CHECK-NEXT:         mask[i][j] = (a[i] - b[j]).abs().sum() < 3;
 // CHECK-NEXT:     }
 // CHECK-NEXT:   _b_check0.ran_as_written(mask);
+// CHECK-NEXT:   _b_check0.put_back(mask);
 // CHECK-NEXT:   try {
 // CHECK-NEXT:     if (::vmap::batched::any_overlap(mask, a) ||
-// CHECK:        } else { // clang-vmap: batched from line 52
-// CHECK:        check_threw(_b_error, "{{.*}}check_mode.cpp", 52);
+// CHECK:        } else { // clang-vmap: batched from line 56
+// CHECK:        check_threw(_b_error, "{{.*}}check_mode.cpp", 56);
 // CHECK-NEXT:   }
-// CHECK-NEXT:   _b_check0.compare(mask, {"{{.*}}check_mode.cpp", 52, "mask", false, 2});
+// CHECK-NEXT:   _b_check0.compare(mask, {"{{.*}}check_mode.cpp", 56, "mask", false, 2});
 // CHECK-NEXT: }
 
 int main() {
