@@ -198,13 +198,19 @@ public:
     if (!K.mentionsDeclared(E, Chain) && !callsScalarFunction(E)) {
       if (isLiteral(E))
         return true;
-      if (!isKernelType(E->getType()) || !K.isPure(E) ||
-          (Guarded && !isa<DeclRefExpr>(E->IgnoreParenImpCasts()) &&
-           !isMetadataCall(E)))
-        return false;
-      K.addOperand(E, Chain);
-      return true;
+      if (isKernelType(E->getType()) && K.isPure(E) &&
+          (!Guarded || isa<DeclRefExpr>(E->IgnoreParenImpCasts()) ||
+           isMetadataCall(E))) {
+        K.addOperand(E, Chain);
+        return true;
+      }
+      // `x[i][3].item<float>()` where the code may not reach it: read in the
+      // kernel, where it is written.
+      const Expr *Object = itemObject(E);
+      return Guarded && Object && collectElements(Object, Chain, Guarded);
     }
+    if (const Expr *Object = itemObject(E))
+      return collectElements(Object, Chain, Guarded);
     auto Each = [&](auto Children, bool ChildrenGuarded) {
       return llvm::all_of(Children, [&](const Stmt *Child) {
         return collectScalar(cast<Expr>(Child), Chain, ChildrenGuarded);
@@ -212,8 +218,9 @@ public:
     };
     if (isa<DeclRefExpr>(E))
       return isScalarType(E->getType());
+    // ExprWithCleanups: the end of an element read's temporaries.
     if (isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXStaticCastExpr,
-            CXXFunctionalCastExpr>(E))
+            CXXFunctionalCastExpr, ExprWithCleanups>(E))
       return isScalarType(E->getType()) && Each(E->children(), Guarded);
     if (const auto *Conditional = dyn_cast<ConditionalOperator>(E))
       return isScalarType(E->getType()) &&
@@ -242,6 +249,25 @@ public:
              });
     }
     return false;
+  }
+
+  /// The operands of \p E, a tensor the kernel reads element by element
+  /// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the
+  /// largest part that reads none of the region's locals, a tensor computed
+  /// before the kernel (where the code may not reach it, \p Guarded, a
+  /// variable, which cannot raise an error), else `t[k]` of such a tensor
+  /// `t` at a C++ scalar `k` of the kernel, selected in the kernel.
+  bool collectElements(const Expr *E, FusedChain &Chain, bool Guarded) {
+    if (!K.mentionsDeclared(E, Chain) && !callsScalarFunction(E) &&
+        isTensorType(E->getType()) && K.isPure(E) &&
+        (!Guarded || referencedVar(E))) {
+      K.addOperand(E, Chain, nullptr, /*ElementRead=*/true);
+      return true;
+    }
+    const CXXOperatorCallExpr *Subscript = elementSubscript(E);
+    return Subscript &&
+           collectElements(Subscript->getArg(0), Chain, Guarded) &&
+           collectScalar(Subscript->getArg(1), Chain, Guarded);
   }
 
   /// The operands of \p S, a statement of a scalar region; \p TopLevel:
@@ -307,19 +333,29 @@ public:
         return std::nullopt;
       K.declare(S, Chain);
     }
-    if (!llvm::any_of(
-            Region, [&](const Stmt *S) { return holdsPerExampleControl(S); }) ||
-        K.mentionsDeclared(Destination, Chain) ||
-        !isKernelType(Root->getType()))
+    // A value that is an element of a tensor at an index the region computes
+    // (`input[i][k]`): the kernel returns the element (Note [Element reads]).
+    const bool ReturnsElements = !isKernelType(Root->getType());
+    if (K.mentionsDeclared(Destination, Chain) ||
+        (ReturnsElements &&
+         (!elementSubscript(Root) || !K.mentionsDeclared(Root, Chain))))
       return std::nullopt;
     for (const Stmt *S : Region)
       if (!collectScalarStatement(S, Chain, /*TopLevel=*/true,
                                   /*Guarded=*/false))
         return std::nullopt;
-    if (!collectScalar(Root, Chain, /*Guarded=*/false) ||
+    if (!(ReturnsElements ? collectElements(Root, Chain, /*Guarded=*/false)
+                          : collectScalar(Root, Chain, /*Guarded=*/false)) ||
         llvm::none_of(Chain.Operands, [&](const Expr *Operand) {
           return A.isBatched(Operand);
         }))
+      return std::nullopt;
+    // Else the batched ops are already one op per statement: a kernel pays
+    // where the region has per-example control flow, or reads elements at
+    // indices it computes (one op per element otherwise).
+    if (llvm::none_of(Region,
+                      [&](const Stmt *S) { return holdsPerExampleControl(S); }) &&
+        !llvm::is_contained(Chain.ElementReads, true))
       return std::nullopt;
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;

@@ -1,0 +1,111 @@
+// Element reads at indices the body computes, in the forms a user writes first (issue 26):
+// a gather through a local index, pairwise distances as a plain inner loop over `.item()`
+// reads, in float and double. Each region is one scalar kernel that reads the tensors
+// through vb::Elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp):
+// the tensor's own data, dtype and strides, bounds-checked as Tensor::operator[].
+#include <vmap/vmap.hpp>
+#include <cmath>
+#include <iostream>
+using namespace vmap;
+
+// A gather through a local: each (i, j) picks input[i][k] at its own k.
+void gather_local(const Tensor& input, const Tensor& index, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < index.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < index.size(1); ++j) {
+      int64_t k = index[i][j].item<int64_t>();
+      out[i][j] = input[i][k];
+    }
+}
+// CHECK-LABEL: void gather_local(
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](int64_t k, vb::Elements a) {
+// CHECK-NEXT: return a[k];
+// CHECK-NEXT: }, vb::at(index, i)[j].item<int64_t>(), vb::at(input, i));  // lines 17-18
+
+// Pairwise distances with a plain inner loop accumulating a C++ float.
+void distances(const Tensor& a, const Tensor& b, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < b.size(0); ++j) {
+      float s = 0;
+      for (int64_t k = 0; k < a.size(1); ++k) {
+        float d = a[i][k].item<float>() - b[j][k].item<float>();
+        s += d * d;
+      }
+      out[i][j] = std::sqrt(s);
+    }
+}
+// CHECK-LABEL: void distances(
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j) {
+// CHECK-NEXT: float s = 0;  // line 32
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 33
+// CHECK-NEXT: float d = a[i][k].item<float>() - b[j][k].item<float>();
+// CHECK-NEXT: s += d * d;
+// CHECK-NEXT: }
+// CHECK-NEXT: return std::sqrt(s);
+// CHECK-NEXT: }, a.size(1), a, i, b, j);  // lines 32-37
+
+// The same on doubles, the difference through a helper of this file.
+double squared(double d) { return d * d; }
+
+void distances_double(const Tensor& a, const Tensor& b, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < b.size(0); ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < a.size(1); ++k)
+        s += squared(a[i][k].item<double>() - b[j][k].item<double>());
+      out[i][j] = std::sqrt(s);
+    }
+}
+// CHECK-LABEL: void distances_double(
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j) {
+// CHECK: double s = 0;  // line 58
+// CHECK: for (int64_t k = 0; k < c; ++k)  // line 59
+// CHECK-NEXT: s += squared(a[i][k].item<double>() - b[j][k].item<double>());
+// CHECK: return std::sqrt(s);
+// CHECK: }, a.size(1), a, i, b, j);  // lines 58-61
+
+int main() {
+  manual_seed(5);
+  // Gather: float, double and int64 inputs (the result keeps the input's dtype, bit for
+  // bit), a transposed (strided) input, negative indices.
+  const Tensor index = randint(-6, 6, {3, 4});
+  for (Dtype dtype : {kFloat, kDouble, kLong}) {
+    const Tensor input = (randn({3, 6}) * 100).to(dtype);
+    Tensor out = zeros({3, 4}, dtype);
+    gather_local(input, index, out);
+    std::cout << out << "\n";
+  }
+  const Tensor wide = randn({6, 3});
+  Tensor strided = zeros({3, 4});
+  gather_local(wide.t(), index, strided);
+  std::cout << strided << "\n";
+  // An index out of range: the loop's own error, nothing read outside the input.
+  try {
+    Tensor out = zeros({3, 4});
+    gather_local(randn({3, 6}), index + 6, out);
+    std::cout << "no error\n";
+  } catch (const vmap::Error& e) {
+    std::cout << e.what() << "\n";
+  }
+  // Distances, float and double, one input strided.
+  const Tensor a = randn({5, 7});
+  const Tensor b = randn({7, 4}).t();
+  Tensor d = zeros({5, 4});
+  distances(a, b, d);
+  std::cout << d << "\n";
+  Tensor dd = zeros({5, 4}, kDouble);
+  distances_double(a.to(kDouble), b.to(kDouble), dd);
+  std::cout << dd << "\n";
+  // Rows shorter than a's: the inner loop reads past b's row, the loop's error.
+  try {
+    distances(a, randn({4, 3}), d);
+    std::cout << "no error\n";
+  } catch (const vmap::Error& e) {
+    std::cout << e.what() << "\n";
+  }
+}
