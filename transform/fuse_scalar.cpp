@@ -26,8 +26,7 @@
 //   - the region's statements are declarations of C++ scalar locals (no
 //     references, no statics), expression statements, blocks, `while`, `do`,
 //     plain `for`, `if`/`else`, and `break`/`continue` of the region's own
-//     loops; it holds per-example control flow (else the batched ops are
-//     already one op per statement), and no other kernel;
+//     loops, and no other kernel;
 //   - its code is C++ scalar arithmetic on its locals: built-in operators,
 //     casts, `?:`, the <cmath> functions the op table lists
 //     (kCmathFunctions), and calls of functions of this file that take and
@@ -35,6 +34,13 @@
 //     parameters and locals, `return`s included (SPEC's early return per
 //     example: the kernel calls the function as written); an assignment or
 //     `++` writes one of its locals;
+//   - a tensor it subscripts at an index that reads its locals (`x[i][k]` in
+//     `x[i][k].item<float>()`, or the stored value `input[i][k]`) is read
+//     element by element (Note [Element reads] in
+//     rules/include/vmap/fused_scalar.hpp): the largest part of it that reads
+//     none of the locals (`x[i]`; where the code may not reach it, the
+//     variable `x`, the rest selected in the kernel) is a `vb::Elements`
+//     operand;
 //   - each largest part of it that reads none of its locals and is no literal
 //     (`x[i].item<float>()`, a per-example C++ scalar of the body, a number
 //     the same for every example) is an operand: it must be pure (computed
@@ -44,11 +50,15 @@
 //     size, which cannot raise an error; `float c = e;` at the region's top
 //     becomes the parameter `float c`, which the kernel may change (a copy);
 //   - at least one operand is per example, the stored value has a type the
-//     kernel returns, and the destination reads none of the region's locals;
+//     kernel returns (or is such an element, which it returns as it is), and
+//     the destination reads none of the region's locals;
+//   - the region holds per-example control flow, or reads elements once per
+//     example (no loop): a plain loop stepping through elements with neither
+//     runs faster as batched ops over every example at once than one example
+//     at a time with every read checked;
 //   - the region's locals are dead after the store (nothing else names them).
 // The region is the longest such run, else a shorter one, else none: the
-// masked loops stay (two results of one loop, an index the loop computes
-// into a tensor, a read only some examples reach, a call of a function that
+// masked loops stay (two results of one loop, a call of a function that
 // reads more than its parameters). Parameters have the types the
 // code reads them as: the local's declared type, else the operand's C++ type.
 // The kernel runs only the examples of the live mask: one inside a
@@ -178,6 +188,12 @@ public:
     return llvm::any_of(S->children(), [&](const Stmt *Child) {
       return holdsPerExampleControl(Child);
     });
+  }
+
+  /// Whether \p S holds a loop.
+  static bool holdsLoop(const Stmt *S) {
+    return S && (isa<ForStmt, WhileStmt, DoStmt>(S) ||
+                 llvm::any_of(S->children(), holdsLoop));
   }
 
   /// Whether \p E is a region's local, as an assignment's target.
@@ -351,11 +367,15 @@ public:
         }))
       return std::nullopt;
     // Else the batched ops are already one op per statement: a kernel pays
-    // where the region has per-example control flow, or reads elements at
-    // indices it computes (one op per element otherwise).
+    // where the region has per-example control flow, or reads elements once
+    // per example at indices it computes (a gather: one op per element
+    // otherwise). A plain loop stepping through elements without control
+    // flow stays batched: its ops run over every example at once, faster
+    // than the kernel's one example at a time, whose every read is checked.
     if (llvm::none_of(Region,
                       [&](const Stmt *S) { return holdsPerExampleControl(S); }) &&
-        !llvm::is_contained(Chain.ElementReads, true))
+        (!llvm::is_contained(Chain.ElementReads, true) ||
+         llvm::any_of(Region, holdsLoop)))
       return std::nullopt;
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;

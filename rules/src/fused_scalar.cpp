@@ -25,6 +25,7 @@ ElementOperand over_every_level(const Value& v, const ScalarKernelLayout& layout
   sizes.insert(sizes.end(), e.sizes.begin(), e.sizes.end());
   e.held = v.aligned(layout.levels).to(kCPU).expand(sizes);
   e.base = static_cast<const char*>(e.held.raw_data());
+  e.dtype = e.held.dtype();
   const int64_t item = vmap::detail::element_size(e.held.dtype());
   const auto strides = e.held.strides();
   for (std::size_t d = 0; d < sizes.size(); ++d)

@@ -1,8 +1,10 @@
 // Element reads at indices the body computes, in the forms a user writes first (issue 26):
 // a gather through a local index, pairwise distances as a plain inner loop over `.item()`
-// reads, in float and double. Each region is one scalar kernel that reads the tensors
-// through vb::Elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp):
-// the tensor's own data, dtype and strides, bounds-checked as Tensor::operator[].
+// reads, in float and double. A region that reads elements once per example, or loops over
+// them under per-example control flow, is one scalar kernel that reads the tensors through
+// vb::Elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the tensor's
+// own data, dtype and strides, bounds-checked as Tensor::operator[]. A plain loop over
+// elements without control flow stays batched (Note [Fused control flow]).
 #include <vmap/vmap.hpp>
 #include <cmath>
 #include <iostream>
@@ -21,7 +23,7 @@ void gather_local(const Tensor& input, const Tensor& index, Tensor& out) {
 // CHECK-LABEL: void gather_local(
 // CHECK: vb::at(out, i)[j] = vb::fused_scalar([](int64_t k, vb::Elements a) {
 // CHECK-NEXT: return a[k];
-// CHECK-NEXT: }, vb::at(index, i)[j].item<int64_t>(), vb::at(input, i));  // lines 17-18
+// CHECK-NEXT: }, vb::at(index, i)[j].item<int64_t>(), vb::at(input, i));  // lines 19-20
 
 // Pairwise distances with a plain inner loop accumulating a C++ float.
 void distances(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -38,36 +40,42 @@ void distances(const Tensor& a, const Tensor& b, Tensor& out) {
     }
 }
 // CHECK-LABEL: void distances(
-// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j) {
-// CHECK-NEXT: float s = 0;  // line 32
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 33
-// CHECK-NEXT: float d = a[i][k].item<float>() - b[j][k].item<float>();
-// CHECK-NEXT: s += d * d;
-// CHECK-NEXT: }
-// CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, a.size(1), a, i, b, j);  // lines 32-37
+// The loop steps through the elements with no control flow: its batched ops run over every
+// example at once, faster than a kernel's one example at a time.
+// CHECK-NOT: fused_scalar
+// CHECK: vb::Value d = vb::at(a, i)[k].item<float>() - vb::at(b, j)[k].item<float>();  // line 36
+// CHECK: vb::at(out, i)[j] = vb::sqrt(s);  // line 39
 
-// The same on doubles, the difference through a helper of this file.
+// On doubles, differences past a cutoff skipped (per-example control flow), the square
+// through a helper of this file: one kernel.
 double squared(double d) { return d * d; }
 
-void distances_double(const Tensor& a, const Tensor& b, Tensor& out) {
+void clipped_distances(const Tensor& a, const Tensor& b, double cutoff, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < a.size(0); ++i)
 #pragma vmap
     for (int64_t j = 0; j < b.size(0); ++j) {
       double s = 0;
-      for (int64_t k = 0; k < a.size(1); ++k)
-        s += squared(a[i][k].item<double>() - b[j][k].item<double>());
+      for (int64_t k = 0; k < a.size(1); ++k) {
+        double d = a[i][k].item<double>() - b[j][k].item<double>();
+        if (std::fabs(d) > cutoff)
+          continue;
+        s += squared(d);
+      }
       out[i][j] = std::sqrt(s);
     }
 }
-// CHECK-LABEL: void distances_double(
-// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j) {
-// CHECK: double s = 0;  // line 58
-// CHECK: for (int64_t k = 0; k < c; ++k)  // line 59
-// CHECK-NEXT: s += squared(a[i][k].item<double>() - b[j][k].item<double>());
-// CHECK: return std::sqrt(s);
-// CHECK: }, a.size(1), a, i, b, j);  // lines 58-61
+// CHECK-LABEL: void clipped_distances(
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j, double cutoff) {
+// CHECK-NEXT: double s = 0;  // line 58
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 59
+// CHECK-NEXT: double d = a[i][k].item<double>() - b[j][k].item<double>();
+// CHECK-NEXT: if (std::fabs(d) > cutoff)
+// CHECK-NEXT: continue;
+// CHECK-NEXT: s += squared(d);
+// CHECK-NEXT: }
+// CHECK-NEXT: return std::sqrt(s);
+// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 58-65
 
 int main() {
   manual_seed(5);
@@ -99,11 +107,11 @@ int main() {
   distances(a, b, d);
   std::cout << d << "\n";
   Tensor dd = zeros({5, 4}, kDouble);
-  distances_double(a.to(kDouble), b.to(kDouble), dd);
+  clipped_distances(a.to(kDouble), b.to(kDouble), 1.5, dd);
   std::cout << dd << "\n";
   // Rows shorter than a's: the inner loop reads past b's row, the loop's error.
   try {
-    distances(a, randn({4, 3}), d);
+    clipped_distances(a.to(kDouble), randn({4, 3}, kDouble), 1.5, dd);
     std::cout << "no error\n";
   } catch (const vmap::Error& e) {
     std::cout << e.what() << "\n";

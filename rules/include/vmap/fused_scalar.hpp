@@ -31,7 +31,7 @@
 //
 // Note [Element reads]
 // A region may read elements of tensors at indices it computes (a gather,
-// `input[i][index[i][j].item<int64_t>()]`; a plain inner loop, `a[i][k].item<float>()`). The
+// `input[i][index[i][j].item<int64_t>()]`; a search loop, `x[i][k].item<float>() > t`). The
 // tensor it subscripts (a variable, or an expression the region's locals do not reach) is a
 // parameter of type vb::Elements: one example's view of it, its data pointer, dtype, sizes and
 // strides as they are at run time (any strides: no copy, no contiguity assumed; a tensor the
@@ -59,6 +59,14 @@ namespace detail {
 [[noreturn]] void fail_element_select_0dim();
 [[noreturn]] void fail_element_index(int64_t index, int64_t size);
 [[noreturn]] void fail_element_item(int64_t numel);
+// The element type of the dtype that holds a C++ scalar of type T (cpp_dtype's).
+template <class T>
+using HeldAs = std::conditional_t<
+    std::is_same_v<T, bool>, bool,
+    std::conditional_t<std::is_floating_point_v<T>,
+                       std::conditional_t<(sizeof(T) <= 4), float, double>,
+                       std::conditional_t<(sizeof(T) <= 4 && std::is_signed_v<T>), int32_t,
+                                          int64_t>>>;
 }  // namespace detail
 
 // One example's view of a tensor a scalar kernel reads element by element (Note [Element
@@ -81,15 +89,12 @@ class Elements {
   // item<T>() does.
   template <vmap::detail::Arithmetic T>
   T item() const {
-    if (dims_ != 0 && numel() != 1) detail::fail_element_item(numel());
-    switch (dtype_) {
-      case Dtype::Float32: return converted<float, T>();
-      case Dtype::Float64: return converted<double, T>();
-      case Dtype::Int32: return converted<int32_t, T>();
-      case Dtype::Int64: return converted<int64_t, T>();
-      case Dtype::Bool: return converted<bool, T>();
-    }
-    __builtin_unreachable();
+    // The element read as the type it has (a float tensor's item<float>()): one compare and
+    // a load in the kernel's loop, the dispatch below only for the other dtypes.
+    if constexpr (std::is_same_v<T, detail::HeldAs<T>>)
+      if (dims_ == 0 && dtype_ == detail::cpp_dtype<T>()) [[likely]]
+        return converted<T, T>();
+    return dispatched<T>();
   }
 
   const char* data() const { return data_; }
@@ -104,6 +109,18 @@ class Elements {
   }
 
  private:
+  template <class T>
+  T dispatched() const {
+    if (dims_ != 0 && numel() != 1) detail::fail_element_item(numel());
+    switch (dtype_) {
+      case Dtype::Float32: return converted<float, T>();
+      case Dtype::Float64: return converted<double, T>();
+      case Dtype::Int32: return converted<int32_t, T>();
+      case Dtype::Int64: return converted<int64_t, T>();
+      case Dtype::Bool: return converted<bool, T>();
+    }
+    __builtin_unreachable();
+  }
   template <class Held, class T>
   T converted() const {
     Held value;
@@ -129,6 +146,7 @@ namespace detail {
 // reads]).
 struct ElementOperand {
   Tensor held;
+  Dtype dtype = kFloat32;              // held's
   const char* base = nullptr;          // the first example's first element
   std::vector<int64_t> level_strides;  // in bytes, one per active level
   std::vector<int64_t> sizes;          // the dims of one example
@@ -184,7 +202,7 @@ class ExampleCursor {
     return data;
   }
   Elements view(const ElementOperand& e) const {
-    return Elements(at(e), e.held.dtype(), static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
+    return Elements(at(e), e.dtype, static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
                     e.strides.data());
   }
 
@@ -200,14 +218,6 @@ struct KernelSignature<R (Lambda::*)(P...) const> {
   using Result = std::remove_cvref_t<R>;
   using Parameters = std::tuple<std::remove_cvref_t<P>...>;
 };
-// The element type of the dtype that holds a C++ scalar of type T (cpp_dtype's).
-template <class T>
-using HeldAs = std::conditional_t<
-    std::is_same_v<T, bool>, bool,
-    std::conditional_t<std::is_floating_point_v<T>,
-                       std::conditional_t<(sizeof(T) <= 4), float, double>,
-                       std::conditional_t<(sizeof(T) <= 4 && std::is_signed_v<T>), int32_t,
-                                          int64_t>>>;
 
 }  // namespace detail
 
