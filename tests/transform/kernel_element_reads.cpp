@@ -77,6 +77,23 @@ void clipped_distances(const Tensor& a, const Tensor& b, double cutoff, Tensor& 
 // CHECK-NEXT: return std::sqrt(s);
 // CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 58-65
 
+// Rows of a table at each example's id (the element returned has dims of its own), only
+// for the examples kept (inside a per-example if: the others never run, their ids unread).
+void embedding_rows(const Tensor& table, const Tensor& ids, const Tensor& keep, Tensor& out) {
+#pragma vmap
+  for (int64_t t = 0; t < ids.size(0); ++t) {
+    if (keep[t].item<bool>()) {
+      int64_t id = ids[t].item<int64_t>();
+      out[t] = table[id];
+    }
+  }
+}
+// CHECK-LABEL: void embedding_rows(
+// CHECK: { vb::Where _b_where0(vb::at(keep, t).item<bool>());
+// CHECK: vb::at(out, t) = vb::fused_scalar([](int64_t id, vb::Elements table) {
+// CHECK-NEXT: return table[id];
+// CHECK-NEXT: }, vb::at(ids, t).item<int64_t>(), table);
+
 int main() {
   manual_seed(5);
   // Gather: float, double and int64 inputs (the result keeps the input's dtype, bit for
@@ -96,6 +113,19 @@ int main() {
   try {
     Tensor out = zeros({3, 4});
     gather_local(randn({3, 6}), index + 6, out);
+    std::cout << "no error\n";
+  } catch (const vmap::Error& e) {
+    std::cout << e.what() << "\n";
+  }
+  // Rows, int32, a strided table; ids of the examples not kept are out of range, unread;
+  // a kept one past the table's end raises the loop's error.
+  const Tensor table = randint(-50, 50, {4, 5}).to(kInt).t().contiguous().t();
+  const Tensor keep = tensor({true, false, true, false});
+  Tensor rows = full({4, 5}, 7, kInt);
+  embedding_rows(table, tensor({int64_t{3}, int64_t{99}, int64_t{-4}, int64_t{-7}}), keep, rows);
+  std::cout << rows << "\n";
+  try {
+    embedding_rows(table, tensor({int64_t{1}, int64_t{5}}), tensor({true, true}), rows);
     std::cout << "no error\n";
   } catch (const vmap::Error& e) {
     std::cout << e.what() << "\n";

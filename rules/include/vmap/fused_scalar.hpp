@@ -287,11 +287,23 @@ Value fused_scalar(const Kernel& kernel, const Args&... args) {
       if (first == layout.count)
         return detail::scalar_kernel_value(layout, vmap::zeros(layout.sizes), false);
       const detail::ExampleCursor at_first(layout, first);
-      const Tensor result = detail::element_result(layout, run(at_first), first);
+      const Elements first_result = run(at_first);
+      const Tensor result = detail::element_result(layout, first_result, first);
+      char* const out = static_cast<char*>(result.raw_data());
+      const Dtype dtype = first_result.dtype();
+      const auto store = [&](const Elements& from, int64_t p) {
+        // One element of the result's dtype (a gather): a copy of its bytes, inline.
+        switch (from.dim() == 0 && from.dtype() == dtype ? vmap::detail::element_size(dtype) : 0) {
+          case 1: std::memcpy(out + p, from.data(), 1); return;
+          case 4: std::memcpy(out + p * 4, from.data(), 4); return;
+          case 8: std::memcpy(out + p * 8, from.data(), 8); return;
+          default: detail::store_elements(layout, from, result, p);
+        }
+      };
       detail::parallel_chunks(layout.count - first - 1, [&](int64_t begin, int64_t end) {
         detail::ExampleCursor at(layout, first + 1 + begin);
         for (int64_t p = first + 1 + begin; p < first + 1 + end; ++p, at.next())
-          if (!active || active[p]) detail::store_elements(layout, run(at), result, p);
+          if (!active || active[p]) store(run(at), p);
       });
       return detail::scalar_kernel_value(layout, result, false);
     } else {
