@@ -87,7 +87,9 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
     // type itself, which every scope can name.
     const VarDecl *Declared = Local ? Local : referencedVar(Chain.Operands[I]);
     std::string Spelled;
-    if (Declared && Declared->getTypeSourceInfo() &&
+    if (Chain.ElementReads[I])
+      Spelled = vb("Elements");
+    else if (Declared && Declared->getTypeSourceInfo() &&
         Context.hasSameUnqualifiedType(Declared->getType().getNonReferenceType(),
                                        Type.getNonReferenceType()))
       Spelled = sourceText(Context, Declared->getTypeSourceInfo()

@@ -630,9 +630,12 @@ private:
         Assign->getNumArgs() != 2 || !isTensorType(Assign->getArg(0)->getType()) ||
         referencedVar(Assign->getArg(0)) || !A.isBatched(Assign->getArg(0)))
       return;
-    if (isScalarType(stripImplicit(Assign->getArg(1))->getType()))
+    // `out[i][j] = input[i][k]`: an element at an index a region computes
+    // (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
+    const bool Scalar = isScalarType(stripImplicit(Assign->getArg(1))->getType());
+    if (Scalar || elementSubscript(Assign->getArg(1)))
       considerScalar(Assign->getArg(1), Assign->getArg(0), Before);
-    else
+    if (!Scalar)
       consider(Assign->getArg(1), 2, Before);
   }
 

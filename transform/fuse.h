@@ -31,6 +31,10 @@ struct FusedChain {
   /// x[i];` becomes the parameter `auto value`, which the kernel may rebind),
   /// or null for an operand read as `const auto&`.
   std::vector<const clang::VarDecl *> Locals;
+  /// For each operand of a scalar kernel, whether it is a tensor the kernel
+  /// reads element by element, a `vb::Elements` parameter (Note [Element
+  /// reads] in rules/include/vmap/fused_scalar.hpp).
+  std::vector<bool> ElementReads;
   /// Every occurrence of an operand in the kernel (one operand may occur
   /// several times: `d * d`), and its parameter.
   llvm::DenseMap<const clang::Expr *, unsigned> Parameters;

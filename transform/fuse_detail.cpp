@@ -135,6 +135,26 @@ bool runsAtLeastOnce(const ForStmt *For) {
   }
 }
 
+const CXXOperatorCallExpr *elementSubscript(const Expr *E) {
+  const auto *Call = dyn_cast<CXXOperatorCallExpr>(stripImplicit(E));
+  if (!Call || Call->getOperator() != OO_Subscript || Call->getNumArgs() != 2 ||
+      !Call->getDirectCallee() || !isInVmapNamespace(Call->getDirectCallee()) ||
+      !isTensorType(Call->getArg(0)->getType()) ||
+      !isScalarType(Call->getArg(1)->getType()))
+    return nullptr;
+  return Call;
+}
+
+const Expr *itemObject(const Expr *E) {
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(stripImplicit(E));
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || Callee->getName() != "item" || !isInVmapNamespace(Callee) ||
+      Call->getNumArgs() != 0 || !isKernelType(Call->getType()) ||
+      !isTensorType(Call->getImplicitObjectArgument()->getType()))
+    return nullptr;
+  return Call->getImplicitObjectArgument();
+}
+
 bool isKernelType(QualType T) {
   const auto *Builtin =
       T.getNonReferenceType().getCanonicalType()->getAs<BuiltinType>();
@@ -161,18 +181,20 @@ KernelChoice::KernelChoice(const LoopAnalysis &A)
 }
 
 void KernelChoice::addOperand(const Expr *E, FusedChain &Chain,
-                              const VarDecl *Local) const {
+                              const VarDecl *Local, bool ElementRead) const {
   // The operand as the call holds it, conversions included: they are
   // printed outside the kernel.
   std::string Text = sourceText(Context, E->getSourceRange()).str();
   unsigned Index = 0;
   for (; Index < Chain.Operands.size(); ++Index)
     if (!Local && !Chain.Locals[Index] &&
+        Chain.ElementReads[Index] == ElementRead &&
         sourceText(Context, Chain.Operands[Index]->getSourceRange()) == Text)
       break;
   if (Index == Chain.Operands.size()) {
     Chain.Operands.push_back(E);
     Chain.Locals.push_back(Local);
+    Chain.ElementReads.push_back(ElementRead);
   }
   Chain.Parameters[E] = Index;
 }

@@ -59,6 +59,14 @@ llvm::SmallVector<const clang::Stmt *, 8> statementsOf(const clang::Stmt *Body);
 /// `<=`, `!=`, `>`, `>=` likewise) runs its body at least once.
 bool runsAtLeastOnce(const clang::ForStmt *For);
 
+/// The call `t[k]` that \p E is, of a Tensor `t` at a C++ scalar `k`
+/// (Tensor::operator[](int64_t)), or null.
+const clang::CXXOperatorCallExpr *elementSubscript(const clang::Expr *E);
+
+/// The object `t` of \p E, a call `t.item<T>()` of a C++ scalar type T, or
+/// null.
+const clang::Expr *itemObject(const clang::Expr *E);
+
 /// A C++ type a scalar kernel passes or returns: one a dtype holds as it is
 /// (bool, signed integers, float, double).
 bool isKernelType(clang::QualType T);
@@ -73,7 +81,8 @@ public:
   /// Adds \p E, a leaf, to the kernel's operands (one parameter per distinct
   /// source text, a local's own parameter apart).
   void addOperand(const clang::Expr *E, FusedChain &Chain,
-                  const clang::VarDecl *Local = nullptr) const;
+                  const clang::VarDecl *Local = nullptr,
+                  bool ElementRead = false) const;
 
   /// Whether \p S reads a variable \p Chain declares.
   bool mentionsDeclared(const clang::Stmt *S, const FusedChain &Chain) const;

@@ -26,8 +26,7 @@
 //   - the region's statements are declarations of C++ scalar locals (no
 //     references, no statics), expression statements, blocks, `while`, `do`,
 //     plain `for`, `if`/`else`, and `break`/`continue` of the region's own
-//     loops; it holds per-example control flow (else the batched ops are
-//     already one op per statement), and no other kernel;
+//     loops, and no other kernel;
 //   - its code is C++ scalar arithmetic on its locals: built-in operators,
 //     casts, `?:`, the <cmath> functions the op table lists
 //     (kCmathFunctions), and calls of functions of this file that take and
@@ -35,6 +34,13 @@
 //     parameters and locals, `return`s included (SPEC's early return per
 //     example: the kernel calls the function as written); an assignment or
 //     `++` writes one of its locals;
+//   - a tensor it subscripts at an index that reads its locals (`x[i][k]` in
+//     `x[i][k].item<float>()`, or the stored value `input[i][k]`) is read
+//     element by element (Note [Element reads] in
+//     rules/include/vmap/fused_scalar.hpp): the largest part of it that reads
+//     none of the locals (`x[i]`; where the code may not reach it, the
+//     variable `x`, the rest selected in the kernel) is a `vb::Elements`
+//     operand;
 //   - each largest part of it that reads none of its locals and is no literal
 //     (`x[i].item<float>()`, a per-example C++ scalar of the body, a number
 //     the same for every example) is an operand: it must be pure (computed
@@ -44,11 +50,15 @@
 //     size, which cannot raise an error; `float c = e;` at the region's top
 //     becomes the parameter `float c`, which the kernel may change (a copy);
 //   - at least one operand is per example, the stored value has a type the
-//     kernel returns, and the destination reads none of the region's locals;
+//     kernel returns (or is such an element, which it returns as it is), and
+//     the destination reads none of the region's locals;
+//   - the region holds per-example control flow, or reads elements once per
+//     example (no loop): a plain loop stepping through elements with neither
+//     runs faster as batched ops over every example at once than one example
+//     at a time with every read checked;
 //   - the region's locals are dead after the store (nothing else names them).
 // The region is the longest such run, else a shorter one, else none: the
-// masked loops stay (two results of one loop, an index the loop computes
-// into a tensor, a read only some examples reach, a call of a function that
+// masked loops stay (two results of one loop, a call of a function that
 // reads more than its parameters). Parameters have the types the
 // code reads them as: the local's declared type, else the operand's C++ type.
 // The kernel runs only the examples of the live mask: one inside a
@@ -180,6 +190,12 @@ public:
     });
   }
 
+  /// Whether \p S holds a loop.
+  static bool holdsLoop(const Stmt *S) {
+    return S && (isa<ForStmt, WhileStmt, DoStmt>(S) ||
+                 llvm::any_of(S->children(), holdsLoop));
+  }
+
   /// Whether \p E is a region's local, as an assignment's target.
   bool isDeclaredTarget(const Expr *E, const FusedChain &Chain) const {
     const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParens());
@@ -198,13 +214,19 @@ public:
     if (!K.mentionsDeclared(E, Chain) && !callsScalarFunction(E)) {
       if (isLiteral(E))
         return true;
-      if (!isKernelType(E->getType()) || !K.isPure(E) ||
-          (Guarded && !isa<DeclRefExpr>(E->IgnoreParenImpCasts()) &&
-           !isMetadataCall(E)))
-        return false;
-      K.addOperand(E, Chain);
-      return true;
+      if (isKernelType(E->getType()) && K.isPure(E) &&
+          (!Guarded || isa<DeclRefExpr>(E->IgnoreParenImpCasts()) ||
+           isMetadataCall(E))) {
+        K.addOperand(E, Chain);
+        return true;
+      }
+      // `x[i][3].item<float>()` where the code may not reach it: read in the
+      // kernel, where it is written.
+      const Expr *Object = itemObject(E);
+      return Guarded && Object && collectElements(Object, Chain, Guarded);
     }
+    if (const Expr *Object = itemObject(E))
+      return collectElements(Object, Chain, Guarded);
     auto Each = [&](auto Children, bool ChildrenGuarded) {
       return llvm::all_of(Children, [&](const Stmt *Child) {
         return collectScalar(cast<Expr>(Child), Chain, ChildrenGuarded);
@@ -212,8 +234,9 @@ public:
     };
     if (isa<DeclRefExpr>(E))
       return isScalarType(E->getType());
+    // ExprWithCleanups: the end of an element read's temporaries.
     if (isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXStaticCastExpr,
-            CXXFunctionalCastExpr>(E))
+            CXXFunctionalCastExpr, ExprWithCleanups>(E))
       return isScalarType(E->getType()) && Each(E->children(), Guarded);
     if (const auto *Conditional = dyn_cast<ConditionalOperator>(E))
       return isScalarType(E->getType()) &&
@@ -242,6 +265,25 @@ public:
              });
     }
     return false;
+  }
+
+  /// The operands of \p E, a tensor the kernel reads element by element
+  /// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the
+  /// largest part that reads none of the region's locals, a tensor computed
+  /// before the kernel (where the code may not reach it, \p Guarded, a
+  /// variable, which cannot raise an error), else `t[k]` of such a tensor
+  /// `t` at a C++ scalar `k` of the kernel, selected in the kernel.
+  bool collectElements(const Expr *E, FusedChain &Chain, bool Guarded) {
+    if (!K.mentionsDeclared(E, Chain) && !callsScalarFunction(E) &&
+        isTensorType(E->getType()) && K.isPure(E) &&
+        (!Guarded || referencedVar(E))) {
+      K.addOperand(E, Chain, nullptr, /*ElementRead=*/true);
+      return true;
+    }
+    const CXXOperatorCallExpr *Subscript = elementSubscript(E);
+    return Subscript &&
+           collectElements(Subscript->getArg(0), Chain, Guarded) &&
+           collectScalar(Subscript->getArg(1), Chain, Guarded);
   }
 
   /// The operands of \p S, a statement of a scalar region; \p TopLevel:
@@ -307,19 +349,33 @@ public:
         return std::nullopt;
       K.declare(S, Chain);
     }
-    if (!llvm::any_of(
-            Region, [&](const Stmt *S) { return holdsPerExampleControl(S); }) ||
-        K.mentionsDeclared(Destination, Chain) ||
-        !isKernelType(Root->getType()))
+    // A value that is an element of a tensor at an index the region computes
+    // (`input[i][k]`): the kernel returns the element (Note [Element reads]).
+    const bool ReturnsElements = !isKernelType(Root->getType());
+    if (K.mentionsDeclared(Destination, Chain) ||
+        (ReturnsElements &&
+         (!elementSubscript(Root) || !K.mentionsDeclared(Root, Chain))))
       return std::nullopt;
     for (const Stmt *S : Region)
       if (!collectScalarStatement(S, Chain, /*TopLevel=*/true,
                                   /*Guarded=*/false))
         return std::nullopt;
-    if (!collectScalar(Root, Chain, /*Guarded=*/false) ||
+    if (!(ReturnsElements ? collectElements(Root, Chain, /*Guarded=*/false)
+                          : collectScalar(Root, Chain, /*Guarded=*/false)) ||
         llvm::none_of(Chain.Operands, [&](const Expr *Operand) {
           return A.isBatched(Operand);
         }))
+      return std::nullopt;
+    // Else the batched ops are already one op per statement: a kernel pays
+    // where the region has per-example control flow, or reads elements once
+    // per example at indices it computes (a gather: one op per element
+    // otherwise). A plain loop stepping through elements without control
+    // flow stays batched: its ops run over every example at once, faster
+    // than the kernel's one example at a time, whose every read is checked.
+    if (llvm::none_of(Region,
+                      [&](const Stmt *S) { return holdsPerExampleControl(S); }) &&
+        (!llvm::is_contained(Chain.ElementReads, true) ||
+         llvm::any_of(Region, holdsLoop)))
       return std::nullopt;
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace vmap {
 namespace {
@@ -101,6 +102,72 @@ TEST(ScalarKernel, ATensorOperandIsAnError) {
   vb::Level level(0, 3);
   const vb::Value i = level.index();
   EXPECT_THROW(vb::fused_scalar([](float v) { return v; }, vb::at(x, i)), vmap::Error);
+}
+
+// Note [Element reads]: a tensor read element by element at an index the kernel computes,
+// through its own strides (a transposed view, no copy) and dtype; item<T>() converts as
+// Tensor::item<T>() does.
+TEST(ElementReads, StridedAndConvertedAsTensorReads) {
+  const Tensor x = (arange(12).reshape({4, 3}).to(kFloat64) * 0.5).t();  // [3, 4], strided
+  Tensor out = zeros({3}, kFloat32);
+  {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::fused_scalar(
+        [](vb::Elements rows, int64_t i) {
+          float s = 0;
+          for (int64_t k = 0; k < 4; ++k) s += rows[i][k].item<float>() * (k + 1);
+          return s;
+        },
+        x, i);
+  }
+  Tensor expected = zeros({3}, kFloat32);
+  for (int64_t i = 0; i < 3; ++i) {
+    float s = 0;
+    for (int64_t k = 0; k < 4; ++k) s += x[i][k].item<float>() * (k + 1);
+    expected[i] = s;
+  }
+  EXPECT_TRUE(vmap::equal(out, expected)) << out << expected;
+}
+
+// A kernel returning an element stores it bit for bit in the tensor's dtype: an int64 past
+// 2^53 (no trip through double), a negative index from the end.
+TEST(ElementReads, AReturnedElementKeepsItsDtype) {
+  const int64_t big = (int64_t{1} << 53) + 1;
+  const Tensor values = tensor({big, int64_t{-7}, big + 2});
+  const Tensor picks = tensor({int64_t{-1}, int64_t{0}, int64_t{1}});
+  Tensor out = zeros({3}, kInt64);
+  {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::fused_scalar([](int64_t k, vb::Elements v) { return v[k]; },
+                                      vb::at(picks, i).item<int64_t>(), values);
+  }
+  EXPECT_TRUE(vmap::equal(out, tensor({big + 2, big, int64_t{-7}}))) << out;
+}
+
+// An index out of range raises the error Tensor::operator[] raises, from the first example
+// in loop order, whatever the threads; nothing outside the tensor is read.
+TEST(ElementReads, AnIndexOutOfRangeIsTheLoopsError) {
+  const Tensor x = arange(6).to(kFloat32);
+  Tensor picks = zeros({1000}, kInt64);
+  picks[700] = 9;
+  picks[900] = 6;
+  std::string expected;
+  try {
+    (void)x[9];
+  } catch (const vmap::Error& e) {
+    expected = e.what();
+  }
+  vb::Level level(0, 1000);
+  const vb::Value i = level.index();
+  try {
+    vb::fused_scalar([](int64_t k, vb::Elements v) { return v[k].item<float>(); },
+                     vb::at(picks, i).item<int64_t>(), x);
+    ADD_FAILURE() << "no error";
+  } catch (const vmap::Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
 }
 
 }  // namespace

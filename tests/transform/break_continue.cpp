@@ -99,26 +99,28 @@ int main() {
 }
 
 // CHECK-LABEL: void first_above(
-// CHECK: vb::Value found = vb::scalar_cast<int64_t>(-1);  // line 12
-// CHECK-NEXT: { vb::Loop _b_loop0;  // line 13
-// CHECK-NEXT: for (int64_t j = 0; j < x.size(1); ++j) {
-// CHECK-NEXT: if (!_b_loop0.next())
-// CHECK-NEXT: break;  // clang-vmap: every example has left
-// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i)[j].item<float>() > vb::at(threshold, i).item<float>());  // line 14
-// CHECK-NEXT: {
-// CHECK-NEXT: found = j;  // line 15
-// CHECK-NEXT: _b_loop0.exit();  // line 16
+// The search reads x at the position it has reached: one scalar kernel, the loop as
+// written (Note [Element reads]).
+// CHECK: vb::at(position, i) = vb::fused_scalar([](long a, vb::Elements x, int64_t i, vb::Elements threshold) {
+// CHECK-NEXT: int64_t found = -1;  // line 12
+// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) {  // line 13
+// CHECK-NEXT: if (x[i][j].item<float>() > threshold[i].item<float>()) {
+// CHECK-NEXT: found = j;
+// CHECK-NEXT: break;
+// CHECK: return found;
+// CHECK-NEXT: }, x.size(1), x, i, threshold);  // lines 12-19
 // CHECK-LABEL: void positive_sum(
-// CHECK: { vb::Where _b_where0(v <= 0.0f);  // line 33
-// CHECK-NEXT: _b_loop0.skip();  // line 34
-// CHECK-NEXT: }
-// CHECK-NEXT: total += v;  // line 35
+// CHECK: vb::at(sums, i) = vb::fused_scalar([](long a, vb::Elements x, int64_t i) {
+// CHECK: float v = x[i][j].item<float>();
+// CHECK-NEXT: if (v <= 0.0f)
+// CHECK-NEXT: continue;
+// CHECK-NEXT: total += v;
 // CHECK: for (float w : weights) {
-// CHECK-NEXT: if (!_b_loop1.next())
+// CHECK-NEXT: if (!_b_loop0.next())
 // CHECK: if (w == 0.0f) {  // line 41
-// CHECK-NEXT: _b_loop1.exit();  // line 42
-// CHECK: { vb::Where _b_where1(vb::at(x, i)[k].item<float>() < -1.5f);  // line 43
-// CHECK-NEXT: _b_loop1.exit();  // line 44
+// CHECK-NEXT: _b_loop0.exit();  // line 42
+// CHECK: { vb::Where _b_where0(vb::at(x, i)[k].item<float>() < -1.5f);  // line 43
+// CHECK-NEXT: _b_loop0.exit();  // line 44
 // CHECK: for (float w : weights) {  // line 48
 // CHECK-NEXT: if (w == 0.0f) {  // line 49
 // CHECK-NEXT: break;  // line 50

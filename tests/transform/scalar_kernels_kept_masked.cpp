@@ -1,5 +1,9 @@
 // Per-example control flow that is not one scalar kernel keeps the masked loops (Note
 // [Control masks]; Note [Fused control flow] in transform/fuse.cpp says which regions fuse).
+// Two forms that once kept them, a read at an index the loop computes and a read only some
+// examples reach, are scalar kernels since the kernels read tensors element by element
+// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp); they stay here, beside
+// the forms that still keep the masks.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -20,7 +24,7 @@ void escape_and_radius(const Tensor& c, Tensor& counts, Tensor& radii) {
   }
 }
 
-// The loop reads the example's tensor at an index it computes.
+// The loop reads the example's tensor at an index it computes: a kernel, bounds-checked.
 void leading_positives(const Tensor& x, Tensor& lengths) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
@@ -51,7 +55,8 @@ void bucketed_steps(const Tensor& x, Tensor& out) {
 }
 
 // A read the code reaches only for some examples (for the others its index is out of
-// range): it cannot be computed for every example before a kernel.
+// range): it cannot be computed for every example before a kernel, so the kernel reads it
+// where it is written.
 void guarded_read(const Tensor& x, const Tensor& positions, Tensor& out, Tensor& used) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
@@ -89,19 +94,26 @@ int main() {
 
 // CHECK-LABEL: void escape_and_radius(
 // CHECK-NOT: fused_scalar
-// CHECK: { vb::Loop _b_loop0;  // line 14
+// CHECK: { vb::Loop _b_loop0;  // line 18
 // CHECK-NEXT: while (_b_loop0.next(vb::logical_and(k < 20, zr * zr < 4.0f))) {
-// CHECK: vb::at(counts, i) = k;  // line 18
-// CHECK-NEXT: vb::at(radii, i) = zr;  // line 19
+// CHECK: vb::at(counts, i) = k;  // line 22
+// CHECK-NEXT: vb::at(radii, i) = zr;  // line 23
 // CHECK-LABEL: void leading_positives(
-// CHECK-NOT: fused_scalar
-// CHECK: { vb::Loop _b_loop0;  // line 28
-// CHECK: vb::at(lengths, i) = k;  // line 30
+// CHECK: vb::at(lengths, i) = vb::fused_scalar([](long a, vb::Elements x, int64_t i) {
+// CHECK-NEXT: int64_t k = 0;  // line 31
+// CHECK-NEXT: while (k < a && x[i][k].item<float>() > 0.0f)  // line 32
+// CHECK-NEXT: ++k;
+// CHECK-NEXT: return k;
+// CHECK-NEXT: }, x.size(1), x, i);  // lines 31-34
 // CHECK-LABEL: void bucketed_steps(
 // CHECK-NOT: fused_scalar
-// CHECK: { vb::Loop _b_loop0;  // line 45
-// CHECK: vb::at(out, i) = steps;  // line 49
+// CHECK: { vb::Loop _b_loop0;  // line 49
+// CHECK: vb::at(out, i) = steps;  // line 53
 // CHECK-LABEL: void guarded_read(
-// CHECK-NOT: fused_scalar
-// CHECK: { vb::Where _b_where0(p < x.size(1));  // line 60
-// CHECK: vb::at(out, i) = v;  // line 62
+// CHECK: vb::at(out, i) = vb::fused_scalar([](bool a, vb::Elements x, int64_t i, int64_t p) {
+// CHECK-NEXT: float v = -1.0f;  // line 64
+// CHECK-NEXT: if (a)  // line 65
+// CHECK-NEXT: v = x[i][p].item<float>();
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, p < x.size(1), x, i, p);  // lines 64-67
+// CHECK-NEXT: vb::at(used, i) = p;  // line 68

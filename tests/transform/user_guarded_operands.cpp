@@ -92,11 +92,13 @@ int main() {
 // CHECK: vb::at(out, i) = vb::where(vb::logical_and(k >= 0, k < table.size(0)), [&] { return vb::at(table, k); }, [&] { return zeros({table.size(1)}); });  // line 35
 // CHECK-LABEL: void guarded_elements(
 // The if on a per-example scalar is a scalar kernel (Note [Fused control flow] in
-// transform/fuse.cpp); its operands, computed before it, keep their guards.
-// CHECK: vb::at(out, i) = vb::fused_scalar([](float v, bool a) {
-// CHECK-NEXT: if (a) v = -v;  // line 44
+// transform/fuse.cpp); the guarded reads of values run in it where they are written
+// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
+// CHECK: vb::at(out, i) = vb::fused_scalar([](int64_t k, vb::Elements values) {
+// CHECK-NEXT: float v = k < 0 ? 0.0f : values[k].item<float>();  // line 43
+// CHECK-NEXT: if (k >= 0 && values[k].item<float>() > 3.0f) v = -v;  // line 44
 // CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::where(k < 0, [&] { return 0.0f; }, [&] { return vb::at(values, k).item<float>(); }), vb::logical_and(k >= 0, [&] { return vb::at(values, k).item<float>() > 3.0f; }));  // lines 43-45
+// CHECK-NEXT: }, vb::at(idx, i).item<int64_t>(), values);  // lines 42-45
 // CHECK-LABEL: void guarded_call(
 // CHECK: vb::at(out, i) = vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; });  // line 57
 // CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 58

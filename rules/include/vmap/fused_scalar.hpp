@@ -22,16 +22,31 @@
 // are needed inside): every active level at its full size, examples in chunks on OpenMP
 // threads taken dynamically (each example runs its own number of iterations). Its operands
 // are read as the parameters' C++ types (each per-example one converted once, before the
-// loop, to the dtype that holds it), the result is a per-example C++ scalar of the lambda's
+// loop, to the dtype that holds it, and read in place: no copy over the levels it does not
+// vary over), the result is a per-example C++ scalar of the lambda's
 // return type. Under a live vb::Where (the region inside a per-example `if`, or in a batched
 // clone called under one) only the active examples run: an inactive one might loop forever.
 // On a device the operands are copied to the CPU and the result back. Results are those of
 // the code as written (the same C++ on the same types), to the bit.
+//
+// Note [Element reads]
+// A region may read elements of tensors at indices it computes (a gather,
+// `input[i][index[i][j].item<int64_t>()]`; a search loop, `x[i][k].item<float>() > t`). The
+// tensor it subscripts (a variable, or an expression the region's locals do not reach) is a
+// parameter of type vb::Elements: one example's view of it, its data pointer, dtype, sizes and
+// strides as they are at run time (any strides: no copy, no contiguity assumed; a tensor the
+// same for every example is one view, a per-example one each example's own). `e[k]` selects
+// along its first dim as Tensor::operator[] does, the same bounds and the same vmap::Error for
+// an index out of range (never a read outside the tensor); `e.item<T>()` reads the one element
+// with the dtype the tensor has and converts it as Tensor::item<T>() does. A region whose value
+// is such an element (`out[i][j] = input[i][k]`) returns the vb::Elements itself: the result
+// has its dtype and its remaining dims, copied bit for bit.
 #pragma once
 
 #include <vmap/batched.hpp>
 
 #include <array>
+#include <cstring>
 #include <functional>
 #include <tuple>
 #include <type_traits>
@@ -41,32 +56,9 @@
 namespace vmap::batched {
 
 namespace detail {
-
-// The operands of a scalar kernel, each per-example one a contiguous CPU tensor over every
-// active level at its full size, in the dtype asked for it.
-struct ScalarKernelLayout {
-  int64_t levels = 0;
-  std::vector<int64_t> sizes;  // every active level's size
-  int64_t count = 1;           // their product
-  std::vector<Tensor> operands;
-  Tensor active;  // bool [sizes], the live vb::Where's mask; undefined when none is live
-  Device device = kCPU;  // where the operands live, and the result goes
-};
-ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
-                                      const std::vector<Dtype>& dtypes);
-// Calls body(begin, end) over [0, count) in small chunks that OpenMP threads take as they
-// finish the one before (the examples' costs differ).
-void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body);
-// `result` (of the layout's sizes, on the CPU) as a per-example C++ scalar.
-Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result);
-
-template <class Call>
-struct KernelSignature;
-template <class Lambda, class R, class... P>
-struct KernelSignature<R (Lambda::*)(P...) const> {
-  using Result = std::remove_cvref_t<R>;
-  using Parameters = std::tuple<std::remove_cvref_t<P>...>;
-};
+[[noreturn]] void fail_element_select_0dim();
+[[noreturn]] void fail_element_index(int64_t index, int64_t size);
+[[noreturn]] void fail_element_item(int64_t numel);
 // The element type of the dtype that holds a C++ scalar of type T (cpp_dtype's).
 template <class T>
 using HeldAs = std::conditional_t<
@@ -75,11 +67,163 @@ using HeldAs = std::conditional_t<
                        std::conditional_t<(sizeof(T) <= 4), float, double>,
                        std::conditional_t<(sizeof(T) <= 4 && std::is_signed_v<T>), int32_t,
                                           int64_t>>>;
+}  // namespace detail
+
+// One example's view of a tensor a scalar kernel reads element by element (Note [Element
+// reads]): Tensor's operator[] and item<T>() on the tensor's own data, dtype and strides.
+class Elements {
+ public:
+  Elements(const char* data, Dtype dtype, int64_t dims, const int64_t* sizes,
+           const int64_t* byte_strides)
+      : data_(data), dtype_(dtype), dims_(dims), sizes_(sizes), strides_(byte_strides) {}
+
+  // select(0, index), as Tensor::operator[](int64_t).
+  Elements operator[](int64_t index) const {
+    if (dims_ == 0) detail::fail_element_select_0dim();
+    const int64_t size = sizes_[0];
+    if (index < -size || index >= size) detail::fail_element_index(index, size);
+    if (index < 0) index += size;
+    return Elements(data_ + index * strides_[0], dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
+  }
+  // Tensor::item<T>(): the one element, converted through vmap's Scalar, checked, as
+  // item<T>() does.
+  template <vmap::detail::Arithmetic T>
+  T item() const {
+    // The element read as the type it has (a float tensor's item<float>()): one compare and
+    // a load in the kernel's loop, the dispatch below only for the other dtypes.
+    if constexpr (std::is_same_v<T, detail::HeldAs<T>>)
+      if (dims_ == 0 && dtype_ == detail::cpp_dtype<T>()) [[likely]]
+        return converted<T, T>();
+    return dispatched<T>();
+  }
+
+  const char* data() const { return data_; }
+  Dtype dtype() const { return dtype_; }
+  int64_t dim() const { return dims_; }
+  const int64_t* sizes() const { return sizes_; }
+  const int64_t* byte_strides() const { return strides_; }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (int64_t d = 0; d < dims_; ++d) n *= sizes_[d];
+    return n;
+  }
+
+ private:
+  template <class T>
+  T dispatched() const {
+    if (dims_ != 0 && numel() != 1) detail::fail_element_item(numel());
+    switch (dtype_) {
+      case Dtype::Float32: return converted<float, T>();
+      case Dtype::Float64: return converted<double, T>();
+      case Dtype::Int32: return converted<int32_t, T>();
+      case Dtype::Int64: return converted<int64_t, T>();
+      case Dtype::Bool: return converted<bool, T>();
+    }
+    __builtin_unreachable();
+  }
+  template <class Held, class T>
+  T converted() const {
+    Held value;
+    std::memcpy(&value, data_, sizeof(Held));
+    if constexpr (std::is_same_v<Held, T>)
+      return value;  // what the conversion gives: itself
+    else
+      return vmap::detail::Scalar(value).template checked_to<T>("item");
+  }
+
+  const char* data_;
+  Dtype dtype_;
+  int64_t dims_;
+  const int64_t* sizes_;
+  const int64_t* strides_;  // in bytes
+};
+
+namespace detail {
+
+// An operand of a scalar kernel, on the CPU, expanded over every active level (a level it
+// does not vary over has stride 0), no copy: a per-example C++ scalar (no dims of its own, in
+// the dtype that holds its parameter) or a tensor read element by element (Note [Element
+// reads]).
+struct ElementOperand {
+  Tensor held;
+  Dtype dtype = kFloat32;              // held's
+  const char* base = nullptr;          // the first example's first element
+  std::vector<int64_t> level_strides;  // in bytes, one per active level
+  std::vector<int64_t> sizes;          // the dims of one example
+  std::vector<int64_t> strides;        // theirs, in bytes
+};
+
+// The per-example operands of a scalar kernel over every active level.
+struct ScalarKernelLayout {
+  int64_t levels = 0;
+  std::vector<int64_t> sizes;  // every active level's size
+  int64_t count = 1;           // their product
+  std::vector<ElementOperand> operands;  // per-example C++ scalars
+  std::vector<ElementOperand> elements;  // tensors read element by element
+  Tensor active;  // bool [sizes], the live vb::Where's mask; undefined when none is live
+  Device device = kCPU;  // where the operands live, and the result goes
+};
+ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
+                                      const std::vector<Dtype>& dtypes,
+                                      const std::vector<Value>& elements);
+// Calls body(begin, end) over [0, count) in small chunks that OpenMP threads take as they
+// finish the one before (the examples' costs differ).
+void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body);
+// `result` (of the layout's sizes, on the CPU) as a per-example C++ scalar, or, where the
+// kernel returns elements of a tensor, as a per-example tensor.
+Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result,
+                          bool cpp_scalar = true);
+// The result of a kernel that returns vb::Elements: [layout sizes..., first's dims...] of
+// first's dtype (Note [Element reads]), with first, example `example`'s, copied into it.
+Tensor element_result(const ScalarKernelLayout& layout, const Elements& first, int64_t example);
+void store_elements(const ScalarKernelLayout& layout, const Elements& from, const Tensor& result,
+                    int64_t example);
+
+// Example `p`'s position over the active levels, stepped one example at a time.
+class ExampleCursor {
+ public:
+  ExampleCursor(const ScalarKernelLayout& layout, int64_t p)
+      : sizes_(layout.sizes), index_(layout.sizes.size()) {
+    for (std::size_t l = index_.size(); l-- > 0;) {
+      index_[l] = p % sizes_[l];
+      p /= sizes_[l];
+    }
+  }
+  void next() {
+    for (std::size_t l = index_.size(); l-- > 0;) {
+      if (++index_[l] < sizes_[l]) return;
+      index_[l] = 0;
+    }
+  }
+  // This example's first element of `e`.
+  const char* at(const ElementOperand& e) const {
+    const char* data = e.base;
+    for (std::size_t l = 0; l < index_.size(); ++l) data += index_[l] * e.level_strides[l];
+    return data;
+  }
+  Elements view(const ElementOperand& e) const {
+    return Elements(at(e), e.dtype, static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
+                    e.strides.data());
+  }
+
+ private:
+  const std::vector<int64_t>& sizes_;
+  std::vector<int64_t> index_;
+};
+
+template <class Call>
+struct KernelSignature;
+template <class Lambda, class R, class... P>
+struct KernelSignature<R (Lambda::*)(P...) const> {
+  using Result = std::remove_cvref_t<R>;
+  using Parameters = std::tuple<std::remove_cvref_t<P>...>;
+};
 
 }  // namespace detail
 
 // The per-example scalar code `kernel` (a lambda with typed parameters) on `args`: Values
-// (per-example C++ scalars) and numbers, one per parameter. Note [Scalar kernels].
+// (per-example C++ scalars, or tensors read element by element where the parameter is a
+// vb::Elements) and numbers, one per parameter. Note [Scalar kernels], Note [Element reads].
 template <class Kernel, class... Args>
 Value fused_scalar(const Kernel& kernel, const Args&... args) {
   const profile::detail::OpScope profiled("fused scalar");
@@ -92,43 +236,87 @@ Value fused_scalar(const Kernel& kernel, const Args&... args) {
   const Operands operands(args...);
   constexpr std::size_t kCount = sizeof...(Args);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
-    std::vector<Value> values;
+    std::vector<Value> values, elements;
     std::vector<Dtype> dtypes;
     (
         [&] {
-          if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>) {
+          if constexpr (std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>)
+            elements.push_back(std::get<I>(operands));
+          else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>) {
             values.push_back(std::get<I>(operands));
             dtypes.push_back(detail::cpp_dtype<std::tuple_element_t<I, Parameters>>());
           }
         }(),
         ...);
-    const detail::ScalarKernelLayout layout = detail::plan_scalar_kernel(values, dtypes);
-    // Each parameter's elements (a per-example operand) or null (a number).
+    const detail::ScalarKernelLayout layout =
+        detail::plan_scalar_kernel(values, dtypes, elements);
+    // Each parameter's elements (a per-example operand), its tensor read element by element,
+    // or null (a number).
     std::array<const void*, kCount> data{};
-    std::size_t next = 0;
-    ((data[I] = std::is_same_v<std::tuple_element_t<I, Operands>, Value>
-                    ? layout.operands[next++].raw_data()
-                    : nullptr),
-     ...);
-    const auto argument = [&]<std::size_t J>(std::integral_constant<std::size_t, J>, int64_t p) {
+    std::size_t next = 0, next_element = 0;
+    (
+        [&] {
+          if constexpr (std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>)
+            data[I] = &layout.elements[next_element++];
+          else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>)
+            data[I] = &layout.operands[next++];
+        }(),
+        ...);
+    const auto argument = [&]<std::size_t J>(std::integral_constant<std::size_t, J>,
+                                             const detail::ExampleCursor& at) {
       using P = std::tuple_element_t<J, Parameters>;
-      if constexpr (std::is_same_v<std::tuple_element_t<J, Operands>, Value>)
-        return static_cast<P>(static_cast<const detail::HeldAs<P>*>(data[J])[p]);
-      else
+      if constexpr (std::is_same_v<P, Elements>)
+        return at.view(*static_cast<const detail::ElementOperand*>(data[J]));
+      else if constexpr (std::is_same_v<std::tuple_element_t<J, Operands>, Value>) {
+        detail::HeldAs<P> held;
+        std::memcpy(&held, at.at(*static_cast<const detail::ElementOperand*>(data[J])),
+                    sizeof held);
+        return static_cast<P>(held);
+      } else
         return static_cast<P>(std::get<J>(operands));
     };
-    using Held = detail::HeldAs<R>;
-    Tensor result = vmap::empty(layout.sizes, vmap::detail::dtype_of<Held>);
-    Held* out = result.template data_ptr<Held>();
+    const auto run = [&](const detail::ExampleCursor& at) {
+      return kernel(argument(std::integral_constant<std::size_t, I>{}, at)...);
+    };
     const bool* active = layout.active.defined() ? layout.active.template data_ptr<bool>() : nullptr;
-    detail::parallel_chunks(layout.count, [&](int64_t begin, int64_t end) {
-      for (int64_t p = begin; p < end; ++p)
-        out[p] = !active || active[p]
-                     ? static_cast<Held>(
-                           kernel(argument(std::integral_constant<std::size_t, I>{}, p)...))
-                     : Held{};
-    });
-    return detail::scalar_kernel_value(layout, result);
+    if constexpr (std::is_same_v<R, Elements>) {
+      // The result's dtype and dims are those of the elements returned: the first active
+      // example's, which every other's share (the same tensor's, at the same depth).
+      int64_t first = 0;
+      while (first < layout.count && active && !active[first]) ++first;
+      if (first == layout.count)
+        return detail::scalar_kernel_value(layout, vmap::zeros(layout.sizes), false);
+      const detail::ExampleCursor at_first(layout, first);
+      const Elements first_result = run(at_first);
+      const Tensor result = detail::element_result(layout, first_result, first);
+      char* const out = static_cast<char*>(result.raw_data());
+      const Dtype dtype = first_result.dtype();
+      const auto store = [&](const Elements& from, int64_t p) {
+        // One element of the result's dtype (a gather): a copy of its bytes, inline.
+        switch (from.dim() == 0 && from.dtype() == dtype ? vmap::detail::element_size(dtype) : 0) {
+          case 1: std::memcpy(out + p, from.data(), 1); return;
+          case 4: std::memcpy(out + p * 4, from.data(), 4); return;
+          case 8: std::memcpy(out + p * 8, from.data(), 8); return;
+          default: detail::store_elements(layout, from, result, p);
+        }
+      };
+      detail::parallel_chunks(layout.count - first - 1, [&](int64_t begin, int64_t end) {
+        detail::ExampleCursor at(layout, first + 1 + begin);
+        for (int64_t p = first + 1 + begin; p < first + 1 + end; ++p, at.next())
+          if (!active || active[p]) store(run(at), p);
+      });
+      return detail::scalar_kernel_value(layout, result, false);
+    } else {
+      using Held = detail::HeldAs<R>;
+      Tensor result = vmap::empty(layout.sizes, vmap::detail::dtype_of<Held>);
+      Held* out = result.template data_ptr<Held>();
+      detail::parallel_chunks(layout.count, [&](int64_t begin, int64_t end) {
+        detail::ExampleCursor at(layout, begin);
+        for (int64_t p = begin; p < end; ++p, at.next())
+          out[p] = !active || active[p] ? static_cast<Held>(run(at)) : Held{};
+      });
+      return detail::scalar_kernel_value(layout, result);
+    }
   }(std::index_sequence_for<Args...>{});
 }
 

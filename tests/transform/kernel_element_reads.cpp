@@ -1,0 +1,149 @@
+// Element reads at indices the body computes, in the forms a user writes first (issue 26):
+// a gather through a local index, pairwise distances as a plain inner loop over `.item()`
+// reads, in float and double. A region that reads elements once per example, or loops over
+// them under per-example control flow, is one scalar kernel that reads the tensors through
+// vb::Elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the tensor's
+// own data, dtype and strides, bounds-checked as Tensor::operator[]. A plain loop over
+// elements without control flow stays batched (Note [Fused control flow]).
+#include <vmap/vmap.hpp>
+#include <cmath>
+#include <iostream>
+using namespace vmap;
+
+// A gather through a local: each (i, j) picks input[i][k] at its own k.
+void gather_local(const Tensor& input, const Tensor& index, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < index.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < index.size(1); ++j) {
+      int64_t k = index[i][j].item<int64_t>();
+      out[i][j] = input[i][k];
+    }
+}
+// CHECK-LABEL: void gather_local(
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](int64_t k, vb::Elements a) {
+// CHECK-NEXT: return a[k];
+// CHECK-NEXT: }, vb::at(index, i)[j].item<int64_t>(), vb::at(input, i));  // lines 19-20
+
+// Pairwise distances with a plain inner loop accumulating a C++ float.
+void distances(const Tensor& a, const Tensor& b, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < b.size(0); ++j) {
+      float s = 0;
+      for (int64_t k = 0; k < a.size(1); ++k) {
+        float d = a[i][k].item<float>() - b[j][k].item<float>();
+        s += d * d;
+      }
+      out[i][j] = std::sqrt(s);
+    }
+}
+// CHECK-LABEL: void distances(
+// The loop steps through the elements with no control flow: its batched ops run over every
+// example at once, faster than a kernel's one example at a time.
+// CHECK-NOT: fused_scalar
+// CHECK: vb::Value d = vb::at(a, i)[k].item<float>() - vb::at(b, j)[k].item<float>();  // line 36
+// CHECK: vb::at(out, i)[j] = vb::sqrt(s);  // line 39
+
+// On doubles, differences past a cutoff skipped (per-example control flow), the square
+// through a helper of this file: one kernel.
+double squared(double d) { return d * d; }
+
+void clipped_distances(const Tensor& a, const Tensor& b, double cutoff, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < b.size(0); ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < a.size(1); ++k) {
+        double d = a[i][k].item<double>() - b[j][k].item<double>();
+        if (std::fabs(d) > cutoff)
+          continue;
+        s += squared(d);
+      }
+      out[i][j] = std::sqrt(s);
+    }
+}
+// CHECK-LABEL: void clipped_distances(
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j, double cutoff) {
+// CHECK-NEXT: double s = 0;  // line 58
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 59
+// CHECK-NEXT: double d = a[i][k].item<double>() - b[j][k].item<double>();
+// CHECK-NEXT: if (std::fabs(d) > cutoff)
+// CHECK-NEXT: continue;
+// CHECK-NEXT: s += squared(d);
+// CHECK-NEXT: }
+// CHECK-NEXT: return std::sqrt(s);
+// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 58-65
+
+// Rows of a table at each example's id (the element returned has dims of its own), only
+// for the examples kept (inside a per-example if: the others never run, their ids unread).
+void embedding_rows(const Tensor& table, const Tensor& ids, const Tensor& keep, Tensor& out) {
+#pragma vmap
+  for (int64_t t = 0; t < ids.size(0); ++t) {
+    if (keep[t].item<bool>()) {
+      int64_t id = ids[t].item<int64_t>();
+      out[t] = table[id];
+    }
+  }
+}
+// CHECK-LABEL: void embedding_rows(
+// CHECK: { vb::Where _b_where0(vb::at(keep, t).item<bool>());
+// CHECK: vb::at(out, t) = vb::fused_scalar([](int64_t id, vb::Elements table) {
+// CHECK-NEXT: return table[id];
+// CHECK-NEXT: }, vb::at(ids, t).item<int64_t>(), table);
+
+int main() {
+  manual_seed(5);
+  // Gather: float, double and int64 inputs (the result keeps the input's dtype, bit for
+  // bit), a transposed (strided) input, negative indices.
+  const Tensor index = randint(-6, 6, {3, 4});
+  for (Dtype dtype : {kFloat, kDouble, kLong}) {
+    const Tensor input = (randn({3, 6}) * 100).to(dtype);
+    Tensor out = zeros({3, 4}, dtype);
+    gather_local(input, index, out);
+    std::cout << out << "\n";
+  }
+  const Tensor wide = randn({6, 3});
+  Tensor strided = zeros({3, 4});
+  gather_local(wide.t(), index, strided);
+  std::cout << strided << "\n";
+  // An index out of range: the loop's own error, nothing read outside the input.
+  try {
+    Tensor out = zeros({3, 4});
+    gather_local(randn({3, 6}), index + 6, out);
+    std::cout << "no error\n";
+  } catch (const vmap::Error& e) {
+    std::cout << e.what() << "\n";
+  }
+  // Rows, int32, a strided table; ids of the examples not kept are out of range, unread;
+  // a kept one past the table's end raises the loop's error.
+  const Tensor table = randint(-50, 50, {4, 5}).to(kInt).t().contiguous().t();
+  const Tensor keep = tensor({true, false, true, false});
+  Tensor rows = full({4, 5}, 7, kInt);
+  embedding_rows(table, tensor({int64_t{3}, int64_t{99}, int64_t{-4}, int64_t{-7}}), keep, rows);
+  std::cout << rows << "\n";
+  try {
+    embedding_rows(table, tensor({int64_t{1}, int64_t{5}}), tensor({true, true}), rows);
+    std::cout << "no error\n";
+  } catch (const vmap::Error& e) {
+    std::cout << e.what() << "\n";
+  }
+  // Distances, float and double, one input strided.
+  const Tensor a = randn({5, 7});
+  const Tensor b = randn({7, 4}).t();
+  Tensor d = zeros({5, 4});
+  distances(a, b, d);
+  std::cout << d << "\n";
+  Tensor dd = zeros({5, 4}, kDouble);
+  clipped_distances(a.to(kDouble), b.to(kDouble), 1.5, dd);
+  std::cout << dd << "\n";
+  // Rows shorter than a's: the inner loop reads past b's row, the loop's error.
+  try {
+    clipped_distances(a.to(kDouble), randn({4, 3}, kDouble), 1.5, dd);
+    std::cout << "no error\n";
+  } catch (const vmap::Error& e) {
+    std::cout << e.what() << "\n";
+  }
+}
