@@ -577,6 +577,8 @@ bool equal(const Tensor& self, const Tensor& other) {
 }
 
 // --- C++ scalar semantics for batched code
+// A zero divisor raises only where a quotient is computed: with no dividends (a batch of no
+// examples, `x[k % x.size(0)]` over an empty x) the loop as written divides nothing.
 namespace detail {
 
 Tensor div_trunc(const Tensor& a, const Tensor& b) {
@@ -586,7 +588,7 @@ Tensor div_trunc(const Tensor& a, const Tensor& b) {
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     if constexpr (is_int<T>) {
       const Tensor divisor = b.to(dtype);
-      if (has_zero(divisor)) fail("div_trunc", "integer division by zero");
+      if (a.numel() != 0 && has_zero(divisor)) fail("div_trunc", "integer division by zero");
       return elementwise<T, T, T>("div_trunc", {a.to(dtype), divisor}, functors::DivTrunc{});
     } else {
       return Tensor();
@@ -600,7 +602,8 @@ Tensor remainder_trunc(const Tensor& a, const Tensor& b) {
   return visit_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     const Tensor divisor = b.to(dtype);
     if constexpr (!std::is_same_v<T, bool>) {
-      if (is_int<T> && has_zero(divisor)) fail("remainder_trunc", "integer division by zero");
+      if (is_int<T> && a.numel() != 0 && has_zero(divisor))
+        fail("remainder_trunc", "integer division by zero");
       return elementwise<T, T, T>("remainder_trunc", {a.to(dtype), divisor},
                                   functors::RemainderTrunc{});
     } else {

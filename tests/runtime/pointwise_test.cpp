@@ -117,6 +117,12 @@ TEST(Pointwise, DivisionIsTrueDivision) {
   EXPECT_EQ(elements<float>(detail::div_trunc(tensor({7.0}), tensor({2.0}))), F({3.5}));
   EXPECT_NE(error_of([] { detail::div_trunc(tensor({1}), tensor({0})); }).find("division by zero"),
             std::string::npos);
+  EXPECT_NE(error_of([] { detail::remainder_trunc(tensor({1}), tensor(0)); }).find("by zero"),
+            std::string::npos);
+  // No dividend, no division: `k % x.size(0)` over a batch of no examples raises nothing.
+  const Tensor none = zeros({0, 3}, kInt64);
+  EXPECT_EQ(detail::remainder_trunc(none, tensor(int64_t{0})).sizes(), none.sizes());
+  EXPECT_EQ(detail::div_trunc(none, tensor(int64_t{0})).sizes(), none.sizes());
 }
 
 TEST(Pointwise, UnaryMath) {
