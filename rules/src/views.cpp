@@ -146,10 +146,12 @@ BatchedResult select_rule(std::size_t op, const CallArgs& args) {
   const int64_t dim = is_subscript ? 0 : args.integer(1);
   const Arg& index = args.raw(index_position);
   const TensorArg& x = args.tensor_arg(0);
-  if (const auto* batched_index = std::get_if<TensorArg>(&index);
-      batched_index && batched_index->bdim)
-    return select_batch_rule(x.value, x.bdim, dim, batched_index->value, batched_index->bdim);
-  const int64_t position = args.integer(index_position);
+  const auto* tensor_index = std::get_if<TensorArg>(&index);
+  if (tensor_index && tensor_index->bdim)
+    return select_batch_rule(x.value, x.bdim, dim, tensor_index->value, tensor_index->bdim);
+  // A per-example index over a batch of one arrives without a batch dim: its one element.
+  const int64_t position =
+      tensor_index ? tensor_index->value.item<int64_t>() : args.integer(index_position);
   if (!x.bdim) return {x.value.select(dim, position), std::nullopt};
   const int64_t rank = rank_without_bdim(x.value, x.bdim);
   if (rank == 0) throw Error("select: cannot be applied to a 0-dim tensor");
