@@ -120,5 +120,30 @@ TEST(CheckMode, PutsOutputsBackAsTheyWere) {
   EXPECT_THROW(scalar.compare(4.f, kOutput), Error);
 }
 
+// An output that is an expanded view (stride 0, as written the last write wins) and two
+// outputs sharing one buffer: every result is kept before any is put back, and an expanded
+// view is put back through its one location per element.
+TEST(CheckMode, PutsBackExpandedAndSharedOutputs) {
+  Tensor row = tensor({1.f, 2.f});
+  Tensor expanded = row.expand({3, 2});
+  vb::CheckedOutput checked(expanded);
+  row.fill_(5.f);
+  checked.ran_as_written(expanded);
+  checked.put_back(expanded);
+  EXPECT_EQ(row[1].item<float>(), 2.f);
+  EXPECT_NO_THROW(checked.compare(full({3, 2}, 5.f), kOutput));
+
+  Tensor rows = zeros({2, 2});
+  Tensor cols = rows.t();
+  vb::CheckedOutput kept_rows(rows), kept_cols(cols);
+  rows[0][1] = 3.f;  // as written: cols[1][0] is 3 too
+  kept_rows.ran_as_written(rows);
+  kept_cols.ran_as_written(cols);
+  kept_rows.put_back(rows);
+  kept_cols.put_back(cols);
+  EXPECT_EQ(rows[0][1].item<float>(), 0.f);
+  EXPECT_THROW(kept_cols.compare(zeros({2, 2}), kOutput), Error);
+}
+
 }  // namespace
 }  // namespace vmap

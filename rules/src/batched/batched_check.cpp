@@ -130,7 +130,16 @@ void CheckedOutput<Tensor>::ran_as_written(const Tensor& tensor) {
 }
 
 void CheckedOutput<Tensor>::put_back(const Tensor& /*tensor*/) const {
-  if (handle_.defined()) handle_.copy_(before_);
+  if (!handle_.defined()) return;
+  // An expanded output (a stride 0) holds one location for many elements, all equal in
+  // before_: put back through one index of each such dim (copy_ refuses the whole view).
+  Tensor destination = handle_, source = before_;
+  for (int64_t d = destination.dim() - 1; d >= 0; --d)
+    if (destination.stride(d) == 0 && destination.size(d) > 1) {
+      destination = destination.select(d, 0);
+      source = source.select(d, 0);
+    }
+  destination.copy_(source);
 }
 
 void CheckedOutput<Tensor>::put_back(Tensor& tensor) const {
