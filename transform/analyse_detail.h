@@ -232,6 +232,15 @@ public:
   llvm::DenseMap<const clang::Expr *, LevelSet> Memo;
 };
 
+// Shared by analyse_check.cpp and analyse_alias.cpp.
+/// A tensor made by a factory in its declaration: it shares storage with
+/// nothing else.
+bool isFreshTensor(const clang::VarDecl *Var);
+/// Whether \p S assigns to \p Var.
+bool isAssignedIn(const clang::Stmt *S, const clang::VarDecl *Var);
+/// `v = e;`: a write that rebinds the variable \p Var itself.
+bool isRebinding(const WriteEvent &W, const clang::VarDecl *Var);
+
 } // namespace detail
 } // namespace clang_vmap
 

@@ -1,0 +1,461 @@
+//===- analyse_alias.cpp - Every tensor the loop reaches, proven or guarded -===//
+//
+// The overlap proof of the analysis (Note [Every tensor the loop reaches]):
+// what a view or handle copy is made from, what same-file callees reach, which
+// pairs are disjoint, which overlap (refused at the line) and which the
+// run-time guard checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "analyse_detail.h"
+#include "ast_util.h"
+#include "clang/AST/Decl.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include <algorithm>
+#include <functional>
+
+using namespace clang;
+
+namespace clang_vmap {
+namespace detail {
+namespace {
+
+/// One tensor the loop reaches (Note [Every tensor the loop reaches]).
+struct Reached {
+  std::string Name;               ///< as the guard names it before the loop
+  const VarDecl *Var = nullptr;   ///< null for a data member
+  const NamedDecl *Decl = nullptr; ///< for remarks
+  const Expr *Site = nullptr;     ///< a read or write of it in the loop
+  bool Written = false;           ///< an output or accumulator
+  bool Container = false;         ///< of tensors, read whole
+};
+
+const InitListExpr *findInitList(const Stmt *S) {
+  if (!S)
+    return nullptr;
+  if (const auto *List = dyn_cast<InitListExpr>(S))
+    return List;
+  for (const Stmt *Child : S->children())
+    if (const InitListExpr *List = findInitList(Child))
+      return List;
+  return nullptr;
+}
+
+/// `from_blob(buf + 1, {3, 3})`: the bytes of the array or pointer variable
+/// `buf` a tensor covers. End is exact for the default dtype (float32), else a
+/// lower bound (an element is at least a byte).
+struct BlobRegion {
+  const VarDecl *Buffer = nullptr;
+  int64_t Begin = 0, End = 0;
+  bool Exact = false;
+};
+
+std::optional<BlobRegion> blobOf(const VarDecl *Var, const Stmt *Body,
+                                 const ASTContext &Context) {
+  const auto *Call = Var->getInit() && !isa<ParmVarDecl>(Var)
+                         ? dyn_cast<CallExpr>(stripImplicit(Var->getInit()))
+                         : nullptr;
+  if (!Call || !Call->getDirectCallee() ||
+      !isInVmapNamespace(Call->getDirectCallee()) ||
+      calleeName(Call) != "from_blob" || Call->getNumArgs() < 2)
+    return std::nullopt;
+  auto Constant = [&](const Expr *E) -> std::optional<int64_t> {
+    Expr::EvalResult Value;
+    if (!E->EvaluateAsInt(Value, Context))
+      return std::nullopt;
+    return Value.Val.getInt().getExtValue();
+  };
+  const Expr *Pointer = Call->getArg(0)->IgnoreParenImpCasts();
+  std::optional<int64_t> Offset = 0;
+  if (const auto *Add = dyn_cast<BinaryOperator>(Pointer);
+      Add && Add->getOpcode() == BO_Add) {
+    Offset = Constant(Add->getRHS());
+    Pointer = Add->getLHS()->IgnoreParenImpCasts();
+  } else if (const auto *Address = dyn_cast<UnaryOperator>(Pointer);
+             Address && Address->getOpcode() == UO_AddrOf) {
+    const auto *Element =
+        dyn_cast<ArraySubscriptExpr>(Address->getSubExpr()->IgnoreParens());
+    if (!Element)
+      return std::nullopt;
+    Offset = Constant(Element->getIdx());
+    Pointer = Element->getBase()->IgnoreParenImpCasts();
+  }
+  QualType Type = Pointer->getType();
+  if (const auto *Data = dyn_cast<CXXMemberCallExpr>(Pointer);
+      Data && calleeName(Data) == "data" && Data->getNumArgs() == 0)
+    Pointer = Data->getImplicitObjectArgument()->IgnoreParenImpCasts();
+  const VarDecl *Buffer = referencedVar(Pointer);
+  QualType ElementType = Type->isPointerType() ? Type->getPointeeType()
+                         : Type->isArrayType()
+                             ? QualType(Type->getArrayElementTypeNoTypeQual(), 0)
+                             : QualType();
+  const InitListExpr *Sizes = findInitList(Call->getArg(1));
+  if (!Offset || !Buffer || ElementType.isNull() ||
+      ElementType->isIncompleteType() || !Sizes || isAssignedIn(Body, Buffer))
+    return std::nullopt;
+  int64_t Numel = 1;
+  for (const Expr *Size : Sizes->inits()) {
+    std::optional<int64_t> N = Constant(Size);
+    if (!N || *N < 0)
+      return std::nullopt;
+    Numel *= *N;
+  }
+  bool DefaultDtype = Call->getNumArgs() < 3 ||
+                      isa<CXXDefaultArgExpr>(Call->getArg(2));
+  BlobRegion Region;
+  Region.Buffer = Buffer;
+  Region.Begin =
+      *Offset * Context.getTypeSizeInChars(ElementType).getQuantity();
+  Region.End = Region.Begin + Numel * (DefaultDtype ? 4 : 1);
+  Region.Exact = DefaultDtype;
+  return Region;
+}
+
+/// How the loop names the object a member function is called on: `this` or a
+/// variable (Pointer: through `->`); empty where it cannot.
+struct ObjectName {
+  std::string Name;
+  bool Pointer = false;
+};
+
+/// The tensors a function this file defines reaches besides its arguments,
+/// and the functions it calls in turn: globals and static members, by their
+/// qualified names, and members of the object it is called on, through \p
+/// Object (Note [Every tensor the loop reaches]).
+void forEachTensorThroughCall(
+    const FunctionDecl *Callee, const ObjectName &Object,
+    const ASTContext &Context,
+    llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen,
+    llvm::function_ref<void(std::string, const ValueDecl *, bool)> Visit) {
+  const FunctionDecl *Definition = nullptr;
+  if (!Callee || isInVmapNamespace(Callee) || !Callee->hasBody(Definition) ||
+      Context.getSourceManager().isInSystemHeader(Definition->getLocation()) ||
+      !Seen.insert(Definition).second)
+    return;
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressUnwrittenScope = true;
+  // `this->cfg.scale` in the callee: `layer.cfg.scale` in the loop.
+  std::function<std::optional<std::string>(const Expr *)> NameOf =
+      [&](const Expr *E) -> std::optional<std::string> {
+    E = E->IgnoreParenImpCasts();
+    const auto *Member = dyn_cast<MemberExpr>(E);
+    if (!Member || !isa<FieldDecl>(Member->getMemberDecl()))
+      return std::nullopt;
+    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
+    std::string Field = Member->getMemberDecl()->getNameAsString();
+    if (isa<CXXThisExpr>(Base))
+      return Object.Name.empty()
+                 ? std::nullopt
+                 : std::optional(Object.Name + (Object.Pointer ? "->" : ".") +
+                                 Field);
+    std::optional<std::string> Outer = NameOf(Base);
+    if (!Outer)
+      return std::nullopt;
+    return *Outer + (Member->isArrow() ? "->" : ".") + Field;
+  };
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+          Var && Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+          (isTensorType(Var->getType()) || holdsTensors(Var->getType()))) {
+        std::string Name;
+        llvm::raw_string_ostream OS(Name);
+        OS << "::";
+        Var->printQualifiedName(OS, Policy);
+        Visit(Name, Var, holdsTensors(Var->getType()));
+      }
+    if (const auto *Member = dyn_cast<MemberExpr>(S)) {
+      QualType Type = Member->getMemberDecl()->getType();
+      if (isTensorType(Type) || holdsTensors(Type))
+        if (std::optional<std::string> Name = NameOf(Member))
+          Visit(*Name, Member->getMemberDecl(), holdsTensors(Type));
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      ObjectName Inner;
+      if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call);
+          Method && isa<CXXThisExpr>(
+                        Method->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+        Inner = Object;
+      forEachTensorThroughCall(Call->getDirectCallee(), Inner, Context, Seen,
+                               Visit);
+    }
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Definition->getBody());
+}
+
+} // namespace
+
+Access Analyser::rootOf(const VarDecl *Var) const {
+  const FunctionDecl *Function = Loops[Top].Function;
+  const Stmt *Body = Function ? Function->getBody() : nullptr;
+  Access Root;
+  Root.Base = Var;
+  // Bounded: a declaration's initialiser names only earlier variables.
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    const VarDecl *Base = Root.Base;
+    if (!Base->isLocalVarDecl() || Base->isStaticLocal() || Locals.count(Base) ||
+        !Base->getInit() || isAssignedIn(Body, Base) ||
+        !(isTensorType(Base->getType()) || isBoundReference(Base)))
+      return Root;
+    std::optional<Access> Init = accessOf(Base->getInit());
+    if (!Init)
+      return Root;
+    Init->Steps.append(Root.Steps.begin(), Root.Steps.end());
+    Root = std::move(*Init);
+  }
+  return Root;
+}
+
+bool Analyser::checkAliasing() {
+  if (Result.Callee)
+    return true; // the caller's loop checks what it passes in
+  const FunctionDecl *Function = Loops[Top].Function;
+  const Stmt *Body = Function ? Function->getBody() : nullptr;
+  // Memoised: a loop reads many tensors, each a walk over the whole body.
+  llvm::DenseMap<const VarDecl *, bool> FreshVars;
+  auto Fresh = [&](const VarDecl *Var) {
+    auto [It, Inserted] = FreshVars.try_emplace(Var, false);
+    if (Inserted)
+      It->second = isFreshTensor(Var) && !isAssignedIn(Body, Var);
+    return It->second;
+  };
+
+  std::vector<Reached> All;
+  auto Add = [&](Reached R) {
+    auto Known = llvm::find_if(All, [&](const Reached &Other) {
+      return Other.Name == R.Name ||
+             (isa_and_nonnull<VarDecl>(R.Decl) && Other.Decl == R.Decl);
+    });
+    if (Known == All.end())
+      return All.push_back(std::move(R));
+    if (R.Written && !Known->Written) {
+      Known->Written = true;
+      Known->Site = R.Site;
+    }
+  };
+  // A static member or a namespace's variable by its qualified name, which
+  // the loop's function may have written with a qualifier (`Table::weights`).
+  PrintingPolicy Policy = Context.getPrintingPolicy();
+  Policy.SuppressUnwrittenScope = true;
+  auto OfVar = [&](const VarDecl *Var, const Expr *Site, bool Written) {
+    std::string Name = Var->getNameAsString();
+    if (Var->isStaticDataMember() ||
+        (Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+         !Var->getDeclContext()->getRedeclContext()->isTranslationUnit())) {
+      Name = "::";
+      llvm::raw_string_ostream OS(Name);
+      Var->printQualifiedName(OS, Policy);
+    }
+    return Reached{Name, Var, Var, Site, Written, false};
+  };
+  for (const WriteEvent &W : Writes)
+    if (writesElements(W) && !Locals.count(W.Resolved.Base) &&
+        isTensorType(W.Resolved.Base->getType()))
+      Add(OfVar(W.Resolved.Base, W.Site, true));
+  // `acc += e` writes acc's elements; `acc = maximum(acc, e)` makes a new
+  // tensor (Reduction::Rebinds) and only reads.
+  for (const ReductionSite &R : ReductionSites)
+    if (!Locals.count(R.Accumulator) &&
+        isTensorType(R.Accumulator->getType()))
+      Add(OfVar(R.Accumulator, R.Site, !Result.Reductions[R.Site].Rebinds));
+  for (const ReadEvent &R : Reads)
+    if (!Locals.count(R.Resolved.Base) &&
+        isTensorType(R.Resolved.Base->getType()))
+      Add(OfVar(R.Resolved.Base, R.Read.Site, false));
+  for (const VarDecl *Container : TensorContainers)
+    if (!Locals.count(Container)) {
+      Reached R = OfVar(Container, nullptr, false);
+      R.Container = true;
+      Add(R);
+    }
+  for (const ReachedMember &M : ReachedMembers)
+    Add({M.Name, nullptr, M.Site->getMemberDecl(), M.Site, false, M.Container});
+  // What this file's functions called in the loop reach besides their
+  // arguments (which the loop's own reads and writes already are).
+  for (const auto &[Call, Where] : Calls) {
+    llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
+    ObjectName Object;
+    if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call)) {
+      const Expr *Of = Method->getImplicitObjectArgument();
+      if (std::optional<std::string> Name = nameBeforeLoop(Of))
+        Object = {*Name, Of->getType()->isPointerType()};
+    }
+    forEachTensorThroughCall(
+        Call->getDirectCallee(), Object, Context, Seen,
+        [&](std::string Name, const ValueDecl *Decl, bool Container) {
+          Add({std::move(Name), nullptr, Decl, Call, false, Container});
+        });
+  }
+
+  auto Guard = [&](const Reached &Written, const Reached &Other,
+                   OverlapCheck::Kind Kind) {
+    Result.OverlapChecks.push_back(
+        {Written.Name, Other.Name, Written.Decl->getLocation(),
+         Other.Decl ? Other.Decl->getLocation() : SourceLocation(), Kind});
+  };
+  // Bound to the same view, a written and a read tensor are one: safe only
+  // when the loop reads each example's own slot of it, as checkReads asks of
+  // one variable.
+  auto SameViewSafe = [&](const VarDecl *Written, const VarDecl *Read) {
+    // An accumulator is read whole by every example, whether updated in
+    // place or rebound (`best = maximum(best, x[i])` reads all of best).
+    bool Safe = llvm::none_of(ReductionSites, [&](const ReductionSite &R) {
+      return R.Accumulator == Written || R.Accumulator == Read;
+    });
+    for (const ReadEvent &R : Reads)
+      for (const WriteEvent &W : Writes)
+        if (R.Resolved.Base == Read && W.Resolved.Base == Written &&
+            writesElements(W))
+          Safe &= readsOwnSlot(R, W, depthOf(Read));
+    return Safe;
+  };
+  auto Constant = [&](const Expr *E) -> std::optional<int64_t> {
+    Expr::EvalResult Value;
+    if (!E || !E->EvaluateAsInt(Value, Context))
+      return std::nullopt;
+    return Value.Val.getInt().getExtValue();
+  };
+  enum class Proof { Unknown, Disjoint, SameView, Overlap };
+  // Two views of one variable: where their paths first part.
+  auto Compare = [&](const Access &A, const Access &B) {
+    std::size_t P = 0;
+    while (P < A.Steps.size() && P < B.Steps.size() &&
+           sameStep(A.Steps[P], B.Steps[P]))
+      ++P;
+    if (P == A.Steps.size() && P == B.Steps.size())
+      return Proof::SameView;
+    if (P == A.Steps.size() || P == B.Steps.size())
+      return Proof::Overlap; // one is a view into the other
+    const Step &SA = A.Steps[P], &SB = B.Steps[P];
+    std::optional<int64_t> StartA = Constant(SA.Index),
+                           StartB = Constant(SB.Index);
+    if (SA.Key != SB.Key || !StartA || !StartB)
+      return Proof::Unknown;
+    if (!SA.Window)
+      return Proof::Disjoint; // two slots of one dim
+    std::optional<int64_t> LengthA = Constant(SA.Length),
+                           LengthB = Constant(SB.Length);
+    if (!LengthA || !LengthB)
+      return Proof::Unknown;
+    if (*StartA + *LengthA <= *StartB || *StartB + *LengthB <= *StartA)
+      return Proof::Disjoint;
+    // Overlapping windows; what further steps take of them may not.
+    return P + 1 == A.Steps.size() && P + 1 == B.Steps.size()
+               ? Proof::Overlap
+               : Proof::Unknown;
+  };
+  auto Prove = [&](const VarDecl *A, const VarDecl *B) {
+    Access RootA = rootOf(A), RootB = rootOf(B);
+    if (RootA.Base == RootB.Base)
+      return std::pair(Compare(RootA, RootB), RootA.Base);
+    if (RootA.Steps.empty() && RootB.Steps.empty()) {
+      std::optional<BlobRegion> BlobA = blobOf(RootA.Base, Body, Context),
+                                BlobB = blobOf(RootB.Base, Body, Context);
+      if (BlobA && BlobB && BlobA->Buffer == BlobB->Buffer) {
+        if (BlobA->Begin == BlobB->Begin && BlobA->End == BlobB->End &&
+            BlobA->Exact && BlobB->Exact)
+          return std::pair(Proof::SameView, BlobA->Buffer);
+        if (BlobA->Begin < BlobB->End && BlobB->Begin < BlobA->End)
+          return std::pair(Proof::Overlap, BlobA->Buffer);
+        if (BlobA->Exact && BlobB->Exact)
+          return std::pair(Proof::Disjoint, BlobA->Buffer);
+        return std::pair(Proof::Unknown, BlobA->Buffer);
+      }
+    }
+    // A fresh tensor shares elements with nothing the function had before,
+    // nor with what a variable never assigned was made from.
+    if ((Fresh(RootA.Base) && !isAssignedIn(Body, RootB.Base)) ||
+        (Fresh(RootB.Base) && !isAssignedIn(Body, RootA.Base)))
+      return std::pair(Proof::Disjoint, RootA.Base);
+    return std::pair(Proof::Unknown, RootA.Base);
+  };
+
+  bool Ok = true;
+  for (std::size_t I = 0; I < All.size(); ++I) {
+    const Reached &Written = All[I];
+    if (!Written.Written)
+      continue;
+    bool Guarded = false;
+    for (std::size_t J = 0; J < All.size(); ++J) {
+      const Reached &Other = All[J];
+      // Two written tensors: one check for the pair.
+      if (J == I || (Other.Written && J < I))
+        continue;
+      OverlapCheck::Kind Kind = OverlapCheck::Kind::Any;
+      if (Written.Var && Other.Var && !Other.Container) {
+        auto [Proved, Of] = Prove(Written.Var, Other.Var);
+        bool ReadOwnSlots =
+            !Other.Written && SameViewSafe(Written.Var, Other.Var);
+        if (Proved == Proof::Disjoint ||
+            (Proved == Proof::SameView && ReadOwnSlots))
+          continue;
+        if (Proved == Proof::Overlap) {
+          // `Tensor out = x.narrow(0, 1, n - 1);` with x read: out lies in x.
+          Access RootW = rootOf(Written.Var), RootO = rootOf(Other.Var);
+          if (!Other.Written && RootW.Base == RootO.Base &&
+              RootO.Steps.size() < RootW.Steps.size())
+            Ok &= refuseAt(diag::refuse_alias_shifted,
+                           Other.Site->getSourceRange(), diag::note_alias,
+                           {"'" + Written.Name + "'", "'" + Other.Name + "'"});
+          else
+            Ok &= refuseAt(diag::refuse_alias_overlap,
+                           Other.Site->getSourceRange(),
+                           diag::note_alias_overlap,
+                           {"'" + Written.Name + "'", "'" + Other.Name + "'",
+                            "'" + Of->getNameAsString() + "'",
+                            Other.Written ? "writes" : "reads"});
+          continue;
+        }
+        if (ReadOwnSlots)
+          Kind = OverlapCheck::Kind::UnlessSameView;
+      }
+      Guard(Written, Other, Kind);
+      Guarded = true;
+    }
+    // Checked against nothing else, a written tensor still needs the check
+    // of its own elements (batched.hpp: every guard makes it too).
+    if (!Guarded && !(Written.Var && Fresh(rootOf(Written.Var).Base) &&
+                      rootOf(Written.Var).Steps.empty()))
+      Guard(Written, Reached{}, OverlapCheck::Kind::Internal);
+  }
+  return Ok;
+}
+
+const VarDecl *Analyser::storageOf(const VarDecl *Var,
+                                   bool ThroughCopies) const {
+  // Bounded: a declaration's initialiser names only earlier variables.
+  for (unsigned Step = 0; Var && Step < 64; ++Step) {
+    bool Copy = ThroughCopies && isTensorType(Var->getType()) &&
+                !isa<ParmVarDecl>(Var) && Var->getInit();
+    if (!isBoundReference(Var) && !Copy)
+      return Var;
+    const VarDecl *Next = referencedVar(Var->getInit());
+    if (!Next)
+      return Var;
+    Var = Next;
+  }
+  return Var;
+}
+
+bool Analyser::writesElements(const WriteEvent &W) const {
+  if (!W.Written.Steps.empty())
+    return true;
+  return W.Resolved.Base != W.Written.Base && !isRebinding(W, W.Written.Base);
+}
+
+bool Analyser::ownsElements(const VarDecl *Var) const {
+  if (Var->getInit() && !hasOwnElements(Var->getInit()))
+    return false;
+  return llvm::all_of(Writes, [&](const WriteEvent &W) {
+    return !isRebinding(W, Var) || !W.Value || hasOwnElements(W.Value);
+  });
+}
+} // namespace detail
+} // namespace clang_vmap
