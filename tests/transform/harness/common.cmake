@@ -22,3 +22,14 @@ function(file_check text file)
     message(FATAL_ERROR "FileCheck of ${INPUT} against ${file} failed:\n${mismatch}")
   endif()
 endfunction()
+
+# Writes to OUTPUT a program that prints MESSAGE and fails: a rewrite that went wrong fails
+# its differential test, not the build (Note [Differential programs are built by a test]).
+function(write_failing_stub output message)
+  file(WRITE "${output}" "#include <cstdio>
+int main() {
+  std::fputs(R\"vmap_stub(${message})vmap_stub\", stderr);
+  return 1;
+}
+")
+endfunction()

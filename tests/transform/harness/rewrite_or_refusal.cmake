@@ -23,10 +23,5 @@ if(status EQUAL 1 AND at_a_line AND before STREQUAL after)
   return()
 endif()
 message(WARNING "clang-vmap failed on ${INPUT} (exit status ${status}):\n${diagnostics}")
-file(WRITE "${OUTPUT}" "#include <cstdio>
-int main() {
-  std::fputs(R\"vmap_stub(clang-vmap exited with status ${status} on ${INPUT}, input changed: ${before} ${after}:
-${diagnostics})vmap_stub\", stderr);
-  return 1;
-}
-")
+write_failing_stub("${OUTPUT}" "clang-vmap exited with status ${status} on ${INPUT}, input changed: ${before} ${after}:
+${diagnostics}")

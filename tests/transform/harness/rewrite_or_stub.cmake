@@ -11,10 +11,5 @@ if(status EQUAL 0)
   return()
 endif()
 message(WARNING "clang-vmap refused ${INPUT} (exit status ${status}):\n${diagnostics}")
-file(WRITE "${OUTPUT}" "#include <cstdio>
-int main() {
-  std::fputs(R\"vmap_stub(clang-vmap exited with status ${status} on ${INPUT}:
-${diagnostics})vmap_stub\", stderr);
-  return 1;
-}
-")
+write_failing_stub("${OUTPUT}" "clang-vmap exited with status ${status} on ${INPUT}:
+${diagnostics}")
