@@ -234,6 +234,10 @@ std::string lineDirective(const ASTContext &Context, unsigned Line) {
 std::string stringLiteral(StringRef Text) {
   std::string Literal = "\"";
   for (char C : Text) {
+    if (C == '\n') {
+      Literal += "\\n";
+      continue;
+    }
     if (C == '\\' || C == '"')
       Literal += '\\';
     Literal += C;

@@ -74,7 +74,7 @@ unsigned lineOf(const clang::ASTContext &Context, clang::SourceLocation Loc);
 /// \p Line of the file rewritten (its absolute path).
 std::string lineDirective(const clang::ASTContext &Context, unsigned Line);
 
-/// \p Text as a C++ string literal (quotes and backslashes escaped).
+/// \p Text as a C++ string literal (quotes, backslashes and newlines escaped).
 std::string stringLiteral(llvm::StringRef Text);
 
 /// The directive that ends a text replacing or inserted into the file

@@ -13,6 +13,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 namespace clang_vmap::emit_detail {
 
@@ -105,7 +106,8 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
     Operands += ", " + expr(Chain.Operands[I]);
   }
   std::string Indent(StatementIndent + 2, ' ');
-  std::string Body = "\n";
+  // The device's copy has neither line directives nor line comments.
+  std::string Body = "\n", DeviceBody = "\n";
   for (const Stmt *S : Chain.Region) {
     const auto *Declaration = dyn_cast<DeclStmt>(S);
     if (Declaration && Declaration->isSingleDecl() &&
@@ -125,6 +127,7 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
          At = Text.find('\n', At + 1))
       if (StringRef(Text).substr(At + 1).starts_with(Column))
         Text.replace(At + 1, Column.size(), Indent);
+    DeviceBody += Text + "\n";
     unsigned Line = lineOf(Context, S->getBeginLoc());
     Text.insert(std::min(Text.find('\n'), Text.size()),
                 "  // line " + std::to_string(Line));
@@ -132,11 +135,22 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
   }
   std::string Directive =
       lineDirective(Context, lineOf(Context, Root->getBeginLoc())) + "\n";
-  Body += Directive + Indent + "return " +
-          asWritten(Root->getSourceRange(), Chain) + ";\n" + Directive +
+  std::string Result = asWritten(Root->getSourceRange(), Chain);
+  Body += Directive + Indent + "return " + Result + ";\n" + Directive +
           std::string(StatementIndent, ' ');
-  return vb("fused_scalar([](") + Parameters + ") {" + Body + "}" + Operands +
-         ")";
+  // Note [Scalar kernels on a device] in rules/include/vmap/fused_scalar.hpp:
+  // the lambda's text, one line of the file.
+  std::string Device;
+  if (Chain.DeviceCode) {
+    DeviceBody += "return " + Result + ";\n";
+    std::string Lines = "[](" + Parameters + ") {";
+    for (StringRef Line : llvm::split(DeviceBody, '\n'))
+      if (!Line.trim().empty())
+        Lines += "\n" + Line.trim().str();
+    Device = vb("DeviceCode{") + stringLiteral(Lines + "\n}") + "}, ";
+  }
+  return vb("fused_scalar(") + Device + "[](" + Parameters + ") {" + Body +
+         "}" + Operands + ")";
 }
 
 /// The source text of \p Range with the operands of \p Chain in it replaced

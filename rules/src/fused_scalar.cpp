@@ -3,6 +3,7 @@
 // the threads, and the result as a per-example C++ scalar.
 #include <vmap/fused_scalar.hpp>
 
+#include "backend.hpp"
 #include "batched_internal.hpp"
 
 #include <omp.h>
@@ -10,20 +11,21 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <cstdlib>
 #include <string>
 
 namespace vmap::batched::detail {
 
 namespace {
 
-// `v` on the CPU, expanded over every level of `layout` (no copy), its level strides and
-// those of its own dims, in bytes.
-ElementOperand over_every_level(const Value& v, const ScalarKernelLayout& layout) {
+// `v` where the kernel runs (layout.device, else the CPU), expanded over every level of
+// `layout` (no copy), its level strides and those of its own dims, in bytes.
+ElementOperand over_every_level(const Value& v, const ScalarKernelLayout& layout, Device run_on) {
   ElementOperand e;
   e.sizes = v.sizes();
   std::vector<int64_t> sizes = layout.sizes;
   sizes.insert(sizes.end(), e.sizes.begin(), e.sizes.end());
-  e.held = v.aligned(layout.levels).to(kCPU).expand(sizes);
+  e.held = v.aligned(layout.levels).to(run_on).expand(sizes);
   e.base = static_cast<const char*>(e.held.raw_data());
   e.dtype = e.held.dtype();
   const int64_t item = vmap::detail::element_size(e.held.dtype());
@@ -54,27 +56,28 @@ void fail_element_item(int64_t numel) {
 
 ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
                                       const std::vector<Dtype>& dtypes,
-                                      const std::vector<Value>& elements) {
+                                      const std::vector<Value>& elements, bool on_the_device) {
   ScalarKernelLayout layout;
   layout.levels = active_levels();
   for (int64_t level = 0; level < layout.levels; ++level) {
     layout.sizes.push_back(level_size(level));
     layout.count *= layout.sizes.back();
   }
+  for (const Value& v : operands)
+    if (placed_on(v) != kCPU) layout.device = placed_on(v);
+  for (const Value& v : elements)
+    if (placed_on(v) != kCPU) layout.device = placed_on(v);
+  const Device run_on = on_the_device ? layout.device : kCPU;
   for (std::size_t n = 0; n < operands.size(); ++n) {
-    if (placed_on(operands[n]) != kCPU) layout.device = placed_on(operands[n]);
     if (operands[n].dim() != 0)
       throw vmap::Error("fused_scalar: an operand has " + std::to_string(operands[n].dim()) +
                         " dims per example, not one number");
-    layout.operands.push_back(over_every_level(operands[n].to(dtypes[n]), layout));
+    layout.operands.push_back(over_every_level(operands[n].to(dtypes[n]), layout, run_on));
   }
-  for (const Value& v : elements) {
-    if (placed_on(v) != kCPU) layout.device = placed_on(v);
-    layout.elements.push_back(over_every_level(v, layout));
-  }
+  for (const Value& v : elements) layout.elements.push_back(over_every_level(v, layout, run_on));
   if (const Value* mask = current_mask())
     layout.active =
-        mask->aligned(layout.levels).to(kCPU).to(kBool).expand(layout.sizes).contiguous();
+        mask->aligned(layout.levels).to(run_on).to(kBool).expand(layout.sizes).contiguous();
   return layout;
 }
 
@@ -145,6 +148,99 @@ void store_elements(const ScalarKernelLayout& layout, const Elements& from, cons
       index[d] = 0;
     }
   }
+}
+
+}  // namespace vmap::batched::detail
+
+namespace vmap::batched::detail {
+
+extern const char kKernelDeviceHeader[];  // kernel_device.hpp's text (rules/CMakeLists.txt)
+
+static_assert(static_cast<int>(kFloat32) == vmap_kernel::float32 &&
+              static_cast<int>(kFloat64) == vmap_kernel::float64 &&
+              static_cast<int>(kInt32) == vmap_kernel::int32 &&
+              static_cast<int>(kInt64) == vmap_kernel::int64 &&
+              static_cast<int>(kBool) == vmap_kernel::boolean);
+
+std::string device_program(const char* lambda, const char* held, const std::string& reads) {
+  return std::string(kKernelDeviceHeader) +
+         "\nnamespace vb { using vmap_kernel::Elements; }\n"
+         "extern \"C\" __global__ void vmap_entry(const vmap_kernel::Args args) {\n"
+         "  const int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
+         "  if (p < args.count)\n"
+         "    vmap_kernel::run_example<" + held + (reads.empty() ? "" : ", ") + reads +
+         ">(args, p,\n" + lambda + ");\n}\n";
+}
+
+bool checking_device_kernels() {
+  static const bool checking = [] {
+    const char* set = std::getenv("VMAP_CHECK_DEVICE_KERNELS");
+    return set && *set && std::string(set) != "0";
+  }();
+  return checking;
+}
+
+void check_device_program(const std::string& program) {
+  vmap::detail::check_device_kernel("fused scalar", program.c_str());
+}
+
+bool on_a_device(const std::vector<Value>& values, const std::vector<Value>& elements) {
+  for (const Value& v : values)
+    if (placed_on(v) != kCPU) return true;
+  for (const Value& v : elements)
+    if (placed_on(v) != kCPU) return true;
+  return false;
+}
+
+bool fits_device_args(const ScalarKernelLayout& layout, std::size_t parameters) {
+  if (layout.levels > vmap_kernel::kMaxLevels || parameters > vmap_kernel::kMaxParameters)
+    return false;
+  for (const ElementOperand& e : layout.elements)
+    if (e.sizes.size() > static_cast<std::size_t>(vmap_kernel::kMaxDims)) return false;
+  return true;
+}
+
+bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
+                   void (*host)(const void*, int64_t, int64_t), const std::vector<int>& kinds,
+                   const std::vector<std::array<unsigned char, 8>>& numbers, Dtype held,
+                   bool reads_elements, Tensor& result) {
+  const TensorOptions on_device = TensorOptions().device(layout.device);
+  result = vmap::empty(layout.sizes, on_device.dtype(held));
+  Tensor error = vmap::zeros({1}, on_device.dtype(kInt32));
+  vmap_kernel::Args args{};
+  args.count = layout.count;
+  args.levels = static_cast<int>(layout.levels);
+  for (int64_t l = 0; l < layout.levels; ++l) args.sizes[l] = layout.sizes[l];
+  args.active = layout.active.defined() ? layout.active.data_ptr<bool>() : nullptr;
+  args.out = static_cast<char*>(result.raw_data());
+  args.error = error.data_ptr<int32_t>();
+  const auto fill = [&](vmap_kernel::Operand& to, const ElementOperand& from) {
+    to.base = from.base;
+    for (std::size_t l = 0; l < from.level_strides.size(); ++l)
+      to.level_strides[l] = from.level_strides[l];
+    to.dtype = static_cast<int>(from.dtype);
+    to.dims = static_cast<int>(from.sizes.size());
+    for (std::size_t d = 0; d < from.sizes.size(); ++d) {
+      to.sizes[d] = from.sizes[d];
+      to.strides[d] = from.strides[d];
+    }
+  };
+  std::size_t next = 0, next_element = 0;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] == 1) fill(args.operands[i], layout.operands[next++]);
+    if (kinds[i] == 2) fill(args.operands[i], layout.elements[next_element++]);
+    if (kinds[i] == 0) std::memcpy(args.numbers[i], numbers[i].data(), 8);
+  }
+  vmap::detail::CompiledKernelCall call;
+  call.source = program.c_str();
+  call.count = layout.count;
+  call.arguments = &args;
+  call.argument_bytes = sizeof args;
+  call.host = host;
+  if (!vmap::detail::device_backend("fused scalar").compiled_kernel("fused scalar", call))
+    return false;
+  // Only a kernel that reads elements can stop an example (a checked read): only it waits.
+  return !reads_elements || error.to(kCPU).item<int32_t>() == vmap_kernel::none;
 }
 
 }  // namespace vmap::batched::detail

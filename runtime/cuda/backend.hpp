@@ -111,6 +111,22 @@ struct GemmCall {
   bool accumulate = false;  // out[b] += a[b] @ b[b] (BLAS beta 1: linear's bias)
 };
 
+// Note [Compiled kernels on the device]
+// Code the tool compiled for the host as a kernel over examples (a scalar kernel, Note
+// [Scalar kernels on a device] in rules/include/vmap/fused_scalar.hpp) reaches the device as
+// CUDA C++ source: the CUDA backend compiles it with NVRTC on first use for the device's
+// architecture (so a user's build needs no nvcc), caches the machine code in memory and on
+// disk (runtime/cuda/compiled_kernels.cu), and launches `vmap_entry` with one thread per
+// index. The same kernel compiled into the host program is `host`: what a backend without a
+// compiler runs (the tests' emulated device), so both forms read one argument block.
+struct CompiledKernelCall {
+  const char* source = nullptr;  // a whole CUDA C++ program defining extern "C" vmap_entry
+  int64_t count = 0;             // threads: indices [0, count)
+  const void* arguments = nullptr;  // vmap_entry's one parameter, passed by value
+  size_t argument_bytes = 0;
+  void (*host)(const void* arguments, int64_t begin, int64_t end) = nullptr;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -124,6 +140,9 @@ class DeviceBackend {
   virtual void reduce(const char* op, const ReduceCall& call) = 0;
   virtual bool indexed_copy(const char* op, const IndexedCopyCall& call) = 0;
   virtual void gemm(const char* op, const GemmCall& call) = 0;
+  // False where the source does not compile for this device (said once on stderr, with the
+  // compiler's log): the caller then runs the kernel's code on the CPU.
+  virtual bool compiled_kernel(const char* op, const CompiledKernelCall& call) = 0;
   // Waits for all work queued on the current stream.
   virtual void synchronize() = 0;
 };
@@ -137,7 +156,15 @@ void register_device_backend(DeviceBackend* backend);
 // sees at least one device.
 bool device_available();
 
+// Compiles `source` (a CompiledKernelCall's) with NVRTC to PTX for a virtual architecture,
+// without a device: what CI checks every emitted kernel with (VMAP_CHECK_DEVICE_KERNELS,
+// fused_scalar.hpp). Throws vmap::Error naming `op` with the compiler's log, or where the
+// runtime was built without CUDA.
+void check_device_kernel(const char* op, const char* source);
+
 #ifdef VMAP_HAVE_CUDA
+// runtime/cuda/compiled_kernels.cpp
+void compile_device_kernel_ptx(const char* op, const char* source);
 // runtime/cuda/cuda_backend.cu. Throws vmap::Error when no device can be used.
 DeviceBackend& cuda_backend();
 bool cuda_device_present();

@@ -136,6 +136,9 @@ class CudaBackend final : public DeviceBackend {
         op, "cublasGemmStridedBatchedEx");
   }
 
+  bool compiled_kernel(const char* op, const CompiledKernelCall& call) override {
+    return launch_compiled_kernel(op, call);
+  }
   void synchronize() override {
     check(cudaStreamSynchronize(stream_), "synchronize", "cudaStreamSynchronize");
   }

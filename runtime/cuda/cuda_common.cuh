@@ -22,6 +22,8 @@ cudaStream_t current_stream();
 // Blocks from the backend's caching allocator (cuda_backend.cu), for temporaries.
 void* allocate(size_t nbytes);
 void release(void* data, size_t nbytes);
+// compiled_kernels.cu
+bool launch_compiled_kernel(const char* op, const CompiledKernelCall& call);
 
 // A cached temporary released when it goes out of scope (stream order keeps reuse safe).
 class Scratch {

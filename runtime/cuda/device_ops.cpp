@@ -147,6 +147,16 @@ void check_device_pointer(const char* op, const void* data) {
 #endif
 }
 
+void check_device_kernel(const char* op, const char* source) {
+#ifdef VMAP_HAVE_CUDA
+  compile_device_kernel_ptx(op, source);
+#else
+  (void)source;
+  fail(op, "device kernels are compiled by the runtime built with CUDA (nvcc and NVRTC were not "
+           "found at configure time)");
+#endif
+}
+
 bool device_available() {
   if (registered_backend.load(std::memory_order_acquire) != nullptr) return true;
 #ifdef VMAP_HAVE_CUDA

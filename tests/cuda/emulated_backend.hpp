@@ -104,6 +104,15 @@ class EmulatedBackend final : public detail::DeviceBackend {
     }
     return in_range;
   }
+  // A compiled kernel's host form over every index (its device source is what CI compiles,
+  // Note [Compiled kernels on the device]).
+  bool compiled_kernel(const char*, const detail::CompiledKernelCall& call) override {
+    Access access(*this);
+    ++compiled_kernels_;
+    call.host(call.arguments, 0, call.count);
+    return true;
+  }
+  int64_t compiled_kernels() const { return compiled_kernels_; }
   void gemm(const char*, const GemmCall& call) override {
     Access access(*this);
     if (call.dtype == kFloat64) return product<double>(call);
@@ -193,6 +202,7 @@ class EmulatedBackend final : public detail::DeviceBackend {
   std::mutex mutex_;
   std::unordered_map<void*, size_t> blocks_;
   int64_t calls_ = 0;
+  int64_t compiled_kernels_ = 0;
 };
 
 }  // namespace vmap::device_testing

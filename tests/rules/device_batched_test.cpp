@@ -7,6 +7,7 @@
 #include "rules_test_util.hpp"
 
 #include <vmap/batched.hpp>
+#include <vmap/fused_scalar.hpp>
 
 #include <gtest/gtest.h>
 
@@ -194,6 +195,89 @@ TEST_P(DeviceBatched, DeferredResultsIntoSlots) {
         return std::vector<Tensor>{out, picked, again};
       });
 }
+
+// Note [Scalar kernels on a device]: a scalar kernel with its device code runs as one
+// compiled kernel where its operands are (on the emulated backend, its host form), over two
+// levels, under a live mask, reading elements; results equal the CPU's to the bit.
+#define VMAP_TEST_KERNEL(...) vb::DeviceCode{#__VA_ARGS__}, __VA_ARGS__
+TEST_P(DeviceBatched, ScalarKernelsRunAsOneKernel) {
+  Rng rng(7);
+  const int64_t before = emulated_.compiled_kernels();
+  expect_same_on_device(
+      {random(rng, {24}), random(rng, {16}), random(rng, {16, 5}), zeros({16, 24}, kInt32),
+       zeros({16}), zeros({16}, kInt64)},
+      [](std::vector<Tensor> in) {
+        const Tensor &re = in[0], &im = in[1], &rows = in[2];
+        Tensor counts = in[3].clone(), largest = in[4].clone(), found = in[5].clone();
+        vb::Level outer(0, im.size(0));
+        const vb::Value y = outer.index();
+        {
+          vb::Level inner(0, re.size(0));
+          const vb::Value x = inner.index();
+          vb::at(vb::at(counts, y), x) = vb::fused_scalar(
+              VMAP_TEST_KERNEL([](float cr, float ci, int max_iter) {
+                float zr = 0.0f, zi = 0.0f;
+                int k = 0;
+                while (k < max_iter && zr * zr + zi * zi < 4.0f) {
+                  float next_r = zr * zr - zi * zi + cr;
+                  zi = 2.0f * zr * zi + ci;
+                  zr = next_r;
+                  ++k;
+                }
+                return k;
+              }),
+              vb::at(re, x).item<float>(), vb::at(im, y).item<float>(), 50);
+        }
+        {
+          vb::Where positive(vb::at(im, y).item<float>() > 0);
+          vb::at(largest, y) = vb::fused_scalar(VMAP_TEST_KERNEL([](vb::Elements row, int64_t n) {
+                                                  double m = row[0].item<double>();
+                                                  for (int64_t k = 1; k < n; ++k)
+                                                    m = std::fmax(m, row[k].item<double>());
+                                                  return m;
+                                                }),
+                                                vb::at(rows, y), rows.size(1));
+        }
+        vb::at(found, y) = vb::fused_scalar(VMAP_TEST_KERNEL([](vb::Elements row, float t) {
+                                              int64_t k = 0;
+                                              while (k < 5 && row[k].item<float>() < t) ++k;
+                                              return k;
+                                            }),
+                                            vb::at(rows, y), 0.25f);
+        return std::vector<Tensor>{counts, largest, found};
+      });
+  if (GetParam() == Backend::emulated) EXPECT_EQ(emulated_.compiled_kernels() - before, 3);
+}
+
+// An element read out of range stops its example on the device; the error is the CPU's, that
+// of the first example in loop order.
+TEST_P(DeviceBatched, ScalarKernelErrorsAreTheCpusErrors) {
+  const Tensor rows = arange(12).to(kFloat32).reshape({4, 3});
+  const Tensor picks = tensor({1, 2, 7, 9});
+  const auto run = [&](const Tensor& r, const Tensor& p) {
+    Tensor out = zeros({4}, TensorOptions(kFloat32).device(r.device()));
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::fused_scalar(
+        VMAP_TEST_KERNEL([](vb::Elements row, int64_t k) { return row[k].item<float>(); }),
+        vb::at(r, i), vb::at(p, i).item<int64_t>());
+    return out;
+  };
+  std::string expected;
+  try {
+    run(rows, picks);
+  } catch (const Error& error) {
+    expected = error.what();
+  }
+  EXPECT_NE(expected.find("index 7 out of range"), std::string::npos) << expected;
+  try {
+    run(rows.to(kCUDA), picks.to(kCUDA));
+    ADD_FAILURE() << "no error on the device";
+  } catch (const Error& error) {
+    EXPECT_EQ(std::string(error.what()), expected);
+  }
+}
+#undef VMAP_TEST_KERNEL
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceBatched,
                          ::testing::Values(Backend::emulated, Backend::cuda), [](const auto& info) {

@@ -101,7 +101,7 @@ int main() {
 // CHECK-LABEL: void first_above(
 // The search reads x at the position it has reached: one scalar kernel, the loop as
 // written (Note [Element reads]).
-// CHECK: vb::at(position, i) = vb::fused_scalar([](long a, vb::Elements x, int64_t i, vb::Elements threshold) {
+// CHECK: vb::at(position, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i, vb::Elements threshold) {
 // CHECK-NEXT: int64_t found = -1;  // line 12
 // CHECK-NEXT: for (int64_t j = 0; j < a; ++j) {  // line 13
 // CHECK-NEXT: if (x[i][j].item<float>() > threshold[i].item<float>()) {
@@ -110,7 +110,7 @@ int main() {
 // CHECK: return found;
 // CHECK-NEXT: }, x.size(1), x, i, threshold);  // lines 12-19
 // CHECK-LABEL: void positive_sum(
-// CHECK: vb::at(sums, i) = vb::fused_scalar([](long a, vb::Elements x, int64_t i) {
+// CHECK: vb::at(sums, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i) {
 // CHECK: float v = x[i][j].item<float>();
 // CHECK-NEXT: if (v <= 0.0f)
 // CHECK-NEXT: continue;

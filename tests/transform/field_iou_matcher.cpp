@@ -42,7 +42,7 @@ int main() {
 // CHECK-LABEL: void match(
 // CHECK: vb::Value x1 = vb::maximum(gt.select(1, 0), box[0]);
 // The label's else-if chain on C++ scalars: one scalar kernel (Note [Fused control flow]).
-// CHECK: vb::at(labels, i) = vb::fused_scalar([](float top, float fg_threshold, float bg_threshold) {
+// CHECK: vb::at(labels, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float top, float fg_threshold, float bg_threshold) {
 // CHECK-NEXT: int64_t label = 0;  // line 24
 // CHECK-NEXT: if (top >= fg_threshold)  // line 25
 // CHECK-NEXT: label = 1;

@@ -18,7 +18,7 @@ void post_in_kernel(const Tensor& lim, Tensor& out) {
   }
 }
 // CHECK-LABEL: void post_in_kernel(
-// CHECK: vb::at(out, i) = vb::fused_scalar([](int64_t L) {
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t L) {
 // CHECK: while (k++ < L) n += k;
 
 // Two results of each loop: they run batched, under masks.

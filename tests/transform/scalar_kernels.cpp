@@ -186,7 +186,8 @@ int main() {
 }
 
 // CHECK-LABEL: void mandelbrot(
-// CHECK: vb::at(counts, y)[x] = vb::fused_scalar([](float cr, float ci, int max_iter) {
+// The kernel's text for the device (Note [Scalar kernels on a device]), then the kernel:
+// CHECK: vb::at(counts, y)[x] = vb::fused_scalar(vb::DeviceCode{{[{]}}"[](float cr, float ci, int max_iter) {\nfloat zr = 0.0f, zi = 0.0f;\nint k = 0;\nwhile (k < max_iter && zr * zr + zi * zi < 4.0f) {\nfloat next_r = zr * zr - zi * zi + cr;\nzi = 2.0f * zr * zi + ci;\nzr = next_r;\n++k;\n{{[}]}}\nreturn k;\n{{[}]}}"}, [](float cr, float ci, int max_iter) {
 // CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 17
 // CHECK-NEXT: int k = 0;  // line 18
 // CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 19
@@ -199,7 +200,7 @@ int main() {
 // CHECK-NEXT: }, vb::at(re, x).item<float>(), vb::at(im, y).item<float>(), max_iter);  // lines 15-25
 // CHECK-NOT: vb::Loop
 // CHECK-LABEL: void steps_below(
-// CHECK: vb::at(steps, i) = vb::fused_scalar([](float limit) {
+// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float limit) {
 // CHECK-NEXT: float total = 0.0f;  // line 35
 // CHECK-NEXT: int n = 0;  // line 36
 // CHECK-NEXT: for (int t = 1; t <= 100; ++t) {  // line 37
@@ -212,7 +213,7 @@ int main() {
 // CHECK-NEXT: }, vb::at(limits, i).item<float>());  // lines 34-43
 // CHECK-NOT: vb::Loop
 // CHECK-LABEL: void collatz(
-// CHECK: vb::at(steps, i) = vb::fused_scalar([](int64_t n) {
+// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t n) {
 // CHECK-NEXT: int64_t count = 0;  // line 52
 // CHECK-NEXT: while (n != 1) {  // line 53
 // CHECK-NEXT: ++count;
@@ -225,7 +226,7 @@ int main() {
 // CHECK-NEXT: return count;
 // CHECK-NEXT: }, vb::at(starts, i).item<int64_t>());  // lines 51-61
 // CHECK-LABEL: void piecewise(
-// CHECK: vb::at(out, i) = vb::fused_scalar([](double x) {
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double x) {
 // CHECK-NEXT: double y;  // line 70
 // CHECK-NEXT: if (x < -1.0)  // line 71
 // CHECK-NEXT: y = -1.0;
@@ -238,7 +239,7 @@ int main() {
 // CHECK-NEXT: return y;
 // CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 69-79
 // CHECK-LABEL: void newton_sqrt(
-// CHECK: vb::at(roots, i) = vb::fused_scalar([](double value, double tolerance) {
+// CHECK: vb::at(roots, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double value, double tolerance) {
 // CHECK-NEXT: double x = value > 1.0 ? value : 1.0;  // line 88
 // CHECK-NEXT: double f = x * x - value;  // line 89
 // CHECK-NEXT: int it = 0;  // line 90
@@ -247,7 +248,7 @@ int main() {
 // CHECK-NEXT: }, vb::at(a, i).item<double>(), tolerance);  // lines 87-96
 // CHECK-LABEL: void guarded_collatz(
 // CHECK: { vb::Where _b_where0(n > 0);  // line 106
-// CHECK: vb::at(steps, i) = vb::fused_scalar([](int64_t m) {
+// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t m) {
 // CHECK-NEXT: int64_t count = 0;  // line 108
 // CHECK-NEXT: while (m != 1) {  // line 109
 // CHECK-NEXT: m = m % 2 == 0 ? m / 2 : 3 * m + 1;
@@ -256,6 +257,7 @@ int main() {
 // CHECK-NEXT: return count;
 // CHECK-NEXT: }, n);  // lines 107-113
 // CHECK-LABEL: void magnitudes(
+// A helper the device program would not have: no device code.
 // CHECK: vb::at(out, i) = vb::fused_scalar([](double v) {
 // CHECK-NEXT: int m = 0;  // line 136
 // CHECK-NEXT: if (v > 0.5)  // line 137

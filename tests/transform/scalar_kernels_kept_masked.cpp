@@ -99,7 +99,7 @@ int main() {
 // CHECK: vb::at(counts, i) = k;  // line 22
 // CHECK-NEXT: vb::at(radii, i) = zr;  // line 23
 // CHECK-LABEL: void leading_positives(
-// CHECK: vb::at(lengths, i) = vb::fused_scalar([](long a, vb::Elements x, int64_t i) {
+// CHECK: vb::at(lengths, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i) {
 // CHECK-NEXT: int64_t k = 0;  // line 31
 // CHECK-NEXT: while (k < a && x[i][k].item<float>() > 0.0f)  // line 32
 // CHECK-NEXT: ++k;
@@ -110,7 +110,7 @@ int main() {
 // CHECK: { vb::Loop _b_loop0;  // line 49
 // CHECK: vb::at(out, i) = steps;  // line 53
 // CHECK-LABEL: void guarded_read(
-// CHECK: vb::at(out, i) = vb::fused_scalar([](bool a, vb::Elements x, int64_t i, int64_t p) {
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](bool a, vb::Elements x, int64_t i, int64_t p) {
 // CHECK-NEXT: float v = -1.0f;  // line 64
 // CHECK-NEXT: if (a)  // line 65
 // CHECK-NEXT: v = x[i][p].item<float>();

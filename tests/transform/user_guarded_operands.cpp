@@ -94,7 +94,7 @@ int main() {
 // The if on a per-example scalar is a scalar kernel (Note [Fused control flow] in
 // transform/fuse.cpp); the guarded reads of values run in it where they are written
 // (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
-// CHECK: vb::at(out, i) = vb::fused_scalar([](int64_t k, vb::Elements values) {
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t k, vb::Elements values) {
 // CHECK-NEXT: float v = k < 0 ? 0.0f : values[k].item<float>();  // line 43
 // CHECK-NEXT: if (k >= 0 && values[k].item<float>() > 3.0f) v = -v;  // line 44
 // CHECK-NEXT: return v;

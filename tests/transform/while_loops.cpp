@@ -111,7 +111,7 @@ int main() {
 }
 
 // CHECK-LABEL: void escape_time(
-// CHECK: vb::at(counts, i) = vb::fused_scalar([](float cr, float ci, int max_iter) {
+// CHECK: vb::at(counts, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float cr, float ci, int max_iter) {
 // CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 14
 // CHECK-NEXT: int k = 0;  // line 15
 // CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 16
@@ -129,7 +129,7 @@ int main() {
 // CHECK-NEXT: n += 1;  // line 34
 // CHECK-LABEL: void nested(
 // CHECK: vb::Value limit = vb::at(n, i).item<int64_t>();  // line 46
-// CHECK-NEXT: vb::at(out, i) = vb::fused_scalar([](int64_t limit) {
+// CHECK-NEXT: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t limit) {
 // CHECK-NEXT: int64_t total = 0;  // line 47
 // CHECK-NEXT: int64_t a = 0;  // line 48
 // CHECK-NEXT: while (a < limit) {  // line 49
@@ -142,7 +142,7 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: return total;
 // CHECK-NEXT: }, limit);  // lines 47-57
-// CHECK-NEXT: vb::at(digits, i) = vb::fused_scalar([](int64_t value) {
+// CHECK-NEXT: vb::at(digits, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t value) {
 // CHECK-NEXT: int64_t count = 0;  // line 59
 // CHECK-NEXT: do {  // line 60
 // CHECK-NEXT: value = value / 10;

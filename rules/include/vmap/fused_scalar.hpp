@@ -41,13 +41,34 @@
 // with the dtype the tensor has and converts it as Tensor::item<T>() does. A region whose value
 // is such an element (`out[i][j] = input[i][k]`) returns the vb::Elements itself: the result
 // has its dtype and its remaining dims, copied bit for bit.
+//
+// Note [Scalar kernels on a device]
+// Where the tool can print a region with no macro and no call of the user's functions, it
+// also emits the lambda's text for the device (vb::DeviceCode, the first argument). When an
+// operand lives on a device, vb::fused_scalar then runs the kernel there as one launch, one
+// thread per example, no host synchronisation (Note [Compiled kernels on the device] in
+// runtime/cuda/backend.hpp): the program is kernel_device.hpp (how a thread finds its
+// example's operands, by the same layout the CPU path plans), the lambda as written, and an
+// entry that calls it with each parameter read as its C++ type. The C++ is the user's, so its
+// meaning is the device compiler's (the same IEEE arithmetic, no fast math). An element read
+// out of range or a conversion that overflows stops its example and marks the call; the call
+// then runs again on the CPU, which throws the error the loop as written raises, with its
+// message (so only a kernel that reads elements waits for the device). Without device code (a
+// macro, a helper, a kernel returning elements, more levels, dims or parameters than
+// kernel_device.hpp holds), the operands are copied to the CPU, as before.
+// VMAP_CHECK_DEVICE_KERNELS=1 compiles each kernel's device program with NVRTC (to PTX, no
+// device needed) at its first call on the CPU too: how CI checks every kernel the tool emits.
 #pragma once
 
 #include <vmap/batched.hpp>
+#include <vmap/kernel_device.hpp>
 
 #include <array>
 #include <cstring>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -165,7 +186,48 @@ struct ScalarKernelLayout {
 };
 ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
                                       const std::vector<Dtype>& dtypes,
-                                      const std::vector<Value>& elements);
+                                      const std::vector<Value>& elements,
+                                      bool on_the_device = false);
+
+// A kernel's device program: kernel_device.hpp, then an entry that runs `lambda` on each
+// example, its parameters read by `reads`, its result converted to `held` (Note [Scalar
+// kernels on a device]).
+std::string device_program(const char* lambda, const char* held, const std::string& reads);
+// Checks the program compiles (VMAP_CHECK_DEVICE_KERNELS), once per call site.
+bool checking_device_kernels();
+void check_device_program(const std::string& program);
+// Whether an operand lives on a device.
+bool on_a_device(const std::vector<Value>& values, const std::vector<Value>& elements);
+// Whether layout fits kernel_device.hpp's Args.
+bool fits_device_args(const ScalarKernelLayout& layout, std::size_t parameters);
+// Runs `program` over the layout (planned on the device) into a new [sizes] tensor of `held`
+// on the device; numbers[i] holds parameter i's bytes where it is a number; `kinds[i]` is 0
+// (number), 1 (operand), 2 (elements). Returns false where an example stopped (the CPU path
+// then throws its error) or the device compiler refused the program (the CPU path runs it).
+bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
+                   void (*host)(const void*, int64_t, int64_t), const std::vector<int>& kinds,
+                   const std::vector<std::array<unsigned char, 8>>& numbers, Dtype held,
+                   bool reads_elements, Tensor& result);
+
+// The spelling of T in a device program.
+template <class T>
+constexpr const char* kernel_type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, char>) return "char";
+  else if constexpr (std::is_same_v<T, signed char>) return "signed char";
+  else if constexpr (std::is_same_v<T, unsigned char>) return "unsigned char";
+  else if constexpr (std::is_same_v<T, short>) return "short";
+  else if constexpr (std::is_same_v<T, unsigned short>) return "unsigned short";
+  else if constexpr (std::is_same_v<T, int>) return "int";
+  else if constexpr (std::is_same_v<T, unsigned>) return "unsigned int";
+  else if constexpr (std::is_same_v<T, long>) return "long";
+  else if constexpr (std::is_same_v<T, unsigned long>) return "unsigned long";
+  else if constexpr (std::is_same_v<T, long long>) return "long long";
+  else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+  else return nullptr;  // no device spelling: the kernel runs on the CPU
+}
 // Calls body(begin, end) over [0, count) in small chunks that OpenMP threads take as they
 // finish the one before (the examples' costs differ).
 void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body);
@@ -221,11 +283,117 @@ struct KernelSignature<R (Lambda::*)(P...) const> {
 
 }  // namespace detail
 
+// A scalar kernel's lambda as text, for the device (Note [Scalar kernels on a device]).
+struct DeviceCode {
+  const char* lambda;
+};
+
+namespace detail {
+
+// Parameter I's reader in the device program and its kind (0 a number, 1 a per-example
+// operand, 2 elements); null where its type has no device spelling.
+template <std::size_t I, class P, class Operand>
+std::string device_read(int& kind) {
+  if constexpr (std::is_same_v<P, Elements>) {
+    kind = 2;
+    return "vmap_kernel::FromElements<" + std::to_string(I) + ">";
+  } else if constexpr (kernel_type_name<P>() == nullptr) {
+    return {};
+  } else if constexpr (std::is_same_v<Operand, Value>) {
+    kind = 1;
+    return "vmap_kernel::FromOperand<" + std::to_string(I) + ", " +
+           kernel_type_name<HeldAs<P>>() + ", " + kernel_type_name<P>() + ">";
+  } else {
+    kind = 0;
+    return "vmap_kernel::FromNumber<" + std::to_string(I) + ", " + kernel_type_name<P>() + ">";
+  }
+}
+
+// A tensor read element by element in the host form: the host's Elements (its errors thrown
+// as on the CPU path, the first example's first: the host form runs them in order).
+template <int I>
+struct HostElements {
+  static Elements read(const vmap_kernel::Args& args, const vmap_kernel::Example& at) {
+    const vmap_kernel::Operand& operand = args.operands[I];
+    return Elements(at.at(operand), static_cast<Dtype>(operand.dtype), operand.dims,
+                    operand.sizes, operand.strides);
+  }
+};
+
+// The host form of a device program (what a backend without a compiler runs): the same
+// readers over the same arguments. A lambda with no captures is default-constructible.
+template <class Kernel, class Held, class... Read>
+void host_form(const void* arguments, int64_t begin, int64_t end) {
+  const auto& args = *static_cast<const vmap_kernel::Args*>(arguments);
+  for (int64_t p = begin; p < end; ++p) vmap_kernel::run_example<Held, Read...>(args, p, Kernel{});
+}
+template <class Kernel, class Held, class Parameters, class Operands, std::size_t... I>
+constexpr auto host_form_of(std::index_sequence<I...>) {
+  return &host_form<
+      Kernel, Held,
+      std::conditional_t<
+          std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>, HostElements<I>,
+          std::conditional_t<std::is_same_v<std::tuple_element_t<I, Operands>, Value>,
+                             vmap_kernel::FromOperand<I, HeldAs<std::tuple_element_t<I, Parameters>>,
+                                                      std::tuple_element_t<I, Parameters>>,
+                             vmap_kernel::FromNumber<I, std::tuple_element_t<I, Parameters>>>>...>;
+}
+
+// The kernel on the device where its operands are (Note [Scalar kernels on a device]), or
+// nothing: none is on a device, or the kernel has no device form.
+template <class Kernel, class R, class Parameters, class Operands>
+std::optional<Value> device_kernel(const char* lambda, const Operands& operands,
+                                   const std::vector<Value>& values,
+                                   const std::vector<Dtype>& dtypes,
+                                   const std::vector<Value>& elements) {
+  constexpr std::size_t kCount = std::tuple_size_v<Parameters>;
+  using Held = HeldAs<R>;
+  std::vector<int> kinds(kCount, 0);
+  std::vector<std::array<unsigned char, 8>> numbers(kCount);
+  std::string reads;
+  bool spelled = kernel_type_name<Held>() != nullptr;
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (
+        [&] {
+          using P = std::tuple_element_t<I, Parameters>;
+          using Operand = std::tuple_element_t<I, Operands>;
+          const std::string read = device_read<I, P, Operand>(kinds[I]);
+          spelled = spelled && !read.empty();
+          reads += std::string(I ? ", " : "") + read;
+          if constexpr (!std::is_same_v<Operand, Value> && !std::is_same_v<P, Elements>) {
+            const P number = static_cast<P>(std::get<I>(operands));
+            std::memcpy(numbers[I].data(), &number, sizeof number);
+          }
+        }(),
+        ...);
+  }(std::make_index_sequence<kCount>{});
+  if (!spelled) return std::nullopt;
+  if (!on_a_device(values, elements)) {
+    if (checking_device_kernels()) {
+      static std::once_flag checked;  // one per call site: each has its own Kernel type
+      std::call_once(checked, [&] {
+        check_device_program(device_program(lambda, kernel_type_name<Held>(), reads));
+      });
+    }
+    return std::nullopt;
+  }
+  const ScalarKernelLayout layout = plan_scalar_kernel(values, dtypes, elements, true);
+  if (!fits_device_args(layout, kCount)) return std::nullopt;
+  static const std::string program = device_program(lambda, kernel_type_name<Held>(), reads);
+  Tensor result;
+  if (!run_on_device(layout, program,
+                     host_form_of<Kernel, Held, Parameters, Operands>(std::make_index_sequence<kCount>{}),
+                     kinds, numbers, cpp_dtype<R>(), !elements.empty(), result))
+    return std::nullopt;  // an example stopped: the CPU path raises its error
+  return scalar_kernel_value(layout, result);
+}
+
 // The per-example scalar code `kernel` (a lambda with typed parameters) on `args`: Values
 // (per-example C++ scalars, or tensors read element by element where the parameter is a
-// vb::Elements) and numbers, one per parameter. Note [Scalar kernels], Note [Element reads].
+// vb::Elements) and numbers, one per parameter; `device_lambda` its text, or null. Note
+// [Scalar kernels], Note [Element reads], Note [Scalar kernels on a device].
 template <class Kernel, class... Args>
-Value fused_scalar(const Kernel& kernel, const Args&... args) {
+Value scalar_kernel(const char* device_lambda, const Kernel& kernel, const Args&... args) {
   const profile::detail::OpScope profiled("fused scalar");
   using Signature = detail::KernelSignature<decltype(&Kernel::operator())>;
   using Parameters = typename Signature::Parameters;
@@ -248,6 +416,12 @@ Value fused_scalar(const Kernel& kernel, const Args&... args) {
           }
         }(),
         ...);
+    if constexpr (!std::is_same_v<R, Elements>)
+      if (device_lambda) {
+        if (std::optional<Value> on_device = device_kernel<Kernel, R, Parameters, Operands>(
+                device_lambda, operands, values, dtypes, elements))
+          return *on_device;
+      }
     const detail::ScalarKernelLayout layout =
         detail::plan_scalar_kernel(values, dtypes, elements);
     // Each parameter's elements (a per-example operand), its tensor read element by element,
@@ -318,6 +492,17 @@ Value fused_scalar(const Kernel& kernel, const Args&... args) {
       return detail::scalar_kernel_value(layout, result);
     }
   }(std::index_sequence_for<Args...>{});
+}
+
+}  // namespace detail
+
+template <class Kernel, class... Args>
+Value fused_scalar(const Kernel& kernel, const Args&... args) {
+  return detail::scalar_kernel(nullptr, kernel, args...);
+}
+template <class Kernel, class... Args>
+Value fused_scalar(DeviceCode code, const Kernel& kernel, const Args&... args) {
+  return detail::scalar_kernel(code.lambda, kernel, args...);
 }
 
 }  // namespace vmap::batched
