@@ -26,10 +26,10 @@ for sample in "${samples[@]}"; do
   cp "$build_dir/samples/${sample}_per_example" "$build_dir/samples/${sample}_batched" "$stage/bin"
 done
 strip "$stage"/bin/*
-# Loaded libraries, less those every Linux has (libc, libm, libstdc++, ...) and CUDA's own,
+# Loaded libraries, less those every Linux has (libc, libm, libstdc++, ...) and CUDA's own (NVRTC too),
 # which must be the GPU machine's (they match its driver).
 ldd "$stage"/bin/* | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
-  grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s)\.so|/libcu' |
+  grep -v -E '/(libc|libm|libdl|librt|libpthread|libstdc\+\+|libgcc_s)\.so|/libcu|/libnvrtc' |
   while read -r library; do cp -L "$library" "$stage/lib"; done
 
 mkdir -p "$root/.device"

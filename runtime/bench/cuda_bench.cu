@@ -183,6 +183,40 @@ void BM_SmallAddLatency(benchmark::State& state) {
   }
 }
 
+// The Mandelbrot sample (samples/mandelbrot.cpp: 256x384 points, at most 256 iterations) as
+// a performance engineer writes it in CUDA: one thread per point, the loop in registers.
+// The limit for the sample's rewrite on the device (scripts/device_run.sh times that one).
+__global__ void mandelbrot_kernel(const float* re, const float* im, int width, int height,
+                                  int max_iter, int* counts) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= width || y >= height) return;
+  const float cr = re[x], ci = im[y];
+  float zr = 0.0f, zi = 0.0f;
+  int k = 0;
+  while (k < max_iter && zr * zr + zi * zi < 4.0f) {
+    const float next_r = zr * zr - zi * zi + cr;
+    zi = 2.0f * zr * zi + ci;
+    zr = next_r;
+    ++k;
+  }
+  counts[y * width + x] = k;
+}
+
+void BM_MandelbrotHandWritten(benchmark::State& state) {
+  const int width = 384, height = 256;
+  const Tensor re = (arange(width).to(kFloat) * (3.0f / width) - 2.0f).to(kCUDA);
+  const Tensor im = (arange(height).to(kFloat) * (2.0f / height) - 1.0f).to(kCUDA);
+  const Tensor counts = empty({height, width}, TensorOptions(kInt32).device(kCUDA));
+  synchronize();
+  for (auto _ : state) {
+    mandelbrot_kernel<<<dim3((width + 127) / 128, height), 128>>>(
+        re.data_ptr<float>(), im.data_ptr<float>(), width, height, 256, counts.data_ptr<int32_t>());
+    check(cudaGetLastError());
+    check(cudaDeviceSynchronize());
+  }
+  state.counters["iterations_total"] = counts.to(kCPU).sum().item<double>();
+}
+
 constexpr int64_t large = int64_t{1} << 26;  // 64 Mi floats: 256 MiB, far beyond L2
 BENCHMARK(BM_CopyDeviceToDevice)->Arg(large)->UseRealTime();
 BENCHMARK(BM_Add)->Arg(large)->UseRealTime();
@@ -197,6 +231,7 @@ BENCHMARK(BM_CublasSgemm)->Arg(1024)->Arg(4096)->UseRealTime();
 BENCHMARK(BM_BatchedMatmul)->UseRealTime();
 BENCHMARK(BM_CublasSgemmStridedBatched)->UseRealTime();
 BENCHMARK(BM_SmallAddLatency)->UseRealTime();
+BENCHMARK(BM_MandelbrotHandWritten)->UseRealTime();
 
 }  // namespace
 
