@@ -71,7 +71,10 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
     StatementIndent = Indent;
   }
   Kernel = nullptr;
-  return vb("fused([](") + Parameters + ") {" + Body + "}" + Operands + ")";
+  std::string Lambda = "[](" + Parameters + ") {" + Body + "}";
+  // Note [Fused kernels on a device] in rules/include/vmap/fused.hpp.
+  std::string Device = Chain.DeviceCode ? deviceCode(Lambda) : "";
+  return vb("fused(") + Device + Lambda + Operands + ")";
 }
 
 // `vb::fused_scalar([](float cr, int max_iter) { ... return k; }, operands)`:
@@ -147,10 +150,17 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
     for (StringRef Line : llvm::split(DeviceBody, '\n'))
       if (!Line.trim().empty())
         Lines += "\n" + Line.trim().str();
-    Device = vb("DeviceCode{") + stringLiteral(Lines + "\n}") + "}, ";
+    Device = deviceCode(Lines + "\n}");
   }
   return vb("fused_scalar(") + Device + "[](" + Parameters + ") {" + Body +
          "}" + Operands + ")";
+}
+
+/// `vb::DeviceCode{"<Lambda>"}, `: a kernel's text for the device, with the
+/// file's name for vmap::batched where it is not `vb`.
+std::string Printer::deviceCode(StringRef Lambda) const {
+  return vb("DeviceCode{") + stringLiteral(Lambda) +
+         (Alias == "vb" ? "" : ", " + stringLiteral(Alias)) + "}, ";
 }
 
 /// The source text of \p Range with the operands of \p Chain in it replaced

@@ -81,6 +81,7 @@ private:
   std::string maskedOperand(const Expr *E);
   /// \p Member of the batched API, through this function's alias of it.
   std::string vb(StringRef Member) const { return Alias + "::" + Member.str(); }
+  std::string deviceCode(StringRef Lambda) const;
   /// What a batched local of type \p T is declared as: vb::Value, or a
   /// std::tuple of them for a tuple of Tensors (sort, topk).
   std::string batchedType(QualType T) const;

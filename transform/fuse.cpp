@@ -442,6 +442,9 @@ private:
                                   unsigned MinOps) {
     FusedChain Chain;
     Chain.Region.assign(Region.begin(), Region.end());
+    // Its text is also its device program (Note [Fused kernels on a device] in
+    // rules/include/vmap/fused.hpp) where it means the same there: no macro.
+    Chain.DeviceCode = !inMacro(Root) && llvm::none_of(Region, inMacro);
     for (const Stmt *S : Region) {
       if (Result.InRegions.count(S) || holdsKernel(S))
         return std::nullopt;

@@ -50,8 +50,9 @@ struct FusedChain {
   /// the user's C++ scalar code, printed as written in a lambda whose
   /// parameters have C++ types, run by vb::fused_scalar.
   bool Scalar = false;
-  /// A scalar kernel whose text is also its device program (Note [Scalar
-  /// kernels on a device] in rules/include/vmap/fused_scalar.hpp).
+  /// A kernel whose text is also its device program (Note [Scalar kernels
+  /// on a device] in rules/include/vmap/fused_scalar.hpp, Note [Fused kernels
+  /// on a device] in rules/include/vmap/fused.hpp).
   bool DeviceCode = false;
 };
 

@@ -175,15 +175,6 @@ public:
     });
   }
 
-  /// Whether \p S or a part of it is spelled by a macro.
-  static bool holdsMacro(const Stmt *S) {
-    if (!S)
-      return false;
-    if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
-      return true;
-    return llvm::any_of(S->children(), holdsMacro);
-  }
-
   /// Whether \p S holds control flow that differs per example (what the
   /// batched code runs under masks).
   bool holdsPerExampleControl(const Stmt *S) const {
@@ -393,7 +384,7 @@ public:
     // means here: no macro (the device has none of the file's) and no call
     // of the file's functions (not in the program).
     const auto Portable = [&](const Stmt *S) {
-      return !callsScalarFunction(S) && !holdsMacro(S);
+      return !callsScalarFunction(S) && !inMacro(S);
     };
     Chain.DeviceCode =
         !ReturnsElements && llvm::all_of(Region, Portable) && Portable(Root);

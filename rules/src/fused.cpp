@@ -5,18 +5,22 @@
 #include <vmap/fused.hpp>
 
 #include "batched_fused.hpp"
+#include "fused_device_program.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_set>
 
 namespace vmap::batched::detail {
 
 namespace {
 
-constexpr int kFusedMaxDims = 8;
-constexpr std::size_t kFusedMaxOperands = 16;  // beyond, the batched ops
+constexpr int kFusedMaxDims = vmap_kernel::FusedArgs::kMaxDims;
+constexpr std::size_t kFusedMaxOperands = vmap_kernel::FusedArgs::kMaxOperands;  // beyond, the batched ops
 
 // The operands of a compiled kernel over one iteration space: the broadcast physical sizes
 // with adjacent dims merged where every operand allows it, each operand's element strides
@@ -40,12 +44,12 @@ struct FusedLayout {
 // `reduced_dim` (a sum or mean over one example dim), that dim must be the innermost one; the
 // example dims before it are kept, laid out as level dims.
 std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool every_example,
-                                      std::optional<int64_t> reduced_dim) {
+                                      std::optional<int64_t> reduced_dim, Device on = kCPU) {
   FusedLayout layout;
   if (every_example) layout.levels = active_levels();
   int64_t rank = 0;
   for (const Value& v : operands) {
-    if (!v.defined() || v.is_cpp_scalar() || placed_on(v) != kCPU) return std::nullopt;
+    if (!v.defined() || v.is_cpp_scalar() || placed_on(v) != on) return std::nullopt;
     layout.levels = std::max(layout.levels, v.levels());
     rank = std::max(rank, v.dim());
   }
@@ -218,8 +222,9 @@ struct Walker {
 // compute (with no elements the batched ops do what they do: an op the dtype lacks still
 // raises).
 std::optional<FusedLayout> planned(const std::vector<Value>& operands, bool every_example,
-                                   std::optional<int64_t> reduced_dim = std::nullopt) {
-  std::optional<FusedLayout> layout = plan_fused(operands, every_example, reduced_dim);
+                                   std::optional<int64_t> reduced_dim = std::nullopt,
+                                   Device on = kCPU) {
+  std::optional<FusedLayout> layout = plan_fused(operands, every_example, reduced_dim, on);
   if (!layout || layout->level_count * layout->example_count == 0) return std::nullopt;
   return layout;
 }
@@ -247,16 +252,17 @@ Value deferred(FusedLayout layout, std::vector<int64_t> sizes, Dtype dtype,
   std::vector<Tensor> inputs = layout.operands;
   const int64_t levels = layout.levels - layout.kept;
   std::shared_ptr<const void> kernel = code.keep(code.kernel);
-  auto compute = [sizes, dtype, layout = std::move(layout), kernel = std::move(kernel),
+  const Device device = layout.operands.front().device();
+  auto compute = [sizes, dtype, device, layout = std::move(layout), kernel = std::move(kernel),
                   fill = std::move(fill)](const Tensor& destination) {
     const Tensor out = destination.defined() && destination.dtype() == dtype
                            ? destination
-                           : vmap::empty(sizes, dtype);
+                           : vmap::empty(sizes, TensorOptions(dtype).device(device));
     fill(layout, kernel.get(), out.raw_data());
     return out;
   };
   return Access::make_pending(
-      whole_node(std::move(sizes), dtype, kCPU, std::move(inputs), std::move(compute)), levels,
+      whole_node(std::move(sizes), dtype, device, std::move(inputs), std::move(compute)), levels,
       false);
 }
 
@@ -524,6 +530,88 @@ bool accumulate_into(Tensor& acc, Reduce op, const FusedLayout& layout,
   return true;
 }
 
+// Note [Fused kernels on a device]: the kernel's store (or its examples' sums) as one launch
+// of its device program over `layout` (planned on the device).
+template <class T>
+std::optional<Value> device_value(FusedLayout layout, const TypedKernel<T>* typed,
+                                  const KernelCode& code, bool sum, bool mean) {
+  if (typed == nullptr || (sum && !vmap::detail::is_floating(typed->result))) return std::nullopt;
+  // The first element's type-level check (an op the dtype lacks throws), on the host: only
+  // types matter, so zeros stand in for the elements.
+  std::array<T, kFusedMaxOperands> zeros{};
+  std::array<const T*, kFusedMaxOperands> first{};
+  for (std::size_t n = 0; n < kFusedMaxOperands; ++n) first[n] = &zeros[n];
+  if (!typed->computes(code.kernel, first.data())) return std::nullopt;
+  std::vector<DeviceArgument> arguments;
+  code.device_arguments(code.kernel, arguments);
+  auto program = std::make_shared<const std::string>(fused_device_program(
+      code.device, layout.dtype, typed->result, arguments, sum, code.squared));
+  std::vector<int64_t> sizes(layout.sizes.begin(),
+                             layout.sizes.begin() + (sum ? layout.levels : layout.sizes.size()));
+  return deferred(
+      std::move(layout), std::move(sizes), typed->result, code,
+      [program, arguments, typed, sum, mean](const FusedLayout& laid_out, const void* kernel,
+                                             void* out) {
+        vmap_kernel::FusedArgs args{};
+        const int64_t rank = static_cast<int64_t>(laid_out.dims.size());
+        args.rank = static_cast<int>(rank);
+        args.example_rank = static_cast<int>(sum ? laid_out.example_rank : 0);
+        args.example_count = laid_out.example_count;
+        args.count = sum ? laid_out.level_count : laid_out.level_count * laid_out.example_count;
+        for (int64_t d = 0; d < rank; ++d) args.dims[d] = laid_out.dims[d];
+        for (std::size_t n = 0; n < laid_out.operands.size(); ++n) {
+          args.base[n] = laid_out.operands[n].raw_data();
+          for (int64_t d = 0; d < rank; ++d) args.strides[n][d] = laid_out.strides[n][d];
+        }
+        for (std::size_t a = 0; a < arguments.size(); ++a)
+          std::memcpy(args.numbers[a], arguments[a].bytes.data(), 8);
+        args.out = out;
+        args.mean = mean;
+        // A square tile of the last two level dims where there are two (Note [Fused kernels
+        // on a device]), else a row.
+        const int64_t level_rank = rank - args.example_rank;
+        vmap::detail::CompiledKernelCall call;
+        call.block_threads = 256;
+        if (level_rank >= 2) {
+          args.tile = 16;
+          const int64_t rows = args.dims[level_rank - 2], columns = args.dims[level_rank - 1];
+          const int64_t tiles = ((rows + 15) / 16) * ((columns + 15) / 16) *
+                                (args.count / std::max<int64_t>(rows * columns, 1));
+          call.count = tiles * call.block_threads;
+        } else {
+          call.count = args.count;
+        }
+        call.source = program->c_str();
+        with_fused_device_headers(call);
+        call.arguments = &args;
+        call.argument_bytes = sizeof args;
+        struct HostContext {
+          const FusedLayout& layout;
+          const TypedKernel<T>& typed;
+          const void* kernel;
+          void* out;
+          bool sum, mean;
+        };
+        // The host form (the emulated device): the CPU's own loops, over the same layout.
+        const HostContext context{laid_out, *typed, kernel, out, sum, mean};
+        call.host_context = &context;
+        call.host = [](const void* c) {
+          const auto& host = *static_cast<const HostContext*>(c);
+          if (!host.sum)
+            store<T>(host.layout, host.typed, host.kernel, host.out);
+          else if (host.typed.result == kFloat64)
+            sum_examples<T>(host.layout, host.typed, host.kernel, host.mean,
+                            static_cast<double*>(host.out));
+          else
+            sum_examples<T>(host.layout, host.typed, host.kernel, host.mean,
+                            static_cast<float*>(host.out));
+        };
+        if (!vmap::detail::device_backend("fused").compiled_kernel("fused", call))
+          throw vmap::Error("fused: the kernel's device program does not compile (the warning "
+                            "above says why); a build with the tool's own headers compiles it");
+      });
+}
+
 }  // namespace
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -544,17 +632,60 @@ bool cpu_runs(VectorIsa isa) {
 bool cpu_runs(VectorIsa isa) { return isa == VectorIsa::users; }
 #endif
 
+// Where the kernel's operands live: the device of the first that is not on the CPU.
+Device operands_device(const std::vector<Value>& operands) {
+  for (const Value& v : operands)
+    if (v.defined() && placed_on(v) != kCPU) return placed_on(v);
+  return kCPU;
+}
+
+std::optional<Value> on_device(const std::vector<Value>& operands, const KernelCode& code,
+                               Device device, bool sum, bool mean,
+                               std::optional<int64_t> dim = std::nullopt) {
+  if (code.device.lambda == nullptr || dim) return std::nullopt;
+  std::optional<FusedLayout> layout = planned(operands, false, std::nullopt, device);
+  if (!layout) return std::nullopt;
+  return layout->dtype == kFloat64 ? device_value(std::move(*layout), code.f64, code, sum, mean)
+                                   : device_value(std::move(*layout), code.f32, code, sum, mean);
+}
+
+// VMAP_CHECK_DEVICE_KERNELS (Note [Scalar kernels on a device] in fused_scalar.hpp): the
+// device program this call would run on a device, compiled to PTX once.
+void check_device_program(const FusedLayout& layout, const KernelCode& code, bool sum) {
+  if (code.device.lambda == nullptr || !checking_device_kernels()) return;
+  const Dtype result = layout.dtype == kFloat64 ? (code.f64 ? code.f64->result : kFloat64)
+                                                : (code.f32 ? code.f32->result : kFloat32);
+  std::vector<DeviceArgument> arguments;
+  code.device_arguments(code.kernel, arguments);
+  const std::string program = fused_device_program(code.device, layout.dtype, result,
+                                                   arguments, sum, code.squared);
+  static std::mutex mutex;
+  static std::unordered_set<std::string> checked;
+  std::lock_guard lock(mutex);
+  if (!checked.insert(program).second) return;
+  vmap::detail::CompiledKernelCall call;
+  call.source = program.c_str();
+  with_fused_device_headers(call);
+  vmap::detail::check_device_kernel("fused", call);
+}
+
 std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code) {
+  if (const Device device = operands_device(operands); device != kCPU)
+    return on_device(operands, code, device, false, false);
   std::optional<FusedLayout> layout = planned(operands, false);
   if (!layout) return std::nullopt;
+  check_device_program(*layout, code, false);
   return layout->dtype == kFloat64 ? store_value(std::move(*layout), code.f64, code)
                                    : store_value(std::move(*layout), code.f32, code);
 }
 
 std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
                                bool mean, std::optional<int64_t> dim) {
+  if (const Device device = operands_device(operands); device != kCPU)
+    return on_device(operands, code, device, true, mean, dim);
   std::optional<FusedLayout> layout = planned(operands, false, dim);
   if (!layout) return std::nullopt;
+  if (!dim) check_device_program(*layout, code, true);
   return layout->dtype == kFloat64 ? sum_value(std::move(*layout), code.f64, code, mean)
                                    : sum_value(std::move(*layout), code.f32, code, mean);
 }

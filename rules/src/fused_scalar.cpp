@@ -162,14 +162,14 @@ static_assert(static_cast<int>(kFloat32) == vmap_kernel::float32 &&
               static_cast<int>(kInt64) == vmap_kernel::int64 &&
               static_cast<int>(kBool) == vmap_kernel::boolean);
 
-std::string device_program(const char* lambda, const char* held, const std::string& reads) {
-  return std::string(kKernelDeviceHeader) +
-         "\nnamespace vb { using vmap_kernel::Elements; }\n"
+std::string device_program(DeviceCode code, const char* held, const std::string& reads) {
+  return std::string(kKernelDeviceHeader) + "\nnamespace " + code.alias +
+         " { using vmap_kernel::Elements; }\n"
          "extern \"C\" __global__ void vmap_entry(const vmap_kernel::Args args) {\n"
          "  const int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;\n"
          "  if (p < args.count)\n"
          "    vmap_kernel::run_example<" + held + (reads.empty() ? "" : ", ") + reads +
-         ">(args, p,\n" + lambda + ");\n}\n";
+         ">(args, p,\n" + code.lambda + ");\n}\n";
 }
 
 bool checking_device_kernels() {
@@ -181,7 +181,9 @@ bool checking_device_kernels() {
 }
 
 void check_device_program(const std::string& program) {
-  vmap::detail::check_device_kernel("fused scalar", program.c_str());
+  vmap::detail::CompiledKernelCall call;
+  call.source = program.c_str();
+  vmap::detail::check_device_kernel("fused scalar", call);
 }
 
 bool on_a_device(const std::vector<Value>& values, const std::vector<Value>& elements) {
@@ -201,7 +203,7 @@ bool fits_device_args(const ScalarKernelLayout& layout, std::size_t parameters) 
 }
 
 bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
-                   void (*host)(const void*, int64_t, int64_t), const std::vector<int>& kinds,
+                   void (*host)(const void*), const std::vector<int>& kinds,
                    const std::vector<std::array<unsigned char, 8>>& numbers, Dtype held,
                    bool reads_elements, Tensor& result) {
   const TensorOptions on_device = TensorOptions().device(layout.device);
@@ -237,6 +239,7 @@ bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
   call.arguments = &args;
   call.argument_bytes = sizeof args;
   call.host = host;
+  call.host_context = &args;
   if (!vmap::detail::device_backend("fused scalar").compiled_kernel("fused scalar", call))
     return false;
   // Only a kernel that reads elements can stop an example (a checked read): only it waits.

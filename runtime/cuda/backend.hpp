@@ -117,14 +117,21 @@ struct GemmCall {
 // CUDA C++ source: the CUDA backend compiles it with NVRTC on first use for the device's
 // architecture (so a user's build needs no nvcc), caches the machine code in memory and on
 // disk (runtime/cuda/compiled_kernels.cu), and launches `vmap_entry` with one thread per
-// index. The same kernel compiled into the host program is `host`: what a backend without a
-// compiler runs (the tests' emulated device), so both forms read one argument block.
+// index (in blocks of `block_threads`). The same kernel compiled into the host program is
+// `host`: what a backend without a compiler runs (the tests' emulated device).
 struct CompiledKernelCall {
   const char* source = nullptr;  // a whole CUDA C++ program defining extern "C" vmap_entry
-  int64_t count = 0;             // threads: indices [0, count)
+  // The headers it includes by name (NVRTC has no file system of ours), and libcu++'s
+  // (the CUDA toolkit's, found at run time).
+  int header_count = 0;
+  const char* const* header_names = nullptr;
+  const char* const* header_texts = nullptr;
+  int64_t count = 0;        // threads: indices [0, count)
+  int block_threads = 128;  // per block
   const void* arguments = nullptr;  // vmap_entry's one parameter, passed by value
   size_t argument_bytes = 0;
-  void (*host)(const void* arguments, int64_t begin, int64_t end) = nullptr;
+  void (*host)(const void* context) = nullptr;  // runs every index on the host
+  const void* host_context = nullptr;
 };
 
 class DeviceBackend {
@@ -160,11 +167,11 @@ bool device_available();
 // without a device: what CI checks every emitted kernel with (VMAP_CHECK_DEVICE_KERNELS,
 // fused_scalar.hpp). Throws vmap::Error naming `op` with the compiler's log, or where the
 // runtime was built without CUDA.
-void check_device_kernel(const char* op, const char* source);
+void check_device_kernel(const char* op, const CompiledKernelCall& call);
 
 #ifdef VMAP_HAVE_CUDA
 // runtime/cuda/compiled_kernels.cpp
-void compile_device_kernel_ptx(const char* op, const char* source);
+void compile_device_kernel_ptx(const char* op, const CompiledKernelCall& call);
 // runtime/cuda/cuda_backend.cu. Throws vmap::Error when no device can be used.
 DeviceBackend& cuda_backend();
 bool cuda_device_present();

@@ -34,13 +34,25 @@ void check_nvrtc(nvrtcResult status, const char* op, const char* what) {
 // vmap::Error with the compiler's log. The program is the user's code as written: no fast
 // math and no contraction into FMA (which the host compiler does not do for x86-64 without
 // -mfma either), so a count of iterations to escape is the CPU's, not one more or less.
-std::string compile(const char* op, const std::string& source, const std::string& architecture) {
+// libcu++ (the std shims of fused kernels' programs): $VMAP_CUDA_INCLUDE, else the toolkit's
+// include directory found at configure time.
+std::string cccl_include() {
+  const char* set = std::getenv("VMAP_CUDA_INCLUDE");
+  const std::string include = set && *set ? set : VMAP_CUDA_INCLUDE_DIR;
+  return "-I" + include + "/cccl";
+}
+
+std::string compile(const char* op, const CompiledKernelCall& call, const std::string& architecture) {
   nvrtcProgram program;
-  check_nvrtc(nvrtcCreateProgram(&program, source.c_str(), "vmap_kernel.cu", 0, nullptr, nullptr),
+  check_nvrtc(nvrtcCreateProgram(&program, call.source, "vmap_kernel.cu", call.header_count,
+                                 call.header_texts, call.header_names),
               op, "nvrtcCreateProgram");
   const std::string arch_option = "--gpu-architecture=" + architecture;
-  const char* options[] = {arch_option.c_str(), "--std=c++17", "--fmad=false", "-w"};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 4, options);
+  const std::string include = cccl_include();
+  // -default-device: the element types' functions (fused kernels) are device functions.
+  const char* options[] = {arch_option.c_str(), "--std=c++20", "--fmad=false", "-w",
+                           "-default-device", include.c_str()};
+  const nvrtcResult compiled = nvrtcCompileProgram(program, 6, options);
   if (compiled != NVRTC_SUCCESS) {
     size_t size = 0;
     nvrtcGetProgramLogSize(program, &size);
@@ -77,13 +89,18 @@ std::filesystem::path cache_directory() {
   return error ? std::filesystem::path() : directory;
 }
 
-// The key a kernel is cached under: the compiler's version, the architecture and the whole
-// source. A file holds the key in full before the code, so two keys of one hash never mix.
-std::string cache_key(const std::string& source, const std::string& architecture) {
+// The key a kernel is cached under: the compiler's version, the architecture, its headers
+// (hashed) and the whole source. A file holds the key in full before the code, so two keys
+// of one hash never mix.
+std::string cache_key(const CompiledKernelCall& call, const std::string& architecture) {
   int major = 0, minor = 0;
   nvrtcVersion(&major, &minor);
-  return "clang-vmap kernel 1, NVRTC " + std::to_string(major) + "." + std::to_string(minor) +
-         ", " + architecture + "\n" + source;
+  std::string headers;
+  for (int h = 0; h < call.header_count; ++h)
+    headers += std::string(call.header_names[h]) + '\0' + call.header_texts[h] + '\0';
+  return "clang-vmap kernel 2, NVRTC " + std::to_string(major) + "." + std::to_string(minor) +
+         ", " + architecture + ", headers " + std::to_string(std::hash<std::string>{}(headers)) +
+         "\n" + call.source;
 }
 
 std::string cached_code(const std::filesystem::path& file, const std::string& key) {
@@ -118,11 +135,12 @@ struct LoadedKernel {
 
 class KernelCache {
  public:
-  cudaKernel_t get(const char* op, const std::string& source) {
+  cudaKernel_t get(const char* op, const CompiledKernelCall& call) {
+    const std::string source = call.source;
     std::lock_guard lock(mutex_);
     if (auto found = loaded_.find(source); found != loaded_.end()) return found->second.kernel;
     const std::string architecture = device_architecture(op);
-    const std::string key = cache_key(source, architecture);
+    const std::string key = cache_key(call, architecture);
     const std::filesystem::path directory = cache_directory();
     std::filesystem::path file;
     std::string code;
@@ -132,7 +150,7 @@ class KernelCache {
     }
     if (code.empty()) {
       try {
-        code = compile(op, source, architecture);
+        code = compile(op, call, architecture);
       } catch (const Error& error) {
         // Code the device compiler does not take (a name only the host has) runs on the
         // CPU; the user hears why, once.
@@ -181,10 +199,9 @@ KernelCache& kernel_cache() {
 
 bool launch_compiled_kernel(const char* op, const CompiledKernelCall& call) {
   if (call.count == 0) return true;
-  const cudaKernel_t kernel = kernel_cache().get(op, call.source);
+  const cudaKernel_t kernel = kernel_cache().get(op, call);
   if (!kernel) return false;
-  // Examples differ in cost (each its own trip count): small blocks keep the SMs busy.
-  constexpr int threads = 128;
+  const int threads = call.block_threads;
   void* arguments[] = {const_cast<void*>(call.arguments)};
   check(cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid_for(call.count, threads)),
                          dim3(threads), arguments, 0, current_stream()),
@@ -196,8 +213,8 @@ bool launch_compiled_kernel(const char* op, const CompiledKernelCall& call) {
 
 namespace vmap::detail {
 
-void compile_device_kernel_ptx(const char* op, const char* source) {
-  (void)cuda::compile(op, source, "compute_90");
+void compile_device_kernel_ptx(const char* op, const CompiledKernelCall& call) {
+  (void)cuda::compile(op, call, "compute_90");
 }
 
 }  // namespace vmap::detail

@@ -147,11 +147,11 @@ void check_device_pointer(const char* op, const void* data) {
 #endif
 }
 
-void check_device_kernel(const char* op, const char* source) {
+void check_device_kernel(const char* op, const CompiledKernelCall& call) {
 #ifdef VMAP_HAVE_CUDA
-  compile_device_kernel_ptx(op, source);
+  compile_device_kernel_ptx(op, call);
 #else
-  (void)source;
+  (void)call;
   fail(op, "device kernels are compiled by the runtime built with CUDA (nvcc and NVRTC were not "
            "found at configure time)");
 #endif

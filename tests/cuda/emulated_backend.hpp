@@ -109,7 +109,7 @@ class EmulatedBackend final : public detail::DeviceBackend {
   bool compiled_kernel(const char*, const detail::CompiledKernelCall& call) override {
     Access access(*this);
     ++compiled_kernels_;
-    call.host(call.arguments, 0, call.count);
+    call.host(call.host_context);
     return true;
   }
   int64_t compiled_kernels() const { return compiled_kernels_; }

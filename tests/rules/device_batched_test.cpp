@@ -7,6 +7,7 @@
 #include "rules_test_util.hpp"
 
 #include <vmap/batched.hpp>
+#include <vmap/fused.hpp>
 #include <vmap/fused_scalar.hpp>
 
 #include <gtest/gtest.h>
@@ -277,6 +278,47 @@ TEST_P(DeviceBatched, ScalarKernelErrorsAreTheCpusErrors) {
     EXPECT_EQ(std::string(error.what()), expected);
   }
 }
+// Note [Fused kernels on a device]: a store, a sum, a mean and a norm of compiled fused
+// kernels, with a number among the operands, over one and two levels, float32 and float64:
+// each one launch of its device program (on the emulated backend, its host form).
+TEST_P(DeviceBatched, FusedKernelsRunAsOneKernel) {
+  Rng rng(8);
+  const int64_t before = emulated_.compiled_kernels();
+  expect_same_on_device(
+      {random(rng, {20, 7}), random(rng, {30, 7}), random(rng, {20, 7}, kFloat64), zeros({20, 30}),
+       zeros({20, 7}), zeros({20}, kFloat64), zeros({20, 30})},
+      [](std::vector<Tensor> in) {
+        const Tensor &x = in[0], &y = in[1], &w = in[2];
+        Tensor distances = in[3].clone(), blended = in[4].clone(), gaps = in[5].clone(),
+               norms = in[6].clone();
+        vb::Level outer(0, x.size(0));
+        const vb::Value i = outer.index();
+        {
+          vb::Level inner(0, y.size(0));
+          const vb::Value j = inner.index();
+          vb::at(vb::at(distances, i), j) =
+              vb::fused(VMAP_TEST_KERNEL([](const auto& a, const auto& b) { return (a - b).pow(2); }),
+                        vb::at(x, i), vb::at(y, j))
+                  .sum()
+                  .sqrt();
+          vb::at(vb::at(norms, i), j) =
+              vb::fused(VMAP_TEST_KERNEL([](const auto& c, const auto& d) { return c - d; }),
+                        vb::at(x, i), vb::at(y, j))
+                  .norm();
+        }
+        vb::at(blended, i) = vb::fused(
+            VMAP_TEST_KERNEL([](const auto& a, const auto& b) { return (a * 0.25 + b * 0.75).relu(); }),
+            vb::at(x, i), vb::at(y, 3));
+        vb::at(gaps, i) = vb::fused(VMAP_TEST_KERNEL([](const auto& a, const auto& margin) {
+                                      return a.abs().clamp(0.0, margin);
+                                    }),
+                                    vb::at(w, i), 0.5)
+                              .mean();
+        return std::vector<Tensor>{distances, blended, gaps, norms};
+      });
+  if (GetParam() == Backend::emulated) EXPECT_EQ(emulated_.compiled_kernels() - before, 4);
+}
+
 #undef VMAP_TEST_KERNEL
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceBatched,

@@ -82,19 +82,19 @@ int main() {
 }
 
 // CHECK-LABEL: void squared_distances(
-// CHECK: out, i)[j] = vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)).sum();  // line 14
+// CHECK: out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)).sum();  // line 14
 // CHECK-LABEL: void distances(
-// CHECK: vb::at(out, i)[j] = vb::fused([](const auto& a, const auto& b) {
+// CHECK: vb::at(out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
 // CHECK-NEXT: auto difference = a - b;  // line 23
 // CHECK-NEXT: return difference * difference;
 // CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum().sqrt();  // lines 23-24
 // CHECK-LABEL: double weighted(
-// CHECK: vb::at(means, i) = vb::mean(vb::fused([](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 34
-// CHECK-NEXT: vb::at(scaled, i) = vb::fused([](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 35
-// CHECK-NEXT: vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; }, vb::at(x, i)[0], w[1]), vb::Reduce::add);  // line 36
+// CHECK: vb::at(means, i) = vb::mean(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 34
+// CHECK-NEXT: vb::at(scaled, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 35
+// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i)[0], w[1]), vb::Reduce::add);  // line 36
 // CHECK-LABEL: void row_squares(
-// CHECK: vb::at(sums, i) = vb::fused([](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1);  // line 47
-// CHECK-NEXT: vb::at(means, i) = vb::mean(vb::fused([](const auto& a, const auto& y) { return vb::abs(a - y); }, vb::at(x, i), y), -1);  // line 48
-// CHECK-NEXT: vb::at(columns, i) = vb::fused([](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(0);  // line 49
+// CHECK: vb::at(sums, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1);  // line 47
+// CHECK-NEXT: vb::at(means, i) = vb::mean(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return vb::abs(a - y); }, vb::at(x, i), y), -1);  // line 48
+// CHECK-NEXT: vb::at(columns, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(0);  // line 49
 // CHECK-LABEL: void integer_squares(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 57
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 57

@@ -81,19 +81,19 @@ int main() {
 }
 
 // CHECK-LABEL: void powers(
-// CHECK: vb::at(p32, i) = vb::fused([](const auto& a) { return a.pow(32); }, vb::at(x, i));
-// CHECK-NEXT: vb::at(p7, i) = vb::fused([](const auto& a) { return vb::pow(a, 7); }, vb::at(x, i));
-// CHECK-NEXT: vb::at(inverse, i) = vb::fused([](const auto& a) { return a.pow(-5.0); }, vb::at(x, i));
+// CHECK: vb::at(p32, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(32); }, vb::at(x, i));
+// CHECK-NEXT: vb::at(p7, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return vb::pow(a, 7); }, vb::at(x, i));
+// CHECK-NEXT: vb::at(inverse, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(-5.0); }, vb::at(x, i));
 // CHECK-NEXT: vb::at(square, i) = vb::at(x, i).pow(2.0);
 // CHECK-LABEL: void integer_powers(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return a.pow(31); }, vb::at(k, i));
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(31); }, vb::at(k, i));
 // CHECK-LABEL: void norms(
-// CHECK: vb::at(distances, i)[j] = vb::fused([](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm();
-// CHECK-NEXT: vb::at(squares, i)[j] = vb::fused([](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm().pow(2);
-// CHECK-NEXT: vb::at(free_form, i)[j] = vb::norm(vb::fused([](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)), 2);
+// CHECK: vb::at(distances, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm();
+// CHECK-NEXT: vb::at(squares, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm().pow(2);
+// CHECK-NEXT: vb::at(free_form, i)[j] = vb::norm(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)), 2);
 // CHECK-NEXT: vb::at(taxicab, i)[j] = (vb::at(a, i) - vb::at(b, j)).norm(1);
 // CHECK-LABEL: void square_in_place(
-// CHECK: vb::at(out, i) = vb::fused([](auto value) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value) {
 // CHECK-NEXT: for (int round = 0; round < 5; ++round)
 // CHECK: value *= value;
 // CHECK: }, vb::at(x, i));

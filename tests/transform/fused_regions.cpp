@@ -128,33 +128,33 @@ int main() {
 }
 
 // CHECK-LABEL: void shifted_roots(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& c, const auto& b) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& b) {
 // CHECK-NEXT: auto d = c - b;  // line 11
 // CHECK-NEXT: auto s = d * d + 1.0f;  // line 12
 // CHECK-NEXT: auto r = s.sqrt();  // line 13
 // CHECK-NEXT: return r;
 // CHECK-NEXT: }, vb::at(a, i), b);  // lines 11-14
 // CHECK-LABEL: void squared_distances(
-// CHECK: vb::at(out, i)[j] = vb::fused([](const auto& a, const auto& b) {
+// CHECK: vb::at(out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
 // CHECK-NEXT: auto d = a - b;  // line 24
 // CHECK-NEXT: auto squared = d * d;  // line 25
 // CHECK-NEXT: return squared;
 // CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum();  // lines 24-26
 // CHECK-LABEL: double clipped_total(
-// CHECK: vb::accumulate(total, vb::fused([](const auto& a, const auto& scale) {
+// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& scale) {
 // CHECK-NEXT: auto v = a * scale;  // line 35
 // CHECK-NEXT: v = v.clamp(-1.0, 1.0);  // line 36
 // CHECK-NEXT: v -= 0.5f;  // line 37
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i), scale).sum(), vb::Reduce::add);  // lines 35-38
 // CHECK-LABEL: double first_elements(
-// CHECK: vb::accumulate(total, vb::fused([](const auto& a) {
+// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
 // CHECK-NEXT: auto p = a * 2;  // line 48
 // CHECK-NEXT: p = p + 1;  // line 49
 // CHECK-NEXT: return p;
 // CHECK-NEXT: }, vb::at(x, i)[0]), vb::Reduce::add);  // lines 48-50
 // CHECK-LABEL: void smoothed(
-// CHECK: vb::at(out, i) = vb::fused([](auto v, const auto& w) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto v, const auto& w) {
 // CHECK-NEXT: for (int k = 0; k < 3; ++k) {  // line 60
 // CHECK-NEXT: v = v * w + 0.25f;  // line 61
 // CHECK-NEXT: }
@@ -162,7 +162,7 @@ int main() {
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i), w);  // lines 59-63
 // CHECK-LABEL: void rebinds_to_bool(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
 // CHECK-NEXT: auto v = a * 2;  // line 72
 // CHECK-NEXT: v = v > 1.0f;  // line 73
 // CHECK-NEXT: v = v + 1;  // line 74
@@ -170,7 +170,7 @@ int main() {
 // CHECK-NEXT: }, vb::at(x, i));  // lines 72-75
 // CHECK-LABEL: void scaled_by_first(
 // CHECK: vb::Value first = vb::at(x, i)[0].item<float>();  // line 83
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](const auto& a, const auto& first) {
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& first) {
 // CHECK-NEXT: auto v = a * first;  // line 84
 // CHECK-NEXT: v = v * v;  // line 85
 // CHECK-NEXT: return v;
@@ -178,13 +178,13 @@ int main() {
 // CHECK-LABEL: void masked_and_looped(
 // CHECK: { vb::Where _b_where0(vb::at(x, i).sum().item<float>() > 2.0f);  // line 94
 // CHECK-NEXT: {
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](const auto& a) {
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
 // CHECK-NEXT: auto v = a * 2;  // line 95
 // CHECK-NEXT: v = v * v;  // line 96
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 95-97
 // CHECK: for (int64_t t = 0; t < steps.size(1); ++t) {  // line 99
-// CHECK-NEXT: vb::at(steps, i)[t] = vb::fused([](const auto& a, const auto& t) {
+// CHECK-NEXT: vb::at(steps, i)[t] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& t) {
 // CHECK-NEXT: auto h = a * t;  // line 100
 // CHECK-NEXT: h = h + 1;  // line 101
 // CHECK-NEXT: return h;

@@ -141,13 +141,13 @@ int main() {
 // CHECK-LABEL: void in_place_on_copy(
 // CHECK: vb::Value v = vb::at(x, i);  // line 24
 // CHECK-NEXT: v += 1;  // line 25
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](const auto& v) { return v * v + 1; }, v);  // line 26
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& v) { return v * v + 1; }, v);  // line 26
 // CHECK-LABEL: void per_example_rounds(
 // CHECK: vb::Value v = vb::at(x, i);  // line 35
 // CHECK: vb::at(out, i) = v;  // line 38
 // CHECK-LABEL: void matmul_between(
 // CHECK: vb::Value h = vb::at(x, i) * 2;  // line 46
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](auto g) {
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto g) {
 // CHECK-NEXT: g = g * g;  // line 48
 // CHECK-NEXT: return g + 1;
 // CHECK-NEXT: }, vb::matmul(w, h));  // lines 47-49
@@ -164,7 +164,7 @@ int main() {
 // CHECK-LABEL: void dead_and_reference(
 // CHECK: vb::Value unused = vb::at(y, i) * 3;  // line 79
 // CHECK-NEXT: const vb::Value& row = vb::at(x, i);  // line 80
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](const auto& row) {
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row) {
 // CHECK-NEXT: auto v = row * 2;  // line 81
 // CHECK-NEXT: v = v * v;  // line 82
 // CHECK-NEXT: return v;

@@ -49,7 +49,7 @@ int main() {
 }
 
 // CHECK-LABEL: void through_a_local(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& y) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) {
 // CHECK-NEXT: auto difference = a - y;
 // CHECK-NEXT: return difference.pow(2);
 // CHECK-NEXT: }, vb::at(x, i), y).sum(-1);  // lines 13-14
@@ -57,5 +57,5 @@ int main() {
 // CHECK: vb_1::at(out, vb) = vb_1::mean(vb_1::fused(
 // CHECK-SAME: , 1);
 // CHECK-LABEL: void kept_and_variable(
-// CHECK: vb::at(kept, i) = vb::fused([](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1, true);  // line 33
+// CHECK: vb::at(kept, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1, true);  // line 33
 // CHECK-NEXT: vb::at(variable, i) = (vb::at(x, i) - y).pow(2).sum(last);  // line 34

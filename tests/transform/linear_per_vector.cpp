@@ -35,7 +35,7 @@ int main() {
 // CHECK-LABEL: void linear_per_vector(
 // CHECK: vb::at(out, i) = vb::linear(vb::at(x, i), weight, bias);  // line 10
 // CHECK-LABEL: void matmul_per_vector(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& bias) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& bias) {
 // CHECK-NEXT: auto h = a + bias;  // line 18
 // CHECK-NEXT: return h.relu();
 // CHECK-NEXT: }, vb::matmul(weight, vb::at(x, i)), bias);  // lines 18-19

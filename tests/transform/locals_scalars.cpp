@@ -52,10 +52,10 @@ int main() {
 
 // CHECK-LABEL: void scale_rows(
 // CHECK: vb::Value row = vb::at(x, i);  // line 11
-// CHECK-NEXT: vb::Value norm = vb::sqrt(vb::fused([](const auto& row) { return row.pow(2); }, row).sum().item<float>());  // line 12
+// CHECK-NEXT: vb::Value norm = vb::sqrt(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row) { return row.pow(2); }, row).sum().item<float>());  // line 12
 // CHECK-NEXT: const vb::Value scale = 1.0f / (norm + 1.0f);  // line 13
 // CHECK-NEXT: vb::Value shift = vb::exp(-0.5 * vb::scalar_cast<double>(i));  // line 14
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](const auto& row, const auto& scale, const auto& shift) { return row * scale + shift; }, row, scale, shift);  // line 15
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row, const auto& scale, const auto& shift) { return row * scale + shift; }, row, scale, shift);  // line 15
 // CHECK-LABEL: void scalar_arithmetic(
 // CHECK: vb::Value half = i / 2;  // line 22
 // CHECK-NEXT: vb::Value v = vb::at(x, i).item<float>();  // line 23

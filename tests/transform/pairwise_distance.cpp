@@ -31,4 +31,4 @@ int main() {
 // CHECK: } else { // clang-vmap: batched from line 8
 // CHECK: vb::Level _b_level1(0, b.size(0));  // line 10
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
-// CHECK-NEXT: vb::at(squares, i)[j] = vb::sum(vb::fused([](const auto& c, const auto& d) { return (c - d).pow(2); }, vb::at(a, i), vb::at(b, j)));  // line 11
+// CHECK-NEXT: vb::at(squares, i)[j] = vb::sum(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return (c - d).pow(2); }, vb::at(a, i), vb::at(b, j)));  // line 11

@@ -106,7 +106,7 @@ int main() {
 }
 
 // CHECK-LABEL: void five_statements(
-// CHECK: vb::at(out, i) = vb::fused([](auto x) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto x) {
 // CHECK-NEXT: x = x * x;  // line 13
 // CHECK-NEXT: x = x * x;  // line 14
 // CHECK-NEXT: x = x * x;  // line 15
@@ -115,35 +115,35 @@ int main() {
 // CHECK-NEXT: return x;
 // CHECK-NEXT: }, vb::at(input, i));  // lines 12-18
 // CHECK-LABEL: void loop_form(
-// CHECK: vb::at(out, i) = vb::fused([](auto value) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value) {
 // CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 27
 // CHECK-NEXT: value = value * value;  // line 28
 // CHECK-NEXT: }
 // CHECK-NEXT: return value;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 26-29
 // CHECK-LABEL: void auto_local(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
 // CHECK-NEXT: auto y = a * a;  // line 37
 // CHECK-NEXT: y = y * y;  // line 38
 // CHECK: y = y * y;  // line 41
 // CHECK-NEXT: return y;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 37-42
 // CHECK-LABEL: void compound(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
 // CHECK-NEXT: auto v = a * a;  // line 50
 // CHECK-NEXT: v *= v;  // line 51
 // CHECK: v *= v;  // line 54
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 50-55
 // CHECK-LABEL: void clone_in_place(
-// CHECK: vb::at(out, i) = vb::fused([](auto v) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto v) {
 // CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 64
 // CHECK-NEXT: v *= v;  // line 65
 // CHECK-NEXT: }
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 63-66
 // CHECK-LABEL: void rounds_parameter(
-// CHECK: vb::at(out, i) = vb::fused([](auto value, const auto& rounds) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value, const auto& rounds) {
 // CHECK-NEXT: for (int round = 0; round < rounds; ++round) {  // line 75
 // CHECK-NEXT: value = value * value;  // line 76
 // CHECK-NEXT: }

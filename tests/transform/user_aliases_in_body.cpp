@@ -77,7 +77,7 @@ int main() {
 // CHECK: } else { // clang-vmap: batched from line 12
 // CHECK: const Tensor& b = bias;  // line 13
 // CHECK: const vb::Value& r = i;  // line 15
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& r, const auto& c, const auto& s) { return a * r + c + s; }, vb::at(x, i), r, vb::at(b, i), s);  // line 16
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& r, const auto& c, const auto& s) { return a * r + c + s; }, vb::at(x, i), r, vb::at(b, i), s);  // line 16
 // CHECK-LABEL: void references_to_views(
 // CHECK: const vb::Value& row = vb::at(x, i);  // line 24
 // CHECK: slot.copy_(row * 2 + 1);  // line 26

@@ -86,20 +86,20 @@ int main() {
 // CHECK: namespace vb_1 = ::vmap::batched;
 // CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 26
 // CHECK-NEXT: const vb_1::Value i = _b_level0_1.index();
-// CHECK-NEXT: vb_1::at(out, i) = vb_1::fused([](const auto& a, const auto& b, const auto& _b_level0, const auto& batched) { return a * b + _b_level0 + batched; }, vb_1::at(x, i), vb, _b_level0, batched);  // line 27
+// CHECK-NEXT: vb_1::at(out, i) = vb_1::fused(vb_1::DeviceCode{{[{]}}"{{.*}}", "vb_1"}, [](const auto& a, const auto& b, const auto& _b_level0, const auto& batched) { return a * b + _b_level0 + batched; }, vb_1::at(x, i), vb, _b_level0, batched);  // line 27
 // CHECK-LABEL: void locals_before(
 // CHECK: namespace vb_1 = ::vmap::batched;
 // CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0) - _b_level0 + 2);  // line 37
 // CHECK-NEXT: const vb_1::Value k = _b_level0_1.index();
 // CHECK-NEXT: { vb_1::Where _b_where0_1(vb_1::at(x, k).sum().item<float>() > vb);  // line 38
-// CHECK-NEXT: vb_1::at(out, k) = vb_1::fused([](const auto& a, const auto& b, const auto& batched, const auto& _b_where0) { return a * b + batched + _b_where0; }, vb_1::at(x, k), vb, batched, _b_where0);  // line 39
+// CHECK-NEXT: vb_1::at(out, k) = vb_1::fused(vb_1::DeviceCode{{[{]}}"{{.*}}", "vb_1"}, [](const auto& a, const auto& b, const auto& batched, const auto& _b_where0) { return a * b + batched + _b_where0; }, vb_1::at(x, k), vb, batched, _b_where0);  // line 39
 // CHECK-NEXT: _b_where0_1.flip();
 // CHECK-NEXT: vb_1::at(out, k) = vb_1::at(x, k) - i;  // line 41
 // CHECK-LABEL: void body_locals(
 // CHECK: namespace vb_1 = ::vmap::batched;
 // CHECK-NEXT: vb_1::Level _b_level0_1(0, x.size(0));  // line 47
 // CHECK-NEXT: const vb_1::Value i = _b_level0_1.index();
-// CHECK-NEXT: vb_1::at(out, i) = vb_1::fused([](const auto& a, const auto& b) {
+// CHECK-NEXT: vb_1::at(out, i) = vb_1::fused(vb_1::DeviceCode{{[{]}}"{{.*}}", "vb_1"}, [](const auto& a, const auto& b) {
 // CHECK-NEXT: auto vb = a * 2;  // line 48
 // CHECK-NEXT: auto _b_level0 = vb + 1;  // line 49
 // CHECK-NEXT: auto batched = _b_level0.sin();  // line 50
@@ -109,7 +109,7 @@ int main() {
 // CHECK-LABEL: void globals(
 // CHECK: if (::vmap::batched::unsafe_overlap(out, x)) {
 // CHECK: namespace vb_1 = ::vmap::batched;
-// CHECK: vb_1::at(out, k) = vb_1::fused([](const auto& a, const auto& b, const auto& _b_level0, const auto& batched, const auto& i, const auto& c) { return a * b + _b_level0 + batched + i + c; }, vb_1::at(x, k), vb, _b_level0, batched, i, _b__b_twice(vb_1::at(x, k)));  // line 60
+// CHECK: vb_1::at(out, k) = vb_1::fused(vb_1::DeviceCode{{[{]}}"{{.*}}", "vb_1"}, [](const auto& a, const auto& b, const auto& _b_level0, const auto& batched, const auto& i, const auto& c) { return a * b + _b_level0 + batched + i + c; }, vb_1::at(x, k), vb, _b_level0, batched, i, _b__b_twice(vb_1::at(x, k)));  // line 60
 // CHECK-LABEL: void plain(
 // CHECK: namespace vb = ::vmap::batched;
 // CHECK-NEXT: vb::Level _b_level0(0, x.size(0));  // line 67

@@ -25,7 +25,7 @@ int main() {
 
 // CHECK-LABEL: void positions(
 // CHECK: vb::Level _b_level0(0, n);  // line 9
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& b, const auto& n) { return a * b / n; }, vb::at(x, i), vb::scalar_cast<float>(i), n);  // line 10
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& n) { return a * b / n; }, vb::at(x, i), vb::scalar_cast<float>(i), n);  // line 10
 // CHECK: vb::at(halves, i) = i / 2;  // line 11
 // CHECK: vb::Value k = i * 3 + 1;  // line 12
-// CHECK: vb::at(mask, i) = vb::fused([](const auto& a, const auto& k) { return (a > k) | (a < 1); }, vb::at(x, i), k);  // line 13
+// CHECK: vb::at(mask, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& k) { return (a > k) | (a < 1); }, vb::at(x, i), k);  // line 13

@@ -55,7 +55,7 @@ int main() {
 // CHECK-LABEL: void halve_rows(
 // CHECK: const vb::Value& row = vb::at(x, i);  // line 15
 // CHECK: const vb::Value& alias = row;  // line 16
-// CHECK: vb::Value s = vb::fused([](const auto& alias) { return alias.abs(); }, alias).sum().item<float>();  // line 17
+// CHECK: vb::Value s = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& alias) { return alias.abs(); }, alias).sum().item<float>();  // line 17
 // CHECK-LABEL: void int_positions(
 // CHECK: vb::Value c_i = vb::at(k32, i).item<int>();  // line 31
 // CHECK: vb::Value s_i = vb::scalar_cast<short>(c_i);  // line 32

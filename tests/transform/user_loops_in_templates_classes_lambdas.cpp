@@ -115,17 +115,17 @@ int main() {
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
 // CHECK-NEXT: const vb::Value i = _b_level0.index();
 // CHECK-NEXT: vb::Value shift = vb::scalar_cast<T>(i);  // line 15
-// CHECK-NEXT: vb::at(out, i) = vb::fused([](const auto& a, const auto& factor, const auto& shift) { return a * factor + shift; }, vb::at(x, i), factor, shift);  // line 16
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& factor, const auto& shift) { return a * factor + shift; }, vb::at(x, i), factor, shift);  // line 16
 // CHECK-LABEL: void powers(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return a.pow(Power); }, vb::at(x, i)).sum();  // line 24
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(Power); }, vb::at(x, i)).sum();  // line 24
 // CHECK-LABEL: void forward(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return (a + b * c).relu(); }, vb::matmul(weight_, vb::at(x, i)), vb::at(bias_, i), scale_);  // line 34
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return (a + b * c).relu(); }, vb::matmul(weight_, vb::at(x, i)), vb::at(bias_, i), scale_);  // line 34
 // CHECK-LABEL: void shifted(
 // CHECK: vb::at(out, i) = vb::matmul(weight_, vb::at(x, i)) + by;  // line 41
 // CHECK-LABEL: struct Scaler {
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a * b - c; }, vb::at(x, i), by, vb::at(x, i).amax());  // line 56
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a * b - c; }, vb::at(x, i), by, vb::at(x, i).amax());  // line 56
 // CHECK-LABEL: void in_lambdas(
 // CHECK: vb::at(out, i) = vb::at(x, i) - vb::at(x, i).mean();  // line 64
 // CHECK: vb::at(b, i) = vb::at(x, i) * by;  // line 70
 // CHECK-LABEL: void lambda_in_template(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& bias) { return vb::relu(a + bias); }, vb::at(x, i), bias);
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& bias) { return vb::relu(a + bias); }, vb::at(x, i), bias);

@@ -48,16 +48,16 @@ int main() {
 // CHECK-LABEL: void members(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
 // CHECK: vb::Value h = vb::at(x, i).mm(w).add(vb::at(y, i), 2);  // line 15
-// CHECK: vb::at(affine, i) = vb::fused([](const auto& h, const auto& a, const auto& alpha, const auto& b) { return h.sub(a, alpha).mul(b); }, h, h.mean(), alpha, vb::Value(w[2]).expand_as(vb::at(x, i)));  // line 16
-// CHECK: vb::at(mixed, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e, const auto& alpha) { return a.mul(0.5).div(b.abs().add(1.0)).maximum(c)
+// CHECK: vb::at(affine, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& h, const auto& a, const auto& alpha, const auto& b) { return h.sub(a, alpha).mul(b); }, h, h.mean(), alpha, vb::Value(w[2]).expand_as(vb::at(x, i)));  // line 16
+// CHECK: vb::at(mixed, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e, const auto& alpha) { return a.mul(0.5).div(b.abs().add(1.0)).maximum(c)
 // CHECK-NEXT: .minimum(d).add(vb::add(e, a, alpha)); }, vb::at(y, i), vb::at(x, i)[0], vb::mv(w, vb::at(y, i)), vb::at(y, i).expand_as(w).sum(0), w[1], alpha);  // line 17
-// CHECK: vb::at(masks, i) = vb::fused([](const auto& a, const auto& b, const auto& c, const auto& d) { return a.gt(0.5).logical_and(b.ne(2)).logical_or(a.le(c.sub(1.0)))
+// CHECK: vb::at(masks, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return a.gt(0.5).logical_and(b.ne(2)).logical_or(a.le(c.sub(1.0)))
 // CHECK-NEXT: .logical_or(vb::lt(d, a.sub(1.0))).logical_not(); }, vb::at(y, i), vb::at(k, i), vb::at(x, i).mean(), w[0]);  // line 19
 // CHECK: vb::at(prods, i) = vb::at(seq, i).bmm(vb::at(seq, i).transpose(1, 2)).sum(0).mv(vb::at(y, i).narrow(0, 0, 3))
 // CHECK-NEXT: .add(vb::at(x, i)[0].dot(vb::at(y, i)));  // line 21
-// CHECK: vb::at(ints, i) = vb::fused([](const auto& a, const auto& b) { return a.mul(3).sub(a.maximum(b)).add(1)
+// CHECK: vb::at(ints, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a.mul(3).sub(a.maximum(b)).add(1)
 // CHECK-NEXT: .div(a.ge(0).logical_and(a.lt(5)).eq(true).add(1)); }, vb::at(k, i), vb::at(y, i).gt(0.0).to(kInt));  // line 23
-// CHECK: vb::at(scores, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a
+// CHECK: vb::at(scores, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a
 // CHECK-NEXT: .add(b)
 // CHECK-NEXT: .sub(c); }, vb::at(x, i).sin().mul(vb::at(x, i).cos()).log_softmax(1).triu(1).sum(0), vb::at(x, i).movedim(0, 1).tril().sum(1), vb::at(x, i).movedim({0, 1}, {1, 0}).sum(1));  // line 25
 // CHECK: if (vb::at(x, i).scalar_type() == kFloat) {  // line 28

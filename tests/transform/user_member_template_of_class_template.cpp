@@ -48,7 +48,7 @@ int main() {
 }
 
 // CHECK-LABEL: void apply(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a * b + c; }, vb::at(x, i), gain_, vb::scalar_cast<T>(i));  // line 16
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a * b + c; }, vb::at(x, i), gain_, vb::scalar_cast<T>(i));  // line 16
 // CHECK-LABEL: void shifted(
 // CHECK: vb::at(out, i) = vb::at(x, i) + K * gain_;  // line 22
 // CHECK-LABEL: void map_rows(

@@ -44,14 +44,14 @@ int main() {
 // CHECK: t = t - t.mean();  // line 10
 // CHECK: return t;  // line 11
 // CHECK: static ::vmap::batched::Value _b_norm_row(const ::vmap::batched::Value& t) {
-// CHECK: return _b_centre(t) / (vb::fused([](const auto& t) { return t.abs(); }, t).sum() + 1.0);  // line 14
+// CHECK: return _b_centre(t) / (vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& t) { return t.abs(); }, t).sum() + 1.0);  // line 14
 // CHECK-LABEL: void mix(
 // CHECK: vb::Level _b_level0(0, (x.size(0) - 1) + 1);  // line 19
 // CHECK: const vb::Value& row = vb::at(x, i);  // line 20
 // CHECK: vb::Value col = vb::select(y, 1, i);  // line 21
 // CHECK: vb::Value pos = row.sum().item<float>() > 0;  // line 22
 // CHECK: vb::at(a, i) = vb::where(pos, row, -row);  // line 23
-// CHECK: vb::at(b, i) = vb::fused([](const auto& row, const auto& a, const auto& c) { return vb::where(row > 1, row, a) + c * 0.5; }, row, vb::zeros_like(row), col.sum());  // line 24
+// CHECK: vb::at(b, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row, const auto& a, const auto& c) { return vb::where(row > 1, row, a) + c * 0.5; }, row, vb::zeros_like(row), col.sum());  // line 24
 // CHECK: vb::at(c, i) = row.index_select(0, idx).reshape({1, 2}).matmul(vb::at(y.t(), i).narrow(0, 0, 2).reshape({2, 1}));  // line 25
 // CHECK: vb::at(d, i) = _b_norm_row(row);  // line 26
 // CHECK: vb::accumulate(smallest, vb::scalar_cast<int>((row.amin(0).item<float>())), vb::Reduce::min);  // line 27

@@ -50,7 +50,7 @@ int main() {
 // CHECK-LABEL: void sgd_step(
 // CHECK: vb::at(weights, m) = vb::sub(vb::at(weights, m), vb::at(grads, m), vb::at(rates, m).item<float>());
 // CHECK-LABEL: void member_forms(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& c, const auto& d, const auto& scale, const auto& e, const auto& shared) {
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d, const auto& scale, const auto& e, const auto& shared) {
 // CHECK-NEXT: auto first = c.add(d, scale);  // line 19
 // CHECK-NEXT: auto second = first.sub(c, e);  // line 20
 // CHECK-NEXT: return vb::add(second, d, shared);

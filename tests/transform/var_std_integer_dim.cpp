@@ -17,9 +17,9 @@ void spreads(const Tensor& x, Tensor& columns, Tensor& rows, Tensor& whole) {
   }
 }
 // CHECK: } else { // clang-vmap: batched from line 13
-// CHECK: vb::at(columns, i) = vb::fused([](const auto& a, const auto& b) { return a + b * 10; }, vb::at(x, i).var(0), vb::var(vb::at(x, i), 0, false));  // line 14
-// CHECK: vb::at(rows, i) = vb::fused([](const auto& a, const auto& b) { return a + b * 10; }, vb::at(x, i).std(d), vb::std(vb::at(x, i), 1, true, true).squeeze(1));  // line 15
-// CHECK: vb::at(whole, i) = vb::fused([](const auto& a, const auto& b, const auto& c) { return a + b * 10 + c * 100; }, vb::at(x, i).var(false), vb::var(vb::at(x, i), true), vb::at(x, i).std(0).sum());  // line 16
+// CHECK: vb::at(columns, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a + b * 10; }, vb::at(x, i).var(0), vb::var(vb::at(x, i), 0, false));  // line 14
+// CHECK: vb::at(rows, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a + b * 10; }, vb::at(x, i).std(d), vb::std(vb::at(x, i), 1, true, true).squeeze(1));  // line 15
+// CHECK: vb::at(whole, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a + b * 10 + c * 100; }, vb::at(x, i).var(false), vb::var(vb::at(x, i), true), vb::at(x, i).std(0).sum());  // line 16
 
 int main() {
   const int64_t n = 3;

@@ -752,6 +752,14 @@ Value operator!(const Value& x);
 Value operator&&(const Value& a, const Value& b);
 Value operator||(const Value& a, const Value& b);
 
+// A compiled kernel's lambda as text, which it runs as on a device (Note [Scalar kernels on a
+// device] in fused_scalar.hpp, Note [Fused kernels on a device] in fused.hpp).
+// `alias` is the name the file gives vmap::batched (the tool's, where the user has a `vb`).
+struct DeviceCode {
+  const char* lambda = nullptr;
+  const char* alias = "vb";
+};
+
 }  // namespace vmap::batched
 
 // Compiled fused kernels (Note [Compiled fusion]).

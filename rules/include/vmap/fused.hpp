@@ -41,13 +41,28 @@
 // op the element type does not define for it (the first element is computed alone first; the
 // batched ops then raise the eager error). Per-element results equal the eager ops' up to
 // the order of a sum's additions (and floating contraction the compiler may apply).
+//
+// Note [Fused kernels on a device]
+// Where the chain's text is the same C++ on a device (no macro: fuse.cpp), the tool also emits
+// it (vb::DeviceCode, the first argument). With its operands on a device, a store, a sum, a
+// mean or a norm of the kernel is then one launch (rules/src/fused_device.cpp): a device
+// program made of the element types themselves (fused_element.hpp and the runtime's scalar
+// functors, compiled by NVRTC with libcu++ standing in for the standard library), the lambda
+// as written, and fused_device.hpp's walk over the same layout as the CPU's (plan_fused), one
+// thread per element stored or per example summed, each example's elements in order, in its
+// element type as on the CPU; blocks take 2-D tiles of the last two level dims, so the rows
+// neighbouring examples share are read from L1. The first element's type-level check (an op
+// the dtype lacks) is made on the host first. Without device code the batched ops run it on
+// the device, op by op, as before.
 #pragma once
 
 #include <vmap/batched.hpp>
 #include <vmap/fused_element.hpp>
+#include <vmap/kernel_device.hpp>
 
 #include <array>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -151,6 +166,13 @@ struct TypedKernel {
   FusedLoops<T> rows;
 };
 
+// A kernel's argument in its device program (Note [Fused kernels on a device]): a tensor
+// operand (no type), or a number of the C++ type named, its bytes.
+struct DeviceArgument {
+  const char* number_type = nullptr;
+  std::array<unsigned char, 8> bytes{};
+};
+
 // A kernel as rules/src/fused.cpp runs it: the Fused object and its loops per element type
 // (null: not compiled for that type).
 struct KernelCode {
@@ -159,6 +181,12 @@ struct KernelCode {
   std::shared_ptr<const void> (*keep)(const void* kernel);
   const TypedKernel<float>* f32;
   const TypedKernel<double>* f64;
+  // Its device program's parts (Note [Fused kernels on a device]): the lambda's text (null:
+  // none) and the file's name for vmap::batched, whether the program squares its value
+  // (norm), and its arguments.
+  DeviceCode device;
+  bool squared = false;
+  void (*device_arguments)(const void* kernel, std::vector<DeviceArgument>& out) = nullptr;
 };
 
 // The compiled kernel's value for a store, its per-example sums (or means; over the
@@ -221,6 +249,11 @@ inline constexpr std::size_t value_count = [] {
   return count;
 }();
 
+template <class Kernel>
+inline constexpr bool is_squared = false;
+template <class Kernel>
+inline constexpr bool is_squared<Squared<Kernel>> = true;
+
 }  // namespace detail
 
 // A pointwise chain with its operands (Note [Compiled fusion]); made by vb::fused.
@@ -232,6 +265,8 @@ class Fused {
 
  public:
   Fused(Kernel kernel, Args... args) : kernel_(std::move(kernel)), args_(std::move(args)...) {}
+  Fused(DeviceCode device, Kernel kernel, Args... args)
+      : kernel_(std::move(kernel)), args_(std::move(args)...), device_(device) {}
 
   // The batched ops on the Values: the chain as eager / pending batched code.
   Value batched() const { return std::apply(kernel_, args_); }
@@ -263,7 +298,9 @@ class Fused {
     if (p.to_double() == 2) {
       using Squares = Fused<detail::Squared<Kernel>, Args...>;
       const Squares squares = std::apply(
-          [&](const Args&... args) { return Squares(detail::Squared<Kernel>{kernel_}, args...); },
+          [&](const Args&... args) {
+            return Squares(device_, detail::Squared<Kernel>{kernel_}, args...);
+          },
           args_);
       if (std::optional<Value> sum = detail::fused_sum(
               squares.values(), squares.template code<Squares::Use::sum>(), false))
@@ -325,8 +362,32 @@ class Fused {
 
   template <Use kUse>
   detail::KernelCode code() const {
-    return {this, &keep, typed<float, kUse, detail::kFusedIsa>(),
-            typed<double, kUse, detail::kFusedIsa>()};
+    return {this,
+            &keep,
+            typed<float, kUse, detail::kFusedIsa>(),
+            typed<double, kUse, detail::kFusedIsa>(),
+            device_,
+            detail::is_squared<Kernel>,
+            &device_arguments};
+  }
+
+  static void device_arguments(const void* kernel, std::vector<detail::DeviceArgument>& out) {
+    const Fused& self = *static_cast<const Fused*>(kernel);
+    std::apply(
+        [&](const auto&... arg) {
+          (
+              [&] {
+                using X = std::remove_cvref_t<decltype(arg)>;
+                detail::DeviceArgument argument;
+                if constexpr (!detail::is_value_operand<X>) {
+                  argument.number_type = vmap_kernel::type_name<X>();
+                  std::memcpy(argument.bytes.data(), &arg, sizeof(X));
+                }
+                out.push_back(argument);
+              }(),
+              ...);
+        },
+        self.args_);
   }
 
   static std::shared_ptr<const void> keep(const void* kernel) {
@@ -534,6 +595,7 @@ class Fused {
 
   Kernel kernel_;
   ArgTuple args_;
+  DeviceCode device_;  // Note [Fused kernels on a device]
 };
 
 #undef VMAP_FUSED_LOOP
@@ -543,6 +605,13 @@ template <class Kernel, class... Args>
 auto fused(Kernel kernel, const Args&... args) {
   return Fused<Kernel, std::conditional_t<std::is_arithmetic_v<Args>, Args, Value>...>(
       std::move(kernel), args...);
+}
+// With the lambda's text, which the kernel runs as on a device (Note [Fused kernels on a
+// device]).
+template <class Kernel, class... Args>
+auto fused(DeviceCode code, Kernel kernel, const Args&... args) {
+  return Fused<Kernel, std::conditional_t<std::is_arithmetic_v<Args>, Args, Value>...>(
+      code, std::move(kernel), args...);
 }
 
 // The free forms (`vb::sum(vb::fused(...))`): namespace-scope templates, so that a qualified

@@ -11,6 +11,16 @@
 #include <limits>
 #include <type_traits>
 
+// A type-level failure of a kernel: on the host the first element throws and the batched ops
+// run the chain (Note [Compiled fusion]); a device program (Note [Fused kernels on a device]
+// in fused.hpp) is only built for what its first element computed on the host, so there it
+// cannot happen, and stops the kernel if it did.
+#ifdef __CUDACC_RTC__
+#define VMAP_ELEMENT_FAIL(message) __trap()
+#else
+#define VMAP_ELEMENT_FAIL(message) throw vmap::Error(message)
+#endif
+
 namespace vmap::batched {
 
 // Every op on elements is inlined whatever its size: pow's switch of forms folds only once
@@ -90,7 +100,7 @@ template <class Out, class T, class F, class... X>
 VMAP_ELEMENT_INLINE Element<std::conditional_t<std::is_void_v<Out>, T, Out>> apply(F f,
                                                                                  const X&... x) {
   if constexpr (!functors::accepts_type<F, T>()) {
-    throw vmap::Error("fused kernel: an op is not defined for this dtype");
+    VMAP_ELEMENT_FAIL("fused kernel: an op is not defined for this dtype");
     return {};
   } else {
     return {f(static_cast<T>(raw(x))...)};
@@ -238,7 +248,7 @@ struct Element {
   template <class U>
     requires(!std::is_same_v<U, T>)
   Element& operator=(const Element<U>&) {
-    throw vmap::Error("fused kernel: a local would change its dtype");
+    VMAP_ELEMENT_FAIL("fused kernel: a local would change its dtype");
   }
   // Tensor's compound assignments, on a local the region made (never another name for a
   // tensor's elements: the tool checks).

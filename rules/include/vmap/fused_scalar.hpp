@@ -192,7 +192,7 @@ ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
 // A kernel's device program: kernel_device.hpp, then an entry that runs `lambda` on each
 // example, its parameters read by `reads`, its result converted to `held` (Note [Scalar
 // kernels on a device]).
-std::string device_program(const char* lambda, const char* held, const std::string& reads);
+std::string device_program(DeviceCode code, const char* held, const std::string& reads);
 // Checks the program compiles (VMAP_CHECK_DEVICE_KERNELS), once per call site.
 bool checking_device_kernels();
 void check_device_program(const std::string& program);
@@ -205,29 +205,11 @@ bool fits_device_args(const ScalarKernelLayout& layout, std::size_t parameters);
 // (number), 1 (operand), 2 (elements). Returns false where an example stopped (the CPU path
 // then throws its error) or the device compiler refused the program (the CPU path runs it).
 bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
-                   void (*host)(const void*, int64_t, int64_t), const std::vector<int>& kinds,
+                   void (*host)(const void*), const std::vector<int>& kinds,
                    const std::vector<std::array<unsigned char, 8>>& numbers, Dtype held,
                    bool reads_elements, Tensor& result);
 
-// The spelling of T in a device program.
-template <class T>
-constexpr const char* kernel_type_name() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, float>) return "float";
-  else if constexpr (std::is_same_v<T, double>) return "double";
-  else if constexpr (std::is_same_v<T, char>) return "char";
-  else if constexpr (std::is_same_v<T, signed char>) return "signed char";
-  else if constexpr (std::is_same_v<T, unsigned char>) return "unsigned char";
-  else if constexpr (std::is_same_v<T, short>) return "short";
-  else if constexpr (std::is_same_v<T, unsigned short>) return "unsigned short";
-  else if constexpr (std::is_same_v<T, int>) return "int";
-  else if constexpr (std::is_same_v<T, unsigned>) return "unsigned int";
-  else if constexpr (std::is_same_v<T, long>) return "long";
-  else if constexpr (std::is_same_v<T, unsigned long>) return "unsigned long";
-  else if constexpr (std::is_same_v<T, long long>) return "long long";
-  else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
-  else return nullptr;  // no device spelling: the kernel runs on the CPU
-}
+
 // Calls body(begin, end) over [0, count) in small chunks that OpenMP threads take as they
 // finish the one before (the examples' costs differ).
 void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body);
@@ -283,11 +265,6 @@ struct KernelSignature<R (Lambda::*)(P...) const> {
 
 }  // namespace detail
 
-// A scalar kernel's lambda as text, for the device (Note [Scalar kernels on a device]).
-struct DeviceCode {
-  const char* lambda;
-};
-
 namespace detail {
 
 // Parameter I's reader in the device program and its kind (0 a number, 1 a per-example
@@ -297,15 +274,15 @@ std::string device_read(int& kind) {
   if constexpr (std::is_same_v<P, Elements>) {
     kind = 2;
     return "vmap_kernel::FromElements<" + std::to_string(I) + ">";
-  } else if constexpr (kernel_type_name<P>() == nullptr) {
+  } else if constexpr (vmap_kernel::type_name<P>() == nullptr) {
     return {};
   } else if constexpr (std::is_same_v<Operand, Value>) {
     kind = 1;
     return "vmap_kernel::FromOperand<" + std::to_string(I) + ", " +
-           kernel_type_name<HeldAs<P>>() + ", " + kernel_type_name<P>() + ">";
+           vmap_kernel::type_name<HeldAs<P>>() + ", " + vmap_kernel::type_name<P>() + ">";
   } else {
     kind = 0;
-    return "vmap_kernel::FromNumber<" + std::to_string(I) + ", " + kernel_type_name<P>() + ">";
+    return "vmap_kernel::FromNumber<" + std::to_string(I) + ", " + vmap_kernel::type_name<P>() + ">";
   }
 }
 
@@ -323,9 +300,9 @@ struct HostElements {
 // The host form of a device program (what a backend without a compiler runs): the same
 // readers over the same arguments. A lambda with no captures is default-constructible.
 template <class Kernel, class Held, class... Read>
-void host_form(const void* arguments, int64_t begin, int64_t end) {
+void host_form(const void* arguments) {
   const auto& args = *static_cast<const vmap_kernel::Args*>(arguments);
-  for (int64_t p = begin; p < end; ++p) vmap_kernel::run_example<Held, Read...>(args, p, Kernel{});
+  for (int64_t p = 0; p < args.count; ++p) vmap_kernel::run_example<Held, Read...>(args, p, Kernel{});
 }
 template <class Kernel, class Held, class Parameters, class Operands, std::size_t... I>
 constexpr auto host_form_of(std::index_sequence<I...>) {
@@ -342,7 +319,7 @@ constexpr auto host_form_of(std::index_sequence<I...>) {
 // The kernel on the device where its operands are (Note [Scalar kernels on a device]), or
 // nothing: none is on a device, or the kernel has no device form.
 template <class Kernel, class R, class Parameters, class Operands>
-std::optional<Value> device_kernel(const char* lambda, const Operands& operands,
+std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
                                    const std::vector<Value>& values,
                                    const std::vector<Dtype>& dtypes,
                                    const std::vector<Value>& elements) {
@@ -351,7 +328,7 @@ std::optional<Value> device_kernel(const char* lambda, const Operands& operands,
   std::vector<int> kinds(kCount, 0);
   std::vector<std::array<unsigned char, 8>> numbers(kCount);
   std::string reads;
-  bool spelled = kernel_type_name<Held>() != nullptr;
+  bool spelled = vmap_kernel::type_name<Held>() != nullptr;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (
         [&] {
@@ -372,14 +349,14 @@ std::optional<Value> device_kernel(const char* lambda, const Operands& operands,
     if (checking_device_kernels()) {
       static std::once_flag checked;  // one per call site: each has its own Kernel type
       std::call_once(checked, [&] {
-        check_device_program(device_program(lambda, kernel_type_name<Held>(), reads));
+        check_device_program(device_program(code, vmap_kernel::type_name<Held>(), reads));
       });
     }
     return std::nullopt;
   }
   const ScalarKernelLayout layout = plan_scalar_kernel(values, dtypes, elements, true);
   if (!fits_device_args(layout, kCount)) return std::nullopt;
-  static const std::string program = device_program(lambda, kernel_type_name<Held>(), reads);
+  static const std::string program = device_program(code, vmap_kernel::type_name<Held>(), reads);
   Tensor result;
   if (!run_on_device(layout, program,
                      host_form_of<Kernel, Held, Parameters, Operands>(std::make_index_sequence<kCount>{}),
@@ -393,7 +370,7 @@ std::optional<Value> device_kernel(const char* lambda, const Operands& operands,
 // vb::Elements) and numbers, one per parameter; `device_lambda` its text, or null. Note
 // [Scalar kernels], Note [Element reads], Note [Scalar kernels on a device].
 template <class Kernel, class... Args>
-Value scalar_kernel(const char* device_lambda, const Kernel& kernel, const Args&... args) {
+Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args) {
   const profile::detail::OpScope profiled("fused scalar");
   using Signature = detail::KernelSignature<decltype(&Kernel::operator())>;
   using Parameters = typename Signature::Parameters;
@@ -417,9 +394,9 @@ Value scalar_kernel(const char* device_lambda, const Kernel& kernel, const Args&
         }(),
         ...);
     if constexpr (!std::is_same_v<R, Elements>)
-      if (device_lambda) {
+      if (device.lambda) {
         if (std::optional<Value> on_device = device_kernel<Kernel, R, Parameters, Operands>(
-                device_lambda, operands, values, dtypes, elements))
+                device, operands, values, dtypes, elements))
           return *on_device;
       }
     const detail::ScalarKernelLayout layout =
@@ -498,11 +475,11 @@ Value scalar_kernel(const char* device_lambda, const Kernel& kernel, const Args&
 
 template <class Kernel, class... Args>
 Value fused_scalar(const Kernel& kernel, const Args&... args) {
-  return detail::scalar_kernel(nullptr, kernel, args...);
+  return detail::scalar_kernel(DeviceCode{}, kernel, args...);
 }
 template <class Kernel, class... Args>
 Value fused_scalar(DeviceCode code, const Kernel& kernel, const Args&... args) {
-  return detail::scalar_kernel(code.lambda, kernel, args...);
+  return detail::scalar_kernel(code, kernel, args...);
 }
 
 }  // namespace vmap::batched

@@ -8,6 +8,7 @@
 
 #ifdef __CUDACC_RTC__
 #define VMAP_KERNEL_FN __device__ inline
+#ifndef VMAP_KERNEL_STD_FROM_LIBCUXX  // a fused kernel's program has libcu++'s (fused_device.hpp)
 // What the user's kernel code may name (the types and <cmath> of fuse_scalar.cpp's regions).
 typedef signed char int8_t;
 typedef short int16_t;
@@ -36,9 +37,11 @@ __device__ constexpr const T& max(const T& a, const T& b) { return a < b ? b : a
 template <class T>
 __device__ constexpr const T& min(const T& a, const T& b) { return b < a ? b : a; }
 }  // namespace std
+#endif
 #else
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #define VMAP_KERNEL_FN inline
 #endif
 
@@ -80,6 +83,25 @@ struct Args {
   int* error;          // one Failure, written by the examples that stop
   Operand operands[kMaxParameters];
   alignas(8) unsigned char numbers[kMaxParameters][8];  // numbers, as the parameter's type
+};
+
+// A fused kernel's argument block (Note [Fused kernels on a device] in fused.hpp): the layout
+// of rules/src/fused.cpp (FusedLayout), merged dims, the level dims first, each operand's
+// element strides over them. fused_device.hpp walks it.
+struct FusedArgs {
+  static constexpr int kMaxDims = 8;       // rules/src/fused.cpp's kFusedMaxDims
+  static constexpr int kMaxOperands = 16;  // and kFusedMaxOperands
+  int64_t count;          // positions (a store) or examples (a sum)
+  int64_t example_count;  // elements of one example (a sum)
+  int rank;               // merged dims
+  int example_rank;       // how many of them (the last) are example dims
+  int64_t dims[kMaxDims];
+  int64_t strides[kMaxOperands][kMaxDims];
+  const void* base[kMaxOperands];  // of the element type
+  void* out;
+  int mean;  // a sum divides by example_count
+  int tile;  // a block is a tile x tile square of the last two level dims (0: a row)
+  alignas(8) unsigned char numbers[kMaxOperands][8];  // the numbers, as their C++ types
 };
 
 VMAP_KERNEL_FN void copy_bytes(void* to, const void* from, int n) {
@@ -231,5 +253,27 @@ VMAP_KERNEL_FN void run_example(const Args& args, int64_t p, const Body& body) {
   const Example at(args, p);
   out[p] = static_cast<Held>(body(Read::read(args, at)...));
 }
+
+#ifndef __CUDACC_RTC__
+// The spelling of T in a device program (host side).
+template <class T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, char>) return "char";
+  else if constexpr (std::is_same_v<T, signed char>) return "signed char";
+  else if constexpr (std::is_same_v<T, unsigned char>) return "unsigned char";
+  else if constexpr (std::is_same_v<T, short>) return "short";
+  else if constexpr (std::is_same_v<T, unsigned short>) return "unsigned short";
+  else if constexpr (std::is_same_v<T, int>) return "int";
+  else if constexpr (std::is_same_v<T, unsigned>) return "unsigned int";
+  else if constexpr (std::is_same_v<T, long>) return "long";
+  else if constexpr (std::is_same_v<T, unsigned long>) return "unsigned long";
+  else if constexpr (std::is_same_v<T, long long>) return "long long";
+  else if constexpr (std::is_same_v<T, unsigned long long>) return "unsigned long long";
+  else return nullptr;  // no device spelling: the kernel runs on the CPU
+}
+#endif
 
 }  // namespace vmap_kernel

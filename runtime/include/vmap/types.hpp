@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <initializer_list>
 #include <cmath>
+#ifndef __CUDACC_RTC__  // host only: not in device programs (Note [Device programs of fused kernels])
 #include <iosfwd>
+#endif
 #include <limits>
 #include <optional>
 #include <span>
@@ -31,9 +33,11 @@ enum class Device : int8_t { CPU, CUDA };
 inline constexpr Device kCPU = Device::CPU;
 inline constexpr Device kCUDA = Device::CUDA;
 
+#ifndef __CUDACC_RTC__  // host only: not in device programs (Note [Device programs of fused kernels])
 // Prints like LibTorch: "Float", "Double", "Int", "Long", "Bool"; "cpu", "cuda".
 std::ostream& operator<<(std::ostream& out, Dtype dtype);
 std::ostream& operator<<(std::ostream& out, Device device);
+#endif
 
 // Unset fields mean "the default" (float32 on the CPU) or, for *_like, "as the input".
 class TensorOptions {
@@ -62,10 +66,12 @@ class TensorOptions {
   std::optional<Device> device_;
 };
 
+#ifndef __CUDACC_RTC__  // host only: not in device programs (Note [Device programs of fused kernels])
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+#endif
 
 namespace detail {
 
@@ -191,8 +197,11 @@ class Scalar {
   double floating_ = 0.0;
 };
 
+#ifndef __CUDACC_RTC__  // host only: not in device programs (Note [Device programs of fused kernels])
 std::ostream& operator<<(std::ostream& out, const Scalar& value);
+#endif
 
+#ifndef __CUDACC_RTC__  // host only: not in device programs (Note [Device programs of fused kernels])
 // A borrowed list of int64 (LibTorch's IntArrayRef): shapes, dim lists. It does not own its
 // elements; like IntArrayRef it is meant for parameters, not for storing.
 class IntList {
@@ -259,5 +268,6 @@ class OpName {
   static inline thread_local const char* current_ = nullptr;
 };
 
+#endif
 }  // namespace detail
 }  // namespace vmap

@@ -38,7 +38,7 @@ void scale_and_reduce(const Tensor& x, Tensor& out, float& total, Tensor& peak) 
 // CHECK-NEXT:     if (::vmap::batched::any_overlap(out, peak) ||
 // CHECK-NEXT:         ::vmap::batched::unsafe_overlap(out, x)) { // clang-vmap: inputs may overlap outputs, run as written
 // CHECK:          } else { // clang-vmap: batched from line 14
-// CHECK:            vb::at(out, i) = vb::fused([](const auto& a) { {{return a}} * 2.5f + 1; }, vb::at(x, i));  // line 15
+// CHECK:            vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"[](const auto& a) { return a * 2.5f + 1; }"}, [](const auto& a) { {{return a}} * 2.5f + 1; }, vb::at(x, i));  // line 15
 // CHECK:            vb::accumulate_rebinding(peak, vb::at(x, i), vb::Reduce::max);  // line 17
 // CHECK-NEXT:     }
 // CHECK-NEXT:   } catch (const std::exception &_b_error) {
