@@ -464,16 +464,20 @@ std::optional<std::string> Printer::unsignedForm(const Expr *E) {
     default: return std::nullopt;
     }
   }
+  // `static_cast<double>(u)` holds the conversion as an implicit cast inside.
   const auto *Cast = dyn_cast<CastExpr>(E);
-  if (!Cast || Cast->getCastKind() != CK_IntegralToFloating ||
-      !isUnsigned64(Context, Cast->getSubExpr()->getType()))
+  if (!Cast || !Cast->getType()->isRealFloatingType())
     return std::nullopt;
   const auto *Explicit = dyn_cast<ExplicitCastExpr>(Cast);
+  const Expr *From =
+      Explicit ? Explicit->getSubExprAsWritten() : Cast->getSubExpr();
+  if (!isUnsigned64(Context, From->getType()))
+    return std::nullopt;
   return vb("from_unsigned<") +
          (Explicit ? writtenType(Explicit)
                    : Cast->getType().getCanonicalType().getAsString(
                          Context.getPrintingPolicy())) +
-         ">(" + expr(Cast->getSubExpr()) + ")";
+         ">(" + expr(From) + ")";
 }
 
 /// Whether evaluating \p E for an example that C++ would not evaluate it for

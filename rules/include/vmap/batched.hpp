@@ -74,6 +74,10 @@ Value unsigned_to_floating(const Value& value, Dtype dtype);
 template <vmap::detail::Arithmetic T>
   requires std::is_floating_point_v<T>
 Value from_unsigned(const Value& value);
+namespace detail {
+// value + 2^63 (its sign bit flipped): the unsigned order as int64's (accumulate's max, min).
+Value flip_sign(const Value& value);
+}  // namespace detail
 
 // One `#pragma vmap` loop: iterations start .. end-1 (end <= start: zero trips).
 // Constructing it opens the level (pushed on a thread-local stack), destroying it
@@ -362,7 +366,7 @@ void accumulate(Scalar& acc, const Value& e, Reduce op) {
       if (op != Reduce::add && op != Reduce::sub && op != Reduce::mul) {
         constexpr int64_t sign = std::numeric_limits<int64_t>::min();
         wide = static_cast<int64_t>(acc ^ static_cast<uint64_t>(sign));
-        accumulate_scalar(wide, kInt64, e + Value(sign), op);
+        accumulate_scalar(wide, kInt64, detail::flip_sign(e), op);
         acc = static_cast<Scalar>(wide) ^ static_cast<uint64_t>(sign);
         return;
       }

@@ -495,6 +495,13 @@ Value unsigned_remainder(const Value& a, const Value& b) {
   return scalar_cast_to(n - unsigned_quotient(n, d) * d, kInt64);  // exact modulo 2^64
 }
 
+namespace detail {
+Value flip_sign(const Value& value) {
+  return scalar_cast_to(
+      scalar_cast_to(value, kInt64) + Value(std::numeric_limits<int64_t>::min()), kInt64);
+}
+}  // namespace detail
+
 // A value of 2^63 or more is halved, its lowest bit kept in the half's (a sticky bit: the
 // half rounds as the whole does), converted, and doubled (exact), as compilers convert.
 Value unsigned_to_floating(const Value& value, Dtype dtype) {
