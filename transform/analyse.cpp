@@ -865,7 +865,9 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
 /// Note [Unsigned per-example integers] (batched.hpp): `u += e`, `u -= e`,
 /// `u *= e`, `++u` and `--u` of a per-example unsigned integer would wrap
 /// around in C++, not in the int64 Value that holds it (`u = u + e` is
-/// printed with the wrap). A reduction into a loop-invariant one folds in
+/// printed with the wrap), and so would a `/=` or `%=` in 64-bit unsigned
+/// arithmetic of anything but a size_t variable (dividesNamedSize, which is
+/// printed as C++ divides). A reduction into a loop-invariant one folds in
 /// int64, whose `+ - *` give C++'s bits.
 bool Analyser::checkUnsignedUpdates() {
   llvm::DenseSet<const Expr *> Reductions;
@@ -878,7 +880,10 @@ bool Analyser::checkUnsignedUpdates() {
     const Expr *Updated = nullptr;
     if (const auto *Compound = dyn_cast<CompoundAssignOperator>(E)) {
       BinaryOperatorKind Op = Compound->getOpcode();
-      if (Op == BO_AddAssign || Op == BO_SubAssign || Op == BO_MulAssign)
+      if (Op == BO_AddAssign || Op == BO_SubAssign || Op == BO_MulAssign ||
+          ((Op == BO_DivAssign || Op == BO_RemAssign) &&
+           isUnsigned64(Context, Compound->getComputationResultType()) &&
+           !dividesNamedSize(Compound, Context)))
         Updated = Compound->getLHS();
     } else if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       if (Unary->isIncrementDecrementOp())

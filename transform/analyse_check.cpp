@@ -93,10 +93,11 @@ bool checkEach(const RangeT &Events, CheckT Check) {
 }
 
 /// The operand of a `/`, `%` or `<` (`>`, `<=`, `>=`) on unsigned integers
-/// that C++ converts from a signed type (`d % n` with `int d = -7` and `size_t
-/// n` wraps -7 around), or null. Batched integers are signed (rules'
-/// cpp_dtype), so such a result would differ; a non-negative constant converts
-/// to the same value.
+/// narrower than 64 bits that C++ converts from a signed type (`d % n` with
+/// `int d = -7` and `uint32_t n` wraps -7 around), or null. Batched integers
+/// are signed (rules' cpp_dtype), so such a result would differ; a
+/// non-negative constant converts to the same value. On 64-bit ones the
+/// printed unsigned forms read any operand's bits as C++ converts them.
 const Expr *signedMadeUnsigned(const BinaryOperator *Binary,
                                const ASTContext &Context) {
   QualType Computation = Binary->getType();
@@ -104,7 +105,8 @@ const Expr *signedMadeUnsigned(const BinaryOperator *Binary,
     Computation = Compound->getComputationResultType();
   else if (Binary->isComparisonOp()) // bool: the operands' common type
     Computation = Binary->getLHS()->getType();
-  if (!Computation->isUnsignedIntegerType() || Computation->isBooleanType())
+  if (!Computation->isUnsignedIntegerType() || Computation->isBooleanType() ||
+      isUnsigned64(Context, Computation))
     return nullptr;
   for (const Expr *Operand : {Binary->getLHS(), Binary->getRHS()}) {
     const Expr *Written = Operand->IgnoreParenImpCasts();
@@ -537,6 +539,15 @@ bool Analyser::checkContexts() {
         Callee && isInVmapNamespace(Callee))
       for (const Expr *Arg : Call->arguments())
         OpArguments.insert(Arg->IgnoreImplicit());
+  // The calls of `acc = std::max(acc, e)` into a C++ scalar of this function's
+  // scope: vb::accumulate folds a size_t in C++'s order.
+  llvm::DenseSet<const Expr *> ScalarReductions;
+  for (const auto &[Site, R] : Result.Reductions)
+    if (const auto *Assign = dyn_cast<BinaryOperator>(stripImplicit(Site)))
+      if (const auto *Acc = dyn_cast<DeclRefExpr>(stripImplicit(R.Accumulator)))
+        if (const auto *Var = dyn_cast<VarDecl>(Acc->getDecl());
+            Var && depthOf(Var) == 0)
+          ScalarReductions.insert(stripImplicit(Assign->getRHS()));
   const SourceManager &SM = Context.getSourceManager();
   // Outer expressions first, so one refusal covers what lies inside it.
   llvm::sort(Batched, [&](const Expr *A, const Expr *B) {
@@ -577,6 +588,19 @@ bool Analyser::checkContexts() {
                          "' on a per-example scalar"});
       }
     }
+    // std::max, std::sqrt, ... of a size_t compare or convert its int64 bits
+    // (Note [Unsigned per-example integers] in batched.hpp); a reduction into
+    // a C++ scalar of the function's scope folds the bits as C++'s order.
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      if (const FunctionDecl *Callee = Call->getDirectCallee();
+          Callee && !ScalarReductions.contains(Call) &&
+          (Callee->isInStdNamespace() || isCmath(Callee, Call->getNumArgs())))
+        for (const Expr *Arg : Call->arguments())
+          if (levels(Arg) && isUnsigned64(Context, Arg->getType()))
+            return refuseAt(diag::refuse_unsupported, Arg->getSourceRange(),
+                            diag::note_unsigned_call,
+                            {"a per-example size_t argument of '" +
+                             Callee->getNameAsString() + "'"});
     if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       UnaryOperatorKind Op = Unary->getOpcode();
       // `++`/`--` print as what C++ means wherever they are (Printer).

@@ -70,6 +70,21 @@ bool isScalarType(QualType T) {
   return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType();
 }
 
+bool isUnsigned64(const ASTContext &Context, QualType T) {
+  QualType Canonical = T.getNonReferenceType().getCanonicalType();
+  return Canonical->isUnsignedIntegerType() && !Canonical->isBooleanType() &&
+         Context.getTypeSize(Canonical) == 64;
+}
+
+bool dividesNamedSize(const CompoundAssignOperator *Compound,
+                      const ASTContext &Context) {
+  BinaryOperatorKind Op = Compound->getOpcode();
+  return (Op == BO_DivAssign || Op == BO_RemAssign) &&
+         isa<DeclRefExpr>(Compound->getLHS()->IgnoreParens()) &&
+         isUnsigned64(Context, Compound->getLHS()->getType()) &&
+         isUnsigned64(Context, Compound->getComputationResultType());
+}
+
 std::string calleeName(const CallExpr *Call) {
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call))
     return std::string("operator") +

@@ -32,6 +32,15 @@ bool isTensorTupleType(clang::QualType T);
 /// Arithmetic scalar types a batched value may have besides Tensor.
 bool isScalarType(clang::QualType T);
 
+/// A 64-bit unsigned integer type (size_t, uint64_t), held by the batched
+/// code as int64 bits (Note [Unsigned per-example integers] in batched.hpp).
+bool isUnsigned64(const clang::ASTContext &Context, clang::QualType T);
+
+/// `u /= e` or `u %= e` of a size_t variable `u`: printed as `u =
+/// vb::unsigned_divide(u, e)` (`vb::unsigned_remainder`).
+bool dividesNamedSize(const clang::CompoundAssignOperator *Compound,
+                      const clang::ASTContext &Context);
+
 /// The name a call is spelled with: "sum", "operator+", "select".
 std::string calleeName(const clang::CallExpr *Call);
 

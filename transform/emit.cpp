@@ -367,6 +367,8 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
   }
   if (!batched(E))
     return std::nullopt;
+  if (std::optional<std::string> Text = unsignedForm(E))
+    return Text;
   if (wrapsAround(E))
     return vb("scalar_cast<") +
            E->getType().getCanonicalType().getAsString(
@@ -430,6 +432,54 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
   return std::nullopt;
 }
 
+/// Note [Unsigned per-example integers] in batched.hpp: a comparison, `/` or
+/// `%` of size_t operands, or a conversion of a size_t to floating point,
+/// whose int64 reading of the bits differs from C++'s value, as the runtime's
+/// unsigned form; std::nullopt for the others.
+std::optional<std::string> Printer::unsignedForm(const Expr *E) {
+  auto Call = [&](StringRef Name, const Expr *First, const Expr *Second) {
+    return vb(Name) + "(" + expr(First) + ", " + expr(Second) + ")";
+  };
+  if (const auto *Compound = dyn_cast<CompoundAssignOperator>(E)) {
+    if (!dividesNamedSize(Compound, Context))
+      return std::nullopt;
+    std::string Assign =
+        expr(Compound->getLHS()) + " = " +
+        Call(Compound->getOpcode() == BO_DivAssign ? "unsigned_divide"
+                                                   : "unsigned_remainder",
+             Compound->getLHS(), Compound->getRHS());
+    return E == DiscardedValue ? Assign : "(" + Assign + ")";
+  }
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    if (!isUnsigned64(Context, Binary->getLHS()->getType()))
+      return std::nullopt;
+    const Expr *L = Binary->getLHS(), *R = Binary->getRHS();
+    switch (Binary->getOpcode()) {
+    case BO_LT: return Call("unsigned_less", L, R);
+    case BO_GT: return Call("unsigned_less", R, L);
+    case BO_LE: return Call("unsigned_less_equal", L, R);
+    case BO_GE: return Call("unsigned_less_equal", R, L);
+    case BO_Div: return Call("unsigned_divide", L, R);
+    case BO_Rem: return Call("unsigned_remainder", L, R);
+    default: return std::nullopt;
+    }
+  }
+  // `static_cast<double>(u)` holds the conversion as an implicit cast inside.
+  const auto *Cast = dyn_cast<CastExpr>(E);
+  if (!Cast || !Cast->getType()->isRealFloatingType())
+    return std::nullopt;
+  const auto *Explicit = dyn_cast<ExplicitCastExpr>(Cast);
+  const Expr *From =
+      Explicit ? Explicit->getSubExprAsWritten() : Cast->getSubExpr();
+  if (!isUnsigned64(Context, From->getType()))
+    return std::nullopt;
+  return vb("from_unsigned<") +
+         (Explicit ? writtenType(Explicit)
+                   : Cast->getType().getCanonicalType().getAsString(
+                         Context.getPrintingPolicy())) +
+         ">(" + expr(From) + ")";
+}
+
 /// Whether evaluating \p E for an example that C++ would not evaluate it for
 /// could raise an error (Note [Masked operands] in batched.hpp): an integer
 /// `/` or `%` of per-example values, a per-example index other than an
@@ -438,15 +488,6 @@ std::optional<std::string> Printer::fromScratch(const Expr *E) {
 bool Printer::mayRaise(const Expr *E) const {
   if (Kernel || !E || !batched(E))
     return false;
-  // A size_t beyond int64 raises (Note [Unsigned per-example integers]).
-  QualType T = E->IgnoreParens()->getType();
-  if (T->isUnsignedIntegerType() && Context.getTypeSize(T) == 64 &&
-      (wrapsAround(E->IgnoreParens()) ||
-       isa<CastExpr>(E->IgnoreParens()) && cast<CastExpr>(E->IgnoreParens())
-                                               ->getSubExpr()
-                                               ->getType()
-                                               ->isSignedIntegerType()))
-    return true;
   E = E->IgnoreParenImpCasts();
   if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
     BinaryOperatorKind Op = Binary->getOpcode();

@@ -73,6 +73,7 @@ private:
   std::string asWritten(SourceRange Range, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   bool inTemplate() const;
+  std::optional<std::string> unsignedForm(const Expr *E);
   bool mayRaise(const Expr *E) const;
   /// Whether \p E, an operand C++ may skip or evaluate after another, runs
   /// under a mask, after the operands before it (Note [Masked operands]).

@@ -79,7 +79,7 @@ int main() {
 // CHECK-NEXT: vb::Value ratio = vb::scalar_cast<float>(d) / 2.0f;  // line 31
 // CHECK-NEXT: vb::Value mixed = d / vb::scalar_cast<int>(i + 1) + _b_wrap(k, 3);  // line 32
 // CHECK-LABEL: void unsigned_sizes(
-// CHECK: vb::Value groups = n / group;  // line 45
-// CHECK-NEXT: vb::Value rest = n % group;  // line 46
-// CHECK-NEXT: rest %= 3;  // line 47
-// CHECK-NEXT: n /= 2u;  // line 48
+// CHECK: vb::Value groups = vb::unsigned_divide(n, group);  // line 45
+// CHECK-NEXT: vb::Value rest = vb::unsigned_remainder(n, group);  // line 46
+// CHECK-NEXT: rest = vb::unsigned_remainder(rest, 3);  // line 47
+// CHECK-NEXT: n = vb::unsigned_divide(n, 2u);  // line 48

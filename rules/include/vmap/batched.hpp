@@ -39,6 +39,7 @@
 #include <concepts>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -56,14 +57,26 @@ class Value;
 // per-example value of an unsigned type narrower than 64 bits is held as its exact value,
 // wrapped into [0, 2^bits) by unsigned_cast after every conversion to the type and every
 // `+ - *` of it (clang-vmap prints those as scalar_cast<T>). A 64-bit one (size_t) is
-// held as its bits, which `+ - *` compute alike; int64 reads them as its value only
-// below 2^63, so unsigned_cast checks each example that runs (under the live mask) and
-// throws where C++'s value is 2^63 or more (`i - 1` at i == 0): the batched comparisons,
-// divisions and conversions to floating point would read another number.
+// held as its bits: int64's `+ - *`, unary `-`, `==`, `!=`, a conversion to an integer
+// type or bool, and its use as an index (which takes an int64_t in the loop as written too)
+// compute C++'s bits. Where they read another number than C++'s (`i - 1` at i == 0 is
+// 2^64 - 1, not -1), clang-vmap prints the unsigned forms below: `<` `>` `<=` `>=`, `/`, `%`
+// of 64-bit unsigned operands and a conversion of one to floating point. They take any
+// integer operands, converted to int64 first (C++'s conversion of them to uint64 keeps the
+// same bits).
 Value unsigned_cast(const Value& value, int64_t bits);
+Value unsigned_less(const Value& a, const Value& b);        // a < b as uint64
+Value unsigned_less_equal(const Value& a, const Value& b);  // a <= b as uint64
+Value unsigned_divide(const Value& a, const Value& b);      // a / b as uint64
+Value unsigned_remainder(const Value& a, const Value& b);   // a % b as uint64
+// static_cast<T> of a uint64 held as int64: rounded to floating point as C++ rounds it.
+Value unsigned_to_floating(const Value& value, Dtype dtype);
+template <vmap::detail::Arithmetic T>
+  requires std::is_floating_point_v<T>
+Value from_unsigned(const Value& value);
 namespace detail {
-// A loop-invariant size_t becomes an int64 C++ scalar: checked as unsigned_cast checks.
-int64_t held_unsigned(uint64_t v);
+// value + 2^63 (its sign bit flipped): the unsigned order as int64's (accumulate's max, min).
+Value flip_sign(const Value& value);
 }  // namespace detail
 
 // One `#pragma vmap` loop: iterations start .. end-1 (end <= start: zero trips).
@@ -279,7 +292,7 @@ class Value {
   template <class T>
   static auto held(T v) {
     if constexpr (std::is_unsigned_v<T> && sizeof(T) == 8)
-      return detail::held_unsigned(v);
+      return static_cast<int64_t>(v);  // its bits (Note [Unsigned per-example integers])
     else
       return v;
   }
@@ -315,6 +328,11 @@ Value scalar_cast(const Value& value) {
   else
     return scalar_cast_to(value, detail::cpp_dtype<T>());
 }
+template <vmap::detail::Arithmetic T>
+  requires std::is_floating_point_v<T>
+Value from_unsigned(const Value& value) {
+  return unsigned_to_floating(value, detail::cpp_dtype<T>());
+}
 
 // `k++` / `k--` whose value is used (`while (k++ < n)`): k steps as `k += 1` does (masked),
 // and the value k had before is the result, as in C++. (`++k` is `(k += 1)`.)
@@ -342,11 +360,17 @@ void accumulate(Scalar& acc, const Value& e, Reduce op) {
     acc = static_cast<Scalar>(wide);
   } else {
     int64_t wide = static_cast<int64_t>(acc);  // `+ - *` in int64 give C++'s bits
-    // A size_t compared (max, min) as int64 needs its value below 2^63 (Note [Unsigned
-    // per-example integers]): SIZE_MAX as a start of std::min raises.
-    if constexpr (std::is_unsigned_v<Scalar> && sizeof(Scalar) == 8)
-      if (op != Reduce::add && op != Reduce::sub && op != Reduce::mul)
-        wide = detail::held_unsigned(acc);
+    // A size_t compared (max, min) as int64: adding 2^63 (flipping the sign bit) maps the
+    // unsigned order onto the signed one (Note [Unsigned per-example integers]).
+    if constexpr (std::is_unsigned_v<Scalar> && sizeof(Scalar) == 8) {
+      if (op != Reduce::add && op != Reduce::sub && op != Reduce::mul) {
+        constexpr int64_t sign = std::numeric_limits<int64_t>::min();
+        wide = static_cast<int64_t>(acc ^ static_cast<uint64_t>(sign));
+        accumulate_scalar(wide, kInt64, detail::flip_sign(e), op);
+        acc = static_cast<Scalar>(wide) ^ static_cast<uint64_t>(sign);
+        return;
+      }
+    }
     accumulate_scalar(wide, detail::cpp_dtype<Scalar>(), e, op);
     acc = static_cast<Scalar>(wide);
   }
