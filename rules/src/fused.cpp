@@ -550,8 +550,8 @@ std::optional<Value> device_value(FusedLayout layout, const TypedKernel<T>* type
                              layout.sizes.begin() + (sum ? layout.levels : layout.sizes.size()));
   return deferred(
       std::move(layout), std::move(sizes), typed->result, code,
-      [program, arguments, typed, sum, mean](const FusedLayout& laid_out, const void* kernel,
-                                             void* out) {
+      [program, arguments, walk = code.walk_on_host, sum, mean](
+          const FusedLayout& laid_out, const void* kernel, void* out) {
         vmap_kernel::FusedArgs args{};
         const int64_t rank = static_cast<int64_t>(laid_out.dims.size());
         args.rank = static_cast<int>(rank);
@@ -579,32 +579,28 @@ std::optional<Value> device_value(FusedLayout layout, const TypedKernel<T>* type
                                 (args.count / std::max<int64_t>(rows * columns, 1));
           call.count = tiles * call.block_threads;
         } else {
-          call.count = args.count;
+          call.count = (args.count + call.block_threads - 1) / call.block_threads *
+                       call.block_threads;
         }
         call.source = program->c_str();
         with_fused_device_headers(call);
         call.arguments = &args;
         call.argument_bytes = sizeof args;
         struct HostContext {
-          const FusedLayout& layout;
-          const TypedKernel<T>& typed;
+          const vmap_kernel::FusedArgs& args;
+          const KernelCode::WalkOnHost walk;
           const void* kernel;
-          void* out;
-          bool sum, mean;
+          Dtype element;
+          bool sum;
+          int64_t blocks, threads;
         };
-        // The host form (the emulated device): the CPU's own loops, over the same layout.
-        const HostContext context{laid_out, *typed, kernel, out, sum, mean};
+        // The host form (the emulated device): the same walk, thread by thread.
+        const HostContext context{args, walk, kernel, laid_out.dtype, sum,
+                                  call.count / call.block_threads, call.block_threads};
         call.host_context = &context;
         call.host = [](const void* c) {
           const auto& host = *static_cast<const HostContext*>(c);
-          if (!host.sum)
-            store<T>(host.layout, host.typed, host.kernel, host.out);
-          else if (host.typed.result == kFloat64)
-            sum_examples<T>(host.layout, host.typed, host.kernel, host.mean,
-                            static_cast<double*>(host.out));
-          else
-            sum_examples<T>(host.layout, host.typed, host.kernel, host.mean,
-                            static_cast<float*>(host.out));
+          host.walk(host.kernel, host.args, host.element, host.sum, host.blocks, host.threads);
         };
         if (!vmap::detail::device_backend("fused").compiled_kernel("fused", call))
           throw vmap::Error("fused: the kernel's device program does not compile (the warning "

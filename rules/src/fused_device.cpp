@@ -76,9 +76,11 @@ std::string fused_device_program(DeviceCode code, Dtype element, Dtype result,
     if (arguments[a].number_type)
       call += "vmap_fused::number<" + std::string(arguments[a].number_type) + ">(args, " +
               std::to_string(a) + ")";
-    else
-      call += "vmap::batched::Element<" + t + ">{static_cast<const " + t + "*>(args.base[" +
-              std::to_string(tensors) + "])[at[" + std::to_string(tensors++) + "]]}";
+    else {
+      const std::string n = std::to_string(tensors++);
+      call += "vmap::batched::Element<" + t + ">{static_cast<const " + t + "*>(args.base[" + n +
+              "])[at[" + n + "]]}";
+    }
   }
   return "#include <vmap/fused_device.hpp>\n"
          "namespace " + std::string(code.alias) + " = vmap::batched;\n"
@@ -91,8 +93,9 @@ std::string fused_device_program(DeviceCode code, Dtype element, Dtype result,
          (squared ? "    return static_cast<" + r + ">((value * value).value);\n"
                   : "    return static_cast<" + r + ">(value.value);\n") +
          "  };\n"
+         "  const vmap_fused::Thread thread{blockIdx.x, threadIdx.x, blockDim.x};\n"
          "  vmap_fused::" + (sum ? "sum" : "store") + "<" + r + ", " + std::to_string(tensors) +
-         ">(args, element);\n"
+         ">(args, thread, element);\n"
          "}\n";
 }
 

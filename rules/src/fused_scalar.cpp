@@ -208,14 +208,16 @@ bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
                    bool reads_elements, Tensor& result) {
   const TensorOptions on_device = TensorOptions().device(layout.device);
   result = vmap::empty(layout.sizes, on_device.dtype(held));
-  Tensor error = vmap::zeros({1}, on_device.dtype(kInt32));
+  // Only elements read at computed indices can stop an example (Note [Scalar kernels on a
+  // device]): other kernels need no flag, and no launch to clear one.
+  const Tensor error = reads_elements ? vmap::zeros({1}, on_device.dtype(kInt32)) : Tensor();
   vmap_kernel::Args args{};
   args.count = layout.count;
   args.levels = static_cast<int>(layout.levels);
   for (int64_t l = 0; l < layout.levels; ++l) args.sizes[l] = layout.sizes[l];
   args.active = layout.active.defined() ? layout.active.data_ptr<bool>() : nullptr;
   args.out = static_cast<char*>(result.raw_data());
-  args.error = error.data_ptr<int32_t>();
+  args.error = reads_elements ? error.data_ptr<int32_t>() : nullptr;
   const auto fill = [&](vmap_kernel::Operand& to, const ElementOperand& from) {
     to.base = from.base;
     for (std::size_t l = 0; l < from.level_strides.size(); ++l)

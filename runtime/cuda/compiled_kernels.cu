@@ -50,9 +50,10 @@ std::string compile(const char* op, const CompiledKernelCall& call, const std::s
   const std::string arch_option = "--gpu-architecture=" + architecture;
   const std::string include = cccl_include();
   // -default-device: the element types' functions (fused kernels) are device functions.
+  // -lineinfo: compute-sanitizer and profilers name the kernel's lines (no cost at run time).
   const char* options[] = {arch_option.c_str(), "--std=c++20", "--fmad=false", "-w",
-                           "-default-device", include.c_str()};
-  const nvrtcResult compiled = nvrtcCompileProgram(program, 6, options);
+                           "-default-device", "-lineinfo", include.c_str()};
+  const nvrtcResult compiled = nvrtcCompileProgram(program, 7, options);
   if (compiled != NVRTC_SUCCESS) {
     size_t size = 0;
     nvrtcGetProgramLogSize(program, &size);

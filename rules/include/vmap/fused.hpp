@@ -58,6 +58,7 @@
 
 #include <vmap/batched.hpp>
 #include <vmap/fused_element.hpp>
+#include <vmap/fused_device.hpp>
 #include <vmap/kernel_device.hpp>
 
 #include <array>
@@ -187,6 +188,11 @@ struct KernelCode {
   DeviceCode device;
   bool squared = false;
   void (*device_arguments)(const void* kernel, std::vector<DeviceArgument>& out) = nullptr;
+  // The device program's walk (fused_device.hpp) on the host, thread by thread: what the
+  // emulated device runs. `sum`: the examples' sums, else the store.
+  using WalkOnHost = void (*)(const void* kernel, const vmap_kernel::FusedArgs& args,
+                              Dtype element, bool sum, int64_t blocks, int64_t threads);
+  WalkOnHost walk_on_host = nullptr;
 };
 
 // The compiled kernel's value for a store, its per-example sums (or means; over the
@@ -212,6 +218,16 @@ struct Squared {
   }
 };
 
+// Which of the tensor operands argument I is.
+template <std::size_t I, class Args>
+inline constexpr std::size_t value_index = [] {
+  std::size_t count = 0;
+  [&]<std::size_t... J>(std::index_sequence<J...>) {
+    ((count += J < I && is_value_operand<std::tuple_element_t<J, Args>>), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Args>>());
+  return count;
+}();
+
 // The kernel's argument I at element k of a run: an Element of the tensor operand it is, or
 // the number as passed.
 template <class T, std::size_t I, int Mask, class Args, std::size_t N>
@@ -219,13 +235,7 @@ decltype(auto) kernel_arg(const Args& args, const std::array<const T*, N>& at,
                           const std::array<int64_t, N>& inner, int64_t k) {
   using X = std::tuple_element_t<I, Args>;
   if constexpr (is_value_operand<X>) {
-    constexpr std::size_t n = [] {
-      std::size_t count = 0;
-      [&]<std::size_t... J>(std::index_sequence<J...>) {
-        ((count += J < I && is_value_operand<std::tuple_element_t<J, Args>>), ...);
-      }(std::make_index_sequence<std::tuple_size_v<Args>>());
-      return count;
-    }();
+    constexpr std::size_t n = value_index<I, Args>;
     if constexpr (Mask < 0) return Element<T>{at[n][k * inner[n]]};
     else if constexpr (((Mask >> n) & 1) != 0) return Element<T>{at[n][k]};
     else return Element<T>{at[n][0]};
@@ -368,7 +378,46 @@ class Fused {
             typed<double, kUse, detail::kFusedIsa>(),
             device_,
             detail::is_squared<Kernel>,
-            &device_arguments};
+            &device_arguments,
+            &walk_on_host};
+  }
+
+  static void walk_on_host(const void* kernel, const vmap_kernel::FusedArgs& args, Dtype element,
+                           bool sum, int64_t blocks, int64_t threads) {
+    if (element == kFloat64)
+      static_cast<const Fused*>(kernel)->walk_on_host<double>(args, sum, blocks, threads);
+    else
+      static_cast<const Fused*>(kernel)->walk_on_host<float>(args, sum, blocks, threads);
+  }
+  template <class T>
+  void walk_on_host(const vmap_kernel::FusedArgs& args, bool sum, int64_t blocks,
+                    int64_t threads) const {
+    using R = ResultOf<T>;
+    const auto element = [&](const int64_t* at) {
+      return static_cast<R>(device_element<T>(args, at, Indices{}));
+    };
+    for (int64_t b = 0; b < blocks; ++b)
+      for (int64_t t = 0; t < threads; ++t) {
+        const vmap_fused::Thread thread{b, t, threads};
+        if (!sum)
+          vmap_fused::store<R, static_cast<int>(kValues)>(args, thread, element);
+        else if constexpr (std::is_floating_point_v<R>)
+          vmap_fused::sum<R, static_cast<int>(kValues)>(args, thread, element);
+      }
+  }
+  template <class T, std::size_t... I>
+  auto device_element(const vmap_kernel::FusedArgs& args, const int64_t* at,
+                      std::index_sequence<I...>) const {
+    return kernel_(device_argument<T, I>(args, at)...).value;
+  }
+  template <class T, std::size_t I>
+  decltype(auto) device_argument(const vmap_kernel::FusedArgs& args, const int64_t* at) const {
+    if constexpr (detail::is_value_operand<std::tuple_element_t<I, ArgTuple>>) {
+      constexpr std::size_t n = detail::value_index<I, ArgTuple>;
+      return Element<T>{static_cast<const T*>(args.base[n])[at[n]]};
+    } else {
+      return std::get<I>(args_);
+    }
   }
 
   static void device_arguments(const void* kernel, std::vector<detail::DeviceArgument>& out) {
