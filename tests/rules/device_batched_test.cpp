@@ -279,14 +279,15 @@ TEST_P(DeviceBatched, ScalarKernelErrorsAreTheCpusErrors) {
   }
 }
 // Note [Fused kernels on a device]: a store, a sum, a mean and a norm of compiled fused
-// kernels, with a number among the operands, over one and two levels, float32 and float64:
-// each one launch of its device program (on the emulated backend, its host form).
+// kernels, with a number among the operands, over one and two levels, float32 and float64,
+// examples of 40 elements: each one launch of its device program (on the
+// emulated backend, its host form).
 TEST_P(DeviceBatched, FusedKernelsRunAsOneKernel) {
   Rng rng(8);
   const int64_t before = emulated_.compiled_kernels();
   expect_same_on_device(
-      {random(rng, {20, 7}), random(rng, {30, 7}), random(rng, {20, 7}, kFloat64), zeros({20, 30}),
-       zeros({20, 7}), zeros({20}, kFloat64), zeros({20, 30})},
+      {random(rng, {20, 40}), random(rng, {30, 40}), random(rng, {20, 40}, kFloat64),
+       zeros({20, 30}), zeros({20, 40}), zeros({20}, kFloat64), zeros({20, 30})},
       [](std::vector<Tensor> in) {
         const Tensor &x = in[0], &y = in[1], &w = in[2];
         Tensor distances = in[3].clone(), blended = in[4].clone(), gaps = in[5].clone(),
