@@ -393,7 +393,8 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
           }
         }(),
         ...);
-    if constexpr (!std::is_same_v<R, Elements>)
+    // A lambda with captures (never the tool's) has no host form: it runs on the CPU.
+    if constexpr (!std::is_same_v<R, Elements> && std::is_default_constructible_v<Kernel>)
       if (device.lambda) {
         if (std::optional<Value> on_device = device_kernel<Kernel, R, Parameters, Operands>(
                 device, operands, values, dtypes, elements))
