@@ -442,9 +442,6 @@ private:
                                   unsigned MinOps) {
     FusedChain Chain;
     Chain.Region.assign(Region.begin(), Region.end());
-    // Its text is also its device program (Note [Fused kernels on a device] in
-    // rules/include/vmap/fused.hpp) where it means the same there: no macro.
-    Chain.DeviceCode = !inMacro(Root) && llvm::none_of(Region, inMacro);
     for (const Stmt *S : Region) {
       if (Result.InRegions.count(S) || holdsKernel(S))
         return std::nullopt;
@@ -466,6 +463,12 @@ private:
           return holdsKernel(Operand);
         }))
       return std::nullopt;
+    // Its text is also its device program (Note [Fused kernels on a device] in
+    // rules/include/vmap/fused.hpp) where it means the same there.
+    Chain.DeviceCode =
+        portableText(Root, Chain) && llvm::all_of(Region, [&](const Stmt *S) {
+          return portableText(S, Chain);
+        });
     if (Region.empty())
       return Chain;
     if (!diesAtConsumer(Region, Root, Chain))

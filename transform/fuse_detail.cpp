@@ -3,6 +3,8 @@
 #include "fuse_detail.h"
 #include "analyse.h"
 #include "ast_util.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -56,6 +58,81 @@ bool isLiteral(const Expr *E) {
       return Var->getQualifiedNameAsString() == "std::nullopt";
   return isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
              StringLiteral>(E);
+}
+
+namespace {
+
+/// Whether \p T, as written, names only what a device program has.
+bool portableType(QualType T) {
+  T = T.getNonReferenceType();
+  if (const auto *Typedef = T->getAs<TypedefType>()) {
+    const DeclContext *Context = Typedef->getDecl()->getDeclContext();
+    return T.getCanonicalType()->isBuiltinType() &&
+           (Context->isTranslationUnit() || Context->isStdNamespace());
+  }
+  if (T->isPointerType())
+    return false;
+  return T.getCanonicalType()->isBuiltinType() || T->isUndeducedAutoType() ||
+         T->getContainedAutoType();
+}
+
+/// Whether \p D is a function of namespace std or vmap (or a builtin).
+bool portableFunction(const FunctionDecl *F) {
+  if (F->getBuiltinID())
+    return true;
+  for (const DeclContext *Context = F->getDeclContext(); Context;
+       Context = Context->getParent())
+    if (const auto *Namespace = dyn_cast<NamespaceDecl>(Context))
+      if (Namespace->isStdNamespace() || Namespace->getName() == "vmap")
+        return true;
+  return F->getDeclContext()->isTranslationUnit() &&
+         F->getASTContext().getSourceManager().isInSystemHeader(
+             F->getLocation()); // ::sqrt
+}
+
+} // namespace
+
+bool portableText(const Stmt *S, const FusedChain &Chain) {
+  if (!S)
+    return true;
+  if (const auto *E = dyn_cast<Expr>(S))
+    if (Chain.Parameters.count(E))
+      return true; // printed as the parameter's name
+  if (S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID())
+    return false;
+  if (isa<SubstNonTypeTemplateParmExpr>(S))
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    const ValueDecl *D = Ref->getDecl();
+    if (const auto *Var = dyn_cast<VarDecl>(D))
+      return Chain.Declared.count(Var) || llvm::is_contained(Chain.Locals, Var);
+    if (const auto *F = dyn_cast<FunctionDecl>(D))
+      return portableFunction(F);
+    return false;
+  }
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(S))
+    if (!portableType(Cast->getTypeAsWritten()))
+      return false;
+  if (const auto *Trait = dyn_cast<UnaryExprOrTypeTraitExpr>(S))
+    if (Trait->isArgumentType() && !portableType(Trait->getArgumentType()))
+      return false;
+  // A declaration's type as written (a tensor local of a fused region prints
+  // as `auto`; one that becomes a parameter, not at all).
+  if (const auto *Declaration = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : Declaration->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D))
+        if (const TypeSourceInfo *Info = Var->getTypeSourceInfo())
+          if (!isTensorType(Var->getType()) &&
+              !llvm::is_contained(Chain.Locals, Var) &&
+              !portableType(Info->getType()))
+            return false;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      if (!isa<CXXMethodDecl>(Callee) && !portableFunction(Callee))
+        return false;
+  return llvm::all_of(S->children(), [&](const Stmt *Child) {
+    return portableText(Child, Chain);
+  });
 }
 
 /// Whether some of \p S comes from a macro (the printer splices file text).

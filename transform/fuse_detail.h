@@ -42,6 +42,15 @@ bool isLiteral(const clang::Expr *E);
 /// Whether some of \p S comes from a macro (the printer splices file text).
 bool inMacro(const clang::Stmt *S);
 
+/// Whether \p S, a statement or the value of \p Chain's kernel, means the
+/// same as the text of a device program (Note [Scalar kernels on a device]
+/// in rules/include/vmap/fused_scalar.hpp): no macro, and it names nothing
+/// the program lacks: only the kernel's own variables (its operands are its
+/// parameters), functions of std and vmap, and built-in types or the
+/// standard's integer typedefs (not a template parameter, an enumerator, a
+/// constant or a type of the user's file).
+bool portableText(const clang::Stmt *S, const FusedChain &Chain);
+
 /// The names of the variables \p S reads.
 void namesIn(const clang::Stmt *S, llvm::StringSet<> &Names);
 

@@ -381,10 +381,10 @@ public:
       return std::nullopt;
     // Its text is the device program (Note [Scalar kernels on a device] in
     // rules/include/vmap/fused_scalar.hpp) where it means there what it
-    // means here: no macro (the device has none of the file's) and no call
-    // of the file's functions (not in the program).
+    // means here: no call of the file's functions (not in the program) and
+    // nothing else of the file's (portableText).
     const auto Portable = [&](const Stmt *S) {
-      return !callsScalarFunction(S) && !inMacro(S);
+      return !callsScalarFunction(S) && portableText(S, Chain);
     };
     Chain.DeviceCode =
         !ReturnsElements && llvm::all_of(Region, Portable) && Portable(Root);

@@ -196,26 +196,35 @@ TEST(BatchedApi, FmaxFoldsAndAssignedTensorReductions) {
   EXPECT_EQ(kept.item<int64_t>(), 0);
 }
 
-// Note [Unsigned per-example integers]: narrow unsigned types wrap as in C++; a size_t
-// beyond int64 raises, except in examples a mask leaves out.
-TEST(BatchedApi, UnsignedScalarsWrapOrRaise) {
-  Tensor wrapped = zeros({3}, kInt64), before = zeros({3}, kInt64);
+// Note [Unsigned per-example integers]: narrow unsigned types wrap as in C++; a size_t is
+// held as its bits (1 - i at i == 2 is 2^64 - 1, int64's -1), compared and divided as uint64
+// by the unsigned forms, and a max/min accumulator of size_t takes the unsigned order.
+TEST(BatchedApi, UnsignedScalarsWrap) {
+  Tensor wrapped = zeros({3}, kInt64), bits = zeros({3}, kInt64), below = zeros({3}, kBool),
+         halves = zeros({3}, kInt64);
   {
     vb::Level level(0, 3);
     const vb::Value i = level.index();
     vb::at(wrapped, i) = vb::scalar_cast<uint32_t>(vb::Value(uint32_t{1}) - i);
-    EXPECT_THROW(vb::scalar_cast<std::size_t>(vb::Value(std::size_t{1}) - i), Error);
-    vb::Where positive(i > 0);
-    vb::at(before, i) = vb::scalar_cast<std::size_t>(i - vb::Value(std::size_t{1}));
+    const vb::Value u = vb::scalar_cast<std::size_t>(vb::Value(std::size_t{1}) - i);
+    vb::at(bits, i) = u;
+    vb::at(below, i) = vb::unsigned_less(vb::Value(std::size_t{5}), u);
+    vb::at(halves, i) = vb::unsigned_divide(u, vb::Value(std::size_t{2}));
   }
   expect_equal(wrapped, tensor({int64_t{1}, int64_t{0}, int64_t{4294967295}}));
-  expect_equal(before, tensor({int64_t{0}, int64_t{0}, int64_t{1}}));
-  EXPECT_THROW(vb::Value(std::numeric_limits<std::size_t>::max()), Error);
-  std::size_t smallest = std::numeric_limits<std::size_t>::max();  // compared as int64: -1
+  expect_equal(bits, tensor({int64_t{1}, int64_t{0}, int64_t{-1}}));
+  expect_equal(below, tensor({false, false, true}));
+  // (2^64 - 1) / 2 = 2^63 - 1
+  expect_equal(halves, tensor({int64_t{0}, int64_t{0}, std::numeric_limits<int64_t>::max()}));
+  std::size_t smallest = std::numeric_limits<std::size_t>::max(), largest = 0;
   {
     vb::Level level(0, 3);
-    EXPECT_THROW(vb::accumulate(smallest, level.index(), vb::Reduce::min), Error);
+    const vb::Value u = vb::scalar_cast<std::size_t>(vb::Value(std::size_t{1}) - level.index());
+    vb::accumulate(smallest, u, vb::Reduce::min);
+    vb::accumulate(largest, u, vb::Reduce::max);
   }
+  EXPECT_EQ(smallest, 0u);
+  EXPECT_EQ(largest, std::numeric_limits<std::size_t>::max());
 }
 
 // C++ scalar accumulators of per-example scalars over two levels (pairwise_sum_prod written

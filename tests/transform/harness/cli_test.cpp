@@ -421,8 +421,9 @@ TEST_F(CommandLine, DeepExpressionsAreRewritten) {
     tool_run result = run("deep.cpp -o out.cpp");
     ASSERT_EQ(result.status, 0) << terms << " terms: " << result.err.substr(0, 2000);
     std::string rewritten = read_file(dir_ / "out.cpp");
-    // One fused kernel (Note [Which chains are fused]) of the whole sum.
-    const std::string kernel = "vb::at(out, i) = vb::fused([](const auto& ";
+    // One fused kernel (Note [Which chains are fused]) of the whole sum, its device text
+    // first (Note [Fused kernels on a device]).
+    const std::string kernel = "vb::at(out, i) = vb::fused(vb::DeviceCode{\"[](const auto& ";
     const std::size_t at = rewritten.find(kernel);
     ASSERT_NE(at, std::string::npos) << rewritten.substr(0, 2000);
     const std::size_t name_begin = at + kernel.size();
