@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "emit.h"
 #include "find.h"
+#include "passes.h"
 #include "pipeline.h"
 #include "remarks.h"
 #include "rewrite.h"
@@ -114,7 +115,6 @@ cl::opt<bool> CheckMode(
              "throw vmap::Error where an output or accumulator differs"),
     cl::cat(ToolCategory));
 
-enum class Pass { None, Find, Analyse, Batch, Emit, Rewrite };
 cl::opt<Pass> DumpAfter(
     "dump-after", cl::desc("Print the state after a pass to stderr"),
     cl::values(clEnumValN(Pass::Find, "find", "the annotated loops"),
@@ -150,173 +150,6 @@ class AllDependencies : public DependencyCollector {
   bool needSystemDependencies() override { return true; }
 };
 
-//===----------------------------------------------------------------------===//
-// The passes over one loop (the printers of --dump-after are in dump.cpp)
-//===----------------------------------------------------------------------===//
-
-LoopOutcome runInSpecializations(ASTContext &Context,
-                                 llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
-                                 llvm::ArrayRef<SourceLocation> Conditionals,
-                                 Diagnostics &Diags, LoopRemarks &Remarks);
-
-/// Note [Conditionals in a loop]: refuses \p Plan when a function it batches
-/// a clone of (its callees' too) holds a preprocessor conditional.
-bool refuseConditionalsInClones(const BatchPlan &Plan,
-                                llvm::ArrayRef<SourceLocation> Conditionals,
-                                const SourceManager &SM, Diagnostics &Diags) {
-  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
-    const FunctionDecl *Callee = Clone->Analysis.Callee;
-    SourceLocation Directive =
-        firstDirectiveIn(Conditionals, Callee->getSourceRange(), SM);
-    if (Directive.isValid()) {
-      Diags.report(clang_vmap::diag::refuse_conditional_in_loop, Directive)
-          << 1 << Callee;
-      Diags.report(clang_vmap::diag::note_conditional_in_loop, Directive)
-          << 1 << Callee;
-      return true;
-    }
-    if (refuseConditionalsInClones(*Clone, Conditionals, SM, Diags))
-      return true;
-  }
-  return false;
-}
-
-/// analyse -> batch -> emit; the passes report their own refusals.
-LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
-                          unsigned Top,
-                          llvm::ArrayRef<SourceLocation> Conditionals,
-                          Diagnostics &Diags, LoopRemarks &Remarks) {
-  LoopOutcome Refused;
-  Refused.Loop = &Loops[Top];
-  if (isTemplatePattern(Loops[Top].Function)) {
-    Remarks.beginSpecializations(); // one report for all of them
-    LoopOutcome Outcome =
-        runInSpecializations(Context, Loops, Top, Conditionals, Diags, Remarks);
-    Remarks.endSpecializations(Outcome.Batched);
-    return Outcome;
-  }
-  std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
-  if (!Analysis)
-    return Refused;
-  if (DumpAfter == Pass::Analyse && !Analysis->Refused)
-    dumpAnalysis(*Analysis, llvm::errs());
-  std::optional<BatchPlan> Plan = batch(std::move(*Analysis), Diags);
-  if (!Plan || refuseConditionalsInClones(*Plan, Conditionals,
-                                          Context.getSourceManager(), Diags))
-    return Refused;
-  if (DumpAfter == Pass::Batch)
-    dumpPlan(*Plan, llvm::errs());
-  LoopOutcome Outcome = emit(*Plan, CheckMode);
-  if (Outcome.Batched)
-    Remarks.batched(*Plan);
-  if (DumpAfter == Pass::Emit)
-    dumpEmitted(Loops[Top], Context, Outcome, llvm::errs());
-  return Outcome;
-}
-
-/// `scale<float>`, as a diagnostic names a specialization.
-/// The function whose body holds a (non-generic) lambda \p Function is the
-/// call operator of, or null.
-const FunctionDecl *functionAroundLambda(const FunctionDecl *Function) {
-  const auto *Method = dyn_cast<CXXMethodDecl>(Function);
-  if (!Method || !Method->getParent()->isLambda() ||
-      Function->getTemplateSpecializationArgs())
-    return nullptr;
-  return dyn_cast<FunctionDecl>(Method->getParent()->getParent());
-}
-
-std::string specializationName(const FunctionDecl *Specialization) {
-  if (const FunctionDecl *Around = functionAroundLambda(Specialization))
-    return specializationName(Around);
-  if (!Specialization->getTemplateSpecializationArgs()) // of a class template
-    return "'" + Specialization->getQualifiedNameAsString() + "'";
-  std::string Name = isa<CXXMethodDecl>(Specialization) &&
-                             cast<CXXMethodDecl>(Specialization)
-                                 ->getParent()
-                                 ->isLambda()
-                         ? "the generic lambda"
-                         : Specialization->getNameAsString();
-  return "'" + Name + "<" +
-         llvm::join(templateArgumentTexts(Specialization), ", ") + ">'";
-}
-
-/// Where \p Specialization was instantiated (a lambda's: where the function
-/// around it was).
-SourceLocation pointOfInstantiation(const FunctionDecl *Specialization) {
-  if (const FunctionDecl *Around = functionAroundLambda(Specialization))
-    return pointOfInstantiation(Around);
-  return Specialization->getPointOfInstantiation();
-}
-
-/// Note [Loops in templates]: the loop is analysed, batched and printed in
-/// every compiled specialization of its template; the rewrite, printed from
-/// the template's own text, must come out the same for each, since it is
-/// written once, into the template.
-LoopOutcome runInSpecializations(ASTContext &Context,
-                                 llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
-                                 llvm::ArrayRef<SourceLocation> Conditionals,
-                                 Diagnostics &Diags, LoopRemarks &Remarks) {
-  LoopOutcome Refused;
-  Refused.Loop = &Loops[Top];
-  SourceLocation At = Loops[Top].For->getForLoc();
-  llvm::SmallVector<const FunctionDecl *, 4> Specializations =
-      compiledSpecializations(Loops[Top].Function);
-  if (Specializations.empty()) {
-    Diags.report(clang_vmap::diag::refuse_template_not_compiled, At);
-    Diags.report(clang_vmap::diag::note_template_not_compiled, At);
-    return Refused;
-  }
-  std::optional<LoopOutcome> Batched;
-  const FunctionDecl *First = nullptr;
-  for (const FunctionDecl *Specialization : Specializations) {
-    std::vector<VmapLoop> Instance = inSpecialization(Loops, Top, Specialization);
-    if (Instance.empty())
-      continue; // not instantiated down to this loop (a discarded branch)
-    LoopOutcome Outcome =
-        runLoopPasses(Context, Instance, Top, Conditionals, Diags, Remarks);
-    Outcome.Loop = &Loops[Top];
-    if (!Outcome.Batched) {
-      Diags.report(clang_vmap::diag::note_in_specialization,
-                   pointOfInstantiation(Specialization))
-          << specializationName(Specialization);
-      return Outcome;
-    }
-    if (!Batched) {
-      Batched = std::move(Outcome);
-      First = Specialization;
-      continue;
-    }
-    if (Outcome.Text != Batched->Text) {
-      Diags.report(clang_vmap::diag::refuse_specializations_differ, At)
-          << specializationName(First) << specializationName(Specialization);
-      Diags.report(clang_vmap::diag::note_specializations_differ, At);
-      return Refused;
-    }
-    for (auto &Insertion : Outcome.Insertions) {
-      if (llvm::is_contained(Batched->Insertions, Insertion))
-        continue;
-      // A member of a class template has one clone for every specialization
-      // (its name has no template arguments): its texts must agree.
-      if (llvm::any_of(Batched->Insertions, [&](const auto &Other) {
-            return Other.first == Insertion.first &&
-                   insertionHeading(Other.second) ==
-                       insertionHeading(Insertion.second);
-          })) {
-        Diags.report(clang_vmap::diag::refuse_specializations_differ, At)
-            << specializationName(First) << specializationName(Specialization);
-        Diags.report(clang_vmap::diag::note_specializations_differ, At);
-        return Refused;
-      }
-      Batched->Insertions.push_back(std::move(Insertion));
-    }
-  }
-  if (!Batched) {
-    Diags.report(clang_vmap::diag::refuse_template_not_compiled, At);
-    Diags.report(clang_vmap::diag::note_template_not_compiled, At);
-    return Refused;
-  }
-  return std::move(*Batched);
-}
 /// --export-fixes: every diagnostic of the file, as clang-tidy exports them
 /// (notes attached to the diagnostic before them), forwarded unchanged.
 class DiagnosticCollector : public DiagnosticConsumer {
@@ -490,7 +323,7 @@ private:
           << 0 << "";
     } else {
       Outcome = runLoopPasses(Context, Loops, Top, Conditionals, Diags,
-                              Remarks);
+                              Remarks, {DumpAfter, CheckMode});
     }
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
