@@ -21,13 +21,9 @@
 namespace vmap::detail::cuda {
 namespace {
 
-[[noreturn]] void fail_compile(const char* op, const std::string& message) {
-  throw Error(std::string(op) + ": " + message);
-}
-
 void check_nvrtc(nvrtcResult status, const char* op, const char* what) {
   if (status != NVRTC_SUCCESS)
-    fail_compile(op, std::string(what) + ": " + nvrtcGetErrorString(status));
+    throw_error(op, std::string(what) + ": " + nvrtcGetErrorString(status));
 }
 
 // `source` compiled for `architecture` (compute_XY: PTX; sm_XY: machine code), or a
@@ -60,7 +56,7 @@ std::string compile(const char* op, const CompiledKernelCall& call, const std::s
     std::string log(size, '\0');
     nvrtcGetProgramLog(program, log.data());
     nvrtcDestroyProgram(&program);
-    fail_compile(op, "the kernel's device code does not compile (NVRTC, " + architecture +
+    throw_error(op, "the kernel's device code does not compile (NVRTC, " + architecture +
                          "):\n" + log);
   }
   const bool ptx = architecture.rfind("compute_", 0) == 0;

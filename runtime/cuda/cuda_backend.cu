@@ -9,11 +9,11 @@
 #include <vector>
 
 namespace vmap::detail::cuda {
-namespace {
-
-[[noreturn]] void throw_error(const char* op, const std::string& message) {
+void throw_error(const char* op, const std::string& message) {
   throw Error(std::string(op) + ": " + message);
 }
+
+namespace {
 
 void check_cublas(cublasStatus_t status, const char* op, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)

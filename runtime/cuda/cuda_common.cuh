@@ -13,6 +13,8 @@
 namespace vmap::detail::cuda {
 
 // Throws vmap::Error("<op>: <what>: <CUDA error string>") unless status is cudaSuccess.
+// vmap::Error "<op>: <message>".
+[[noreturn]] void throw_error(const char* op, const std::string& message);
 void check(cudaError_t status, const char* op, const char* what);
 // After a kernel launch: reports launch errors (bad configuration, no kernel image).
 inline void check_launch(const char* op) { check(cudaGetLastError(), op, "kernel launch"); }
