@@ -20,6 +20,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Sarif.h"
+#include "clang/Basic/Version.h"
 #include "clang/Basic/Stack.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -40,6 +41,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
+#include <csignal>
 #include <set>
 
 using namespace clang;
@@ -115,14 +117,54 @@ cl::opt<bool> CheckMode(
              "throw vmap::Error where an output or accumulator differs"),
     cl::cat(ToolCategory));
 
+// For the tool's own tests and developers: listed by --help-hidden.
 cl::opt<Pass> DumpAfter(
     "dump-after", cl::desc("Print the state after a pass to stderr"),
+    cl::Hidden,
     cl::values(clEnumValN(Pass::Find, "find", "the annotated loops"),
                clEnumValN(Pass::Analyse, "analyse", "the loop analyses"),
                clEnumValN(Pass::Batch, "batch", "the batch plans"),
                clEnumValN(Pass::Emit, "emit", "the emitted text"),
                clEnumValN(Pass::Rewrite, "rewrite", "the replacements")),
     cl::init(Pass::None), cl::cat(ToolCategory));
+
+// What --help says after the options, as clang-tidy explains its own.
+cl::extrahelp MoreHelp(R"(
+Compile flags:
+  The flags each source is parsed with come from, in order: the flags after
+  `--` (the same for every source), else the compile_commands.json of -p
+  <build-dir>, else one found in a parent directory of the first source, else
+  plain C++20. <vmap/vmap.hpp> is found next to the tool if no -I names it.
+  --extra-arg and --extra-arg-before add flags to whichever is used.
+
+Output:
+  Without -o, -i or --diff the rewritten source goes to standard output. A
+  file with a refused loop writes nothing (unless --keep-going); outputs are
+  checked before anything is written, and files are replaced atomically.
+
+Warnings and remarks:
+  -Wvmap-fallback, -Wvmap-refused, -Wvmap-pragma-extra-tokens,
+  -Wvmap-pragma-in-header (-Wvmap: all), given as --extra-arg or after `--`,
+  as clang's own (-Werror=..., -Wno-...). --remarks prints -Rpass=vmap,
+  -Rpass-missed=vmap and -Rpass-analysis=vmap remarks.
+
+Exit status:
+  0  every annotated loop was rewritten
+  1  a loop was refused (--keep-going included), a source has errors, or an
+     output could not be written
+  2  bad usage (unknown option, outputs naming an input, ...)
+  If standard output is closed early (a pipe into `head`), the rest of what
+  it would print is dropped and the status is the same.
+
+Example:
+  clang-vmap model.cpp -o model.vmap.cpp -- -std=c++20 -I/opt/vmap/include
+  clang-vmap -p build --diff src/model.cpp
+)");
+
+void printVersion(llvm::raw_ostream &OS) {
+  OS << "clang-vmap version " CLANG_VMAP_VERSION "\n  built on Clang "
+     << CLANG_VERSION_STRING << " LibTooling\n";
+}
 
 /// One input file and, once it is rewritten, the result.
 struct Job {
@@ -715,12 +757,9 @@ std::optional<int> checkOutputs() {
   return std::nullopt;
 }
 
-} // namespace
-
-int main(int argc, const char **argv) {
-  llvm::InitLLVM Init(argc, argv);
-  llvm::CrashRecoveryContext::Enable();
+int runTool(int argc, const char **argv) {
   cl::HideUnrelatedOptions(ToolCategory);
+  cl::SetVersionPrinter(printVersion);
   // Flags after `--` are the compile command for every input.
   std::string ErrorMessage;
   std::unique_ptr<tooling::CompilationDatabase> Compilations =
@@ -783,7 +822,7 @@ int main(int argc, const char **argv) {
     Job.RewrittenAbsolutePath = absolutePath(Job.RewrittenPath);
   }
   bool AllRewritten = true;
-  bool SomeLoopsLeftAsWritten = false;
+  unsigned LoopsLeftAsWritten = 0;
   RemarkLog Log; // --remarks-file: the loops of every input, refused included
   for (auto [Index, Job] : llvm::enumerate(Jobs)) {
     if (ShowProgress)
@@ -833,8 +872,8 @@ int main(int argc, const char **argv) {
       AllRewritten = false;
     // --keep-going writes what it could and still fails the run, as `make -k`
     // does: SPEC's status 0 means every annotated loop was rewritten.
-    else if (Job.LoopsLeftAsWritten > 0)
-      SomeLoopsLeftAsWritten = true;
+    else
+      LoopsLeftAsWritten += Job.LoopsLeftAsWritten;
   }
   if (!RemarksFile.empty() && !succeeded(Log.writeYaml(RemarksFile)))
     return Refused;
@@ -871,5 +910,28 @@ int main(int argc, const char **argv) {
     if (!succeeded(writeDepfile(DepfilePath, Targets)))
       return Refused;
   }
-  return SomeLoopsLeftAsWritten ? Refused : Success;
+  if (LoopsLeftAsWritten > 0) {
+    // The refusals' warnings may be silenced (-Wno-vmap-refused): this line
+    // still says why the status is 1.
+    llvm::errs() << "clang-vmap: " << LoopsLeftAsWritten
+                 << (LoopsLeftAsWritten == 1 ? " loop was" : " loops were")
+                 << " left as written (--keep-going): exit status 1\n";
+    return Refused;
+  }
+  return Success;
+}
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  llvm::InitLLVM Init(argc, argv);
+  llvm::CrashRecoveryContext::Enable();
+  // A reader that closes standard output early (`| head`) makes writes to it
+  // fail, not end the run: the other outputs (--remarks-file, -MF) are still
+  // written and the status is the rewrite's. LLVM's own handler would exit 74.
+  std::signal(SIGPIPE, SIG_IGN);
+  int Status = runTool(argc, argv);
+  llvm::outs().flush();
+  llvm::outs().clear_error(); // the dropped output is not a failure
+  return Status;
 }

@@ -221,6 +221,48 @@ TEST_F(CommandLine, KeepGoingWithWerrorFails) {
   EXPECT_FALSE(fs::exists(dir_ / "out.cpp"));
 }
 
+TEST_F(CommandLine, KeepGoingWithSilencedRefusalsSaysWhyItFails) {
+  file("a.cpp", kAddOneThenBreak);
+  tool_run result = run("a.cpp --keep-going --extra-arg=-Wno-vmap-refused -o out.cpp");
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.err.find("warning:"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("1 loop was left as written (--keep-going): exit status 1"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST_F(CommandLine, VersionNamesTheToolAndItsClang) {
+  tool_run result = run("--version", false);
+  EXPECT_EQ(result.status, 0);
+  EXPECT_EQ(result.out.rfind("clang-vmap version ", 0), 0u) << result.out;
+  EXPECT_NE(result.out.find("Clang 19"), std::string::npos) << result.out;
+}
+
+TEST_F(CommandLine, HelpExplainsFlagsAndExitStatuses) {
+  tool_run result = run("--help", false);
+  EXPECT_EQ(result.status, 0);
+  for (const char* part : {"Compile flags:", "Exit status:", "  2  bad usage", "-p <build-dir>"})
+    EXPECT_NE(result.out.find(part), std::string::npos) << part << "\n" << result.out;
+  // The developers' pass dumps are listed by --help-hidden only.
+  EXPECT_EQ(result.out.find("dump-after"), std::string::npos) << result.out;
+}
+
+TEST_F(CommandLine, StdoutClosedEarlyKeepsTheStatusAndTheOtherOutputs) {
+  // Enough loops that the rewrite outgrows a pipe's buffer, so writes meet the closed end.
+  std::string text = "#include <vmap/vmap.hpp>\nusing namespace vmap;\n";
+  for (int k = 0; k < 400; ++k)
+    text += "void f" + std::to_string(k) +
+            "(const Tensor& x, Tensor& out) {\n#pragma vmap\n"
+            "  for (int64_t i = 0; i < x.size(0); ++i)\n    out[i] = x[i] + 1;\n}\n";
+  file("a.cpp", text);
+  std::string command = "cd " + quote(dir_.string()) + " && (" + quote(CLANG_VMAP_TOOL) +
+                        " a.cpp --remarks-file=r.yaml --" + include_flags() +
+                        " 2>err.txt; echo $? >status.txt) | head -c 10 >/dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(read_file(dir_ / "status.txt"), "0\n") << read_file(dir_ / "err.txt");
+  EXPECT_NE(read_file(dir_ / "r.yaml").find("--- !Passed"), std::string::npos);
+}
+
 TEST_F(CommandLine, DiffAppliesWithPatch) {
   fs::path input = file("a.cpp", kAddOne);
   tool_run rewritten = run("a.cpp");
