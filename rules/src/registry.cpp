@@ -1,7 +1,9 @@
 // One binding per op-table entry (Note [Rule registry]) and the RuleId -> rule map.
 #include <vmap/rules/rules.hpp>
 
+#include <algorithm>
 #include <array>
+#include <functional>
 #include <string>
 
 namespace vmap::rules {
@@ -432,13 +434,93 @@ Tensor call_reference(std::size_t op, Args args) {
   return kBindings.at(op).reference(CallArgs(args));
 }
 
+namespace {
+
+template <typename F>
+void for_each_tensor(Args args, F&& visit) {
+  for (const Arg& arg : args) {
+    if (const auto* tensor = std::get_if<TensorArg>(&arg)) visit(*tensor);
+    if (const auto* list = std::get_if<std::vector<TensorArg>>(&arg))
+      for (const TensorArg& tensor : *list) visit(tensor);
+  }
+}
+
+// Note [Errors in per-example shapes]
+// A batched call that fails would name the batched shapes (`matmul: shapes [4, 3] and [5, 2]`)
+// where the loop as written names one example's (`[3] and [5, 2]`). On that failure path only,
+// the op runs as written on each example in loop order; the first example that fails throws
+// its own error, which is the loop's. Where none fails (an error only the batched form
+// raises), the caller rethrows the batched error. An op that writes its first argument is
+// not run again: the examples before the failing one would be written twice.
+void run_examples_as_written(std::size_t op, Args args,
+                             const std::function<TensorArg(const TensorArg&, int64_t)>& example_of,
+                             int64_t examples) {
+  for (int64_t example = 0; example < examples; ++example) {
+    std::vector<Arg> one(args.begin(), args.end());
+    for (Arg& arg : one) {
+      if (auto* tensor = std::get_if<TensorArg>(&arg)) *tensor = example_of(*tensor, example);
+      if (auto* list = std::get_if<std::vector<TensorArg>>(&arg))
+        for (TensorArg& tensor : *list) tensor = example_of(tensor, example);
+    }
+    call_reference(op, one);  // throws this example's error, if it has one
+  }
+}
+
+void throw_first_example_error(std::size_t op, Args args) {
+  if (kOpTable.at(op).writes_first_argument()) return;
+  std::optional<int64_t> examples;
+  for_each_tensor(args, [&](const TensorArg& arg) {
+    if (arg.bdim && !examples) examples = arg.value.size(*arg.bdim);
+  });
+  if (!examples) return;
+  run_examples_as_written(
+      op, args,
+      [](const TensorArg& arg, int64_t example) {
+        return arg.bdim ? TensorArg{arg.value.select(*arg.bdim, example), std::nullopt,
+                                    arg.wrapped_number}
+                        : arg;
+      },
+      *examples);
+}
+
+}  // namespace
+
 BatchedResult call_rule(std::size_t op, Args args) {
   // An error inside names the op the rewritten call stands for, not the ops its rule runs
   // (Note [The op the user called] in vmap/types.hpp). An operator's runtime op names itself
   // ("add", "add_"), as the loop as written does, so its table spelling is not used.
   const std::string_view name = kOpTable.at(op).name;
   const vmap::detail::OpName op_name(name.starts_with("operator") ? nullptr : name.data());
-  return kRules.functions[static_cast<std::size_t>(kOpTable.at(op).rule)](op, CallArgs(args));
+  try {
+    return kRules.functions[static_cast<std::size_t>(kOpTable.at(op).rule)](op, CallArgs(args));
+  } catch (const Error&) {
+    throw_first_example_error(op, args);
+    throw;
+  }
+}
+
+void throw_first_example_error(std::size_t op, Args args, int64_t levels) {
+  if (kOpTable.at(op).writes_first_argument()) return;
+  std::vector<int64_t> level_sizes(static_cast<std::size_t>(levels), 1);
+  for_each_tensor(args, [&](const TensorArg& arg) {
+    for (int64_t dim = 0; dim < levels && dim < arg.value.dim(); ++dim)
+      level_sizes[dim] = std::max(level_sizes[dim], arg.value.size(dim));
+  });
+  int64_t examples = 1;
+  for (int64_t size : level_sizes) examples *= size;
+  run_examples_as_written(
+      op, args,
+      [&](const TensorArg& arg, int64_t example) {
+        if (arg.value.dim() < levels) return arg;
+        Tensor one = arg.value;  // each level dim at this example's index (0 where size 1)
+        for (int64_t dim = levels - 1, rest = example; dim >= 0; --dim) {
+          const int64_t index = rest % level_sizes[dim];
+          rest /= level_sizes[dim];
+          one = one.select(dim, one.size(dim) == 1 ? 0 : index);
+        }
+        return TensorArg{one, std::nullopt, arg.wrapped_number};
+      },
+      examples);
 }
 
 Tensor call_with(std::size_t op, const CallArgs& args,

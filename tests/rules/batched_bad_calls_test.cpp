@@ -156,6 +156,32 @@ TEST(BatchedBadCalls, DimsOutOfRange) {
   for (const BadCall& row : rows) expect_both_name_op(row);
 }
 
+// Note [Errors in per-example shapes]: a shape error in a batched call reads as the loop's,
+// with one example's shapes, not the batch's.
+TEST(BatchedBadCalls, ShapeErrorsNameOneExamplesShapes) {
+  const Operands o;
+  const BadCall rows[] = {
+      {"matmul(x[i], y[i])", [&](int64_t i) { matmul(o.x[i], o.y[i]); },
+       [&](const vb::Value& i) { vb::matmul(vb::at(o.x, i), vb::at(o.y, i)); }, "matmul"},
+      {"mm(x[i], x[i])", [&](int64_t i) { mm(o.x[i], o.x[i]); },
+       [&](const vb::Value& i) { vb::mm(vb::at(o.x, i), vb::at(o.x, i)); }, "mm"},
+      {"x[i] + y[i]", [&](int64_t i) { o.x[i] + o.y[i]; },
+       [&](const vb::Value& i) { vb::at(o.x, i) + vb::at(o.y, i); }, "add"},
+      {"cat({x[i], y[i]})", [&](int64_t i) { cat({o.x[i], o.y[i]}); },
+       [&](const vb::Value& i) { vb::cat({vb::at(o.x, i), vb::at(o.y, i)}); }, "cat"},
+  };
+  for (const BadCall& row : rows) {
+    SCOPED_TRACE(row.description);
+    const std::string as_written = error_of([&] { row.per_example(0); });
+    ASSERT_EQ(as_written.rfind(std::string(row.op) + ": ", 0), 0u) << as_written;
+    const std::string rewritten = error_of([&] {
+      vb::Level level(0, examples);
+      row.batched(level.index());
+    });
+    EXPECT_EQ(rewritten, as_written);
+  }
+}
+
 TEST(BatchedBadCalls, ShapesIndicesAndSizes) {
   const Operands o;
   const std::vector<int64_t> seventeen(17, 1);

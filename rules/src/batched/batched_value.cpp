@@ -190,6 +190,7 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
   std::vector<rules::Arg> arguments;
   std::vector<detail::ProbeKey::Operand> filled;
   std::vector<detail::PendingOperand> operands;
+  std::vector<int64_t> logical_ranks;  // each operand's, for an error in its own shape
   for (std::size_t position = 0; position < inputs.size(); ++position) {
     const Input& input = inputs[position];
     const auto* v = std::get_if<Value>(&input.value);
@@ -210,6 +211,7 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
     const bool cast =
         dtype && std::ranges::find(promoted, position) != promoted.end() && v->dtype() != *dtype;
     filled.push_back({arguments.size(), cast ? dtype : std::nullopt, v->dtype()});
+    logical_ranks.push_back(v->is_cpp_scalar() ? 0 : logical_rank(*v));
     arguments.emplace_back();
   }
   std::optional<detail::ProbeKey> probe_key;  // Note [Probe cache]: no other argument given
@@ -217,14 +219,26 @@ Value pointwise(std::size_t op, const std::vector<Input>& inputs, int64_t levels
         return std::holds_alternative<std::monostate>(argument);
       }))
     probe_key = detail::ProbeKey{op, filled};
-  auto apply = [op, arguments = std::move(arguments),
-                filled = std::move(filled)](const std::vector<Tensor>& tensors) {
+  auto apply = [op, levels, arguments = std::move(arguments), filled = std::move(filled),
+                logical_ranks = std::move(logical_ranks)](const std::vector<Tensor>& tensors) {
     std::vector<rules::Arg> args = arguments;
     for (std::size_t k = 0; k < tensors.size(); ++k) {
       const std::optional<Dtype> cast = filled[k].cast;
       args[filled[k].position] = rules::plain(cast ? tensors[k].to(*cast) : tensors[k]);
     }
-    return rules::call_reference(op, args);
+    try {
+      return rules::call_reference(op, args);
+    } catch (const Error&) {
+      // Each operand without its rank padding: the level dims, then its own dims.
+      for (std::size_t k = 0; k < tensors.size(); ++k) {
+        const Tensor& padded = std::get<TensorArg>(args[filled[k].position]).value;
+        std::vector<int64_t> sizes(padded.sizes().begin(), padded.sizes().begin() + levels);
+        sizes.insert(sizes.end(), padded.sizes().end() - logical_ranks[k], padded.sizes().end());
+        args[filled[k].position] = rules::plain(padded.reshape(sizes));
+      }
+      rules::throw_first_example_error(op, args, levels);
+      throw;
+    }
   };
   return detail::pointwise_value(std::move(operands), std::move(apply), levels, false,
                                  std::move(probe_key));

@@ -70,5 +70,9 @@ using Reference = Tensor (*)(const CallArgs&);
 Tensor call_reference(std::size_t op, Args args);
 // The batching rule of table entry `op`: the result and its batch dim.
 BatchedResult call_rule(std::size_t op, Args args);
+// After op `op` failed on `args` whose tensors lead with `levels` level dims (broadcast
+// against each other): runs it on each example in order and lets the first example's error
+// out (Note [Errors in per-example shapes] in registry.cpp); returns if none fails.
+void throw_first_example_error(std::size_t op, Args args, int64_t levels);
 
 }  // namespace vmap::rules
