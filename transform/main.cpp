@@ -636,17 +636,53 @@ bool succeeded(llvm::Error Err) {
   return false;
 }
 
+std::string fileIdentity(llvm::StringRef Path);
+
+/// \p Text without the `#line` directives that name \p Path (Note [Line
+/// directives]); a directive's line keeps what followed it (a comment).
+std::string withoutLineDirectives(llvm::StringRef Text, llvm::StringRef Path) {
+  const std::string Tail = " " + stringLiteral(absolutePath(Path));
+  std::string Out;
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    bool HasNewline = Line.size() < Text.size();
+    Text = Rest;
+    llvm::StringRef Number = Line;
+    if (Number.consume_front("#line ")) {
+      Number = Number.drop_while(llvm::isDigit);
+      if (Number.size() < Line.size() - 6 && Number.consume_front(Tail)) {
+        if (Number.trim().empty())
+          continue; // the whole line was the directive
+        Line = Number;
+      }
+    }
+    Out += Line;
+    if (HasNewline)
+      Out += '\n';
+  }
+  return Out;
+}
+
 /// Writes what the options ask for one rewritten file; false on failure.
 bool writeOutputs(const RewrittenFile &File) {
   bool Changed = File.Rewritten != File.Original;
+  // Written over its own source (-i, or -o naming it), the rewrite is the
+  // file the compiler reads: a `#line` naming that file would point its
+  // messages at lines that now hold other code.
+  const bool OverItsSource =
+      InPlace || (!OutputPath.empty() &&
+                  fileIdentity(OutputPath) == fileIdentity(File.Path));
+  const std::string Rewritten =
+      OverItsSource ? withoutLineDirectives(File.Rewritten, File.Path)
+                    : File.Rewritten;
   if (PrintDiff)
-    llvm::outs() << unifiedDiff(File.Path, File.Original, File.Rewritten);
+    llvm::outs() << unifiedDiff(File.Path, File.Original, Rewritten);
   if (!OutputPath.empty())
-    return succeeded(writeOutputFile(OutputPath, File.Rewritten));
+    return succeeded(writeOutputFile(OutputPath, Rewritten));
   if (InPlace)
-    return !Changed || succeeded(writeOutputFile(File.Path, File.Rewritten));
+    return !Changed || succeeded(writeOutputFile(File.Path, Rewritten));
   if (!PrintDiff && ExportFixesPath.empty())
-    llvm::outs() << File.Rewritten;
+    llvm::outs() << Rewritten;
   return true;
 }
 

@@ -83,6 +83,16 @@ class ToolTest : public testing::Test {
   fs::path dir_;
 };
 
+// `text` without its lines that start with `#line`: what -i writes of a rewrite whose
+// directives stand on lines of their own (Note [Line directives] in transform/ast_util.h).
+inline std::string without_line_directives(const std::string& text) {
+  std::istringstream lines(text);
+  std::string kept, line;
+  while (std::getline(lines, line))
+    if (line.rfind("#line ", 0) != 0) kept += line + "\n";
+  return kept;
+}
+
 // A batched loop, then a loop the tool refuses (`break`): the CLI and reports tests' input.
 inline constexpr const char* kAddOneThenBreak = R"(#include <vmap/vmap.hpp>
 using namespace vmap;
