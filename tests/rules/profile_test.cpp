@@ -141,6 +141,42 @@ TEST_F(Profile, StatementsAreNamedByFileAndLineTheHottestFirst) {
   EXPECT_TRUE(equal(small, c + 1));
 }
 
+// Self time leaves out the ops called inside: a statement's self time is its glue, never
+// more than its total; the trace holds each statement run and op call as a Chrome "X" slice,
+// statements named by full path and line.
+TEST_F(Profile, SelfTimesAndTheChromeTrace) {
+  profile::record_trace(true);
+  const int64_t n = 16, size = 64;
+  const Tensor a = rand({n, size, size});
+  const Tensor b = rand({size, size});
+  const Tensor c = arange(n * 4, kFloat32).reshape({n, 4});
+  Tensor out = zeros({n, size, size});
+  Tensor small = zeros({n, 4});
+  const ProductLines lines = products(a, b, c, out, small);
+  for (const profile::StatementStats& entry : profile::statements()) {
+    EXPECT_GE(entry.self_seconds, 0);
+    EXPECT_LE(entry.self_seconds, entry.seconds);
+  }
+  const profile::OpStats* matmul = find(profile::ops(), "matmul");
+  ASSERT_NE(matmul, nullptr);
+  EXPECT_LE(matmul->self_seconds, matmul->seconds);
+  EXPECT_GT(matmul->self_seconds, 0);
+  const std::string trace = profile::trace_json();
+  EXPECT_EQ(trace.rfind("{\"displayTimeUnit\"", 0), 0u) << trace;
+  EXPECT_NE(trace.find("\"traceEvents\": ["), std::string::npos);
+  EXPECT_NE(trace.find("{\"name\": \"" + std::string(__FILE__) + ":" +
+                       std::to_string(lines.product) + "\", \"cat\": \"statement\", \"ph\": \"X\""),
+            std::string::npos)
+      << trace;
+  EXPECT_NE(trace.find("{\"name\": \"matmul\", \"cat\": \"op\", \"ph\": \"X\""),
+            std::string::npos)
+      << trace;
+  EXPECT_NE(trace.find("\"self_us\": "), std::string::npos);
+  EXPECT_NE(trace.find("\"truncated\": false"), std::string::npos);
+  profile::reset();  // clears the slices and stops recording
+  EXPECT_EQ(profile::trace_json().find("\"cat\""), std::string::npos);
+}
+
 // A pending value (Note [Pending values]) is computed where it is consumed: its time counts
 // toward the store, not toward the statement that wrote the chain.
 TEST_F(Profile, APendingValueCountsWhereItIsComputed) {

@@ -3,8 +3,10 @@
 // user's file and line, and per op of the batched API.
 //
 // VMAP_PROFILE=1 in the environment turns it on at start-up and prints table() on stderr
-// at exit; enable() does the same from code. Off, each op and each statement pays one
-// relaxed atomic load and a branch.
+// at exit; enable() does the same from code. VMAP_PROFILE=<file>.json also writes a Chrome
+// trace there at exit (trace_json(): Perfetto and chrome://tracing open it), each run of a
+// statement and each op a slice with its total and self time, statements named by full
+// path and line. Off, each op and each statement pays one relaxed atomic load and a branch.
 //
 // Note [Profiled statements]
 // clang-vmap starts every batched statement with `vb::profile_line();`, whose default
@@ -37,7 +39,8 @@ namespace vmap::profile {
 struct OpStats {
   std::string op;        // as the op table spells it: "add", "operator+", "sum"; "fused"
   std::int64_t calls = 0;
-  double seconds = 0;    // wall time, ops called inside it included
+  double seconds = 0;       // wall time, ops called inside it included
+  double self_seconds = 0;  // the same without the ops called inside it
 };
 
 // One batched statement of rewritten code (Note [Profiled statements]).
@@ -47,6 +50,7 @@ struct StatementStats {
   std::vector<std::string> ops;  // the ops it ran, first-run order ("fused": a fused kernel)
   std::int64_t calls = 0;        // times it ran: once per batched run, not per example
   double seconds = 0;            // wall time from its start to the next statement's
+  double self_seconds = 0;       // the same outside the ops it called (the glue)
 };
 
 namespace detail {
@@ -62,8 +66,14 @@ std::vector<StatementStats> statements();
 // Overlap guards that ran a loop as written (counted whether or not profiling is on).
 std::int64_t overlap_fallbacks();
 void reset();
-// statements() and ops() as tables: calls, total and average time, share of the total.
+// statements() and ops() as tables: calls, total, self and average time, share of the total.
 std::string table();
+// Records each statement run and op call from now on as a trace slice (until reset()).
+void record_trace(bool on = true);
+// The recorded slices as a Chrome trace (JSON Trace Event Format): "X" events, `args`
+// holding total_us and self_us; at most kTraceEvents, then "truncated" in the metadata.
+std::string trace_json();
+inline constexpr std::size_t kTraceEvents = 1 << 20;
 
 namespace detail {
 // Times one op while profiling is on (dispatch in batched_value.cpp; fused.hpp's kernels).
@@ -77,6 +87,8 @@ class OpScope {
  private:
   std::string_view op_;
   std::int64_t start_ns_ = -1;
+  std::int64_t inner_ns_ = 0;  // time of the ops called inside this one
+  OpScope* outer_ = nullptr;   // the op this one runs inside, on this thread
 };
 // The statement at `where` starts, ending this thread's previous one (profiling on only).
 void start_statement(const std::source_location& where);
