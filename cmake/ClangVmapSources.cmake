@@ -207,7 +207,9 @@ function(clang_vmap_sources target)
   # target_link_libraries calls use.
   set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES vmap::rules)
   # The whole target, so every source that instantiates a fused kernel agrees.
-  if(CLANG_VMAP_FUSED_AVX512)
+  # Once, however many clang_vmap_sources() calls name the target.
+  get_target_property(existing_definitions ${target} COMPILE_DEFINITIONS)
+  if(CLANG_VMAP_FUSED_AVX512 AND NOT "VMAP_FUSED_AVX512" IN_LIST existing_definitions)
     target_compile_definitions(${target} PRIVATE VMAP_FUSED_AVX512)
   endif()
   get_target_property(target_type ${target} TYPE)
