@@ -391,6 +391,23 @@ function(clang_vmap_sources target)
     set(target_sources "${new_sources}")
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES "${target_sources}")
+
+  # Note [The user's sources in compile_commands.json]
+  # clangd and other IDEs look the file being edited up in compile_commands.json, which
+  # lists the rewrites the target compiles. An object library that no build builds lists
+  # each original with the target's flags, the pragma warning off as for the rewrite.
+  if(sources AND CMAKE_EXPORT_COMPILE_COMMANDS)
+    set(ide_target ${target}_vmap_as_written)
+    if(NOT TARGET ${ide_target})
+      add_library(${ide_target} OBJECT EXCLUDE_FROM_ALL)
+      target_link_libraries(${ide_target} PRIVATE vmap::rules)  # C++20, as the rewrite
+      target_include_directories(${ide_target} PRIVATE "${includes}")
+      target_compile_definitions(${ide_target} PRIVATE "${definitions}")
+      target_compile_options(${ide_target} PRIVATE "${standard_flag}" "${options}"
+        "$<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang,AppleClang>:-Wno-unknown-pragmas>")
+    endif()
+    target_sources(${ide_target} PRIVATE ${sources})
+  endif()
 endfunction()
 
 # clang_vmap_report(<name>)

@@ -51,7 +51,29 @@ endif()
 run("configure with ${GENERATOR}"
     COMMAND "${CMAKE_COMMAND}" -S "${project_copy}" -B "${build}" -G "${GENERATOR}"
             -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
-            -DCMAKE_CXX_FLAGS=-DTINY_FROM_CXX_FLAGS=1 -DCLANG_VMAP_WRITE_DIFFS=ON)
+            -DCMAKE_CXX_FLAGS=-DTINY_FROM_CXX_FLAGS=1 -DCLANG_VMAP_WRITE_DIFFS=ON
+            -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
+# Note [The user's sources in compile_commands.json]: what clangd reads lists model.cpp
+# itself, with the target's flags and the pragma warning off, besides its rewrite.
+if(NOT GENERATOR MATCHES "Multi-Config")
+  file(READ "${build}/compile_commands.json" commands)
+  string(JSON count LENGTH "${commands}")
+  set(as_written "")
+  math(EXPR last "${count} - 1")
+  foreach(index RANGE ${last})
+    string(JSON file GET "${commands}" ${index} file)
+    string(JSON command GET "${commands}" ${index} command)
+    if(file STREQUAL "${project_copy}/model.cpp")
+      set(as_written "${command}")
+    endif()
+  endforeach()
+  if(NOT as_written MATCHES "-Wno-unknown-pragmas" OR NOT as_written MATCHES "TINY_SCALE=2"
+     OR NOT as_written MATCHES "-std=")
+    message(FATAL_ERROR "compile_commands.json has no entry for model.cpp with the target's "
+                        "flags: '${as_written}'")
+  endif()
+  message(STATUS "compile_commands.json lists model.cpp: ok")
+endif()
 run("build" COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
 set(first_build "${output}")
 expect("${output}" "${marker} model.cpp" TRUE "first build")
