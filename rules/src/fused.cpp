@@ -7,7 +7,7 @@
 #include "batched_fused.hpp"
 #include "fused_device_program.hpp"
 
-#include <omp.h>
+#include <vmap/detail/parallel.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -124,25 +124,6 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
     if (d >= layout.levels) ++layout.example_rank;
   }
   return layout;
-}
-
-// Calls body(begin, end) over [0, count) split into contiguous ranges on OpenMP threads,
-// when the work (count * cost) is worth threads.
-void parallel_ranges(int64_t count, int64_t cost,
-                     const std::function<void(int64_t, int64_t)>& body) {
-  // A thread per kBlockElements of work, as the runtime splits an op (Note [Thread grain]).
-  const int64_t work = count * std::max<int64_t>(cost, 1);
-  const int threads = static_cast<int>(
-      std::min<int64_t>({omp_get_max_threads(), count, std::max<int64_t>(1, work / kBlockElements)}));
-  if (threads <= 1 || omp_in_parallel()) {
-    if (count > 0) body(0, count);
-    return;
-  }
-#pragma omp parallel num_threads(threads)
-  {
-    const int64_t thread = omp_get_thread_num();
-    body(count * thread / threads, count * (thread + 1) / threads);
-  }
 }
 
 template <class T>
@@ -274,7 +255,7 @@ void store(const FusedLayout& layout, const TypedKernel<T>& typed, const void* k
   const FusedLoop<T> loop = typed.runs.pick(walker.inner_mask);
   const int64_t size = vmap::detail::element_size(typed.result);
   const int64_t count = layout.level_count * layout.example_count;
-  parallel_ranges(count, 1, [&](int64_t begin, int64_t end) {
+  vmap::detail::parallel_for(count, 1, [&](int64_t begin, int64_t end) {
     char* target = static_cast<char*>(out) + begin * size;
     walker.walk(begin, end, [&](const auto& at, const auto& steps, int64_t runs, int64_t run) {
       loop(kernel, at.data(), steps.data(), runs, run, target);
@@ -307,7 +288,7 @@ Sum sum_all(const FusedLayout& layout, const TypedKernel<T>& typed, const void* 
   constexpr int64_t kMaxChunks = 64;
   const int64_t chunks = std::max<int64_t>(1, std::min(kMaxChunks, count / 4096));
   std::array<Sum, kMaxChunks> partial{};  // on the stack: a short sum is called often
-  parallel_ranges(chunks, count / chunks, [&](int64_t first, int64_t last) {
+  vmap::detail::parallel_for(chunks, count / chunks, [&](int64_t first, int64_t last) {
     for (int64_t c = first; c < last; ++c)
       partial[static_cast<std::size_t>(c)] =
           sum_range<T, Sum>(walker, loop, kernel, count * c / chunks, count * (c + 1) / chunks);
@@ -394,7 +375,8 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
   for (std::size_t n = 0; n < operands; ++n)
     rows_together = rows_together && read[n] != Read::packed_per_row;
   const int64_t along_outer = rows_together ? walker.dims[row_dim - 1] : 1;
-  parallel_ranges(tasks, per * std::min(width, kRowBlock), [&](int64_t first, int64_t last) {
+  const int64_t task_cost = per * std::min(width, kRowBlock);
+  vmap::detail::parallel_for(tasks, task_cost, [&](int64_t first, int64_t last) {
     std::array<std::vector<T>, kFusedMaxOperands> row_buffer;
     for (std::size_t n = 0; n < operands; ++n)
       if (read[n] == Read::packed_per_row)
@@ -461,7 +443,7 @@ void sum_examples(const FusedLayout& layout, const TypedKernel<T>& typed, const 
   if (side_by_side(layout, typed)) return sum_rows<T, R>(layout, typed, kernel, out, mean);
   const Walker<T> walker(layout);
   const FusedLoop<T> loop = typed.runs.pick(walker.inner_mask);
-  parallel_ranges(layout.level_count, per, [&](int64_t first, int64_t last) {
+  vmap::detail::parallel_for(layout.level_count, per, [&](int64_t first, int64_t last) {
     for (int64_t p = first; p < last; ++p)
       out[p] = finish(sum_range<T, R>(walker, loop, kernel, p * per, (p + 1) * per));
   });

@@ -5,7 +5,11 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <vector>
 
 namespace vmap::detail {
 namespace {
@@ -25,11 +29,6 @@ constexpr int64_t tile_size = 32;
 // was 64K elements, each thread taking at least one: the [1000, 100] zeros of the per-row
 // sqrt sample ran on one thread, and the sqrt's second thread then wrote lines the first
 // had just zeroed in its own cache (that sample at 2 threads: 31 us, 21 us with this split).
-int threads_for(int64_t work) {
-  if (work <= parallel_grain || omp_in_parallel()) return 1;
-  return static_cast<int>(
-      std::min<int64_t>(omp_get_max_threads(), (work + parallel_grain - 1) / parallel_grain));
-}
 
 // Runs the inner loop over linear element indices [begin, end) of the loop: a part of a row
 // alone, whole rows stacked up to the end of their dim (rank 1: one row of everything).
@@ -201,6 +200,12 @@ void run_loop(const StridedLoop& loop, int64_t cost_per_element, InnerLoop inner
   }
 }
 
+int threads_for(int64_t work) {
+  if (work <= parallel_grain || omp_in_parallel()) return 1;
+  return static_cast<int>(
+      std::min<int64_t>(omp_get_max_threads(), (work + parallel_grain - 1) / parallel_grain));
+}
+
 void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, int64_t)> body) {
   if (n <= 0) return;
   const int threads = threads_for(n * cost_per_item);
@@ -216,6 +221,47 @@ void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, in
     const int64_t end = n * (thread + 1) / count;
     if (begin < end) body(begin, end);
   }
+}
+
+void parallel_for_each(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t)> body) {
+  if (n <= 0) return;
+  const int threads = static_cast<int>(std::min<int64_t>(threads_for(n * cost_per_item), n));
+  if (threads == 1) {
+    for (int64_t k = 0; k < n; ++k) body(k);
+    return;
+  }
+  struct alignas(64) Run {  // a cache line each: the threads bump them at once
+    std::atomic<int64_t> next;
+    int64_t end;
+  };
+  std::vector<Run> runs(static_cast<std::size_t>(threads));
+  for (int64_t run = 0; run < threads; ++run) {
+    runs[static_cast<std::size_t>(run)].next = n * run / threads;
+    runs[static_cast<std::size_t>(run)].end = n * (run + 1) / threads;
+  }
+  // No exception may leave an OpenMP region: the lowest item's is kept and thrown after.
+  int64_t failed = n;
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+#pragma omp parallel num_threads(threads)
+  {
+    const int thread = omp_get_thread_num();
+    for (int step = 0; step < threads; ++step) {  // its own run first (a smaller team: all)
+      Run& run = runs[static_cast<std::size_t>((thread + step) % threads)];
+      for (int64_t k = run.next++; k < run.end; k = run.next++) {
+        try {
+          body(k);
+        } catch (...) {
+          std::lock_guard lock(failure_mutex);
+          if (k < failed) {
+            failed = k;
+            failure = std::current_exception();
+          }
+        }
+      }
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace vmap::detail

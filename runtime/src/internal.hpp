@@ -2,6 +2,7 @@
 // elementwise engine and error reporting. Not installed; ops_*.cpp and the core include it.
 #pragma once
 
+#include <vmap/detail/parallel.hpp>
 #include <vmap/vmap.hpp>
 
 #include <array>
@@ -229,32 +230,8 @@ inline Operand operand_of(const Scalar& value) { return number_operand(value.dty
 // ---------------------------------------------------------------------------------------------
 // Threading
 
-// A non-owning callable reference (no allocation).
-template <class Signature>
-class FunctionRef;
-template <class R, class... Args>
-class FunctionRef<R(Args...)> {
- public:
-  template <class F>
-  FunctionRef(F&& f)  // NOLINT: implicit by design
-      : object_(const_cast<void*>(static_cast<const void*>(&f))),
-        call_([](void* object, Args... args) -> R {
-          return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<Args>(args)...);
-        }) {}
-  R operator()(Args... args) const { return call_(object_, std::forward<Args>(args)...); }
-
- private:
-  void* object_;
-  R (*call_)(void*, Args...);
-};
-
-// Work (elements x cost per element) per thread: a thread for each grain begun, so work
-// above one grain runs on threads (Note [Thread grain] in engine.cpp).
-inline constexpr int64_t parallel_grain = int64_t{1} << 15;
-
-// Splits [0, n) into equal contiguous chunks, chunk t on OpenMP thread t, when
-// n * cost_per_item is above one grain; otherwise runs body(0, n) on the calling thread.
-void parallel_for(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_t, int64_t)> body);
+// FunctionRef, parallel_grain, threads_for, parallel_for, parallel_for_each:
+// <vmap/detail/parallel.hpp>.
 
 // ---------------------------------------------------------------------------------------------
 // Elementwise engine

@@ -372,4 +372,32 @@ TEST(Engine, FillsAndOpsAroundTheGrainMatchElementByElement) {
   }
 }
 
+// parallel_for_each (the batched layer's blocks and scalar kernels): every item once when
+// threads share them; an exception is the lowest item's, whatever thread ran it.
+TEST(Engine, ParallelForEachRunsEveryItemOnceAndRethrowsTheFirstFailure) {
+  const vmap_test::OmpThreads threads(4);
+  constexpr int64_t items = 1000;
+  std::vector<std::atomic<int>> runs(items);
+  detail::parallel_for_each(items, detail::parallel_grain,
+                            [&](int64_t k) { runs[static_cast<std::size_t>(k)]++; });
+  for (const std::atomic<int>& count : runs) EXPECT_EQ(count.load(), 1);
+  // Items 700 and 300 fail (each on another thread's run): 300's error is the one thrown.
+  const std::string error = error_of([&] {
+    detail::parallel_for_each(items, detail::parallel_grain, [&](int64_t k) {
+      if (k == 700 || k == 300) throw Error("item " + std::to_string(k));
+    });
+  });
+  EXPECT_EQ(error, "item 300");
+  // Under one grain: in order on the calling thread, stopping at the first failure.
+  int64_t last = -1;
+  EXPECT_EQ(error_of([&] {
+              detail::parallel_for_each(10, 1, [&](int64_t k) {
+                last = k;
+                if (k == 4) throw Error("item 4");
+              });
+            }),
+            "item 4");
+  EXPECT_EQ(last, 4);
+}
+
 }  // namespace

@@ -1,13 +1,10 @@
 // Pending values: evaluation block by block (Note [Pending values] in batched_fused.hpp).
 #include "batched_fused.hpp"
 
-#include <omp.h>
+#include <vmap/detail/parallel.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -78,49 +75,18 @@ Tensor narrow_block(Tensor t, const Block& block) {
   return t;
 }
 
-// Runs fn on blocks[first..], on OpenMP threads when there are several. Thread t of T starts
-// on the t-th of T contiguous runs of blocks, as the runtime splits an op's elements (Note
-// [Thread grain] in runtime/src/engine.cpp): it writes the part of the destination that it
-// zeroed and reads the part of the inputs it read in the last call, both still in its
-// core's cache (a dynamic schedule dealt the blocks anew on every call). A thread done with
-// its run takes the next blocks of the others' runs, so a thread descheduled on a shared
-// machine delays a block, not its whole run.
+// Runs fn on blocks[first..], on the runtime's threads (vmap::detail::parallel_for_each): a
+// block is a grain of work, so each gets its thread up to the machine's, thread t starting on
+// the t-th of T contiguous runs, as the runtime splits an op's elements (Note [Thread grain]
+// in runtime/src/engine.cpp): it writes the part of the destination that it zeroed and reads
+// the part of the inputs it read in the last call, both still in its core's cache; a thread
+// done with its run takes the next blocks of the others' runs.
 void for_blocks(const std::vector<Block>& blocks, const std::function<void(const Block&)>& fn,
                 std::size_t first = 0) {
-  const auto count = static_cast<int64_t>(blocks.size() - first);
-  const auto begin = static_cast<int64_t>(first);
-  const int threads = static_cast<int>(std::min<int64_t>(omp_get_max_threads(), count));
-  if (threads <= 1 || omp_in_parallel()) {
-    for (const Block& block : std::span(blocks).subspan(first)) fn(block);
-    return;
-  }
-  struct alignas(64) Run {  // a cache line each: the threads bump them at once
-    std::atomic<int64_t> next;
-    int64_t end;
-  };
-  std::vector<Run> runs(static_cast<std::size_t>(threads));
-  for (int64_t run = 0; run < threads; ++run) {
-    runs[static_cast<std::size_t>(run)].next = begin + count * run / threads;
-    runs[static_cast<std::size_t>(run)].end = begin + count * (run + 1) / threads;
-  }
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-#pragma omp parallel num_threads(threads)
-  {
-    const int thread = omp_get_thread_num();
-    for (int step = 0; step < threads; ++step) {  // its own run first (a smaller team: all)
-      Run& run = runs[static_cast<std::size_t>((thread + step) % threads)];
-      for (int64_t k = run.next++; k < run.end; k = run.next++) {
-        try {
-          fn(blocks[static_cast<std::size_t>(k)]);
-        } catch (...) {
-          std::lock_guard lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
-        }
-      }
-    }
-  }
-  if (failure) std::rethrow_exception(failure);
+  vmap::detail::parallel_for_each(static_cast<int64_t>(blocks.size() - first),
+                                  vmap::detail::parallel_grain, [&](int64_t k) {
+                                    fn(blocks[first + static_cast<std::size_t>(k)]);
+                                  });
 }
 
 // Not computed yet and reading tensors the loop body may write (settle_before_write).
