@@ -9,6 +9,7 @@ using namespace vmap;
 // Each sample's forms are linked into one benchmark: names stay in their file.
 namespace {
 
+// Tensor sum = a[i] + b[i]; out[i] = sum;
 void through_a_local(const Tensor& a, const Tensor& b, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < a.size(0); ++i) {
@@ -25,6 +26,7 @@ void through_a_helper(const Tensor& a, const Tensor& b, Tensor& out) {
     out[i] = plus(a[i], b[i]);
 }
 
+// float sum = a[i].item<float>() + b[i].item<float>(); out[i] = sum;
 void item_scalars(const Tensor& a, const Tensor& b, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < a.size(0); ++i) {
@@ -33,6 +35,7 @@ void item_scalars(const Tensor& a, const Tensor& b, Tensor& out) {
   }
 }
 
+// out[i] = a[i]; out[i] += b[i];
 void copy_then_add_in_place(const Tensor& a, const Tensor& b, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < a.size(0); ++i) {
@@ -41,12 +44,14 @@ void copy_then_add_in_place(const Tensor& a, const Tensor& b, Tensor& out) {
   }
 }
 
+// out[i].copy_(a[i].add(b[i]));
 void method_call_copy(const Tensor& a, const Tensor& b, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < a.size(0); ++i)
     out[i].copy_(a[i].add(b[i]));
 }
 
+// out[i] = a[i].item<T>() + b[i].item<T>(); in a function template
 template <typename T>
 void in_a_template(const Tensor& a, const Tensor& b, Tensor& out) {
 #pragma vmap
@@ -81,14 +86,14 @@ static sample::CaseList cases() {
                       return out;
                     }});
   };
-  add("through a local", through_a_local, a, b);
-  add("through a helper function", through_a_helper, a, b);
-  add(".item<float>() scalars", item_scalars, a, b);
-  add("copy then out[i] += b[i]", copy_then_add_in_place, a, b);
-  add("out[i].copy_(a[i].add(b[i]))", method_call_copy, a, b);
-  add("template<T> with .item<T>()", in_a_template<float>, a, b);
-  add("float64", through_a_local, a64, b64);
-  add("member function", [](const Tensor& x, const Tensor& y, Tensor& out) {
+  add("through_a_local", through_a_local, a, b);
+  add("through_a_helper", through_a_helper, a, b);
+  add("item_scalars", item_scalars, a, b);
+  add("copy_then_add_in_place", copy_then_add_in_place, a, b);
+  add("method_call_copy", method_call_copy, a, b);
+  add("in_a_template<float>", in_a_template<float>, a, b);
+  add("through_a_local (float64)", through_a_local, a64, b64);
+  add("Adder::run", [](const Tensor& x, const Tensor& y, Tensor& out) {
     Adder{x, y}.run(out);
   }, a, b);
   return list;
