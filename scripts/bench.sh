@@ -96,10 +96,11 @@ for remarks in "$build_dir"/samples/vmap/vmap_forms_*_batched/forms/*.vmap.yaml;
   awk -v sample="$sample" '
     /^--- / { missed = ($2 == "!Missed"); loop = 0; function_name = "" }
     missed && /^Name: *LoopNotBatched/ { loop = 1 }
-    # "(anonymous namespace)::f", a lambda in f: "f(Tensor &)::(anonymous class)::operator()"
+    # "(anonymous namespace)::f", a lambda in f: "f(Tensor &)::(anonymous class)::operator()",
+    # a template instance: "f<float>"
     missed && /^Function:/ {
       sub(/^Function: */, ""); gsub(/\047/, ""); sub(/^\(anonymous namespace\)::/, "")
-      sub(/\(.*/, ""); function_name = $0
+      sub(/\(.*/, ""); sub(/<.*/, ""); function_name = $0
     }
     missed && loop && /- Reason:/ {
       sub(/.*- Reason: */, ""); sub(/^\047/, ""); sub(/\047$/, ""); gsub(/\047\047/, "\047")
