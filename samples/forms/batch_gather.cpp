@@ -41,7 +41,7 @@ void tensor_subscript(const Tensor& input, const Tensor& index, Tensor& out) {
     out[i] = input[i][index[i]];
 }
 
-static Tensor pick(const Tensor& row, const Tensor& positions) {
+Tensor pick(const Tensor& row, const Tensor& positions) {
   return row.index_select(0, positions);
 }
 
@@ -78,7 +78,8 @@ static sample::CaseList cases() {
   using Form = void (*)(const Tensor&, const Tensor&, Tensor&);
   sample::CaseList list;
   const auto add = [&](const std::string& form, Form f, const Tensor& x) {
-    list.push_back({"batch gather [1024,256], 32 idx/row :: batch_gather/" + form, 1024, [=](int64_t count) {
+    list.push_back({"batch gather [1024,256], 32 idx/row :: batch_gather/" + form, 1024,
+                    [=](int64_t count) {
                       Tensor out = zeros({count, 32}, TensorOptions(x.scalar_type())
                                                           .device(sample::device()));
                       f(x.narrow(0, 0, count), index.narrow(0, 0, count), out);

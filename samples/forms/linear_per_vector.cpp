@@ -47,7 +47,7 @@ void inner_sum_of_products_loop(const Tensor& x, const Tensor& weight, const Ten
       out[i][o] = (weight[o] * x[i]).sum() + bias[o];
 }
 
-static Tensor dense(const Tensor& v, const Tensor& w, const Tensor& b) {
+Tensor dense(const Tensor& v, const Tensor& w, const Tensor& b) {
   Tensor y = linear(v, w, b);
   return y;
 }
@@ -83,7 +83,8 @@ static sample::CaseList cases() {
   sample::CaseList list;
   const auto add = [&](const std::string& form, Form f, const Tensor& v, const Tensor& w,
                        const Tensor& b) {
-    list.push_back({"Linear per vector, W 256x256, 10,000 vectors :: linear_per_vector/" + form, 10000,
+    list.push_back({"Linear per vector, W 256x256, 10,000 vectors :: linear_per_vector/" + form,
+                    10000,
                     [=](int64_t count) {
                       Tensor out = zeros({count, 256}, TensorOptions(v.scalar_type())
                                                            .device(sample::device()));

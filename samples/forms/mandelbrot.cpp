@@ -53,7 +53,7 @@ void squares_in_locals(const Tensor& re, const Tensor& im, int max_iter, Tensor&
   }
 }
 
-static int escape_count(float cr, float ci, int max_iter) {
+int escape_count(float cr, float ci, int max_iter) {
   float zr = 0.0f, zi = 0.0f;
   for (int k = 0; k < max_iter; ++k) {
     if (zr * zr + zi * zi >= 4.0f)
@@ -149,7 +149,8 @@ static sample::CaseList cases() {
   using Form = void (*)(const Tensor&, const Tensor&, int, Tensor&);
   sample::CaseList list;
   const auto add = [&](const std::string& form, Form f) {
-    list.push_back({"Mandelbrot 256x384, max_iter 256 :: mandelbrot/" + form, height, [=](int64_t count) {
+    list.push_back({"Mandelbrot 256x384, max_iter 256 :: mandelbrot/" + form, height,
+                    [=](int64_t count) {
                       Tensor counts = zeros({count, width},
                                             TensorOptions(kInt32).device(sample::device()));
                       f(re, im.narrow(0, 0, count), 256, counts);

@@ -49,7 +49,7 @@ void mv_and_clamp_min(const Tensor& features, const Tensor& neighbours,
   }
 }
 
-static Tensor aggregate(const Tensor& features, const Tensor& neighbours,
+Tensor aggregate(const Tensor& features, const Tensor& neighbours,
                         const Tensor& weights) {
   return (features.index_select(0, neighbours) * weights.unsqueeze(1)).sum(0);
 }
@@ -115,7 +115,8 @@ static sample::CaseList cases() {
   const auto add = [&](const std::string& form, Form f, Dtype dtype) {
     const Tensor x = features.to(dtype), e = edge_weights.to(dtype), w = weight.to(dtype),
                  b = bias.to(dtype);
-    list.push_back({"GNN message passing 2048 nodes x 8, width 64 :: message_passing/" + form, nodes,
+    list.push_back({"GNN message passing 2048 nodes x 8, width 64 :: message_passing/" + form,
+                    nodes,
                     [=](int64_t count) {
                       Tensor out = zeros({count, width},
                                          TensorOptions(dtype).device(sample::device()));

@@ -54,7 +54,7 @@ void plain_inner_loop(const Tensor& x, const Tensor& y, Tensor& out) {
     }
 }
 
-static Tensor distance(const Tensor& a, const Tensor& b) {
+Tensor distance(const Tensor& a, const Tensor& b) {
   Tensor d = a - b;
   return d.dot(d).sqrt();
 }
@@ -88,14 +88,14 @@ void item_of_sum(const Tensor& x, const Tensor& y, Tensor& out) {
     }
 }
 
-static sample::Case form_of(const std::string& form, void (*f)(const Tensor&, const Tensor&,
-                                                               Tensor&),
-                            const Tensor& x, const Tensor& y) {
+sample::Case form_of(const std::string& form, void (*f)(const Tensor&, const Tensor&, Tensor&),
+                     const Tensor& x, const Tensor& y) {
   const int64_t n = x.size(0), m = y.size(0), width = x.size(1);
   return {"pairwise_distance " + std::to_string(n) + "x" + std::to_string(m) + "x" +
               std::to_string(width) + " :: pairwise_distance/" + form,
           n, [=](int64_t count) {
-            Tensor out = zeros({count, m}, TensorOptions(x.scalar_type()).device(sample::device()));
+            Tensor out =
+                zeros({count, m}, TensorOptions(x.scalar_type()).device(sample::device()));
             f(x.narrow(0, 0, count), y, out);
             return out;
           }};

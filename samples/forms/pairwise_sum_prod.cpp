@@ -10,7 +10,7 @@ using namespace vmap;
 namespace {
 
 // A double accumulator (as the seed: a float32 running sum drifts past 1e-4 at N=4096).
-static Tensor accumulator(const Tensor& x) {
+Tensor accumulator(const Tensor& x) {
   return zeros({}, TensorOptions(kDouble).device(x.device()));
 }
 
@@ -55,7 +55,7 @@ Tensor row_sum(const Tensor& x, const Tensor& y) {
   return total;
 }
 
-static Tensor product(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor product(const Tensor& a, const Tensor& b) { return a.mul(b); }
 
 Tensor through_a_helper(const Tensor& x, const Tensor& y) {
   Tensor total = accumulator(x);
@@ -90,7 +90,8 @@ static sample::CaseList cases() {
     const Tensor x = rand({n}).to(sample::device());
     const Tensor y = rand({n}).to(sample::device());
     const auto add = [&](const std::string& form, Form f, const Tensor& a, const Tensor& b) {
-      list.push_back({"pairwise_sum_prod, N=" + std::to_string(n) + " :: pairwise_sum_prod/" + form, n,
+      list.push_back({"pairwise_sum_prod, N=" + std::to_string(n) + " :: pairwise_sum_prod/" + form,
+                      n,
                       [=](int64_t count) { return f(a.narrow(0, 0, count), b); }});
     };
     add("reduction_as_assignment", reduction_as_assignment, x, y);

@@ -61,7 +61,7 @@ void plain_inner_loop(const Tensor& logits, const Tensor& targets, Tensor& out) 
       out[b][t] = log_softmax(logits[b][t], 0)[targets[b][t].item<int64_t>()];
 }
 
-static Tensor log_prob(const Tensor& row, int64_t target) {
+Tensor log_prob(const Tensor& row, int64_t target) {
   return log_softmax(row, 0)[target];
 }
 
@@ -94,7 +94,8 @@ static sample::CaseList cases() {
   using Form = void (*)(const Tensor&, const Tensor&, Tensor&);
   sample::CaseList list;
   const auto add = [&](const std::string& form, Form f) {
-    list.push_back({"per-token log-prob gather 64x512, vocab 1000 :: token_log_probs/" + form, batch,
+    list.push_back({"per-token log-prob gather 64x512, vocab 1000 :: token_log_probs/" + form,
+                    batch,
                     [=](int64_t count) {
                       Tensor out = zeros({count, sequence}, sample::device());
                       f(logits.narrow(0, 0, count), targets.narrow(0, 0, count), out);

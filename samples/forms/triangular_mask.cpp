@@ -84,7 +84,8 @@ static sample::CaseList cases() {
   sample::CaseList list;
   const auto add = [&](const std::string& form, Form f, Dtype dtype) {
     list.push_back({"upper-triangular mask 1024 :: triangular_mask/" + form, n, [=](int64_t count) {
-                      Tensor mask = zeros({count, n}, TensorOptions(dtype).device(sample::device()));
+                      Tensor mask =
+                          zeros({count, n}, TensorOptions(dtype).device(sample::device()));
                       f(mask);
                       return mask;
                     }});
