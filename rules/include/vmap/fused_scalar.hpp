@@ -159,6 +159,49 @@ class Elements {
   const int64_t* strides_;  // in bytes
 };
 
+// One example's own slot of a tensor a scalar kernel stores into (Note [Element stores]):
+// Elements whose `e[k] = v` writes as Tensor's `t[k] = v` does, fill_ of a number (converted,
+// checked, as fill_ converts it) or copy_ of an element, and throws the same vmap::Error for
+// an index out of range. The tool passes one only for a slot no other example writes.
+class WritableElements : public Elements {
+ public:
+  // A view of a writable tensor's elements (the kernel's operand, a slot of the output).
+  explicit WritableElements(const Elements& e) : Elements(e) {}
+
+  WritableElements operator[](int64_t index) const {
+    return WritableElements(Elements::operator[](index));
+  }
+  template <vmap::detail::Arithmetic T>
+  const WritableElements& operator=(T value) const {
+    // A float stored into a float tensor: one compare and a store in the kernel's loop.
+    if constexpr (std::is_same_v<T, detail::HeldAs<T>>)
+      if (dim() == 0 && dtype() == detail::cpp_dtype<T>()) [[likely]] {
+        std::memcpy(written(), &value, sizeof value);
+        return *this;
+      }
+    fill(vmap::detail::Scalar(value));
+    return *this;
+  }
+  // `out[i][k] = input[i][j]`: copy_ of the element (a gather's store).
+  const WritableElements& operator=(const Elements& from) const {
+    if (dim() == 0 && from.dim() == 0 && dtype() == from.dtype()) [[likely]] {
+      std::memcpy(written(), from.data(), vmap::detail::element_size(dtype()));
+      return *this;
+    }
+    copy(from);
+    return *this;
+  }
+  const WritableElements& operator=(const WritableElements& from) const {
+    return *this = static_cast<const Elements&>(from);
+  }
+
+ private:
+  // The tool makes a WritableElements only of the tensor the loop as written stores into.
+  char* written() const { return const_cast<char*>(data()); }
+  void fill(vmap::detail::Scalar value) const;
+  void copy(const Elements& from) const;
+};
+
 namespace detail {
 
 // An operand of a scalar kernel, on the CPU, expanded over every active level (a level it
@@ -222,6 +265,17 @@ Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result
 Tensor element_result(const ScalarKernelLayout& layout, const Elements& first, int64_t example);
 void store_elements(const ScalarKernelLayout& layout, const Elements& from, const Tensor& result,
                     int64_t example);
+// After a kernel that stores elements ran on the CPU: each stored-into operand (`written`,
+// one per element operand) that lives on a device gets its CPU copy back.
+void store_back(const ScalarKernelLayout& layout, const std::vector<Value>& elements,
+                const std::vector<bool>& written);
+// A parameter read (vb::Elements) or written (vb::WritableElements) element by element.
+template <class P>
+inline constexpr bool kElementsParameter = std::is_base_of_v<Elements, P>;
+template <class Parameters>
+inline constexpr bool kStores = false;
+template <class... P>
+inline constexpr bool kStores<std::tuple<P...>> = (std::is_same_v<P, WritableElements> || ...);
 
 // Example `p`'s position over the active levels, stepped one example at a time.
 class ExampleCursor {
@@ -383,18 +437,24 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::vector<Value> values, elements;
     std::vector<Dtype> dtypes;
+    std::vector<bool> written;
     (
         [&] {
-          if constexpr (std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>)
+          using P = std::tuple_element_t<I, Parameters>;
+          if constexpr (detail::kElementsParameter<P>) {
             elements.push_back(std::get<I>(operands));
-          else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>) {
+            written.push_back(std::is_same_v<P, WritableElements>);
+          } else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>) {
             values.push_back(std::get<I>(operands));
             dtypes.push_back(detail::cpp_dtype<std::tuple_element_t<I, Parameters>>());
           }
         }(),
         ...);
-    // A lambda with captures (never the tool's) has no host form: it runs on the CPU.
-    if constexpr (!std::is_same_v<R, Elements> && std::is_default_constructible_v<Kernel>)
+    // A lambda with captures (never the tool's) has no host form: it runs on the CPU. So does
+    // one that stores elements: the tool gives it no device text, and its operands on a
+    // device are copied to the CPU and the stored ones back.
+    if constexpr (!std::is_same_v<R, Elements> && !detail::kStores<Parameters> &&
+                  std::is_default_constructible_v<Kernel>)
       if (device.lambda) {
         if (std::optional<Value> on_device = device_kernel<Kernel, R, Parameters, Operands>(
                 device, operands, values, dtypes, elements))
@@ -408,7 +468,7 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
     std::size_t next = 0, next_element = 0;
     (
         [&] {
-          if constexpr (std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>)
+          if constexpr (detail::kElementsParameter<std::tuple_element_t<I, Parameters>>)
             data[I] = &layout.elements[next_element++];
           else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>)
             data[I] = &layout.operands[next++];
@@ -417,8 +477,8 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
     const auto argument = [&]<std::size_t J>(std::integral_constant<std::size_t, J>,
                                              const detail::ExampleCursor& at) {
       using P = std::tuple_element_t<J, Parameters>;
-      if constexpr (std::is_same_v<P, Elements>)
-        return at.view(*static_cast<const detail::ElementOperand*>(data[J]));
+      if constexpr (detail::kElementsParameter<P>)
+        return P(at.view(*static_cast<const detail::ElementOperand*>(data[J])));
       else if constexpr (std::is_same_v<std::tuple_element_t<J, Operands>, Value>) {
         detail::HeldAs<P> held;
         std::memcpy(&held, at.at(*static_cast<const detail::ElementOperand*>(data[J])),
@@ -457,7 +517,18 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
         for (int64_t p = first + 1 + begin; p < first + 1 + end; ++p, at.next())
           if (!active || active[p]) store(run(at), p);
       });
+      detail::store_back(layout, elements, written);
       return detail::scalar_kernel_value(layout, result, false);
+    } else if constexpr (std::is_void_v<R>) {
+      // A kernel that stores elements (Note [Element stores]): each example writes its own
+      // slot, in place.
+      detail::parallel_chunks(layout.count, [&](int64_t begin, int64_t end) {
+        detail::ExampleCursor at(layout, begin);
+        for (int64_t p = begin; p < end; ++p, at.next())
+          if (!active || active[p]) run(at);
+      });
+      detail::store_back(layout, elements, written);
+      return Value();
     } else {
       using Held = detail::HeldAs<R>;
       Tensor result = vmap::empty(layout.sizes, vmap::detail::dtype_of<Held>);
@@ -467,6 +538,7 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
         for (int64_t p = begin; p < end; ++p, at.next())
           out[p] = !active || active[p] ? static_cast<Held>(run(at)) : Held{};
       });
+      detail::store_back(layout, elements, written);
       return detail::scalar_kernel_value(layout, result);
     }
   }(std::index_sequence_for<Args...>{});
