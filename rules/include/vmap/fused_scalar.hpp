@@ -42,6 +42,26 @@
 // is such an element (`out[i][j] = input[i][k]`) returns the vb::Elements itself: the result
 // has its dtype and its remaining dims, copied bit for bit.
 //
+// Note [Element stores]
+// A region may store elements too: a plain inner loop over an output's row
+// (`for (j ...) mask[i][j] = j >= i;`), a gather stored element by element, a dot product per
+// output (`y[n][o] = acc`). The tool passes the example's own slot of the tensor (`vb::at(mask,
+// i)`: the destination's leading subscripts are the induction variables of the vmap loops, so
+// no two examples write one element; an `expand`ed output runs the loop as written, the
+// overlap guard) as a vb::WritableElements: Elements whose `e[k] = v` writes as Tensor's
+// `t[k] = v` does, a number converted (checked) as fill_ converts it, an element copied as
+// copy_ does (bit for bit in one dtype), a slot of more than one element filled, the same
+// bounds and vmap::Error for an index out of range. A float stored into a float tensor is a
+// compare and a store, no dispatch. A kernel that stores and returns nothing is a statement,
+// `vb::fused_scalar([](vb::WritableElements a, int64_t i) { for (...) a[j] = j >= i; },
+// vb::at(mask, i), i);`. The region reads no other element of a tensor it stores into, and in
+// it every element is read inside the kernel, where the code reads it (not before, as an
+// operand), so every read sees the stores before it as in the loop as written. An error stops
+// the call with the first failing example's (in loop order), as reads do; examples that ran
+// in parallel may have stored theirs already (the batched ops would have stored every
+// example's earlier statements too). The tool gives a storing kernel no device text: on a
+// device its operands come to the CPU and the stored-into ones go back (store_back).
+//
 // Note [Scalar kernels on a device]
 // Where the tool can print a region with no macro and no call of the user's functions, it
 // also emits the lambda's text for the device (vb::DeviceCode, the first argument). When an
@@ -100,10 +120,10 @@ class Elements {
 
   // select(0, index), as Tensor::operator[](int64_t).
   Elements operator[](int64_t index) const {
-    if (dims_ == 0) detail::fail_element_select_0dim();
-    const int64_t size = sizes_[0];
-    if (index < -size || index >= size) detail::fail_element_index(index, size);
-    if (index < 0) index += size;
+    // An index in [0, size): one unsigned compare in the kernel's loop.
+    if (dims_ == 0 || static_cast<uint64_t>(index) >= static_cast<uint64_t>(sizes_[0]))
+        [[unlikely]]
+      index = checked_index(index);
     return Elements(data_ + index * strides_[0], dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
   }
   // Tensor::item<T>(): the one element, converted through vmap's Scalar, checked, as
@@ -130,6 +150,13 @@ class Elements {
   }
 
  private:
+  // A negative index from the end, else the error Tensor::operator[] raises.
+  int64_t checked_index(int64_t index) const {
+    if (dims_ == 0) detail::fail_element_select_0dim();
+    const int64_t size = sizes_[0];
+    if (index < -size || index >= size) detail::fail_element_index(index, size);
+    return index + size;
+  }
   template <class T>
   T dispatched() const {
     if (dims_ != 0 && numel() != 1) detail::fail_element_item(numel());
@@ -184,11 +211,15 @@ class WritableElements : public Elements {
   }
   // `out[i][k] = input[i][j]`: copy_ of the element (a gather's store).
   const WritableElements& operator=(const Elements& from) const {
-    if (dim() == 0 && from.dim() == 0 && dtype() == from.dtype()) [[likely]] {
-      std::memcpy(written(), from.data(), vmap::detail::element_size(dtype()));
-      return *this;
+    // One element of the same dtype (a gather): a copy of its bytes, inline.
+    switch (dim() == 0 && from.dim() == 0 && dtype() == from.dtype()
+                ? vmap::detail::element_size(dtype())
+                : 0) {
+      case 1: std::memcpy(written(), from.data(), 1); break;
+      case 4: std::memcpy(written(), from.data(), 4); break;
+      case 8: std::memcpy(written(), from.data(), 8); break;
+      default: copy(from);
     }
-    copy(from);
     return *this;
   }
   const WritableElements& operator=(const WritableElements& from) const {
