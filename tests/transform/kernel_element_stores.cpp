@@ -109,15 +109,21 @@ int main() {
   // The gather: float, int64 (bit for bit past 2^53) and double inputs, negative indices,
   // column 0 of out never written; a strided output.
   const Tensor index = randint(-6, 6, {4, 3});
+  const int64_t big = (int64_t{1} << 53) + 1;
   for (Dtype dtype : {kFloat, kLong, kDouble}) {
-    const Tensor input = (randn({4, 6}) * 100).to(dtype) + (dtype == kLong ? (int64_t{1} << 53) + 1 : 0);
+    const Tensor input = (randn({4, 6}) * 100).to(dtype) + (dtype == kLong ? big : 0);
     Tensor out = full({4, 3}, -1, dtype);
     gather_inner(input, index, out);
-    std::cout << out << "\n";
+    std::cout << (dtype == kLong ? out - big : out) << "\n";
   }
-  Tensor gathered = full({3, 4}, -1).t();
+  // Strided outputs: float, and int64 of a float input (converted on store).
+  Tensor gathered = zeros({3, 4}).t();
+  gathered.fill_(-1);
   gather_inner(randn({4, 6}), index, gathered);
   std::cout << gathered << "\n";
+  Tensor truncated = full({3, 4}, -1).t();
+  gather_inner(randn({4, 6}) * 10, index, truncated);
+  std::cout << truncated << "\n";
   // A float input gathered into a double output: converted on store.
   Tensor wide = zeros({4, 3}, kDouble);
   gather_inner(randn({4, 6}), index, wide);
