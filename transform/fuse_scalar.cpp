@@ -65,10 +65,11 @@
 //     plain loop over elements, is one op over every example, and the kernel
 //     reads it in place. (An earlier choice kept a plain loop over elements
 //     batched, each trip's ops running over every example at once. Measured
-//     again, 1 thread: pairwise distances over 64 elements, 2000x2000, run
-//     1.3x faster as the kernel, a dot product per output 3x; only a trip's
-//     one op over thousands of examples, `s += x[i] * x[j]` over 2000, stays
-//     1.4x faster batched, and the kernel is within 1.6x of a plain loop);
+//     again, 1 thread: a dot product per output, 256x(512->256), runs 3x
+//     faster as the kernel; pairwise distances over 64 elements, 2000x2000,
+//     as fast either way (0.8-1.2x over three runs); only a trip's one op
+//     over thousands of examples, `s += x[i] * x[j]` over 2000, stays 1.4x
+//     faster batched, and there the kernel is within 1.6x of a plain loop);
 //   - the region's locals are dead after the store (nothing else names them).
 // A run of statements whose last one stores elements, with no store after it
 // (`for (j ...) mask[i][j] = j >= i;`, a whole `for (o ...)` of a dot product
