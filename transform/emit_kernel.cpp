@@ -92,7 +92,7 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
     const VarDecl *Declared = Local ? Local : referencedVar(Chain.Operands[I]);
     std::string Spelled;
     if (Chain.ElementReads[I])
-      Spelled = vb("Elements");
+      Spelled = vb(Chain.ElementWrites[I] ? "WritableElements" : "Elements");
     else if (Declared && Declared->getTypeSourceInfo() &&
         Context.hasSameUnqualifiedType(Declared->getType().getNonReferenceType(),
                                        Type.getNonReferenceType()))
@@ -136,11 +136,15 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
                 "  // line " + std::to_string(Line));
     Body += lineDirective(Context, Line) + "\n" + Indent + Text + "\n";
   }
+  // Without Root, a kernel that stores elements and returns nothing: the
+  // operands after it are on its last statement's line.
+  const Stmt *Last = Root ? Root : Chain.Region.back();
   std::string Directive =
-      lineDirective(Context, lineOf(Context, Root->getBeginLoc())) + "\n";
-  std::string Result = asWritten(Root->getSourceRange(), Chain);
-  Body += Directive + Indent + "return " + Result + ";\n" + Directive +
-          std::string(StatementIndent, ' ');
+      lineDirective(Context, lineOf(Context, Last->getBeginLoc())) + "\n";
+  std::string Result = Root ? asWritten(Root->getSourceRange(), Chain) : "";
+  if (Root)
+    Body += Directive + Indent + "return " + Result + ";\n";
+  Body += Directive + std::string(StatementIndent, ' ');
   // Note [Scalar kernels on a device] in rules/include/vmap/fused_scalar.hpp:
   // the lambda's text, one line of the file.
   std::string Device;

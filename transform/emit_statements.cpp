@@ -234,6 +234,12 @@ void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
 }
 
 void Printer::stmt(const Stmt *S, unsigned Indent) {
+  // A kernel that stores elements, at its region's last statement.
+  if (auto Stores = Plan.Fusion.StatementKernels.find(S);
+      S && !Kernel && Stores != Plan.Fusion.StatementKernels.end()) {
+    StatementIndent = Indent;
+    return line(Indent, scalarKernel(nullptr, Stores->second) + ";", S);
+  }
   // A region's statements are printed in their kernel (Printer::kernel).
   if (!S || isa<NullStmt>(S) || (!Kernel && Plan.Fusion.InRegions.count(S)) ||
       control(S, Indent))

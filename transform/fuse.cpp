@@ -566,6 +566,25 @@ private:
       commit(Root, std::move(*Chain));
   }
 
+  /// Makes \p S, a statement that stores elements, with the longest region
+  /// of the statements \p Before that it can take, a scalar kernel that
+  /// returns nothing (Note [Fused control flow] in fuse_scalar.cpp).
+  bool considerStores(const Stmt *S, ArrayRef<const Stmt *> Before) {
+    if (inMacro(S))
+      return false;
+    std::optional<FusedChain> Chain = Scalars.storing(S, Before);
+    if (!Chain)
+      return false;
+    Statement = nullptr;
+    name(*Chain);
+    for (const Stmt *Inside : Chain->Region)
+      Result.InRegions.insert(Inside);
+    if (Chain->Region.size() > 1)
+      Result.RegionStarts[S] = Chain->Region.front();
+    Result.StatementKernels[S] = std::move(*Chain);
+    return true;
+  }
+
   /// Whether \p Call, of \p Operands, is the whole example's 2-norm
   /// (`e.norm()`, `norm(e, 2)`: Tensor's norm(p = 2), outside the op table's
   /// norm over dims), which vb::Fused computes as the root of the kernel's
@@ -655,6 +674,8 @@ private:
       return;
     }
     Consumer = S;
+    if (considerStores(S, Before))
+      return;
     if (isa<Expr>(S))
       return statement(S, Before);
     if (isa<DeclStmt>(S)) { // `Tensor s = (d * d).sum();`: its initialisers

@@ -35,6 +35,10 @@ struct FusedChain {
   /// reads element by element, a `vb::Elements` parameter (Note [Element
   /// reads] in rules/include/vmap/fused_scalar.hpp).
   std::vector<bool> ElementReads;
+  /// For each operand, whether it is the example's own slot of a tensor the
+  /// kernel stores into, a `vb::WritableElements` parameter (Note [Element
+  /// stores] in rules/include/vmap/fused_scalar.hpp); ElementReads holds too.
+  std::vector<bool> ElementWrites;
   /// Every occurrence of an operand in the kernel (one operand may occur
   /// several times: `d * d`), and its parameter.
   llvm::DenseMap<const clang::Expr *, unsigned> Parameters;
@@ -59,6 +63,10 @@ struct FusedChain {
 /// The kernels of a batched body (keyed by the chain's outermost expression).
 struct FusionPlan {
   llvm::DenseMap<const clang::Expr *, FusedChain> Chains;
+  /// Scalar kernels that store elements and return nothing, keyed by their
+  /// region's last statement, where the printer puts the kernel's call
+  /// (Note [Fused control flow] in fuse_scalar.cpp).
+  llvm::DenseMap<const clang::Stmt *, FusedChain> StatementKernels;
   /// The statements of the regions: printed inside their kernel, not in place.
   llvm::DenseSet<const clang::Stmt *> InRegions;
   /// The statement that consumes a region, and the region's first statement.

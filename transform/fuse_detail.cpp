@@ -258,7 +258,8 @@ KernelChoice::KernelChoice(const LoopAnalysis &A)
 }
 
 void KernelChoice::addOperand(const Expr *E, FusedChain &Chain,
-                              const VarDecl *Local, bool ElementRead) const {
+                              const VarDecl *Local, bool ElementRead,
+                              bool ElementWrite) const {
   // The operand as the call holds it, conversions included: they are
   // printed outside the kernel.
   std::string Text = sourceText(Context, E->getSourceRange()).str();
@@ -266,12 +267,14 @@ void KernelChoice::addOperand(const Expr *E, FusedChain &Chain,
   for (; Index < Chain.Operands.size(); ++Index)
     if (!Local && !Chain.Locals[Index] &&
         Chain.ElementReads[Index] == ElementRead &&
+        Chain.ElementWrites[Index] == ElementWrite &&
         sourceText(Context, Chain.Operands[Index]->getSourceRange()) == Text)
       break;
   if (Index == Chain.Operands.size()) {
     Chain.Operands.push_back(E);
     Chain.Locals.push_back(Local);
     Chain.ElementReads.push_back(ElementRead);
+    Chain.ElementWrites.push_back(ElementWrite);
   }
   Chain.Parameters[E] = Index;
 }

@@ -91,7 +91,7 @@ public:
   /// source text, a local's own parameter apart).
   void addOperand(const clang::Expr *E, FusedChain &Chain,
                   const clang::VarDecl *Local = nullptr,
-                  bool ElementRead = false) const;
+                  bool ElementRead = false, bool ElementWrite = false) const;
 
   /// Whether \p S reads a variable \p Chain declares.
   bool mentionsDeclared(const clang::Stmt *S, const FusedChain &Chain) const;
@@ -131,6 +131,12 @@ public:
   /// std::nullopt.
   std::optional<FusedChain> longest(const clang::Expr *Root,
                                     const clang::Expr *Destination,
+                                    llvm::ArrayRef<const clang::Stmt *> Before);
+
+  /// The scalar kernel that returns nothing of the statement \p Last, which
+  /// stores elements, with the longest region of the statements \p Before
+  /// that it can take, or std::nullopt.
+  std::optional<FusedChain> storing(const clang::Stmt *Last,
                                     llvm::ArrayRef<const clang::Stmt *> Before);
 
 private:

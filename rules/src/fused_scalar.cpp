@@ -13,6 +13,8 @@
 #include <exception>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 namespace vmap::batched::detail {
 
@@ -150,7 +152,85 @@ void store_elements(const ScalarKernelLayout& layout, const Elements& from, cons
   }
 }
 
+void store_back(const ScalarKernelLayout& layout, const std::vector<Value>& elements,
+                const std::vector<bool>& written) {
+  for (std::size_t n = 0; n < elements.size(); ++n)
+    if (written[n] && placed_on(elements[n]) != kCPU)
+      elements[n].aligned(layout.levels).copy_(layout.elements[n].held);
+}
+
+namespace {
+
+// Calls at(address) for each element of `e`, row-major, whatever its strides.
+template <class Visit>
+void each_element(const Elements& e, const Visit& at) {
+  const int64_t numel = e.numel();
+  std::vector<int64_t> index(e.dim(), 0);
+  for (int64_t n = 0; n < numel; ++n) {
+    const char* address = e.data();
+    for (int64_t d = 0; d < e.dim(); ++d) address += index[d] * e.byte_strides()[d];
+    at(n, const_cast<char*>(address));
+    for (int64_t d = e.dim(); d-- > 0;) {
+      if (++index[d] < e.sizes()[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// The element at `address` of `dtype` as a Scalar.
+// Calls visit(std::type_identity<T>) with the C++ type of `dtype`'s elements.
+template <class Visit>
+decltype(auto) by_dtype(Dtype dtype, const Visit& visit) {
+  switch (dtype) {
+    case Dtype::Float32: return visit(std::type_identity<float>{});
+    case Dtype::Float64: return visit(std::type_identity<double>{});
+    case Dtype::Int32: return visit(std::type_identity<int32_t>{});
+    case Dtype::Int64: return visit(std::type_identity<int64_t>{});
+    case Dtype::Bool: return visit(std::type_identity<bool>{});
+  }
+  __builtin_unreachable();
+}
+
+vmap::detail::Scalar scalar_at(const char* address, Dtype dtype) {
+  return by_dtype(dtype, [&]<class T>(std::type_identity<T>) {
+    T value;
+    std::memcpy(&value, address, sizeof value);
+    return vmap::detail::Scalar(value);
+  });
+}
+
+}  // namespace
+
 }  // namespace vmap::batched::detail
+
+namespace vmap::batched {
+
+// Tensor::fill_(value) on the view: each element, the value converted (checked) as fill_
+// converts it.
+void WritableElements::fill(vmap::detail::Scalar value) const {
+  detail::by_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
+    const T filler = value.checked_to<T>("fill_");
+    detail::each_element(*this, [&](int64_t, char* to) { std::memcpy(to, &filler, sizeof filler); });
+  });
+}
+
+// Tensor::copy_(from) on the view, for what a kernel stores: one element (to every element
+// of the view), or a view of the same sizes, element by element.
+void WritableElements::copy(const Elements& from) const {
+  if (from.dim() == 0) return fill(detail::scalar_at(from.data(), from.dtype()));
+  if (from.dim() != dim() || !std::equal(sizes(), sizes() + dim(), from.sizes()))
+    throw vmap::Error("fused_scalar: a kernel stores " + std::to_string(from.numel()) +
+                      " elements into " + std::to_string(numel()) +
+                      " of another shape (broadcast stores stay batched)");
+  std::vector<char*> to;
+  detail::each_element(*this, [&](int64_t, char* address) { to.push_back(address); });
+  detail::each_element(from, [&](int64_t n, char* address) {
+    WritableElements(Elements(to[n], dtype(), 0, nullptr, nullptr)) =
+        Elements(address, from.dtype(), 0, nullptr, nullptr);
+  });
+}
+
+}  // namespace vmap::batched
 
 namespace vmap::batched::detail {
 

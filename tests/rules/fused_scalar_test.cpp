@@ -170,5 +170,96 @@ TEST(ElementReads, AnIndexOutOfRangeIsTheLoopsError) {
   }
 }
 
+// Note [Element stores]: a void kernel writes each example's own slot through a
+// vb::WritableElements, in place: a transposed (strided) output, an int and a bool output
+// converted as Tensor's `t[k] = v` converts, only the indices the loop reaches written.
+TEST(ElementStores, StridedAndConvertedAsTensorStores) {
+  Tensor out = zeros({5, 4}, kFloat64).t();  // [4, 5], strided
+  Tensor ints = full({4, 5}, -1, kInt32);
+  Tensor flags = zeros({4, 5}, kBool);
+  {
+    vb::Level level(0, 4);
+    const vb::Value i = level.index();
+    vb::fused_scalar(
+        [](vb::WritableElements o, vb::WritableElements n, vb::WritableElements f, int64_t i) {
+          for (int64_t j = 1; j < 5; ++j) {
+            o[j] = 0.5 * static_cast<double>(i * 10 + j);
+            n[j] = 2.75f * static_cast<float>(j);  // fill_'s conversion: truncated
+            f[j] = j >= i;
+          }
+        },
+        vb::at(out, i), vb::at(ints, i), vb::at(flags, i), i);
+  }
+  Tensor expected = zeros({4, 5}, kFloat64);
+  Tensor expected_ints = full({4, 5}, -1, kInt32);
+  Tensor expected_flags = zeros({4, 5}, kBool);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 1; j < 5; ++j) {
+      expected[i][j] = 0.5 * static_cast<double>(i * 10 + j);
+      expected_ints[i][j] = 2.75f * static_cast<float>(j);
+      expected_flags[i][j] = j >= i;
+    }
+  EXPECT_TRUE(vmap::equal(out, expected)) << out << expected;
+  EXPECT_TRUE(vmap::equal(ints, expected_ints)) << ints << expected_ints;
+  EXPECT_TRUE(vmap::equal(flags, expected_flags)) << flags << expected_flags;
+}
+
+// A gather stored element by element: copy_ of an element, bit for bit in the same dtype,
+// converted in another; a store to a row fills it, as Tensor's `t[k] = v` does.
+TEST(ElementStores, ElementsAndRowsAsTensorStores) {
+  const int64_t big = (int64_t{1} << 53) + 1;
+  const Tensor values = tensor({big, int64_t{-7}, big + 2});
+  Tensor same = zeros({2, 3}, kInt64);
+  Tensor converted = zeros({2, 3}, kFloat32);
+  Tensor rows = zeros({2, 2, 3}, kInt32);
+  {
+    vb::Level level(0, 2);
+    const vb::Value i = level.index();
+    vb::fused_scalar(
+        [](vb::WritableElements s, vb::WritableElements c, vb::WritableElements r,
+           vb::Elements v, int64_t i) {
+          for (int64_t k = 0; k < 3; ++k) {
+            s[k] = v[(k + i) % 3];
+            c[k] = v[k];
+          }
+          r[1] = i + 4;
+        },
+        vb::at(same, i), vb::at(converted, i), vb::at(rows, i), values, i);
+  }
+  EXPECT_TRUE(vmap::equal(same, tensor({big, int64_t{-7}, big + 2, int64_t{-7}, big + 2, big})
+                                    .reshape({2, 3})))
+      << same;
+  EXPECT_TRUE(vmap::equal(converted, values.to(kFloat32).expand({2, 3}))) << converted;
+  Tensor expected_rows = zeros({2, 2, 3}, kInt32);
+  expected_rows[0][1] = 4;
+  expected_rows[1][1] = 5;
+  EXPECT_TRUE(vmap::equal(rows, expected_rows)) << rows;
+}
+
+// A store out of range raises the error Tensor::operator[] raises, from the first example in
+// loop order, whatever the threads; nothing outside the tensor is written.
+TEST(ElementStores, AnIndexOutOfRangeIsTheLoopsError) {
+  Tensor out = zeros({1000, 4}, kFloat32);
+  Tensor picks = zeros({1000}, kInt64);
+  picks[700] = 4;
+  picks[900] = 6;
+  std::string expected;
+  try {
+    out[700][4] = 1.0f;
+  } catch (const vmap::Error& e) {
+    expected = e.what();
+  }
+  vb::Level level(0, 1000);
+  const vb::Value i = level.index();
+  try {
+    vb::fused_scalar([](vb::WritableElements o, int64_t k) { o[k] = 1.0f; }, vb::at(out, i),
+                     vb::at(picks, i).item<int64_t>());
+    ADD_FAILURE() << "no error";
+  } catch (const vmap::Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+  EXPECT_EQ(out.sum().item<float>(), out.select(1, 0).sum().item<float>());
+}
+
 }  // namespace
 }  // namespace vmap

@@ -4,7 +4,7 @@
 // them under per-example control flow, is one scalar kernel that reads the tensors through
 // vb::Elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the tensor's
 // own data, dtype and strides, bounds-checked as Tensor::operator[]. A plain loop over
-// elements without control flow stays batched (Note [Fused control flow]).
+// elements is one too: batched, each trip was ops (Note [Fused control flow]).
 #include <vmap/vmap.hpp>
 #include <cmath>
 #include <iostream>
@@ -40,11 +40,16 @@ void distances(const Tensor& a, const Tensor& b, Tensor& out) {
     }
 }
 // CHECK-LABEL: void distances(
-// The loop steps through the elements with no control flow: its batched ops run over every
-// example at once, faster than a kernel's one example at a time.
-// CHECK-NOT: fused_scalar
-// CHECK: vb::Value d = vb::at(a, i)[k].item<float>() - vb::at(b, j)[k].item<float>();  // line 36
-// CHECK: vb::at(out, i)[j] = vb::sqrt(s);  // line 39
+// The loop steps through the elements with no control flow: batched, each trip was a few
+// ops over every example; the kernel reads each element where it is.
+// CHECK: vb::at(out, i)[j] = vb::fused_scalar({{.*}}[](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j) {
+// CHECK-NEXT: float s = 0;  // line 34
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 35
+// CHECK-NEXT: float d = a[i][k].item<float>() - b[j][k].item<float>();
+// CHECK-NEXT: s += d * d;
+// CHECK-NEXT: }
+// CHECK-NEXT: return std::sqrt(s);
+// CHECK-NEXT: }, a.size(1), a, i, b, j);  // lines 34-39
 
 // On doubles, differences past a cutoff skipped (per-example control flow), the square
 // through a helper of this file: one kernel.
@@ -67,15 +72,15 @@ void clipped_distances(const Tensor& a, const Tensor& b, double cutoff, Tensor& 
 }
 // CHECK-LABEL: void clipped_distances(
 // CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j, double cutoff) {
-// CHECK-NEXT: double s = 0;  // line 58
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 59
+// CHECK-NEXT: double s = 0;  // line 63
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 64
 // CHECK-NEXT: double d = a[i][k].item<double>() - b[j][k].item<double>();
 // CHECK-NEXT: if (std::fabs(d) > cutoff)
 // CHECK-NEXT: continue;
 // CHECK-NEXT: s += squared(d);
 // CHECK-NEXT: }
 // CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 58-65
+// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 63-70
 
 // Rows of a table at each example's id (the element returned has dims of its own), only
 // for the examples kept (inside a per-example if: the others never run, their ids unread).

@@ -1,5 +1,6 @@
-// A plain inner loop stays a loop; its body is batched. Reads may use any induction
-// variable at any position.
+// A plain inner loop stays a loop; its body is batched, or, where it steps through elements
+// with `.item()` into a C++ scalar, is a scalar kernel (Note [Fused control flow]). Reads
+// may use any induction variable at any position.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -34,11 +35,12 @@ int main() {
 }
 
 // CHECK-LABEL: void running_dot(
-// CHECK: vb::Value acc = vb::scalar_cast<float>(0);  // line 10
-// CHECK-NEXT: for (int64_t k = 0; k < x.size(1); ++k) {  // line 11
-// CHECK-NEXT: acc += vb::at(x, i)[k].item<float>() * w[k].item<float>();  // line 12
-// CHECK-NEXT: }
-// CHECK-NEXT: vb::at(out, i) = acc;  // line 13
+// CHECK: vb::at(out, i) = vb::fused_scalar({{.*}}[](long a, vb::Elements x, int64_t i, vb::Elements w) {
+// CHECK-NEXT: float acc = 0;  // line 11
+// CHECK-NEXT: for (int64_t k = 0; k < a; ++k)  // line 12
+// CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
+// CHECK-NEXT: return acc;
+// CHECK-NEXT: }, x.size(1), x, i, w);  // lines 11-14
 // CHECK-LABEL: void column_reads(
-// CHECK: for (int64_t j = 0; j < x.size(0); ++j) {  // line 20
-// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x[j], i) + vb::select(x, 1, i)[j];  // line 21
+// CHECK: for (int64_t j = 0; j < x.size(0); ++j) {  // line 21
+// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x[j], i) + vb::select(x, 1, i)[j];  // line 22

@@ -42,6 +42,26 @@
 // is such an element (`out[i][j] = input[i][k]`) returns the vb::Elements itself: the result
 // has its dtype and its remaining dims, copied bit for bit.
 //
+// Note [Element stores]
+// A region may store elements too: a plain inner loop over an output's row
+// (`for (j ...) mask[i][j] = j >= i;`), a gather stored element by element, a dot product per
+// output (`y[n][o] = acc`). The tool passes the example's own slot of the tensor (`vb::at(mask,
+// i)`: the destination's leading subscripts are the induction variables of the vmap loops, so
+// no two examples write one element; an `expand`ed output runs the loop as written, the
+// overlap guard) as a vb::WritableElements: Elements whose `e[k] = v` writes as Tensor's
+// `t[k] = v` does, a number converted (checked) as fill_ converts it, an element copied as
+// copy_ does (bit for bit in one dtype), a slot of more than one element filled, the same
+// bounds and vmap::Error for an index out of range. A float stored into a float tensor is a
+// compare and a store, no dispatch. A kernel that stores and returns nothing is a statement,
+// `vb::fused_scalar([](vb::WritableElements a, int64_t i) { for (...) a[j] = j >= i; },
+// vb::at(mask, i), i);`. The region reads no other element of a tensor it stores into, and in
+// it every element is read inside the kernel, where the code reads it (not before, as an
+// operand), so every read sees the stores before it as in the loop as written. An error stops
+// the call with the first failing example's (in loop order), as reads do; examples that ran
+// in parallel may have stored theirs already (the batched ops would have stored every
+// example's earlier statements too). The tool gives a storing kernel no device text: on a
+// device its operands come to the CPU and the stored-into ones go back (store_back).
+//
 // Note [Scalar kernels on a device]
 // Where the tool can print a region with no macro and no call of the user's functions, it
 // also emits the lambda's text for the device (vb::DeviceCode, the first argument). When an
@@ -100,10 +120,10 @@ class Elements {
 
   // select(0, index), as Tensor::operator[](int64_t).
   Elements operator[](int64_t index) const {
-    if (dims_ == 0) detail::fail_element_select_0dim();
-    const int64_t size = sizes_[0];
-    if (index < -size || index >= size) detail::fail_element_index(index, size);
-    if (index < 0) index += size;
+    // An index in [0, size): one unsigned compare in the kernel's loop.
+    if (dims_ == 0 || static_cast<uint64_t>(index) >= static_cast<uint64_t>(sizes_[0]))
+        [[unlikely]]
+      index = checked_index(index);
     return Elements(data_ + index * strides_[0], dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
   }
   // Tensor::item<T>(): the one element, converted through vmap's Scalar, checked, as
@@ -130,6 +150,13 @@ class Elements {
   }
 
  private:
+  // A negative index from the end, else the error Tensor::operator[] raises.
+  int64_t checked_index(int64_t index) const {
+    if (dims_ == 0) detail::fail_element_select_0dim();
+    const int64_t size = sizes_[0];
+    if (index < -size || index >= size) detail::fail_element_index(index, size);
+    return index + size;
+  }
   template <class T>
   T dispatched() const {
     if (dims_ != 0 && numel() != 1) detail::fail_element_item(numel());
@@ -157,6 +184,53 @@ class Elements {
   int64_t dims_;
   const int64_t* sizes_;
   const int64_t* strides_;  // in bytes
+};
+
+// One example's own slot of a tensor a scalar kernel stores into (Note [Element stores]):
+// Elements whose `e[k] = v` writes as Tensor's `t[k] = v` does, fill_ of a number (converted,
+// checked, as fill_ converts it) or copy_ of an element, and throws the same vmap::Error for
+// an index out of range. The tool passes one only for a slot no other example writes.
+class WritableElements : public Elements {
+ public:
+  // A view of a writable tensor's elements (the kernel's operand, a slot of the output).
+  explicit WritableElements(const Elements& e) : Elements(e) {}
+
+  WritableElements operator[](int64_t index) const {
+    return WritableElements(Elements::operator[](index));
+  }
+  template <vmap::detail::Arithmetic T>
+  const WritableElements& operator=(T value) const {
+    // A float stored into a float tensor: one compare and a store in the kernel's loop.
+    if constexpr (std::is_same_v<T, detail::HeldAs<T>>)
+      if (dim() == 0 && dtype() == detail::cpp_dtype<T>()) [[likely]] {
+        std::memcpy(written(), &value, sizeof value);
+        return *this;
+      }
+    fill(vmap::detail::Scalar(value));
+    return *this;
+  }
+  // `out[i][k] = input[i][j]`: copy_ of the element (a gather's store).
+  const WritableElements& operator=(const Elements& from) const {
+    // One element of the same dtype (a gather): a copy of its bytes, inline.
+    switch (dim() == 0 && from.dim() == 0 && dtype() == from.dtype()
+                ? vmap::detail::element_size(dtype())
+                : 0) {
+      case 1: std::memcpy(written(), from.data(), 1); break;
+      case 4: std::memcpy(written(), from.data(), 4); break;
+      case 8: std::memcpy(written(), from.data(), 8); break;
+      default: copy(from);
+    }
+    return *this;
+  }
+  const WritableElements& operator=(const WritableElements& from) const {
+    return *this = static_cast<const Elements&>(from);
+  }
+
+ private:
+  // The tool makes a WritableElements only of the tensor the loop as written stores into.
+  char* written() const { return const_cast<char*>(data()); }
+  void fill(vmap::detail::Scalar value) const;
+  void copy(const Elements& from) const;
 };
 
 namespace detail {
@@ -222,6 +296,17 @@ Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result
 Tensor element_result(const ScalarKernelLayout& layout, const Elements& first, int64_t example);
 void store_elements(const ScalarKernelLayout& layout, const Elements& from, const Tensor& result,
                     int64_t example);
+// After a kernel that stores elements ran on the CPU: each stored-into operand (`written`,
+// one per element operand) that lives on a device gets its CPU copy back.
+void store_back(const ScalarKernelLayout& layout, const std::vector<Value>& elements,
+                const std::vector<bool>& written);
+// A parameter read (vb::Elements) or written (vb::WritableElements) element by element.
+template <class P>
+inline constexpr bool kElementsParameter = std::is_base_of_v<Elements, P>;
+template <class Parameters>
+inline constexpr bool kStores = false;
+template <class... P>
+inline constexpr bool kStores<std::tuple<P...>> = (std::is_same_v<P, WritableElements> || ...);
 
 // Example `p`'s position over the active levels, stepped one example at a time.
 class ExampleCursor {
@@ -383,18 +468,24 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::vector<Value> values, elements;
     std::vector<Dtype> dtypes;
+    std::vector<bool> written;
     (
         [&] {
-          if constexpr (std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>)
+          using P = std::tuple_element_t<I, Parameters>;
+          if constexpr (detail::kElementsParameter<P>) {
             elements.push_back(std::get<I>(operands));
-          else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>) {
+            written.push_back(std::is_same_v<P, WritableElements>);
+          } else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>) {
             values.push_back(std::get<I>(operands));
             dtypes.push_back(detail::cpp_dtype<std::tuple_element_t<I, Parameters>>());
           }
         }(),
         ...);
-    // A lambda with captures (never the tool's) has no host form: it runs on the CPU.
-    if constexpr (!std::is_same_v<R, Elements> && std::is_default_constructible_v<Kernel>)
+    // A lambda with captures (never the tool's) has no host form: it runs on the CPU. So does
+    // one that stores elements: the tool gives it no device text, and its operands on a
+    // device are copied to the CPU and the stored ones back.
+    if constexpr (!std::is_same_v<R, Elements> && !detail::kStores<Parameters> &&
+                  std::is_default_constructible_v<Kernel>)
       if (device.lambda) {
         if (std::optional<Value> on_device = device_kernel<Kernel, R, Parameters, Operands>(
                 device, operands, values, dtypes, elements))
@@ -408,7 +499,7 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
     std::size_t next = 0, next_element = 0;
     (
         [&] {
-          if constexpr (std::is_same_v<std::tuple_element_t<I, Parameters>, Elements>)
+          if constexpr (detail::kElementsParameter<std::tuple_element_t<I, Parameters>>)
             data[I] = &layout.elements[next_element++];
           else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>)
             data[I] = &layout.operands[next++];
@@ -417,8 +508,8 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
     const auto argument = [&]<std::size_t J>(std::integral_constant<std::size_t, J>,
                                              const detail::ExampleCursor& at) {
       using P = std::tuple_element_t<J, Parameters>;
-      if constexpr (std::is_same_v<P, Elements>)
-        return at.view(*static_cast<const detail::ElementOperand*>(data[J]));
+      if constexpr (detail::kElementsParameter<P>)
+        return P(at.view(*static_cast<const detail::ElementOperand*>(data[J])));
       else if constexpr (std::is_same_v<std::tuple_element_t<J, Operands>, Value>) {
         detail::HeldAs<P> held;
         std::memcpy(&held, at.at(*static_cast<const detail::ElementOperand*>(data[J])),
@@ -457,7 +548,18 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
         for (int64_t p = first + 1 + begin; p < first + 1 + end; ++p, at.next())
           if (!active || active[p]) store(run(at), p);
       });
+      detail::store_back(layout, elements, written);
       return detail::scalar_kernel_value(layout, result, false);
+    } else if constexpr (std::is_void_v<R>) {
+      // A kernel that stores elements (Note [Element stores]): each example writes its own
+      // slot, in place.
+      detail::parallel_chunks(layout.count, [&](int64_t begin, int64_t end) {
+        detail::ExampleCursor at(layout, begin);
+        for (int64_t p = begin; p < end; ++p, at.next())
+          if (!active || active[p]) run(at);
+      });
+      detail::store_back(layout, elements, written);
+      return Value();
     } else {
       using Held = detail::HeldAs<R>;
       Tensor result = vmap::empty(layout.sizes, vmap::detail::dtype_of<Held>);
@@ -467,6 +569,7 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
         for (int64_t p = begin; p < end; ++p, at.next())
           out[p] = !active || active[p] ? static_cast<Held>(run(at)) : Held{};
       });
+      detail::store_back(layout, elements, written);
       return detail::scalar_kernel_value(layout, result);
     }
   }(std::index_sequence_for<Args...>{});
