@@ -12,6 +12,8 @@ packages=(
   python3-yaml python3-pygments
   # runtime: SIMD, BLAS (OpenMP flavour: one threading system with our OpenMP loops)
   libhwy-dev libopenblas-openmp-dev
+  # DLPack 0.6's header: vmap::from_dlpack / to_dlpack (PyTorch, CuPy, JAX interop)
+  libdlpack-dev
   # rules (Boost.Hana), tests, benchmarks
   libboost1.74-dev libgtest-dev libbenchmark-dev
   # LibTorch 1.13 (CPU): the peer tests and the samples' LibTorch columns (~650 MB; the
