@@ -131,7 +131,8 @@ Tensor from_dlpack(DLManagedTensor* managed) {
            detail::shape_str(strides), " for shape ", detail::shape_str(sizes));
 
   const int64_t item = detail::element_size(dtype);
-  char* const data = static_cast<char*>(source.data) + source.byte_offset;
+  char* const data =
+      source.data == nullptr ? nullptr : static_cast<char*>(source.data) + source.byte_offset;
   size_t nbytes = 0;
   if (numel > 0) {
     if (source.data == nullptr)

@@ -563,6 +563,25 @@ TEST_P(DeviceOps, DlpackCapsulesOfDeviceTensors) {
   expect_matches(again * 2, full({5}, 5.0));
 }
 
+// LibTorch-style indexing of device tensors: the positions are read on the host, the
+// values never leave the device.
+TEST_P(DeviceOps, IndexAndIndexPutWithTensorIndices) {
+  using namespace vmap::indexing;
+  const Tensor x = random({4, 5, 3}, kFloat32);
+  const Tensor rows = tensor({3, 0, -1});
+  const Tensor mask = random({4, 5}, kFloat32) > 0;
+  expect_matches(x.to(kCUDA).index({rows, Slice(1, None, 2)}), x.index({rows, Slice(1, None, 2)}));
+  expect_matches(x.to(kCUDA).index({mask.to(kCUDA)}), x.index({mask}));
+  expect_matches(x.to(kCUDA).index({Ellipsis, 1}), x.index({Ellipsis, 1}));
+  Tensor on_device = x.to(kCUDA);
+  Tensor on_cpu = x.clone();
+  on_device.index_put_({Slice(), tensor({4, 1})}, full({2, 3}, 7.f).to(kCUDA));
+  on_cpu.index_put_({Slice(), tensor({4, 1})}, full({2, 3}, 7.f));
+  on_device.index_put_({mask.to(kCUDA)}, -1.f);
+  on_cpu.index_put_({mask}, -1.f);
+  expect_matches(on_device, on_cpu);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceOps,
                          ::testing::Values(Backend::emulated, Backend::cuda),
                          [](const ::testing::TestParamInfo<Backend>& info) {
