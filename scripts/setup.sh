@@ -20,6 +20,8 @@ packages=(
   # build leaves them out, and the peer tests report Skipped, where it is missing)
   libtorch-dev
 )
+# Not installed here (~1 GB), optional: pybind11-dev python3-dev python3-torch build and test
+# the PyTorch interop sample (samples/interop, test sample.torch_module; Skipped without them).
 
 missing=()
 for package in "${packages[@]}"; do
