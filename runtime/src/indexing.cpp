@@ -216,11 +216,12 @@ Tensor& index_put(const Tensor& self, Indices indices, const Tensor& value) {
                                                 {count}));
   const std::vector<int64_t> picked_sizes(sliced.view.sizes().begin() + position,
                                           sliced.view.sizes().begin() + position + picked.dims);
+  int64_t picked_numel = 1;
+  for (int64_t size : picked_sizes) picked_numel *= size;
   for (int64_t n = 0; n < count; ++n) {
     Tensor target = sliced.view;
     int64_t rest = picked.flat[n];
-    int64_t stride = 1;
-    for (int64_t size : picked_sizes) stride *= size;
+    int64_t stride = picked_numel;
     for (int64_t size : picked_sizes) {
       stride /= size;
       target = target.select(position, rest / stride);
