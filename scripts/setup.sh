@@ -12,11 +12,16 @@ packages=(
   python3-yaml python3-pygments
   # runtime: SIMD, BLAS (OpenMP flavour: one threading system with our OpenMP loops)
   libhwy-dev libopenblas-openmp-dev
+  # DLPack 0.6's header: vmap::from_dlpack / to_dlpack (PyTorch, CuPy, JAX interop)
+  libdlpack-dev
   # tests, benchmarks
   libgtest-dev libbenchmark-dev
   # LibTorch 1.13 (CPU): the peer tests and the samples' LibTorch columns (~650 MB; the
   # build leaves them out, and the peer tests report Skipped, where it is missing)
   libtorch-dev
+  # PyTorch (Python, on the same LibTorch, ~50 MB more) and pybind11: the PyTorch interop
+  # sample (samples/interop, test sample.torch_module; Skipped without them)
+  python3-torch pybind11-dev python3-dev
 )
 
 missing=()

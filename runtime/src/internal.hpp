@@ -104,6 +104,9 @@ struct Storage {
   size_t nbytes = 0;
   Device device = kCPU;
   bool owned = true;
+  // What lent borrowed memory and must hear when the last tensor using it dies: from_dlpack
+  // holds the capsule here, whose deleter then runs (once, with the storage).
+  std::shared_ptr<void> lender;
 
   Storage() = default;
   Storage(const Storage&) = delete;

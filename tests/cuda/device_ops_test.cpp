@@ -4,6 +4,7 @@
 // a device or without a CUDA build).
 #include "emulated_backend.hpp"
 
+#include <vmap/dlpack.hpp>
 #include <vmap/vmap.hpp>
 
 #include <gtest/gtest.h>
@@ -539,6 +540,46 @@ TEST_P(DeviceOps, ItemAndPrinting) {
   EXPECT_NEAR(on_device.sum().item<float>(), x.sum().item<float>(), 1e-4);
   EXPECT_EQ(on_device[1][2].item<float>(), x[1][2].item<float>());
   EXPECT_NE(describe(on_device).find("CUDAFloatType"), std::string::npos);
+}
+
+// DLPack capsules of device tensors (vmap/dlpack.hpp): kDLCUDA device 0, the device address
+// itself, and back to a tensor over the same memory; the deleter frees nothing of ours early.
+TEST_P(DeviceOps, DlpackCapsulesOfDeviceTensors) {
+  for (Dtype dtype : all_dtypes) {
+    const Tensor x = random({3, 4}, dtype);
+    const Tensor column = x.to(kCUDA).select(1, 2);  // strided, with an offset
+    DLManagedTensor* capsule = to_dlpack(column);
+    EXPECT_EQ(capsule->dl_tensor.device.device_type, kDLCUDA);
+    EXPECT_EQ(capsule->dl_tensor.device.device_id, 0);
+    EXPECT_EQ(capsule->dl_tensor.data, column.raw_data());
+    EXPECT_EQ(capsule->dl_tensor.strides[0], 4);
+    const Tensor back = from_dlpack(capsule);
+    EXPECT_EQ(back.raw_data(), column.raw_data());
+    expect_matches(back, x.select(1, 2));
+  }
+  // A device capsule that outlives every tensor of ours keeps the memory.
+  DLManagedTensor* capsule = to_dlpack(full({5}, 2.5).to(kCUDA));
+  const Tensor again = from_dlpack(capsule);
+  expect_matches(again * 2, full({5}, 5.0));
+}
+
+// LibTorch-style indexing of device tensors: the positions are read on the host, the
+// values never leave the device.
+TEST_P(DeviceOps, IndexAndIndexPutWithTensorIndices) {
+  using namespace vmap::indexing;
+  const Tensor x = random({4, 5, 3}, kFloat32);
+  const Tensor rows = tensor({3, 0, -1});
+  const Tensor mask = random({4, 5}, kFloat32) > 0;
+  expect_matches(x.to(kCUDA).index({rows, Slice(1, None, 2)}), x.index({rows, Slice(1, None, 2)}));
+  expect_matches(x.to(kCUDA).index({mask.to(kCUDA)}), x.index({mask}));
+  expect_matches(x.to(kCUDA).index({Ellipsis, 1}), x.index({Ellipsis, 1}));
+  Tensor on_device = x.to(kCUDA);
+  Tensor on_cpu = x.clone();
+  on_device.index_put_({Slice(), tensor({4, 1})}, full({2, 3}, 7.f).to(kCUDA));
+  on_cpu.index_put_({Slice(), tensor({4, 1})}, full({2, 3}, 7.f));
+  on_device.index_put_({mask.to(kCUDA)}, -1.f);
+  on_cpu.index_put_({mask}, -1.f);
+  expect_matches(on_device, on_cpu);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceOps,

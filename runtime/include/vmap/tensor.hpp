@@ -15,13 +15,43 @@
 namespace vmap {
 
 class Tensor;
+namespace indexing {
+class TensorIndex;
+}
 namespace detail {
 struct TensorImpl;
 [[noreturn]] void fail_data_ptr(Dtype actual, Dtype requested);
 // Throws as `values[k].item<T>()` (T of `dtype`) would for the first element T cannot hold:
 // the batched item<T>() converts all examples' values at once and raises the same error.
 void check_items_convertible(const char* op, const Tensor& values, Dtype dtype);
+// Throws unless `tensor` can be read through accessor<T, dims>(): a CPU tensor of `dtype`
+// with `dims` dims.
+void check_accessor(const Tensor& tensor, Dtype dtype, size_t dims);
 }  // namespace detail
+
+// LibTorch's TensorAccessor: `a[i][j]` reads and writes element (i, j) of an N-d CPU tensor
+// through its strides, without bounds checks (as LibTorch's). It borrows the tensor's sizes
+// and strides: the tensor must outlive it (accessor() on a temporary does not compile).
+template <class T, size_t N>
+class TensorAccessor {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  decltype(auto) operator[](int64_t i) const {
+    if constexpr (N == 1) return static_cast<T&>(data_[i * strides_[0]]);
+    else return TensorAccessor<T, N - 1>(data_ + i * strides_[0], sizes_ + 1, strides_ + 1);
+  }
+  int64_t size(int64_t dim) const { return sizes_[dim]; }
+  int64_t stride(int64_t dim) const { return strides_[dim]; }
+  detail::IntList sizes() const { return {sizes_, N}; }
+  detail::IntList strides() const { return {strides_, N}; }
+  T* data() const { return data_; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
 
 // A strided n-d array. Copies are shallow (they share storage, like LibTorch); `clone()` is
 // deep. Assigning to an lvalue Tensor rebinds it; assigning to a temporary (`t[i] = other`,
@@ -80,6 +110,15 @@ class Tensor {
     return static_cast<T*>(raw_data());
   }
   void* raw_data() const;  // address of the first element (storage + offset)
+  // LibTorch's accessor: checked dims, dtype and device (vmap::Error naming "accessor").
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    static_assert(N > 0, "accessor is used for indexing tensor, for scalars use *data_ptr<T>()");
+    detail::check_accessor(*this, detail::dtype_of<std::remove_const_t<T>>, N);
+    return TensorAccessor<T, N>(static_cast<T*>(raw_data()), sizes().data(), strides().data());
+  }
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
 
   // --- views (share storage) and indexing
   Tensor operator[](int64_t index) const;  // select(0, index)
@@ -198,12 +237,73 @@ class Tensor {
   Tensor& operator/=(const Tensor& other) const;
   Tensor& operator/=(Scalar other) const;
 
+  // --- LibTorch's multi-dim indexing (torch::indexing; vmap::indexing below): integers,
+  // Slice, None, Ellipsis, and one long or bool tensor. Without a tensor index the result
+  // is a view; index_put_ writes through the same positions (value broadcast to them).
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                     const Tensor& value) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, Scalar value) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value) const;
+
  private:
   Tensor& self() const { return const_cast<Tensor&>(*this); }
   std::shared_ptr<detail::TensorImpl> impl_;
 };
 
 using TensorList = std::vector<Tensor>;
+
+// The index kinds of Tensor::index / index_put_, as torch::indexing spells them:
+//   x.index({Slice(1, None), 0, None, Ellipsis, mask})
+namespace indexing {
+inline constexpr std::nullopt_t None = std::nullopt;  // a new dim of size 1 (unsqueeze)
+struct EllipsisIndexType {};
+inline constexpr EllipsisIndexType Ellipsis;  // as many whole dims as the others leave
+// [start, stop) every step-th, Python's rules: negative bounds count from the end, bounds
+// past the ends are clamped; step > 0.
+class Slice {
+ public:
+  Slice(std::optional<int64_t> start = std::nullopt, std::optional<int64_t> stop = std::nullopt,
+        std::optional<int64_t> step = std::nullopt)
+      : start_(start.value_or(0)),
+        stop_(stop.value_or(std::numeric_limits<int64_t>::max())),
+        step_(step.value_or(1)) {}
+  int64_t start() const { return start_; }
+  int64_t stop() const { return stop_; }
+  int64_t step() const { return step_; }
+
+ private:
+  int64_t start_, stop_, step_;
+};
+
+class TensorIndex {
+ public:
+  enum class Kind : int8_t { None, Ellipsis, Integer, Slice, Tensor };
+  TensorIndex(std::nullopt_t) : kind_(Kind::None) {}
+  TensorIndex(EllipsisIndexType) : kind_(Kind::Ellipsis) {}
+  TensorIndex(const char* ellipsis);  // "..." as in LibTorch
+  template <detail::DimInteger I>
+  TensorIndex(I integer) : kind_(Kind::Integer), integer_(static_cast<int64_t>(integer)) {}
+  // LibTorch's `true`/`false` indices (a new dim of size 1 or 0) are not supported: a bool
+  // here is almost always a mistake for an integer.
+  TensorIndex(bool) = delete;
+  TensorIndex(Slice slice) : kind_(Kind::Slice), slice_(slice) {}
+  TensorIndex(Tensor tensor) : kind_(Kind::Tensor), tensor_(std::move(tensor)) {}
+
+  Kind kind() const { return kind_; }
+  int64_t integer() const { return integer_; }
+  const Slice& slice() const { return slice_; }
+  const Tensor& tensor() const { return tensor_; }
+
+ private:
+  Kind kind_;
+  int64_t integer_ = 0;
+  Slice slice_;
+  Tensor tensor_;
+};
+}  // namespace indexing
 
 // --- pointwise
 Tensor add(const Tensor& self, const Tensor& other, detail::Scalar alpha = 1);

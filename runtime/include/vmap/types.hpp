@@ -28,6 +28,11 @@ inline constexpr Dtype kFloat = kFloat32;
 inline constexpr Dtype kDouble = kFloat64;
 inline constexpr Dtype kInt = kInt32;
 inline constexpr Dtype kLong = kInt64;
+// LibTorch's short spellings (torch::kF32 ...).
+inline constexpr Dtype kF32 = kFloat32;
+inline constexpr Dtype kF64 = kFloat64;
+inline constexpr Dtype kI32 = kInt32;
+inline constexpr Dtype kI64 = kInt64;
 
 enum class Device : int8_t { CPU, CUDA };
 inline constexpr Device kCPU = Device::CPU;

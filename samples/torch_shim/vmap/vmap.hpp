@@ -34,6 +34,12 @@ using torch::kFloat32;
 using torch::kFloat64;
 using torch::kInt32;
 using torch::kInt64;
+using torch::kF32;
+using torch::kF64;
+using torch::kI32;
+using torch::kI64;
+// Tensor::index / index_put_'s index kinds (SPEC section 7)
+namespace indexing = at::indexing;
 inline constexpr at::DeviceType kCPU = at::kCPU;
 inline constexpr at::DeviceType kCUDA = at::kCUDA;
 
