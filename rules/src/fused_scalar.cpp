@@ -2,11 +2,10 @@
 // include/vmap/fused_scalar.hpp): their operands over every active level, the live mask,
 // the threads, and the result as a per-example C++ scalar.
 #include <vmap/fused_scalar.hpp>
+#include <vmap/detail/parallel.hpp>
 
 #include "backend.hpp"
 #include "batched_internal.hpp"
-
-#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -85,31 +84,15 @@ ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
 
 void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body) {
   // Small enough that the examples of an expensive corner (Mandelbrot's set itself) spread
-  // over the threads, large enough that taking one costs nothing next to running it.
+  // over the threads (taken by whichever thread is free, parallel_for_each), large enough
+  // that taking one costs nothing next to running it. An element read out of range throws
+  // (Note [Element reads]): the first chunk's error is thrown, a chunk runs its examples in
+  // order, so it is the first example's in loop order, the one the loop as written raises.
   constexpr int64_t kChunk = 64;
   const int64_t chunks = (count + kChunk - 1) / kChunk;
-  if (chunks <= 1 || omp_get_max_threads() <= 1 || omp_in_parallel()) {
-    if (count > 0) body(0, count);
-    return;
-  }
-  // An element read out of range throws (Note [Element reads]); no exception may leave an
-  // OpenMP region, so the one of the first example in loop order, the one the loop as
-  // written raises, is thrown after it (a chunk runs its examples in order).
-  int64_t failed = chunks;
-  std::exception_ptr error;
-#pragma omp parallel for schedule(dynamic, 1)
-  for (int64_t chunk = 0; chunk < chunks; ++chunk) {
-    try {
-      body(chunk * kChunk, std::min(count, (chunk + 1) * kChunk));
-    } catch (...) {
-#pragma omp critical(vmap_parallel_chunks_error)
-      if (chunk < failed) {
-        failed = chunk;
-        error = std::current_exception();
-      }
-    }
-  }
-  if (error) std::rethrow_exception(error);
+  vmap::detail::parallel_for_each(chunks, vmap::detail::parallel_grain, [&](int64_t chunk) {
+    body(chunk * kChunk, std::min(count, (chunk + 1) * kChunk));
+  });
 }
 
 Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result,
