@@ -376,7 +376,8 @@ public:
                       [&](const Stmt *S) { return holdsPerExampleControl(S); }) &&
         (!llvm::is_contained(Chain.ElementReads, true) ||
          llvm::any_of(Region, holdsLoop)))
-      return std::nullopt;
+      return K.whyNot("a plain loop with no per-example control flow runs "
+                      "faster as batched ops");
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;
     // Its text is the device program (Note [Scalar kernels on a device] in
