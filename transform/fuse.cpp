@@ -313,9 +313,11 @@ private:
       const Expr *Init = stripImplicit(Var->getInit());
       if (TopLevel && !isNode(Init) && !isLiteral(Init) &&
           !(referencedVar(Init) && Chain.Declared.count(referencedVar(Init)))) {
-        if (mentionsDeclared(Init, Chain))
+        if (mentionsDeclared(Init, Chain)) {
           whyNot(readsLocal(Init));
-        if (mentionsDeclared(Init, Chain) || !isPure(Init))
+          return false;
+        }
+        if (!isPure(Init))
           return false;
         addOperand(uncloned(Var->getInit()), Chain, Var);
         return true;

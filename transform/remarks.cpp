@@ -314,12 +314,14 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
 // with no batching rule says it runs per example (PerExampleFallback). A
 // statement in a plain loop of the body runs its runtime calls once per trip
 // of that loop, each at the cost of one op call: a Missed remark, since the
-// loop is what throws the speed away.
+// loop is what throws the speed away. The functions of the file the body
+// calls, batched as clones, report their statements too.
 void LoopRemarks::statements(const BatchPlan &Plan) {
   const LoopAnalysis &A = Plan.Analysis;
   const ASTContext &Context = *A.Context;
   const FusionPlan &Fusion = Plan.Fusion;
-  const FunctionDecl *Function = A.Loop->Function;
+  // A batched clone's statements are reported in its own function.
+  const FunctionDecl *Function = A.Loop ? A.Loop->Function : A.Callee;
   std::vector<const CallExpr *> InKernels;
   for (const auto &[Root, Chain] : Fusion.Chains) {
     for (const Stmt *S : Chain.Region)
@@ -449,7 +451,10 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
           Statement(S, Loop, Around);
         }
       };
-  Walk(A.Loop->For->getBody(), nullptr, nullptr);
+  Walk(A.Loop ? A.Loop->For->getBody() : A.Callee->getBody(), nullptr,
+       nullptr);
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    statements(*Clone);
 }
 
 void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why) {

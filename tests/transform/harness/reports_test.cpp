@@ -393,6 +393,28 @@ TEST_F(Reports, RemarksFileNamesFusedKernelsAndSpecializations) {
   EXPECT_EQ(occurrences(records, "Name: LoopBatched"), 2u) << yaml;  // one per loop
 }
 
+TEST_F(Reports, AFunctionTheBodyCallsReportsItsStatements) {
+  file("a.cpp", R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+Tensor scaled(const Tensor& v) {
+  return v.exp() * 2;
+}
+void use(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = scaled(x[i]);
+}
+)");
+  tool_run result = run("a.cpp -o out.cpp --remarks-file=a.opt.yaml --remarks");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:4:3: remark: runs batched op by op (2 ops) "
+                            "[-Rpass-analysis=vmap]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(squeeze(read_file(dir_ / "a.opt.yaml")).find("Line: 4, Column: 3 } Function: scaled"),
+            std::string::npos);
+}
+
 TEST_F(Reports, RemarksFileHoldsTheStatementRemarks) {
   fs::path input = file("a.cpp", kStatementKinds);
   tool_run result = run("a.cpp -o out.cpp --remarks-file=a.opt.yaml");
