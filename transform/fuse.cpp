@@ -183,7 +183,13 @@ private:
     if (Name.empty() || Name == "operator[]" || Name == "operator=")
       return "";
     return "'" + Name + "', " +
-           (isLibraryOp(Call) ? "a library op" : "which has no element-wise form");
+           (isLibraryOp(Call) ? "a library op"
+                              : "which has no element-wise form");
+  }
+
+  /// The line \p S begins at, as text (for whyNot).
+  std::string lineText(const Stmt *S) const {
+    return std::to_string(lineOf(Context, S->getBeginLoc()));
   }
 
   /// Why \p E, a value to compute in a kernel, cannot be.
@@ -481,8 +487,7 @@ private:
     Chain.Region.assign(Region.begin(), Region.end());
     for (const Stmt *S : Region) {
       if (Result.InRegions.count(S) || holdsKernel(S))
-        return whyNot("line " + std::to_string(lineOf(Context, S->getBeginLoc())) +
-                      " is in another kernel");
+        return whyNot("line " + lineText(S) + " is in another kernel");
       declare(S, Chain);
     }
     const VarDecl *RootVar = referencedVar(Root);
@@ -491,8 +496,7 @@ private:
       return whyNot(noElementForm(Root));
     for (const Stmt *S : Region)
       if (!collectStatement(S, Chain, /*TopLevel=*/true))
-        return Why.empty() ? whyNot("line " +
-                                    std::to_string(lineOf(Context, S->getBeginLoc())) +
+        return Why.empty() ? whyNot("line " + lineText(S) +
                                     " cannot run inside a kernel")
                            : std::nullopt;
     if (!collect(Root, Chain, /*Moved=*/false))
@@ -669,7 +673,7 @@ private:
     return "reads '" +
            sourceText(Context, Subscript->getArg(0)->getSourceRange()).str() +
            "' at an index computed in the plain loop at line " +
-           std::to_string(lineOf(Context, Loop->getBeginLoc()));
+           lineText(Loop);
   }
 
   /// Whether \p Call, of \p Operands, is the whole example's 2-norm

@@ -400,14 +400,17 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
     }
     // A region's statement runs with its kernel, which its consumer counts.
     std::size_t PerTrip = Roots.size() + Outside;
-    if (Loop && PerTrip > 0 && !Fusion.InRegions.count(S))
+    if (Loop && PerTrip > 0 && !Fusion.InRegions.count(S)) {
+      SourceLocation At = Loop->getBeginLoc();
       report(llvm::remarks::Type::Missed, "OpsPerTrip", S->getBeginLoc(),
              Function,
              {{"NumOps", std::to_string(PerTrip)},
-              {"String", PerTrip == 1 ? " runtime op per trip of the loop at "
-                                      : " runtime ops per trip of the loop at "},
-              {"Loop", "line " + Line(Loop->getBeginLoc()), Loop->getBeginLoc()},
+              {"String", std::string(PerTrip == 1 ? " runtime op"
+                                                  : " runtime ops") +
+                             " per trip of the loop at "},
+              {"Loop", "line " + Line(At), At},
               {"String", ": the speed of one op call each"}});
+    }
   };
 
   // The statements of the body, in order, through its blocks, levels,
