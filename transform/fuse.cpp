@@ -162,10 +162,49 @@ private:
     const VarDecl *Var = referencedVar(Stripped);
     if (isLiteral(Stripped) || (Var && Chain.Declared.count(Var)))
       return true;
-    if (mentionsDeclared(Stripped, Chain) || (Moved && !isPure(Stripped)))
+    if (mentionsDeclared(Stripped, Chain)) {
+      whyNot(readsLocal(Stripped));
       return false;
+    }
+    if (Moved && !isPure(Stripped)) {
+      whyNot("'" + sourceText(Context, Stripped->getSourceRange()).str() +
+             "' may have an effect, and would run once before the kernel");
+      return false;
+    }
     addOperand(E, Chain);
     return true;
+  }
+
+  /// The op \p E calls that a kernel cannot hold, in words (`'matmul', a
+  /// library op`), or empty where \p E is no such call (for whyNot).
+  static std::string notElementWise(const Expr *E) {
+    const auto *Call = dyn_cast<CallExpr>(stripImplicit(E));
+    std::string Name = Call ? calleeName(Call) : "";
+    if (Name.empty() || Name == "operator[]" || Name == "operator=")
+      return "";
+    return "'" + Name + "', " +
+           (isLibraryOp(Call) ? "a library op"
+                              : "which has no element-wise form");
+  }
+
+  /// The line \p S begins at, as text (for whyNot).
+  std::string lineText(const Stmt *S) const {
+    return std::to_string(lineOf(Context, S->getBeginLoc()));
+  }
+
+  /// Why \p E, a value to compute in a kernel, cannot be.
+  static std::string noElementForm(const Expr *E) {
+    std::string Op = notElementWise(E);
+    return Op.empty() ? "no element-wise op to compile" : "calls " + Op;
+  }
+
+  /// Why \p E, which reads a local of the kernel, cannot run before it.
+  std::string readsLocal(const Expr *E) const {
+    std::string Op = notElementWise(E);
+    return "it reads a local of the kernel through " +
+           (Op.empty()
+                ? "'" + sourceText(Context, E->getSourceRange()).str() + "'"
+                : Op);
   }
 
   /// The header of a region's loop \p E (its initialiser, condition or
@@ -280,7 +319,11 @@ private:
       const Expr *Init = stripImplicit(Var->getInit());
       if (TopLevel && !isNode(Init) && !isLiteral(Init) &&
           !(referencedVar(Init) && Chain.Declared.count(referencedVar(Init)))) {
-        if (mentionsDeclared(Init, Chain) || !isPure(Init))
+        if (mentionsDeclared(Init, Chain)) {
+          whyNot(readsLocal(Init));
+          return false;
+        }
+        if (!isPure(Init))
           return false;
         addOperand(uncloned(Var->getInit()), Chain, Var);
         return true;
@@ -444,25 +487,28 @@ private:
     Chain.Region.assign(Region.begin(), Region.end());
     for (const Stmt *S : Region) {
       if (Result.InRegions.count(S) || holdsKernel(S))
-        return std::nullopt;
+        return whyNot("line " + lineText(S) + " is in another kernel");
       declare(S, Chain);
     }
     const VarDecl *RootVar = referencedVar(Root);
     if (!isNode(Root) && !(RootVar && Chain.Declared.count(RootVar) &&
                            isTensorType(RootVar->getType())))
-      return std::nullopt;
+      return whyNot(noElementForm(Root));
     for (const Stmt *S : Region)
       if (!collectStatement(S, Chain, /*TopLevel=*/true))
-        return std::nullopt;
+        return Why.empty() ? whyNot("line " + lineText(S) +
+                                    " cannot run inside a kernel")
+                           : std::nullopt;
     if (!collect(Root, Chain, /*Moved=*/false))
       return std::nullopt;
     unsigned Ops = countNodes(Root);
     for (const Stmt *S : Region)
       Ops += countStatementOps(S);
-    if (Ops < MinOps || llvm::any_of(Chain.Operands, [&](const Expr *Operand) {
-          return holdsKernel(Operand);
-        }))
-      return std::nullopt;
+    if (Ops < MinOps)
+      return whyNot("one element-wise op is already one runtime pass");
+    if (llvm::any_of(Chain.Operands,
+                     [&](const Expr *Operand) { return holdsKernel(Operand); }))
+      return whyNot("it reads the result of another kernel");
     // Its text is also its device program (Note [Fused kernels on a device] in
     // rules/include/vmap/fused.hpp) where it means the same there.
     Chain.DeviceCode =
@@ -474,7 +520,8 @@ private:
     if (!diesAtConsumer(Region, Root, Chain))
       return std::nullopt;
     if (!inPlaceWritesAreFresh(Region, Chain))
-      return std::nullopt;
+      return whyNot("a local written in place shares its elements with "
+                    "another tensor");
     Reach Analysis(*this, Chain);
     Reach::State Now;
     for (const Stmt *S : Region)
@@ -483,7 +530,8 @@ private:
     Reached.resize(Chain.Operands.size());
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       if (isTensorType(Chain.Operands[I]->getType()) && !Reached.test(I))
-        return std::nullopt;
+        return whyNot("its value's shape depends on how many times a loop "
+                      "runs");
     return Chain;
   }
 
@@ -534,13 +582,25 @@ private:
     while (First > 0 && mayBeInRegion(Before[First - 1]))
       --First;
     for (std::size_t Start = First; Start <= Before.size(); ++Start) {
+      Why.clear();
       std::optional<FusedChain> Chain =
           build(Root, Before.drop_front(Start), MinOps);
-      if (!Chain)
+      if (!Chain) {
+        // The statement the region would have started at, else the
+        // consumer itself, is not compiled for this reason.
+        notCompiled(Start < Before.size() ? Before[Start] : Consumer);
         continue;
+      }
       commit(Root, std::move(*Chain));
       return;
     }
+  }
+
+  /// Records why the kernel just tried failed as why \p S is not compiled,
+  /// unless a reason is recorded already.
+  void notCompiled(const Stmt *S) {
+    if (!Why.empty())
+      Result.NotCompiled.try_emplace(S, Why);
   }
 
   /// Makes \p Chain the kernel of \p Root.
@@ -561,9 +621,59 @@ private:
     const Expr *Root = stripImplicit(E);
     if (Result.Chains.count(Root) || inMacro(Root))
       return;
+    Why.clear();
     if (std::optional<FusedChain> Chain =
             Scalars.longest(Root, Destination, Before))
-      commit(Root, std::move(*Chain));
+      return commit(Root, std::move(*Chain));
+    if (Why.empty()) {
+      std::string Outside = elementIndexOutside(Root);
+      whyNot(Outside.empty() ? "a store of a C++ scalar is compiled only with "
+                               "statements before it that hold per-example "
+                               "control flow or element reads"
+                             : Outside);
+    }
+    notCompiled(Consumer);
+  }
+
+  /// Why the element \p Root reads (`input[i][index[i][k].item<int64_t>()]`)
+  /// is read outside a kernel where no region computes its index: the index
+  /// reads the counter of a plain loop of the body (a kernel holds whole
+  /// statements, not the loop around them), or empty.
+  std::string elementIndexOutside(const Expr *Root) const {
+    const CXXOperatorCallExpr *Subscript = elementSubscript(Root);
+    if (!Subscript)
+      return "";
+    llvm::DenseSet<const VarDecl *> Read;
+    std::function<void(const Stmt *)> Reads = [&](const Stmt *S) {
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+        if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+          Read.insert(Var);
+      for (const Stmt *Child : S->children())
+        if (Child)
+          Reads(Child);
+    };
+    Reads(Subscript->getArg(1));
+    // The plain loop of the body whose counter the index reads.
+    std::function<const ForStmt *(const Stmt *)> CounterLoop =
+        [&](const Stmt *S) -> const ForStmt * {
+      if (const auto *For = dyn_cast<ForStmt>(S);
+          For && !A.levelOf(For) && For->getInit())
+        if (const auto *Init = dyn_cast<DeclStmt>(For->getInit()))
+          for (const Decl *D : Init->decls())
+            if (Read.count(dyn_cast<VarDecl>(D)))
+              return For;
+      for (const Stmt *Child : S->children())
+        if (const ForStmt *For = Child ? CounterLoop(Child) : nullptr)
+          return For;
+      return nullptr;
+    };
+    const ForStmt *Loop = CounterLoop(Body);
+    if (!Loop)
+      return "";
+    return "reads '" +
+           sourceText(Context, Subscript->getArg(0)->getSourceRange()).str() +
+           "' at an index computed in the plain loop at line " +
+           lineText(Loop);
   }
 
   /// Makes \p S, a statement that stores elements, with the longest region

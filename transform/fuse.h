@@ -71,10 +71,18 @@ struct FusionPlan {
   llvm::DenseSet<const clang::Stmt *> InRegions;
   /// The statement that consumes a region, and the region's first statement.
   llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> RegionStarts;
+  /// Why a statement is not (all) in a kernel, in a C++ user's words, for
+  /// --remarks: why the kernel of its value failed, or the region that would
+  /// have started at it. Recorded where the choice is made; the first stands.
+  llvm::DenseMap<const clang::Stmt *, std::string> NotCompiled;
 };
 
 /// Finds the kernels of \p Plan's body.
 FusionPlan fuse(const BatchPlan &Plan);
+
+/// Whether \p Call is a library-shaped op (the matmul family, softmax, sort,
+/// topk...): one batched call of its own, which no kernel holds.
+bool isLibraryOp(const clang::CallExpr *Call);
 
 } // namespace clang_vmap
 

@@ -10,6 +10,20 @@
 using namespace clang;
 namespace rules = vmap::rules;
 
+namespace clang_vmap {
+
+bool isLibraryOp(const CallExpr *Call) {
+  std::size_t Op = fuse_detail::opOf(Call);
+  if (Op == rules::kNoOp)
+    return false;
+  const rules::OpEntry &Entry = rules::kOpTable[Op];
+  return Entry.family == rules::Family::linalg ||
+         Entry.rule == rules::RuleId::softmax ||
+         Entry.rule == rules::RuleId::topk;
+}
+
+} // namespace clang_vmap
+
 namespace clang_vmap::fuse_detail {
 
 /// The op-table entry \p Call is, or kNoOp.
@@ -351,9 +365,18 @@ bool KernelChoice::diesAtConsumer(ArrayRef<const Stmt *> Region,
   for (const Stmt *S : Region)
     countAllRefs(S, Refs);
   countAllRefs(Root, Refs);
-  return llvm::all_of(Chain.Declared, [&](const VarDecl *Var) {
-    return Refs.lookup(Var) == BodyRefs.lookup(Var);
-  });
+  // The first one declared, for a remark that reads the same every run.
+  const VarDecl *Used = nullptr;
+  for (const VarDecl *Var : Chain.Declared)
+    if (Refs.lookup(Var) != BodyRefs.lookup(Var) &&
+        (!Used || Context.getSourceManager().isBeforeInTranslationUnit(
+                      Var->getLocation(), Used->getLocation())))
+      Used = Var;
+  if (Used)
+    whyNot("its local '" + Used->getNameAsString() + "' is used after line " +
+           std::to_string(lineOf(Context, Root->getEndLoc())) +
+           ", and a kernel's locals live only inside it");
+  return !Used;
 }
 
 } // namespace clang_vmap::fuse_detail

@@ -20,6 +20,7 @@
 #include <vmap/rules/op_table.hpp>
 #include <cstddef>
 #include <optional>
+#include <string>
 
 namespace clang_vmap {
 struct LoopAnalysis;
@@ -109,8 +110,16 @@ public:
 
   /// Whether the variables \p Chain declares are dead after its consumer
   /// \p Root: every reference the body makes to them is in \p Region or Root.
+  /// Else records why not (whyNot).
   bool diesAtConsumer(llvm::ArrayRef<const clang::Stmt *> Region,
                       const clang::Expr *Root, const FusedChain &Chain) const;
+
+  /// Records \p Reason, in a C++ user's words, as why the kernel being built
+  /// fails (FusionPlan::NotCompiled); returns the failure.
+  std::nullopt_t whyNot(std::string Reason) const {
+    Why = std::move(Reason);
+    return std::nullopt;
+  }
 
   const LoopAnalysis &A;
   clang::ASTContext &Context;
@@ -118,6 +127,8 @@ public:
   const clang::Stmt *Body;
   llvm::DenseMap<const clang::VarDecl *, unsigned> BodyRefs;
   FusionPlan Result;
+  /// Why the last kernel tried failed, or empty (whyNot).
+  mutable std::string Why;
 };
 
 /// The scalar kernels of a body (Note [Fused control flow] in

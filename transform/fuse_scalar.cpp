@@ -526,7 +526,9 @@ public:
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       Reads |= Chain.ElementReads[I] && !Chain.ElementWrites[I];
     if ((Stores && !StoresPay) || (!Stores && !Control && !Reads))
-      return std::nullopt;
+      return K.whyNot("it has no per-example control flow and reads or stores "
+                      "no element at an index it computes: its batched ops "
+                      "already run over every example at once");
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;
     // Its text is the device program (Note [Scalar kernels on a device] in

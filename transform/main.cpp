@@ -83,9 +83,9 @@ cl::opt<std::string>
                              "clang-apply-replacements' format"),
                     cl::value_desc("yaml"), cl::cat(ToolCategory));
 cl::opt<bool> Remarks("remarks",
-                      cl::desc("Report each loop batched or not, and why "
-                               "(-Rpass=vmap, -Rpass-missed=vmap and "
-                               "-Rpass-analysis=vmap)"),
+                      cl::desc("Report each loop batched or not, and how "
+                               "each statement runs, and why (-Rpass=vmap, "
+                               "-Rpass-missed=vmap and -Rpass-analysis=vmap)"),
                       cl::cat(ToolCategory));
 cl::opt<std::string> RemarksFile(
     "remarks-file",

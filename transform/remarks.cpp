@@ -10,6 +10,7 @@
 #include "llvm/Remarks/RemarkFormat.h"
 #include "llvm/Remarks/RemarkSerializer.h"
 #include "llvm/Support/Path.h"
+#include <functional>
 
 using namespace clang;
 
@@ -70,6 +71,33 @@ void collectKernels(
 std::string plural(std::size_t Count, llvm::StringRef One,
                    llvm::StringRef Many) {
   return std::to_string(Count) + " " + (Count == 1 ? One : Many).str();
+}
+
+/// Whether \p Call is one of \p Plan's batched op calls (its NumOps).
+bool isBatchedOp(const BatchPlan &Plan, const CallExpr *Call) {
+  const LoopAnalysis &A = Plan.Analysis;
+  return Plan.Calls.count(Call) ||
+         (A.isBatched(Call) && isInVmapNamespace(Call->getDirectCallee()) &&
+          !isMetadataCall(Call));
+}
+
+/// The kernel roots under \p S.
+void collectKernelRoots(const Stmt *S, const FusionPlan &Fusion,
+                        std::vector<const Expr *> &Roots) {
+  if (!S)
+    return;
+  if (const auto *E = dyn_cast<Expr>(S); E && Fusion.Chains.count(E))
+    Roots.push_back(E);
+  for (const Stmt *Child : S->children())
+    collectKernelRoots(Child, Fusion, Roots);
+}
+
+/// `'matmul', 'topk'`
+std::string quotedNames(llvm::ArrayRef<std::string> Names) {
+  std::string Text;
+  for (const std::string &Name : Names)
+    Text += (Text.empty() ? "'" : ", '") + Name + "'";
+  return Text;
 }
 
 } // namespace
@@ -162,12 +190,9 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
   collectCalls(Loop.For->getBody(), Calls);
   std::vector<std::string> Ops;
   for (const CallExpr *Call : Calls) {
-    bool Lowered = Plan.Calls.count(Call) ||
-                   (A.isBatched(Call) &&
-                    isInVmapNamespace(Call->getDirectCallee()) &&
-                    !isMetadataCall(Call));
     std::string Name = calleeName(Call);
-    if (Lowered && !Name.empty() && !llvm::is_contained(Ops, Name))
+    if (isBatchedOp(Plan, Call) && !Name.empty() &&
+        !llvm::is_contained(Ops, Name))
       Ops.push_back(Name);
   }
   Args.push_back({"String", "), "});
@@ -241,6 +266,7 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
   }
   report(llvm::remarks::Type::Passed, "LoopBatched", Loop.PragmaLoc,
          Loop.Function, Args);
+  statements(Plan);
 
   for (const CallExpr *Call : Fallbacks)
     report(llvm::remarks::Type::Analysis, "PerExampleFallback",
@@ -279,6 +305,180 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
   }
 }
 
+// Note [Statement remarks]
+// Each statement of a batched body that runs batched ops says how, at its
+// line:col: in a compiled kernel (Passed, with the lines the kernel holds),
+// as a batched library call (the matmul family, softmax, sort, topk), or op
+// by op through the batched layer, one runtime call per op (Analysis, with
+// why the fuser did not make it a kernel: FusionPlan::NotCompiled). A call
+// with no batching rule says it runs per example (PerExampleFallback). A
+// statement in a plain loop of the body runs its runtime calls once per trip
+// of that loop, each at the cost of one op call: a Missed remark, since the
+// loop is what throws the speed away. The functions of the file the body
+// calls, batched as clones, report their statements too.
+void LoopRemarks::statements(const BatchPlan &Plan) {
+  const LoopAnalysis &A = Plan.Analysis;
+  const ASTContext &Context = *A.Context;
+  const FusionPlan &Fusion = Plan.Fusion;
+  // A batched clone's statements are reported in its own function.
+  const FunctionDecl *Function = A.Loop ? A.Loop->Function : A.Callee;
+  std::vector<const CallExpr *> InKernels;
+  for (const auto &[Root, Chain] : Fusion.Chains) {
+    for (const Stmt *S : Chain.Region)
+      collectKernelCalls(S, Chain, InKernels);
+    collectKernelCalls(Root, Chain, InKernels);
+  }
+  for (const auto &[Last, Chain] : Fusion.StatementKernels)
+    for (const Stmt *S : Chain.Region)
+      collectKernelCalls(S, Chain, InKernels);
+  llvm::DenseSet<const CallExpr *> KernelCalls(InKernels.begin(),
+                                               InKernels.end());
+  auto Line = [&](SourceLocation Loc) {
+    return std::to_string(lineOf(Context, Loc));
+  };
+
+  // One statement (\p Loop: the innermost plain loop around it; \p Around:
+  // why the statement around it is not compiled, if known).
+  auto Statement = [&](const Stmt *S, const Stmt *Loop,
+                       const std::string *Around) {
+    std::vector<const CallExpr *> Calls;
+    collectCalls(S, Calls);
+    std::vector<const Expr *> Roots;
+    collectKernelRoots(S, Fusion, Roots);
+    std::vector<std::string> Library;
+    unsigned Outside = 0, OpByOp = 0;
+    for (const CallExpr *Call : Calls) {
+      if (!isBatchedOp(Plan, Call) || KernelCalls.count(Call))
+        continue;
+      ++Outside;
+      auto How = Plan.Calls.find(Call);
+      if (How != Plan.Calls.end() && How->second == Lowering::PerExample)
+        continue; // its own remark (PerExampleFallback)
+      if (isLibraryOp(Call)) {
+        if (!llvm::is_contained(Library, calleeName(Call)))
+          Library.push_back(calleeName(Call));
+      } else {
+        ++OpByOp;
+      }
+    }
+    for (const Expr *Root : Roots) {
+      const FusedChain &Chain = Fusion.Chains.find(Root)->second;
+      std::string First =
+          Line(Chain.Region.empty() ? S->getBeginLoc()
+                                    : Chain.Region.front()->getBeginLoc());
+      std::string Last = Line(S->getEndLoc());
+      report(llvm::remarks::Type::Passed, "CompiledKernel", S->getBeginLoc(),
+             Function,
+             {{"String", "runs in a compiled kernel ("},
+              {"Lines", First == Last ? "line " + First
+                                      : "lines " + First + "-" + Last},
+              {"String", ")"}});
+    }
+    // A kernel that stores elements and returns nothing is called at its
+    // region's last statement.
+    auto Storing = Fusion.StatementKernels.find(S);
+    const bool StoringKernel = Storing != Fusion.StatementKernels.end();
+    if (StoringKernel) {
+      const std::vector<const Stmt *> &Region = Storing->second.Region;
+      std::string First =
+          Line(Region.empty() ? S->getBeginLoc() : Region.front()->getBeginLoc());
+      std::string Last = Line(S->getEndLoc());
+      report(llvm::remarks::Type::Passed, "CompiledKernel", S->getBeginLoc(),
+             Function,
+             {{"String", "runs in a compiled kernel ("},
+              {"Lines", First == Last ? "line " + First
+                                      : "lines " + First + "-" + Last},
+              {"String", ")"}});
+    }
+    // A kernel's statements: what else they run are its operands and its
+    // store, computed around it.
+    const bool InKernel = !Roots.empty() || Fusion.InRegions.count(S);
+    auto Own = Fusion.NotCompiled.find(S);
+    const std::string *Why =
+        Own != Fusion.NotCompiled.end() ? &Own->second : Around;
+    if (!Library.empty()) {
+      std::vector<Arg> Args{
+          {"String", Library.size() == 1 ? "runs as a batched library call "
+                                         : "runs as batched library calls "},
+          {"Library", quotedNames(Library)}};
+      if (OpByOp > 0 && !InKernel)
+        Args.push_back({"String", " and " + plural(OpByOp, "batched op",
+                                                   "batched ops")});
+      report(llvm::remarks::Type::Analysis, "LibraryCall", S->getBeginLoc(),
+             Function, Args);
+    } else if (OpByOp > 0 && !InKernel) {
+      std::vector<Arg> Args{{"String", "runs batched op by op ("},
+                            {"NumOps", std::to_string(OpByOp)},
+                            {"String", OpByOp == 1 ? " op)" : " ops)"}};
+      if (Why) {
+        Args.push_back({"String", "; not compiled: "});
+        Args.push_back({"Reason", *Why});
+      }
+      report(llvm::remarks::Type::Analysis, "OpByOp", S->getBeginLoc(),
+             Function, Args);
+    }
+    // A region's statement runs with its kernel, which its consumer counts.
+    std::size_t PerTrip = Roots.size() + Outside + (StoringKernel ? 1 : 0);
+    if (Loop && PerTrip > 0 && (StoringKernel || !Fusion.InRegions.count(S))) {
+      SourceLocation At = Loop->getBeginLoc();
+      report(llvm::remarks::Type::Missed, "OpsPerTrip", S->getBeginLoc(),
+             Function,
+             {{"NumOps", std::to_string(PerTrip)},
+              {"String", std::string(PerTrip == 1 ? " runtime op"
+                                                  : " runtime ops") +
+                             " per trip of the loop at "},
+              {"Loop", "line " + Line(At), At},
+              {"String", ": the speed of one op call each"}});
+    }
+  };
+
+  // The statements of the body, in order, through its blocks, levels,
+  // branches and plain loops (whose headers run per trip too); a statement
+  // inside another has the other's reason unless it has its own.
+  std::function<void(const Stmt *, const Stmt *, const std::string *)> Walk =
+      [&](const Stmt *S, const Stmt *Loop, const std::string *Around) {
+        if (!S)
+          return;
+        if (Fusion.InRegions.count(S))
+          return Statement(S, Loop, Around);
+        auto Own = Fusion.NotCompiled.find(S);
+        const std::string *Why =
+            Own != Fusion.NotCompiled.end() ? &Own->second : Around;
+        if (const auto *Compound = dyn_cast<CompoundStmt>(S)) {
+          for (const Stmt *Child : Compound->body())
+            Walk(Child, Loop, Why);
+        } else if (const auto *For = dyn_cast<ForStmt>(S)) {
+          if (A.levelOf(For))
+            return Walk(For->getBody(), Loop, Why);
+          Walk(For->getInit(), Loop, Why);
+          Walk(For->getCond(), For, Why);
+          Walk(For->getInc(), For, Why);
+          Walk(For->getBody(), For, Why);
+        } else if (const auto *While = dyn_cast<WhileStmt>(S)) {
+          Walk(While->getCond(), While, Why);
+          Walk(While->getBody(), While, Why);
+        } else if (const auto *Do = dyn_cast<DoStmt>(S)) {
+          Walk(Do->getBody(), Do, Why);
+          Walk(Do->getCond(), Do, Why);
+        } else if (const auto *If = dyn_cast<IfStmt>(S)) {
+          Walk(If->getCond(), Loop, Why);
+          Walk(If->getThen(), Loop, Why);
+          Walk(If->getElse(), Loop, Why);
+        } else if (const auto *Switch = dyn_cast<SwitchStmt>(S)) {
+          Walk(Switch->getCond(), Loop, Why);
+          Walk(Switch->getBody(), Loop, Why);
+        } else if (const auto *Case = dyn_cast<SwitchCase>(S)) {
+          Walk(Case->getSubStmt(), Loop, Why);
+        } else {
+          Statement(S, Loop, Around);
+        }
+      };
+  Walk(A.Loop ? A.Loop->For->getBody() : A.Callee->getBody(), nullptr,
+       nullptr);
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    statements(*Clone);
+}
+
 void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why) {
   report(llvm::remarks::Type::Missed, "LoopNotBatched", Loop.PragmaLoc,
          Loop.Function,
@@ -304,7 +504,8 @@ void LoopRemarks::report(llvm::remarks::Type Type, llvm::StringRef Name,
                          SourceLocation Loc, const FunctionDecl *Function,
                          llvm::ArrayRef<Arg> Args) {
   HeldRemark Remark{Type, Name.str(), Loc, Function, Args.vec()};
-  if (SpecializationDepth > 0 && Type != llvm::remarks::Type::Missed)
+  // A specialization's refusal speaks at once; the rest is held.
+  if (SpecializationDepth > 0 && Name != "LoopNotBatched")
     Held.push_back(std::move(Remark));
   else
     emit(Remark);

@@ -69,6 +69,9 @@ private:
     const clang::FunctionDecl *Function;
     std::vector<Arg> Args;
   };
+  /// What each statement of \p Plan's body runs as (Note [Statement
+  /// remarks] in remarks.cpp).
+  void statements(const BatchPlan &Plan);
   void report(llvm::remarks::Type Type, llvm::StringRef Name,
               clang::SourceLocation Loc, const clang::FunctionDecl *Function,
               llvm::ArrayRef<Arg> Args);

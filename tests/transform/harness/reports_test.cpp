@@ -51,6 +51,36 @@ void use(const Tensor& x, Tensor& out) {
 }
 )";
 
+// Issue 26: a statement of each kind (a kernel with its region, a local used after its kernel,
+// a library call, one op, an element gather in a plain inner loop), then a plain inner loop
+// accumulating C++ floats.
+const char* const kStatementKinds = R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void kinds(const Tensor& x, const Tensor& w, const Tensor& index, Tensor& out, Tensor& y,
+           Tensor& h, Tensor& e, Tensor& g) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor v = x[i] * 2;
+    v = v * v + 1;
+    out[i] = v;
+    Tensor d = x[i] - 1;
+    y[i] = (d * d).sum();
+    h[i] = d.matmul(w);
+    e[i] = x[i].exp();
+    for (int64_t k = 0; k < index.size(1); ++k)
+      g[i][k] = x[i][index[i][k].item<int64_t>()];
+  }
+}
+void sum_prod(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    float s = 0;
+    for (int64_t j = 0; j < x.size(0); ++j) s += x[i].item<float>() * x[j].item<float>();
+    out[i] = s;
+  }
+}
+)";
+
 std::size_t occurrences(const std::string& text, const std::string& part) {
   std::size_t count = 0;
   for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1))
@@ -255,6 +285,59 @@ TEST_F(Reports, RemarksFlagAsksForAllThree) {
   EXPECT_NE(result.err.find("[-Rpass-analysis=vmap]"), std::string::npos) << result.err;
 }
 
+TEST_F(Reports, EachStatementSaysHowItRuns) {
+  file("a.cpp", kStatementKinds);
+  tool_run result = run("a.cpp -o out.cpp --remarks");
+  EXPECT_EQ(result.status, 0) << result.err;
+  for (const char* remark :
+       {"a.cpp:9:5: remark: runs in a compiled kernel (lines 7-9) [-Rpass=vmap]",
+        "a.cpp:11:5: remark: runs in a compiled kernel (line 11) [-Rpass=vmap]",
+        "a.cpp:12:5: remark: runs as a batched library call 'matmul' and 2 batched ops "
+        "[-Rpass-analysis=vmap]",
+        "a.cpp:13:5: remark: runs batched op by op (4 ops); not compiled: "})
+    EXPECT_NE(result.err.find(remark), std::string::npos) << remark << "\n" << result.err;
+  // A region's statements are the kernel's: no remark of their own.
+  EXPECT_EQ(result.err.find("a.cpp:7:5: remark"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("a.cpp:8:5: remark"), std::string::npos) << result.err;
+  // The kernels the remarks name are the ones the rewrite runs.
+  EXPECT_EQ(occurrences(result.err, "remark: runs in a compiled kernel"),
+            occurrences(read_file(dir_ / "out.cpp"), "vb::fused("));
+}
+
+TEST_F(Reports, StatementsRunOpByOpSayWhyTheyAreNotCompiled) {
+  file("a.cpp", kStatementKinds);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Rpass-analysis=vmap");
+  EXPECT_EQ(result.status, 0) << result.err;
+  for (const char* remark :
+       {"a.cpp:10:5: remark: runs batched op by op (2 ops); not compiled: its local 'd' is used "
+        "after line 11, and a kernel's locals live only inside it [-Rpass-analysis=vmap]",
+        "a.cpp:13:5: remark: runs batched op by op (4 ops); not compiled: one element-wise op is "
+        "already one runtime pass [-Rpass-analysis=vmap]",
+        "a.cpp:15:7: remark: runs batched op by op (8 ops); not compiled: reads 'x[i]' at an "
+        "index computed in the plain loop at line 14 [-Rpass-analysis=vmap]",
+        "a.cpp:23:5: remark: runs batched op by op (2 ops); not compiled: a plain loop with no "
+        "per-example control flow runs faster as batched ops [-Rpass-analysis=vmap]"})
+    EXPECT_NE(result.err.find(remark), std::string::npos) << remark << "\n" << result.err;
+  EXPECT_EQ(result.err.find("compiled kernel"), std::string::npos) << result.err;
+}
+
+TEST_F(Reports, RpassMissedVmapCountsTheOpsPerTripOfAPlainLoop) {
+  file("a.cpp", kStatementKinds);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Rpass-missed=vmap");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:15:7: remark: 8 runtime ops per trip of the loop at line 14: "
+                            "the speed of one op call each [-Rpass-missed=vmap]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("a.cpp:22:45: remark: 2 runtime ops per trip of the loop at line "
+                            "22: the speed of one op call each [-Rpass-missed=vmap]"),
+            std::string::npos)
+      << result.err;
+  // Only the statements inside plain loops.
+  EXPECT_EQ(occurrences(result.err, "per trip of the loop"), 2u) << result.err;
+  EXPECT_EQ(result.err.find("runs "), std::string::npos) << result.err;
+}
+
 // `text` with each run of blanks and newlines as one space: YAML wraps long flow maps at a
 // width that depends on the path.
 std::string squeeze(const std::string& text) {
@@ -308,6 +391,58 @@ TEST_F(Reports, RemarksFileNamesFusedKernelsAndSpecializations) {
             std::string::npos)
       << yaml;
   EXPECT_EQ(occurrences(records, "Name: LoopBatched"), 2u) << yaml;  // one per loop
+}
+
+TEST_F(Reports, AFunctionTheBodyCallsReportsItsStatements) {
+  file("a.cpp", R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+Tensor scaled(const Tensor& v) {
+  return v.exp() * 2;
+}
+void use(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = scaled(x[i]);
+}
+)");
+  tool_run result = run("a.cpp -o out.cpp --remarks-file=a.opt.yaml --remarks");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:4:3: remark: runs batched op by op (2 ops) "
+                            "[-Rpass-analysis=vmap]"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(squeeze(read_file(dir_ / "a.opt.yaml")).find("Line: 4, Column: 3 } Function: scaled"),
+            std::string::npos);
+}
+
+TEST_F(Reports, RemarksFileHoldsTheStatementRemarks) {
+  fs::path input = file("a.cpp", kStatementKinds);
+  tool_run result = run("a.cpp -o out.cpp --remarks-file=a.opt.yaml");
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::string yaml = read_file(dir_ / "a.opt.yaml");
+  std::string records = squeeze(yaml);
+  std::string loc = "DebugLoc: { File: '" + input.string() + "', ";
+  EXPECT_NE(records.find("--- !Passed Pass: vmap Name: CompiledKernel " + loc +
+                         "Line: 9, Column: 5 } Function: kinds Args: - String: 'runs in a "
+                         "compiled kernel (' - Lines: lines 7-9 - String: ')'"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Analysis Pass: vmap Name: OpByOp " + loc +
+                         "Line: 13, Column: 5 } Function: kinds Args: - String: 'runs batched "
+                         "op by op (' - NumOps: '4' - String: ' ops)' - String: '; not "
+                         "compiled: ' - Reason: one element-wise op is already one runtime "
+                         "pass"),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Analysis Pass: vmap Name: LibraryCall " + loc + "Line: 12, "),
+            std::string::npos)
+      << yaml;
+  EXPECT_NE(records.find("--- !Missed Pass: vmap Name: OpsPerTrip " + loc +
+                         "Line: 15, Column: 7 } Function: kinds Args: - NumOps: '8' - String: "
+                         "' runtime ops per trip of the loop at ' - Loop: line 14 " +
+                         loc + "Line: 14, Column: 5 }"),
+            std::string::npos)
+      << yaml;
 }
 
 TEST_F(Reports, RemarksFileIsWrittenWhenALoopIsRefused) {
@@ -379,6 +514,20 @@ TEST_F(Reports, SarifOnARefusedFileHasTheRefusal) {
             "note a.cpp 10:7 a jump out of the vmap loop's body cuts across examples: every "
             "example must run the whole body; guard the rest of it with 'if', or jump inside an "
             "inner loop or a called function\n")
+      << result.err;
+}
+
+TEST_F(Reports, SarifHoldsTheStatementRemarks) {
+  file("a.cpp", kStatementKinds);
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-fdiagnostics-format=sarif "
+                        "--extra-arg=-Rpass-missed=vmap");
+  EXPECT_EQ(result.status, 0) << result.err;
+  std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
+  if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
+  EXPECT_EQ(*read,
+            "2.1.0\nnone a.cpp 15:7 8 runtime ops per trip of the loop at line 14: the speed "
+            "of one op call each\nnone a.cpp 22:45 2 runtime ops per trip of the loop at line "
+            "22: the speed of one op call each\n")
       << result.err;
 }
 
