@@ -506,7 +506,9 @@ public:
     countElementRefs(Root, Refs);
     for (const auto &[Written, Count] : StoredRefs)
       if (Refs.lookup(Written) != Count)
-        return std::nullopt;
+        return K.whyNot("it reads '" + Written->getNameAsString() +
+                        "', which it stores into (the batched ops keep the "
+                        "order of those reads and writes)");
     // A region ending in a store of a value into a slot the region does not
     // compute is the kernel of that value (it keeps its device text).
     if (const CXXOperatorCallExpr *Last =

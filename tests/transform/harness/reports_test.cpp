@@ -79,6 +79,12 @@ void sum_prod(const Tensor& x, Tensor& out) {
     out[i] = s;
   }
 }
+void rescale(Tensor& g, const Tensor& x) {
+#pragma vmap
+  for (int64_t i = 0; i < g.size(0); ++i)
+    for (int64_t k = 0; k < g.size(1); ++k)
+      g[i][k] = g[i][k] * x[i][k];
+}
 )";
 
 std::size_t occurrences(const std::string& text, const std::string& part) {
@@ -185,7 +191,7 @@ TEST_F(Reports, KeepGoingRefusalsAreNamedWarnings) {
   EXPECT_TRUE(fs::exists(dir_ / "out.cpp"));
   tool_run silenced = run("a.cpp --keep-going -o out2.cpp --extra-arg=-Wno-vmap-refused");
   EXPECT_EQ(silenced.status, 1);  // --keep-going still fails the run (SPEC section 3)
-  EXPECT_EQ(silenced.err, "");
+  EXPECT_EQ(silenced.err, "clang-vmap: 1 loop was left as written (--keep-going): exit status 1\n");
   EXPECT_TRUE(fs::exists(dir_ / "out2.cpp"));
   tool_run promoted = run("a.cpp --keep-going -o out3.cpp --extra-arg=-Werror=vmap-refused");
   EXPECT_EQ(promoted.status, 1);
@@ -294,14 +300,19 @@ TEST_F(Reports, EachStatementSaysHowItRuns) {
         "a.cpp:11:5: remark: runs in a compiled kernel (line 11) [-Rpass=vmap]",
         "a.cpp:12:5: remark: runs as a batched library call 'matmul' and 2 batched ops "
         "[-Rpass-analysis=vmap]",
-        "a.cpp:13:5: remark: runs batched op by op (4 ops); not compiled: "})
+        "a.cpp:13:5: remark: runs batched op by op (4 ops); not compiled: ",
+        // Scalar kernels: one storing elements in a plain loop, one of a C++ scalar.
+        "a.cpp:14:5: remark: runs in a compiled kernel (lines 14-15) [-Rpass=vmap]",
+        "a.cpp:23:5: remark: runs in a compiled kernel (lines 21-23) [-Rpass=vmap]"})
     EXPECT_NE(result.err.find(remark), std::string::npos) << remark << "\n" << result.err;
   // A region's statements are the kernel's: no remark of their own.
   EXPECT_EQ(result.err.find("a.cpp:7:5: remark"), std::string::npos) << result.err;
   EXPECT_EQ(result.err.find("a.cpp:8:5: remark"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("a.cpp:15:7: remark"), std::string::npos) << result.err;
   // The kernels the remarks name are the ones the rewrite runs.
+  const std::string rewritten = read_file(dir_ / "out.cpp");
   EXPECT_EQ(occurrences(result.err, "remark: runs in a compiled kernel"),
-            occurrences(read_file(dir_ / "out.cpp"), "vb::fused("));
+            occurrences(rewritten, "vb::fused(") + occurrences(rewritten, "vb::fused_scalar("));
 }
 
 TEST_F(Reports, StatementsRunOpByOpSayWhyTheyAreNotCompiled) {
@@ -313,10 +324,7 @@ TEST_F(Reports, StatementsRunOpByOpSayWhyTheyAreNotCompiled) {
         "after line 11, and a kernel's locals live only inside it [-Rpass-analysis=vmap]",
         "a.cpp:13:5: remark: runs batched op by op (4 ops); not compiled: one element-wise op is "
         "already one runtime pass [-Rpass-analysis=vmap]",
-        "a.cpp:15:7: remark: runs batched op by op (8 ops); not compiled: reads 'x[i]' at an "
-        "index computed in the plain loop at line 14 [-Rpass-analysis=vmap]",
-        "a.cpp:23:5: remark: runs batched op by op (2 ops); not compiled: a plain loop with no "
-        "per-example control flow runs faster as batched ops [-Rpass-analysis=vmap]"})
+        "a.cpp:30:7: remark: runs batched op by op (8 ops); not compiled: "})
     EXPECT_NE(result.err.find(remark), std::string::npos) << remark << "\n" << result.err;
   EXPECT_EQ(result.err.find("compiled kernel"), std::string::npos) << result.err;
 }
@@ -325,16 +333,13 @@ TEST_F(Reports, RpassMissedVmapCountsTheOpsPerTripOfAPlainLoop) {
   file("a.cpp", kStatementKinds);
   tool_run result = run("a.cpp -o out.cpp --extra-arg=-Rpass-missed=vmap");
   EXPECT_EQ(result.status, 0) << result.err;
-  EXPECT_NE(result.err.find("a.cpp:15:7: remark: 8 runtime ops per trip of the loop at line 14: "
+  EXPECT_NE(result.err.find("a.cpp:30:7: remark: 8 runtime ops per trip of the loop at line 29: "
                             "the speed of one op call each [-Rpass-missed=vmap]"),
             std::string::npos)
       << result.err;
-  EXPECT_NE(result.err.find("a.cpp:22:45: remark: 2 runtime ops per trip of the loop at line "
-                            "22: the speed of one op call each [-Rpass-missed=vmap]"),
-            std::string::npos)
-      << result.err;
-  // Only the statements inside plain loops.
-  EXPECT_EQ(occurrences(result.err, "per trip of the loop"), 2u) << result.err;
+  // Only the statements inside plain loops that run batched ops there (the plain loops of
+  // the gather and of sum_prod are inside their kernels).
+  EXPECT_EQ(occurrences(result.err, "per trip of the loop"), 1u) << result.err;
   EXPECT_EQ(result.err.find("runs "), std::string::npos) << result.err;
 }
 
@@ -438,9 +443,9 @@ TEST_F(Reports, RemarksFileHoldsTheStatementRemarks) {
             std::string::npos)
       << yaml;
   EXPECT_NE(records.find("--- !Missed Pass: vmap Name: OpsPerTrip " + loc +
-                         "Line: 15, Column: 7 } Function: kinds Args: - NumOps: '8' - String: "
-                         "' runtime ops per trip of the loop at ' - Loop: line 14 " +
-                         loc + "Line: 14, Column: 5 }"),
+                         "Line: 30, Column: 7 } Function: rescale Args: - NumOps: '8' - String: "
+                         "' runtime ops per trip of the loop at ' - Loop: line 29 " +
+                         loc + "Line: 29, Column: 5 }"),
             std::string::npos)
       << yaml;
 }
@@ -525,9 +530,8 @@ TEST_F(Reports, SarifHoldsTheStatementRemarks) {
   std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
   if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
   EXPECT_EQ(*read,
-            "2.1.0\nnone a.cpp 15:7 8 runtime ops per trip of the loop at line 14: the speed "
-            "of one op call each\nnone a.cpp 22:45 2 runtime ops per trip of the loop at line "
-            "22: the speed of one op call each\n")
+            "2.1.0\nnone a.cpp 30:7 8 runtime ops per trip of the loop at line 29: the speed "
+            "of one op call each\n")
       << result.err;
 }
 
