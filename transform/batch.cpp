@@ -426,7 +426,8 @@ private:
       return refuse(diag::refuse_call, Call, diag::note_no_clone, Callee, *Why);
     Cloning.push_back(Definition->getCanonicalDecl());
     std::optional<LoopAnalysis> Analysis =
-        analyseCallee(Context, Definition, BatchedParams, Diags);
+        analyseCallee(Context, Definition, BatchedParams,
+                      Plan.Analysis.Random, Diags);
     std::optional<BatchPlan> Clone;
     if (Analysis)
       Clone = batch(std::move(*Analysis), Diags);
@@ -458,6 +459,24 @@ private:
     return std::nullopt;
   }
 
+  /// A random draw (Note [Randomness] in vmap/batched.hpp): refused without
+  /// the pragma's clause. With randomness(different) it is vb::'s, which draws
+  /// for every example; with randomness(same) a draw of no per-example
+  /// argument stays as written (made once, shared), one of a per-example
+  /// argument (`rand_like(x[i])`) is vb::'s, which draws one sample.
+  bool lowerRandomDraw(const CallExpr *Call, const std::string &Name) {
+    if (Plan.Analysis.Random == Randomness::Refused)
+      return refuse(diag::refuse_random, Call, diag::note_randomness_clause,
+                    "'" + Name + "'");
+    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    if (!overloadListed(Call, Name, rules::OpForm::free_function, Args) ||
+        !checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
+      return false;
+    if (!batched(Call))
+      return true;
+    return set(Call, Lowering::Qualified);
+  }
+
   bool lower(const CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
@@ -468,6 +487,8 @@ private:
                         "'");
     std::string Name = calleeName(Call);
     bool InVmap = isInVmapNamespace(Callee);
+    if (isRandomDraw(Call))
+      return lowerRandomDraw(Call, Name);
     if ((InVmap && isRandomFactory(Name)) || Name == "rand" ||
         Name == "srand" || Name == "random")
       return refuse(diag::refuse_random, Call, diag::note_random,

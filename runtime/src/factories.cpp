@@ -160,6 +160,43 @@ Tensor randint(int64_t high, IntList sizes, TensorOptions options) {
   return randint(0, high, sizes, options);
 }
 
+Tensor rand_like(const Tensor& self, TensorOptions options) {
+  const detail::TensorImpl& like = detail::impl_of(self, "rand_like");
+  return rand(like.sizes, TensorOptions(options.dtype_or(like.dtype)).device(options.device_or(like.device())));
+}
+Tensor randn_like(const Tensor& self, TensorOptions options) {
+  const detail::TensorImpl& like = detail::impl_of(self, "randn_like");
+  return randn(like.sizes, TensorOptions(options.dtype_or(like.dtype)).device(options.device_or(like.device())));
+}
+
+// Note [Bernoulli draws]: an element is 1 where a uniform draw on [0, 1) (float64) is below
+// its probability, so p = 0 never and p = 1 always gives 1, as LibTorch's.
+Tensor bernoulli(const Tensor& p) {
+  detail::check_probabilities("bernoulli", p);
+  return rand(p.sizes(), TensorOptions(kFloat64).device(p.device())).lt(p).to(p.dtype());
+}
+Tensor bernoulli(const Tensor& self, double p) {
+  detail::check_probabilities("bernoulli", p);
+  const Tensor uniform = rand(detail::impl_of(self, "bernoulli").sizes,
+                              TensorOptions(kFloat64).device(self.device()));
+  return uniform.lt(p).to(self.dtype());
+}
+
+namespace detail {
+void check_probabilities(const char* op, const Tensor& p) {
+  const TensorImpl& probabilities = impl_of(p, op);
+  if (!is_floating(probabilities.dtype))
+    fail(op, "expected a floating dtype for p, got ", probabilities.dtype);
+  // !(p >= 0 && p <= 1) holds for NaN too
+  if (p.ge(0).logical_and(p.le(1)).logical_not().any().item<bool>())
+    fail(op, "expected every p in [0, 1], got values from ", p.amin().item<double>(), " to ",
+         p.amax().item<double>(), " (shape ", shape_str(probabilities.sizes), ")");
+}
+void check_probabilities(const char* op, double p) {
+  if (!(p >= 0 && p <= 1)) fail(op, "expects p to be in [0, 1], but got p=", p);
+}
+}  // namespace detail
+
 void manual_seed(uint64_t seed) {
   auto& state = generator();
   std::lock_guard lock(state.mutex);

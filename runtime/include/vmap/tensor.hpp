@@ -21,6 +21,10 @@ struct TensorImpl;
 // Throws as `values[k].item<T>()` (T of `dtype`) would for the first element T cannot hold:
 // the batched item<T>() converts all examples' values at once and raises the same error.
 void check_items_convertible(const char* op, const Tensor& values, Dtype dtype);
+// Throws as bernoulli does unless every p is a probability (a floating tensor's elements, or
+// a number, in [0, 1]); the batched bernoulli checks every example's at once.
+void check_probabilities(const char* op, const Tensor& p);
+void check_probabilities(const char* op, double p);
 }  // namespace detail
 
 // A strided n-d array. Copies are shallow (they share storage, like LibTorch); `clone()` is
@@ -345,6 +349,12 @@ Tensor rand(detail::IntList sizes, TensorOptions options = {});
 Tensor randn(detail::IntList sizes, TensorOptions options = {});
 Tensor randint(int64_t high, detail::IntList sizes, TensorOptions options = kInt64);
 Tensor randint(int64_t low, int64_t high, detail::IntList sizes, TensorOptions options = kInt64);
+// self's shape (and dtype, device unless given): uniform on [0, 1) / standard normal.
+Tensor rand_like(const Tensor& self, TensorOptions options = {});
+Tensor randn_like(const Tensor& self, TensorOptions options = {});
+// 1 with probability p (each element of p, in [0, 1]), else 0; p's shape and dtype.
+Tensor bernoulli(const Tensor& p);
+Tensor bernoulli(const Tensor& self, double p);  // self's shape and dtype
 // Does not own `data`; the caller keeps it alive while the tensor (or a view of it) lives.
 Tensor from_blob(void* data, detail::IntList sizes, TensorOptions options = {});
 void manual_seed(uint64_t seed);
