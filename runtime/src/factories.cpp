@@ -55,6 +55,11 @@ Tensor random_tensor(const char* op, IntList sizes, Dtype dtype, Device device, 
 
 double uniform_double(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1p-53; }
 
+// The *_like draws: self's dtype and device where the options leave them unset.
+TensorOptions options_like(const detail::TensorImpl& like, TensorOptions options) {
+  return TensorOptions(options.dtype_or(like.dtype)).device(options.device_or(like.device()));
+}
+
 }  // namespace
 
 Tensor zeros(IntList sizes, TensorOptions options) {
@@ -162,11 +167,11 @@ Tensor randint(int64_t high, IntList sizes, TensorOptions options) {
 
 Tensor rand_like(const Tensor& self, TensorOptions options) {
   const detail::TensorImpl& like = detail::impl_of(self, "rand_like");
-  return rand(like.sizes, TensorOptions(options.dtype_or(like.dtype)).device(options.device_or(like.device())));
+  return rand(like.sizes, options_like(like, options));
 }
 Tensor randn_like(const Tensor& self, TensorOptions options) {
   const detail::TensorImpl& like = detail::impl_of(self, "randn_like");
-  return randn(like.sizes, TensorOptions(options.dtype_or(like.dtype)).device(options.device_or(like.device())));
+  return randn(like.sizes, options_like(like, options));
 }
 
 // Note [Bernoulli draws]: an element is 1 where a uniform draw on [0, 1) (float64) is below

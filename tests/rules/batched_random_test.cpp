@@ -123,8 +123,9 @@ TEST(BatchedRandom, BadCallsNameTheOp) {
   EXPECT_NE(error_of([] { vb::rand({2}); }).find("randomness clause"), std::string::npos);
   vb::RandomDraws draws(vb::Randomness::different);
   vb::Level level(0, 2);
-  EXPECT_NE(error_of([] { vb::bernoulli(vb::Value(full({2}, 2.0))); })
-                .find("bernoulli: expected every p in [0, 1]"),
+  EXPECT_NE(error_of([] {
+              vb::bernoulli(vb::Value(full({2}, 2.0)));
+            }).find("bernoulli: expected every p in [0, 1]"),
             std::string::npos);
   EXPECT_NE(error_of([] { vb::bernoulli(vb::Value(zeros({2})), 1.5); }).find("p=1.5"),
             std::string::npos);
