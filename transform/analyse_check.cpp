@@ -780,8 +780,7 @@ std::optional<LoopAnalysis> Analyser::run() {
 
 std::optional<LoopAnalysis>
 Analyser::runCallee(const FunctionDecl *Callee,
-                    llvm::ArrayRef<bool> BatchedParams,
-                    Randomness Random) {
+                    llvm::ArrayRef<bool> BatchedParams, Randomness Random) {
   Result.Context = &Context;
   Result.Callee = Callee;
   Result.Random = Random;

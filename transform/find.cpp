@@ -44,8 +44,8 @@ private:
     std::string Name = PP.getSpelling(Tok);
     PP.Lex(Tok); // `(`
     llvm::SmallVector<std::string, 2> Words;
-    for (PP.Lex(Tok); Tok.isNot(tok::r_paren) && Tok.isNot(tok::eod) &&
-                      Tok.isNot(tok::eof);
+    for (PP.Lex(Tok);
+         Tok.isNot(tok::r_paren) && Tok.isNot(tok::eod) && Tok.isNot(tok::eof);
          PP.Lex(Tok))
       Words.push_back(PP.getSpelling(Tok));
     bool Closed = Tok.is(tok::r_paren);

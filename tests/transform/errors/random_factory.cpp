@@ -32,3 +32,15 @@ void reseeded(const Tensor& x, Tensor& out) {
     out[i] = x[i] + rand_like(x[i]);
   }
 }
+
+// With randomness(different), a helper that draws but takes no per-example argument would
+// run once for all examples (its draw shared): refused, saying what to pass.
+Tensor noise(int64_t n) { return randn({n}); }
+
+void shared_helper(const Tensor& x, Tensor& out) {
+#pragma vmap randomness(different)
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] + noise(x.size(1));
+// CHECK: {{.*}}random_factory.cpp:[[@LINE-1]]:21: error: call to 'noise' has no batching rule and cannot run per example
+// CHECK: note: functions defined in this file are batched as clones, but not this one: it draws random numbers but takes no per-example argument, so it would draw once for all examples; pass it a per-example value, or draw in the loop
+}
