@@ -956,9 +956,10 @@ bool isInPlaceMember(llvm::StringRef Name) {
 std::optional<LoopAnalysis> analyseCallee(ASTContext &Context,
                                           const FunctionDecl *Callee,
                                           llvm::ArrayRef<bool> BatchedParams,
+                                          Randomness Random,
                                           Diagnostics &Diags) {
   detail::Analyser A(Context, {}, 0, Diags);
-  return A.runCallee(Callee, BatchedParams);
+  return A.runCallee(Callee, BatchedParams, Random);
 }
 
 std::optional<LoopAnalysis> analyse(ASTContext &Context,

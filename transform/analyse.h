@@ -83,6 +83,8 @@ struct LoopOutput {
 
 struct LoopAnalysis {
   const VmapLoop *Loop = nullptr; ///< null for a callee (below)
+  /// The loop's clause; a callee's is its caller's.
+  Randomness Random = Randomness::Refused;
   /// For the body of a batched clone: the function, and which of its
   /// parameters receive per-example values.
   const clang::FunctionDecl *Callee = nullptr;
@@ -131,10 +133,12 @@ std::optional<LoopAnalysis> analyse(clang::ASTContext &Context,
 
 /// Analyses the body of \p Callee, a function defined in this file called with
 /// per-example values for the parameters marked in \p BatchedParams, as the
-/// body of its batched clone. std::nullopt if refused.
+/// body of its batched clone, its random draws as \p Random says. std::nullopt
+/// if refused.
 std::optional<LoopAnalysis> analyseCallee(clang::ASTContext &Context,
                                           const clang::FunctionDecl *Callee,
                                           llvm::ArrayRef<bool> BatchedParams,
+                                          Randomness Random,
                                           Diagnostics &Diags);
 
 } // namespace clang_vmap

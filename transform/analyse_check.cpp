@@ -190,6 +190,7 @@ LevelSet Analyser::levels(const Expr *E) {
     // Shapes and dtypes are the same for every example.
     if (isa<CXXMemberCallExpr>(E) && isMetadataCall(E))
       Levels = 0;
+    Levels |= RandomDraws.lookup(E);
   }
   Memo[E] = Levels;
   return Levels;
@@ -768,6 +769,7 @@ std::optional<LoopAnalysis> Analyser::run() {
       LoopIndex[Loops[I].For] = I;
   }
   Result.Loop = &Loops[Top];
+  Result.Random = Loops[Top].Random;
   Result.Context = &Context;
   if (!checkDepth(Loops[Top].For))
     return std::nullopt;
@@ -778,9 +780,10 @@ std::optional<LoopAnalysis> Analyser::run() {
 
 std::optional<LoopAnalysis>
 Analyser::runCallee(const FunctionDecl *Callee,
-                    llvm::ArrayRef<bool> BatchedParams) {
+                    llvm::ArrayRef<bool> BatchedParams, Randomness Random) {
   Result.Context = &Context;
   Result.Callee = Callee;
+  Result.Random = Random;
   Result.BatchedParams.assign(BatchedParams.begin(), BatchedParams.end());
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Callee->getBody());
   if (!Body || Callee->getNumParams() != BatchedParams.size())
@@ -805,6 +808,15 @@ Analyser::runCallee(const FunctionDecl *Callee,
 }
 
 std::optional<LoopAnalysis> Analyser::finish() {
+  if (Result.Random == Randomness::Different)
+    for (const auto &[Call, Where] : Calls) {
+      if (!isRandomDraw(Call))
+        continue;
+      LevelSet Around = Result.Callee ? 1 : 0; // a clone's: its caller's
+      for (unsigned Level : Where.Levels)
+        Around |= LevelSet(1) << Level;
+      RandomDraws[Call] = Around;
+    }
   classify();
   // Visit every expression once so Memo covers the whole loop.
   for (const auto &[E, Where] : Statements)

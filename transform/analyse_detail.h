@@ -98,7 +98,8 @@ public:
 
   std::optional<LoopAnalysis> run();
   std::optional<LoopAnalysis> runCallee(const clang::FunctionDecl *Callee,
-                                        llvm::ArrayRef<bool> BatchedParams);
+                                        llvm::ArrayRef<bool> BatchedParams,
+                                        Randomness Random);
   std::optional<LoopAnalysis> finish();
 
   // walk (analyse.cpp)
@@ -230,6 +231,9 @@ public:
   std::vector<ReductionSite> ReductionSites;
   llvm::DenseSet<const clang::Expr *> AccumulatorRefs;
   llvm::DenseMap<const clang::Expr *, LevelSet> Memo;
+  /// Under randomness(different), each random draw and the levels around it:
+  /// every example there draws its own numbers.
+  llvm::DenseMap<const clang::Expr *, LevelSet> RandomDraws;
 };
 
 // Shared by analyse_check.cpp and analyse_alias.cpp.

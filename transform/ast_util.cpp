@@ -356,6 +356,14 @@ bool isMetadataCall(const Expr *E) {
   return false;
 }
 
+bool isRandomDraw(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !isInVmapNamespace(Callee))
+    return false;
+  std::string Name = Callee->getNameAsString();
+  return vmap::rules::is_random_factory(Name) && Name != "manual_seed";
+}
+
 bool hasOwnElements(const Expr *E) {
   E = stripImplicit(E);
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))

@@ -137,6 +137,10 @@ bool isCmath(const clang::FunctionDecl *Callee, unsigned NumArgs);
 /// every example, so the result is never batched).
 bool isMetadataCall(const clang::Expr *E);
 
+/// A call of a random factory of vmap that draws numbers (`randn`,
+/// `bernoulli`, ...; not `manual_seed`): Note [Randomness] in vmap/batched.hpp.
+bool isRandomDraw(const clang::CallExpr *Call);
+
 } // namespace clang_vmap
 
 #endif

@@ -18,6 +18,14 @@ namespace {
 
 bool isRandomFactory(StringRef Name) { return rules::is_random_factory(Name); }
 
+/// Whether \p S, a function's body, calls a random factory of vmap itself.
+bool drawsRandom(const Stmt *S) {
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(S);
+      Call && isRandomDraw(Call))
+    return true;
+  return S && llvm::any_of(S->children(), drawsRandom);
+}
+
 bool isIoFunction(StringRef Name) {
   static const char *const Io[] = {
       "printf",  "fprintf", "sprintf", "snprintf", "puts",   "fputs",
@@ -425,8 +433,8 @@ private:
     if (Why)
       return refuse(diag::refuse_call, Call, diag::note_no_clone, Callee, *Why);
     Cloning.push_back(Definition->getCanonicalDecl());
-    std::optional<LoopAnalysis> Analysis =
-        analyseCallee(Context, Definition, BatchedParams, Diags);
+    std::optional<LoopAnalysis> Analysis = analyseCallee(
+        Context, Definition, BatchedParams, Plan.Analysis.Random, Diags);
     std::optional<BatchPlan> Clone;
     if (Analysis)
       Clone = batch(std::move(*Analysis), Diags);
@@ -458,6 +466,24 @@ private:
     return std::nullopt;
   }
 
+  /// A random draw (Note [Randomness] in vmap/batched.hpp): refused without
+  /// the pragma's clause. With randomness(different) it is vb::'s, which draws
+  /// for every example; with randomness(same) a draw of no per-example
+  /// argument stays as written (made once, shared), one of a per-example
+  /// argument (`rand_like(x[i])`) is vb::'s, which draws one sample.
+  bool lowerRandomDraw(const CallExpr *Call, const std::string &Name) {
+    if (Plan.Analysis.Random == Randomness::Refused)
+      return refuse(diag::refuse_random, Call, diag::note_randomness_clause,
+                    "'" + Name + "'");
+    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    if (!overloadListed(Call, Name, rules::OpForm::free_function, Args) ||
+        !checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
+      return false;
+    if (!batched(Call))
+      return true;
+    return set(Call, Lowering::Qualified);
+  }
+
   bool lower(const CallExpr *Call) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
@@ -468,6 +494,8 @@ private:
                         "'");
     std::string Name = calleeName(Call);
     bool InVmap = isInVmapNamespace(Callee);
+    if (isRandomDraw(Call))
+      return lowerRandomDraw(Call, Name);
     if ((InVmap && isRandomFactory(Name)) || Name == "rand" ||
         Name == "srand" || Name == "random")
       return refuse(diag::refuse_random, Call, diag::note_random,
@@ -553,6 +581,18 @@ private:
     const FunctionDecl *Definition = nullptr;
     if (AnyBatched && Callee->hasBody(Definition) && Definition)
       return lowerClone(Call, Definition);
+    // A helper that draws, called with no per-example argument, runs once for
+    // every example: right for randomness(same), not for (different).
+    if (!AnyBatched && Plan.Analysis.Random != Randomness::Refused &&
+        Callee->hasBody(Definition) && drawsRandom(Definition->getBody())) {
+      if (Plan.Analysis.Random == Randomness::Same)
+        return true;
+      return refuse(diag::refuse_call, Call, diag::note_no_clone,
+                    "'" + Name + "'",
+                    "it draws random numbers but takes no per-example "
+                    "argument, so it would draw once for all examples; pass "
+                    "it a per-example value, or draw in the loop");
+    }
     if (isPure(Callee))
       return AnyBatched ? lowerFallback(Call, Callee) : true;
     if (!AnyBatched && isInStd(Callee))

@@ -218,6 +218,12 @@ void Printer::level(const ForStmt *For, unsigned Indent, bool TopLevel) {
     Out += Pad + "{ // clang-vmap: batched from line " +
            std::to_string(lineOf(Context, For->getBeginLoc())) + "\n";
     Out += Pad + "  namespace " + Alias + " = ::vmap::batched;\n";
+    // The loop's clause, for its draws and those of the clones it calls.
+    if (A.Random != Randomness::Refused)
+      Out += Pad + "  " + vb("RandomDraws ") +
+             freshName("_b_randomness", Taken) + "(" + vb("Randomness::") +
+             (A.Random == Randomness::Different ? "different" : "same") +
+             ");\n";
   } else {
     Out += Pad + "{\n";
   }

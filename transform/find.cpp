@@ -8,6 +8,7 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace clang;
 
@@ -23,14 +24,44 @@ public:
                     Token &) override {
     Token Tok;
     PP.Lex(Tok);
+    Randomness Random = Randomness::Refused;
+    if (Tok.is(tok::identifier) && PP.LookAhead(0).is(tok::l_paren))
+      Random = clause(PP, Tok);
     if (Tok.isNot(tok::eod))
       Diags.report(diag::warn_pragma_extra_tokens, Tok.getLocation());
     while (Tok.isNot(tok::eod) && Tok.isNot(tok::eof))
       PP.Lex(Tok);
-    Pragmas.push_back({Introducer.Kind, Introducer.Loc, Tok.getLocation()});
+    Pragmas.push_back(
+        {Introducer.Kind, Introducer.Loc, Tok.getLocation(), Random});
   }
 
 private:
+  /// `randomness(different)` or `randomness(same)`, from \p Tok (the clause's
+  /// name) to the token after it, left in \p Tok. Anything else written as a
+  /// clause, `name(...)`, is an error naming the valid ones.
+  Randomness clause(Preprocessor &PP, Token &Tok) {
+    SourceLocation Loc = Tok.getLocation();
+    std::string Name = PP.getSpelling(Tok);
+    PP.Lex(Tok); // `(`
+    llvm::SmallVector<std::string, 2> Words;
+    for (PP.Lex(Tok);
+         Tok.isNot(tok::r_paren) && Tok.isNot(tok::eod) && Tok.isNot(tok::eof);
+         PP.Lex(Tok))
+      Words.push_back(PP.getSpelling(Tok));
+    bool Closed = Tok.is(tok::r_paren);
+    if (Closed)
+      PP.Lex(Tok);
+    if (Name == "randomness" && Closed && Words.size() == 1) {
+      if (Words[0] == "different")
+        return Randomness::Different;
+      if (Words[0] == "same")
+        return Randomness::Same;
+    }
+    Diags.report(diag::err_pragma_clause, Loc)
+        << (Name + "(" + llvm::join(Words, " ") + (Closed ? ")" : ""));
+    return Randomness::Refused;
+  }
+
   std::vector<VmapPragma> &Pragmas;
   Diagnostics &Diags;
 };
@@ -108,7 +139,7 @@ public:
     Bound[*PragmaIndex] = true;
     int Index = static_cast<int>(Loops.size());
     Loops.push_back({Pragmas[*PragmaIndex].Loc, For, CurrentFunction,
-                     CurrentLoop});
+                     CurrentLoop, Pragmas[*PragmaIndex].Random});
     int SavedLoop = CurrentLoop;
     CurrentLoop = Index;
     bool Result = Base::TraverseForStmt(For);
@@ -294,6 +325,10 @@ std::vector<VmapLoop> find(ASTContext &Context,
   for (auto [Index, Pragma] : llvm::enumerate(Pragmas))
     if (!Binder.Bound[Index])
       Diags.report(diag::err_pragma_without_loop, Pragma.Loc);
+  // One clause covers a nest (the batched code of a nest is one block).
+  for (const VmapLoop &Loop : Binder.Loops)
+    if (Loop.Parent >= 0 && Loop.Random != Randomness::Refused)
+      Diags.report(diag::err_randomness_nested, Loop.PragmaLoc);
   return std::move(Binder.Loops);
 }
 

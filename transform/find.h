@@ -25,6 +25,7 @@ struct VmapPragma {
   clang::PragmaIntroducerKind Kind;
   clang::SourceLocation Loc;    ///< the `#`, `_Pragma` or `__pragma`
   clang::SourceLocation EndLoc; ///< end of the directive's line (`#pragma`)
+  Randomness Random = Randomness::Refused;
 };
 
 /// Registers the `vmap` pragma handler on \p PP; it appends to \p Pragmas,

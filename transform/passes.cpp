@@ -78,7 +78,14 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
     return Refused;
   if (Options.DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
-  LoopOutcome Outcome = emit(*Plan, Options.CheckMode);
+  // A draw of the batched loop is not the loop's as written (Note
+  // [Randomness]): compared, every output derived from one would differ.
+  bool Check = Options.CheckMode;
+  if (Check && Plan->Analysis.Random != Randomness::Refused) {
+    Diags.report(diag::warn_check_random, Loops[Top].PragmaLoc);
+    Check = false;
+  }
+  LoopOutcome Outcome = emit(*Plan, Check);
   if (Outcome.Batched)
     Remarks.batched(*Plan);
   if (Options.DumpAfter == Pass::Emit)

@@ -20,12 +20,18 @@ namespace clang_vmap {
 
 class Diagnostics; // diagnostics.h: our own IDs through clang's DiagnosticsEngine.
 
+/// A pragma's `randomness(...)` clause (Note [Randomness] in vmap/batched.hpp):
+/// without one, a random factory in the body is refused.
+enum class Randomness { Refused, Different, Same };
+
 /// find: one `#pragma vmap` bound to the `for` that follows it.
 struct VmapLoop {
   clang::SourceLocation PragmaLoc; ///< the `#` (or `_Pragma`) of the pragma
   const clang::ForStmt *For = nullptr;
   const clang::FunctionDecl *Function = nullptr; ///< the function holding it
   int Parent = -1; ///< index of the enclosing vmap loop in the list, -1 if none
+  /// The clause of the pragma; an outermost loop's covers its nest.
+  Randomness Random = Randomness::Refused;
 };
 
 /// What a top-level vmap loop (with its nested vmap loops) became.

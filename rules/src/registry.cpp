@@ -274,6 +274,10 @@ constexpr std::array kBindings{
   Binding{"rand", free_function, refuse},
   Binding{"randn", free_function, refuse},
   Binding{"randint", free_function, refuse},
+  Binding{"rand_like", free_function, refuse},
+  Binding{"randn_like", free_function, refuse},
+  Binding{"bernoulli", free_function, refuse},
+  Binding{"bernoulli", free_function, refuse},
   Binding{"manual_seed", free_function, refuse},
   Binding{"operator<<", binary_operator, refuse},
 };

@@ -55,6 +55,11 @@ Tensor random_tensor(const char* op, IntList sizes, Dtype dtype, Device device, 
 
 double uniform_double(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1p-53; }
 
+// The *_like draws: self's dtype and device where the options leave them unset.
+TensorOptions options_like(const detail::TensorImpl& like, TensorOptions options) {
+  return TensorOptions(options.dtype_or(like.dtype)).device(options.device_or(like.device()));
+}
+
 }  // namespace
 
 Tensor zeros(IntList sizes, TensorOptions options) {
@@ -159,6 +164,43 @@ Tensor randint(int64_t low, int64_t high, IntList sizes, TensorOptions options) 
 Tensor randint(int64_t high, IntList sizes, TensorOptions options) {
   return randint(0, high, sizes, options);
 }
+
+Tensor rand_like(const Tensor& self, TensorOptions options) {
+  const detail::TensorImpl& like = detail::impl_of(self, "rand_like");
+  return rand(like.sizes, options_like(like, options));
+}
+Tensor randn_like(const Tensor& self, TensorOptions options) {
+  const detail::TensorImpl& like = detail::impl_of(self, "randn_like");
+  return randn(like.sizes, options_like(like, options));
+}
+
+// Note [Bernoulli draws]: an element is 1 where a uniform draw on [0, 1) (float64) is below
+// its probability, so p = 0 never and p = 1 always gives 1, as LibTorch's.
+Tensor bernoulli(const Tensor& p) {
+  detail::check_probabilities("bernoulli", p);
+  return rand(p.sizes(), TensorOptions(kFloat64).device(p.device())).lt(p).to(p.dtype());
+}
+Tensor bernoulli(const Tensor& self, double p) {
+  detail::check_probabilities("bernoulli", p);
+  const Tensor uniform = rand(detail::impl_of(self, "bernoulli").sizes,
+                              TensorOptions(kFloat64).device(self.device()));
+  return uniform.lt(p).to(self.dtype());
+}
+
+namespace detail {
+void check_probabilities(const char* op, const Tensor& p) {
+  const TensorImpl& probabilities = impl_of(p, op);
+  if (!is_floating(probabilities.dtype))
+    fail(op, "expected a floating dtype for p, got ", probabilities.dtype);
+  // !(p >= 0 && p <= 1) holds for NaN too
+  if (p.ge(0).logical_and(p.le(1)).logical_not().any().item<bool>())
+    fail(op, "expected every p in [0, 1], got values from ", p.amin().item<double>(), " to ",
+         p.amax().item<double>(), " (shape ", shape_str(probabilities.sizes), ")");
+}
+void check_probabilities(const char* op, double p) {
+  if (!(p >= 0 && p <= 1)) fail(op, "expects p to be in [0, 1], but got p=", p);
+}
+}  // namespace detail
 
 void manual_seed(uint64_t seed) {
   auto& state = generator();

@@ -120,7 +120,7 @@ TEST(OpTable, AnswersTheToolsQuestions) {
   for (std::string_view factory : {"zeros", "arange", "tensor", "full_like", "rand", "randint"})
     EXPECT_TRUE(is_factory(factory)) << factory;
   EXPECT_FALSE(is_factory("sum"));
-  for (std::string_view random : {"rand", "randn", "randint", "manual_seed"})
+  for (std::string_view random : {"rand", "randn", "randint", "rand_like", "randn_like", "bernoulli", "manual_seed"})
     EXPECT_TRUE(is_random_factory(random)) << random;
   EXPECT_FALSE(is_random_factory("zeros"));
   EXPECT_TRUE(is_index_argument_of_member("select", 1));   // x.select(d, i): i

@@ -107,6 +107,39 @@ TEST(Factories, RandomIsSeededAndInRange) {
   EXPECT_NE(error_of([] { rand({2}, kInt32); }).find("floating"), std::string::npos);
 }
 
+// rand_like / randn_like take self's shape, dtype and device; bernoulli's mean is p, per
+// element, with p = 0 and p = 1 exact.
+TEST(Factories, LikeDrawsAndBernoulliHaveTheirMoments) {
+  manual_seed(7);
+  const Tensor like = zeros({200, 50}, kFloat64);
+  const Tensor u = rand_like(like), n = randn_like(like);
+  EXPECT_EQ(u.sizes(), like.sizes());
+  EXPECT_EQ(u.dtype(), kFloat64);
+  EXPECT_EQ(rand_like(like, kFloat32).dtype(), kFloat32);
+  EXPECT_NEAR(u.mean().item<double>(), 0.5, 0.01);
+  EXPECT_NEAR(u.var().item<double>(), 1.0 / 12, 0.005);
+  EXPECT_NEAR(n.mean().item<double>(), 0.0, 0.03);
+  EXPECT_NEAR(n.var().item<double>(), 1.0, 0.04);
+
+  // One row per probability; each row's mean is its p.
+  const Tensor p = tensor({0.0, 0.1, 0.5, 0.9, 1.0}, kFloat32).unsqueeze(1).expand({5, 20000});
+  const Tensor b = bernoulli(p);
+  EXPECT_EQ(b.dtype(), kFloat32);
+  EXPECT_EQ(b.sizes(), p.sizes());
+  EXPECT_TRUE(b.eq(0).logical_or(b.eq(1)).all().item<bool>());
+  const std::vector<double> expected = {0.0, 0.1, 0.5, 0.9, 1.0};
+  for (int64_t row = 0; row < 5; ++row)
+    EXPECT_NEAR(b[row].mean().item<double>(), expected[static_cast<size_t>(row)], 0.01) << row;
+  const Tensor half = bernoulli(zeros({40000}, kFloat64), 0.25);
+  EXPECT_EQ(half.dtype(), kFloat64);
+  EXPECT_NEAR(half.mean().item<double>(), 0.25, 0.01);
+
+  EXPECT_NE(error_of([] { bernoulli(full({3}, 1.5)); }).find("expected every p in [0, 1]"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { bernoulli(zeros({2}), -0.5); }).find("p=-0.5"), std::string::npos);
+  EXPECT_NE(error_of([] { bernoulli(zeros({2}, kInt64)); }).find("floating"), std::string::npos);
+}
+
 TEST(Allocator, ReusesFreedBlocks) {
   if (!detail::allocator_stats().caching) GTEST_SKIP() << "sanitizer build: no caching";
   void* first = nullptr;

@@ -462,6 +462,35 @@ class Returns {
   Value result_;
 };
 
+// Note [Randomness]
+// `#pragma vmap randomness(different)` / `randomness(same)` (functorch's meanings) let the
+// random factories into a loop's body. clang-vmap opens a RandomDraws at the top of the
+// batched loop and prints each draw as vb::rand(...) etc., in the loop and in the clones of
+// the helpers it calls (which therefore see the mode of the loop running them):
+// - different: one draw of shape [level sizes..., per-example shape], every example of every
+//   active level its own numbers (not the as-written loop's: that runs one shared sequence);
+// - same: one draw of the per-example shape, broadcast over the levels (no copy).
+// A per-example argument (bernoulli(p_i), rand_like(x[i])) gives the per-example shape and
+// dtype; bernoulli compares the uniform draw (per example, or shared for `same`) with each
+// example's p.
+enum class Randomness { different, same };
+class RandomDraws {
+ public:
+  explicit RandomDraws(Randomness mode);
+  RandomDraws(const RandomDraws&) = delete;
+  RandomDraws& operator=(const RandomDraws&) = delete;
+  ~RandomDraws();
+};
+Value rand(vmap::detail::IntList sizes, TensorOptions options = {});
+Value randn(vmap::detail::IntList sizes, TensorOptions options = {});
+Value randint(int64_t high, vmap::detail::IntList sizes, TensorOptions options = kInt64);
+Value randint(int64_t low, int64_t high, vmap::detail::IntList sizes,
+              TensorOptions options = kInt64);
+Value rand_like(const Value& self, TensorOptions options = {});
+Value randn_like(const Value& self, TensorOptions options = {});
+Value bernoulli(const Value& p);
+Value bernoulli(const Value& self, double p);
+
 // Fallback for a call with no rule: runs `f` once per example on the per-example slices
 // and stacks the results; warns once per op name (on stderr).
 Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,

@@ -27,6 +27,10 @@ void check_items_convertible(const char* op, const Tensor& values, Dtype dtype);
 // Throws unless `tensor` can be read through accessor<T, dims>(): a CPU tensor of `dtype`
 // with `dims` dims.
 void check_accessor(const Tensor& tensor, Dtype dtype, size_t dims);
+// Throws as bernoulli does unless every p is a probability (a floating tensor's elements, or
+// a number, in [0, 1]); the batched bernoulli checks every example's at once.
+void check_probabilities(const char* op, const Tensor& p);
+void check_probabilities(const char* op, double p);
 }  // namespace detail
 
 // LibTorch's TensorAccessor: `a[i][j]` reads and writes element (i, j) of an N-d CPU tensor
@@ -445,6 +449,12 @@ Tensor rand(detail::IntList sizes, TensorOptions options = {});
 Tensor randn(detail::IntList sizes, TensorOptions options = {});
 Tensor randint(int64_t high, detail::IntList sizes, TensorOptions options = kInt64);
 Tensor randint(int64_t low, int64_t high, detail::IntList sizes, TensorOptions options = kInt64);
+// self's shape (and dtype, device unless given): uniform on [0, 1) / standard normal.
+Tensor rand_like(const Tensor& self, TensorOptions options = {});
+Tensor randn_like(const Tensor& self, TensorOptions options = {});
+// 1 with probability p (each element of p, in [0, 1]), else 0; p's shape and dtype.
+Tensor bernoulli(const Tensor& p);
+Tensor bernoulli(const Tensor& self, double p);  // self's shape and dtype
 // Does not own `data`; the caller keeps it alive while the tensor (or a view of it) lives.
 Tensor from_blob(void* data, detail::IntList sizes, TensorOptions options = {});
 void manual_seed(uint64_t seed);

@@ -207,8 +207,10 @@ constexpr OpEntry alpha_member(std::string_view name) {
               Optional{1});
 }
 
-// rand / randn / randint / manual_seed: refused in a loop (each example would draw anew
-// from one shared state).
+// rand / randn / randint / rand_like / randn_like / bernoulli / manual_seed: no rule (each
+// example would draw anew from one shared state). In a loop with a randomness clause the
+// draws become vb::'s random factories (Note [Randomness] in vmap/batched.hpp); manual_seed
+// stays refused.
 constexpr OpEntry random_factory(std::string_view name, std::initializer_list<ArgKind> params,
                                  Optional optional = {0}) {
   OpEntry entry = make(name, free_function, F::refused, R::refused, params, optional);
@@ -418,6 +420,10 @@ inline constexpr auto kOpTable = [] {
     random_factory("rand",    {shape, options}, Optional{1}),
     random_factory("randn",   {shape, options}, Optional{1}),
     random_factory("randint", {integer, integer, shape, options}, Optional{1}),
+    random_factory("rand_like",  {tensor, options}, Optional{1}),
+    random_factory("randn_like", {tensor, options}, Optional{1}),
+    random_factory("bernoulli",  {tensor}),
+    random_factory("bernoulli",  {tensor, number}),
     random_factory("manual_seed", {integer}),
     make("operator<<", binary_operator, F::refused, R::refused, {operand, tensor}),
   };
@@ -435,7 +441,7 @@ inline constexpr std::size_t kPointwiseListEntries =
     ;
 // Update this when adding an op outside the pointwise op list: the registry (registry.cpp)
 // and the SPEC-coverage test check the same number.
-static_assert(kOpTable.size() == 186 + kPointwiseListEntries,
+static_assert(kOpTable.size() == 190 + kPointwiseListEntries,
               "op table changed: update the count, registry and README");
 
 inline constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
