@@ -437,6 +437,7 @@ private:
       return false;
     }
     Plan.Clones.push_back(std::make_unique<BatchPlan>(std::move(*Clone)));
+    Plan.CloneOf[Call] = Plan.Clones.back().get();
     return set(Call, Lowering::Clone);
   }
 

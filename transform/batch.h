@@ -35,6 +35,9 @@ struct BatchPlan {
   std::vector<std::string> FallbackOps;
   /// The batched clones of the functions of this file the body calls.
   std::vector<std::unique_ptr<BatchPlan>> Clones;
+  /// The clone each call lowered to Lowering::Clone calls (its role: which
+  /// parameters are per-example, Note [Clones in several roles]).
+  llvm::DenseMap<const clang::CallExpr *, const BatchPlan *> CloneOf;
   /// The chains emitted as compiled kernels (fuse.h).
   FusionPlan Fusion;
 };

@@ -26,6 +26,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
                                  llvm::ArrayRef<SourceLocation> Conditionals,
                                  Diagnostics &Diags, LoopRemarks &Remarks,
+                                 CloneNames &Names,
                                  const PassOptions &Options);
 
 /// Note [Conditionals in a loop]: refuses \p Plan when a function it batches
@@ -56,14 +57,14 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           unsigned Top,
                           llvm::ArrayRef<SourceLocation> Conditionals,
                           Diagnostics &Diags, LoopRemarks &Remarks,
-                          const PassOptions &Options) {
+                          CloneNames &Names, const PassOptions &Options) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
   if (isTemplatePattern(Loops[Top].Function)) {
     Remarks.beginSpecializations(); // one report for all of them
     LoopOutcome Outcome =
         runInSpecializations(Context, Loops, Top, Conditionals, Diags, Remarks,
-                             Options);
+                             Names, Options);
     Remarks.endSpecializations(Outcome.Batched);
     return Outcome;
   }
@@ -78,7 +79,7 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
     return Refused;
   if (Options.DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
-  LoopOutcome Outcome = emit(*Plan, Options.CheckMode);
+  LoopOutcome Outcome = emit(*Plan, Names, Options.CheckMode);
   if (Outcome.Batched)
     Remarks.batched(*Plan);
   if (Options.DumpAfter == Pass::Emit)
@@ -130,6 +131,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
                                  llvm::ArrayRef<SourceLocation> Conditionals,
                                  Diagnostics &Diags, LoopRemarks &Remarks,
+                                 CloneNames &Names,
                                  const PassOptions &Options) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
@@ -149,7 +151,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
       continue; // not instantiated down to this loop (a discarded branch)
     LoopOutcome Outcome =
         runLoopPasses(Context, Instance, Top, Conditionals, Diags, Remarks,
-                      Options);
+                      Names, Options);
     Outcome.Loop = &Loops[Top];
     if (!Outcome.Batched) {
       Diags.report(clang_vmap::diag::note_in_specialization,

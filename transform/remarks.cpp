@@ -285,6 +285,32 @@ void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why) {
          {{"String", "loop not batched: "}, {"Reason", Why.str()}});
 }
 
+void LoopRemarks::cloneRoles(const CloneNames &Names) {
+  for (const auto &[Key, Function] : Names.functions()) {
+    if (Function.Roles.size() < 2)
+      continue;
+    const FunctionDecl *F = Function.Decl;
+    // `'quantile' is batched in 2 roles: ...`
+    std::string Shown = F->getNameAsString();
+    if (F->getTemplateSpecializationArgs())
+      Shown += "<" + llvm::join(templateArgumentTexts(F), ", ") + ">";
+    std::vector<Arg> Args{
+        {"Function", "'" + Shown + "'", F->getLocation()},
+        {"String", " is batched in "},
+        {"NumRoles", std::to_string(Function.Roles.size())},
+        {"String", " roles: "}};
+    for (auto [Index, Role] : llvm::enumerate(Function.Roles)) {
+      std::string Params = perExampleParams(F, Role.PerExample);
+      Args.push_back(
+          {"Role", std::string(Index == 0 ? "" : "; ") + "'" + Role.Name +
+                       "' for calls with per-example " +
+                       (Params.empty() ? "none" : Params)});
+    }
+    report(llvm::remarks::Type::Analysis, "CloneRoles", F->getLocation(), F,
+           Args);
+  }
+}
+
 std::optional<llvm::remarks::RemarkLocation>
 LoopRemarks::location(SourceLocation Loc, std::string &FileStorage) const {
   if (Loc.isInvalid())
