@@ -770,6 +770,10 @@ void addClones(const BatchPlan &Plan, CloneNames &Names,
                        Clone->Analysis.Callee->getNameAsString() + "'";
       return;
     }
+    for (const auto &[Call, Target] : Plan.CloneOf)
+      if (Target == Clone.get())
+        Outcome.CloneCalls.push_back(
+            {insertionHeading(Texts.front().second).str(), Call->getBeginLoc()});
     for (auto &Text : Texts)
       Outcome.Insertions.push_back(std::move(Text));
     Outcome.NumOps += Clone->NumOps;
