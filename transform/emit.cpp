@@ -262,6 +262,30 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
   }
   case Lowering::PerExample:
     return perExample(Call);
+  case Lowering::UserRule: {
+    // Note [User batching rules] (vmap/vmap.hpp): the arguments of the
+    // batched function's Tensor parameters stacked, the others as written
+    // (loop-invariant: batch() refused the rest).
+    const FunctionDecl *Batched = Plan.UserRules.lookup(Call);
+    std::string Args;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      std::string Arg = expr(Call->getArg(I));
+      if (isTensorType(Batched->getParamDecl(I)->getType()))
+        Arg = vb("stacked(") + Arg + ")";
+      Args += (I == 0 ? "" : ", ") + Arg;
+    }
+    const DeclContext *Scope = Batched->getDeclContext()->getRedeclContext();
+    bool Qualify = Scope->isFileContext() && !Scope->isInlineNamespace() &&
+                   llvm::none_of(Batched->getQualifiedNameAsString(),
+                                 [](char C) { return C == '('; });
+    std::string Name = (Qualify ? "::" + Batched->getQualifiedNameAsString()
+                                : Batched->getNameAsString());
+    return vb("unstacked<") +
+           qualifiedTypeName(Call->getDirectCallee()->getReturnType(),
+                             Context) +
+           ">(\"" + Batched->getNameAsString() + "\", " + Name + "(" + Args +
+           "))";
+  }
   case Lowering::Clone: {
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
     // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,

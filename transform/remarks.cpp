@@ -29,6 +29,17 @@ void collectCalls(const Stmt *S, std::vector<const CallExpr *> &Calls) {
     collectCalls(Child, Calls);
 }
 
+/// The calls of \p Plan and of the clones it calls that a user's batching
+/// rule batches, with its batched function.
+void collectUserRules(
+    const BatchPlan &Plan,
+    std::vector<std::pair<const CallExpr *, const FunctionDecl *>> &Calls) {
+  for (const auto &Rule : Plan.UserRules)
+    Calls.push_back(Rule);
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    collectUserRules(*Clone, Calls);
+}
+
 /// The per-example fallbacks of \p Plan and of the clones it calls.
 void collectFallbacks(const BatchPlan &Plan,
                       std::vector<const CallExpr *> &Fallbacks) {
@@ -242,6 +253,19 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
   report(llvm::remarks::Type::Passed, "LoopBatched", Loop.PragmaLoc,
          Loop.Function, Args);
 
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> UserRules;
+  collectUserRules(Plan, UserRules);
+  llvm::sort(UserRules, [&](const auto &L, const auto &R) {
+    return SM.isBeforeInTranslationUnit(L.first->getBeginLoc(),
+                                        R.first->getBeginLoc());
+  });
+  for (const auto &[Call, Batched] : UserRules)
+    report(llvm::remarks::Type::Analysis, "UserBatchingRule",
+           Call->getBeginLoc(), Loop.Function,
+           {{"Callee", calleeName(Call), Call->getBeginLoc()},
+            {"String", " is batched by the user batching rule '"},
+            {"Rule", Batched->getNameAsString(), Batched->getLocation()},
+            {"String", "'"}});
   for (const CallExpr *Call : Fallbacks)
     report(llvm::remarks::Type::Analysis, "PerExampleFallback",
            Call->getBeginLoc(), Loop.Function,
