@@ -10,10 +10,19 @@ Tensor shifted(const Tensor& x) { return x.sum() * 2; }
 Tensor shifted_batched(const Tensor& xs) { return xs.sum(1) * 2 + 1; }
 VMAP_BATCHED(shifted, shifted_batched);
 
-int main() {
-  Tensor x = arange(6).reshape({3, 2}).to(kFloat), out = zeros({3});
+void run(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = shifted(x[i]);
-  std::cout << out << "\n";
+}
+
+int main() {
+  try {
+    Tensor x = arange(6).reshape({3, 2}).to(kFloat), out = zeros({3});
+    run(x, out);
+    std::cout << out << "\n";
+  } catch (const vmap::Error& error) {
+    std::cout << error.what() << "\n";
+    return 1;
+  }
 }
