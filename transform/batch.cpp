@@ -9,6 +9,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include <vmap/rules/op_table.hpp>
+#include <functional>
 
 using namespace clang;
 namespace rules = vmap::rules;
@@ -445,7 +446,34 @@ private:
       return false;
     }
     Plan.Clones.push_back(std::make_unique<BatchPlan>(std::move(*Clone)));
+    Plan.CloneOf[Call] = Plan.Clones.back().get();
     return set(Call, Lowering::Clone);
+  }
+
+  /// A call of a function with a user's batching rule, \p Batched: each
+  /// per-example argument goes to a Tensor parameter of it.
+  bool lowerUserRule(const CallExpr *Call, const FunctionDecl *Callee,
+                     const FunctionDecl *Batched) {
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      QualType Type = Batched->getParamDecl(I)->getType();
+      if (!batched(Call->getArg(I)) || isTensorType(Type))
+        continue;
+      const ParmVarDecl *Param = Callee->getParamDecl(I);
+      std::string ParamName = Param->getName().empty()
+                                  ? "#" + std::to_string(I + 1)
+                                  : Param->getNameAsString();
+      std::string BatchedName = "'" + Batched->getNameAsString() + "'";
+      const Expr *Arg = Call->getArg(I);
+      Diags.report(diag::refuse_user_rule_argument, Arg->getBeginLoc())
+          << Arg->getSourceRange() << ParamName
+          << ("'" + Callee->getNameAsString() + "'") << BatchedName
+          << ("'" + Type.getAsString() + "'");
+      Diags.report(diag::note_user_rule_argument, Arg->getBeginLoc())
+          << BatchedName;
+      return false;
+    }
+    Plan.UserRules[Call] = Batched;
+    return set(Call, Lowering::UserRule);
   }
 
   /// A vmap op (table \p Entry, or kNoOp) done with before its rule: refused
@@ -526,6 +554,10 @@ private:
         return set(Call, batched(Args[0]) ? Lowering::AsWritten : Lowering::At);
       return set(Call, Lowering::AsWritten);
     }
+
+    if (!Member && !InVmap && AnyBatched)
+      if (const FunctionDecl *Batched = userBatchingRule(Callee))
+        return lowerUserRule(Call, Callee, Batched);
 
     if (Member) {
       const CXXMethodDecl *Method = Member->getMethodDecl();
@@ -610,6 +642,48 @@ private:
 };
 
 } // namespace
+
+const FunctionDecl *userBatchingRule(const FunctionDecl *F) {
+  // The static_assert VMAP_BATCHED expands to calls
+  // ::vmap::detail::user_rule_types(&F, &batched). A rule may be in any
+  // namespace of the user's; the system headers' are not searched.
+  const SourceManager &SM = F->getASTContext().getSourceManager();
+  const FunctionDecl *Canonical = F->getCanonicalDecl();
+  std::function<const FunctionDecl *(const DeclContext *)> Search =
+      [&](const DeclContext *Scope) -> const FunctionDecl * {
+    for (const Decl *D : Scope->decls()) {
+      if (SM.isInSystemHeader(D->getLocation()))
+        continue;
+      if (const auto *Namespace = dyn_cast<NamespaceDecl>(D)) {
+        if (const FunctionDecl *Found = Search(Namespace))
+          return Found;
+        continue;
+      }
+      const auto *Assert = dyn_cast<StaticAssertDecl>(D);
+      const auto *Call = Assert ? dyn_cast<CallExpr>(
+                                      Assert->getAssertExpr()->IgnoreImplicit())
+                                : nullptr;
+      const FunctionDecl *Checker = Call ? Call->getDirectCallee() : nullptr;
+      if (!Checker || Call->getNumArgs() != 2 ||
+          Checker->getQualifiedNameAsString() !=
+              "vmap::detail::user_rule_types")
+        continue;
+      auto Function = [](const Expr *E) -> const FunctionDecl * {
+        const auto *Address = dyn_cast<UnaryOperator>(E->IgnoreImplicit());
+        const auto *Ref =
+            Address ? dyn_cast<DeclRefExpr>(
+                          Address->getSubExpr()->IgnoreParenImpCasts())
+                    : nullptr;
+        return Ref ? dyn_cast<FunctionDecl>(Ref->getDecl()) : nullptr;
+      };
+      const FunctionDecl *Per = Function(Call->getArg(0));
+      if (Per && Per->getCanonicalDecl() == Canonical)
+        return Function(Call->getArg(1));
+    }
+    return nullptr;
+  };
+  return Search(F->getASTContext().getTranslationUnitDecl());
+}
 
 std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
   BatchPlan Plan;

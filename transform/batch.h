@@ -24,6 +24,7 @@ enum class Lowering {
   At,            ///< `x[i]` with a batched index -> `vb::at(x', i')`
   PerExample,    ///< no rule: `vb::per_example("f", ...)`
   Clone,         ///< a function of this file: `_b_f(a', b)`
+  UserRule,      ///< VMAP_BATCHED(f, fb): `vb::unstacked<R>("fb", fb(vb::stacked(a')))`
 };
 
 struct BatchPlan {
@@ -35,9 +36,19 @@ struct BatchPlan {
   std::vector<std::string> FallbackOps;
   /// The batched clones of the functions of this file the body calls.
   std::vector<std::unique_ptr<BatchPlan>> Clones;
+  /// The clone each call lowered to Lowering::Clone calls (its role: which
+  /// parameters are per-example, Note [Clones in several roles]).
+  llvm::DenseMap<const clang::CallExpr *, const BatchPlan *> CloneOf;
+  /// The batched function of each call lowered to Lowering::UserRule.
+  llvm::DenseMap<const clang::CallExpr *, const clang::FunctionDecl *>
+      UserRules;
   /// The chains emitted as compiled kernels (fuse.h).
   FusionPlan Fusion;
 };
+
+/// Note [User batching rules] (vmap/vmap.hpp): the batched function that
+/// `VMAP_BATCHED(F, batched)` names for \p F, or null.
+const clang::FunctionDecl *userBatchingRule(const clang::FunctionDecl *F);
 
 /// Looks up every call of \p Analysis in the op table. Reports refusals and
 /// fallback warnings through \p Diags; std::nullopt if refused (here, or by

@@ -55,6 +55,10 @@ llvm::StringRef loweringName(Lowering How) {
     return "vb::at";
   case Lowering::PerExample:
     return "per example";
+  case Lowering::Clone:
+    return "batched clone";
+  case Lowering::UserRule:
+    return "user batching rule";
   }
   llvm_unreachable("unknown lowering");
 }

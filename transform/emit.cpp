@@ -262,6 +262,30 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
   }
   case Lowering::PerExample:
     return perExample(Call);
+  case Lowering::UserRule: {
+    // Note [User batching rules] (vmap/vmap.hpp): the arguments of the
+    // batched function's Tensor parameters stacked, the others as written
+    // (loop-invariant: batch() refused the rest).
+    const FunctionDecl *Batched = Plan.UserRules.lookup(Call);
+    std::string Args;
+    for (unsigned I = 0; I < Call->getNumArgs(); ++I) {
+      std::string Arg = expr(Call->getArg(I));
+      if (isTensorType(Batched->getParamDecl(I)->getType()))
+        Arg = vb("stacked(") + Arg + ")";
+      Args += (I == 0 ? "" : ", ") + Arg;
+    }
+    const DeclContext *Scope = Batched->getDeclContext()->getRedeclContext();
+    bool Qualify = Scope->isFileContext() && !Scope->isInlineNamespace() &&
+                   llvm::none_of(Batched->getQualifiedNameAsString(),
+                                 [](char C) { return C == '('; });
+    std::string Name = (Qualify ? "::" + Batched->getQualifiedNameAsString()
+                                : Batched->getNameAsString());
+    return vb("unstacked<") +
+           qualifiedTypeName(Call->getDirectCallee()->getReturnType(),
+                             Context) +
+           ">(\"" + Batched->getNameAsString() + "\", " + Name + "(" + Args +
+           "))";
+  }
   case Lowering::Clone: {
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
     // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,
@@ -276,8 +300,10 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
         Object = sourceText(Context, Ref->getQualifierLoc().getSourceRange())
                      .str();
     }
-    return Object + cloneName(Call->getDirectCallee()) + "(" + args(Args) +
-           ")";
+    const BatchPlan *Clone = Plan.CloneOf.lookup(Call);
+    return Object +
+           Names.name(Call->getDirectCallee(), Clone->Analysis.BatchedParams) +
+           "(" + args(Args) + ")";
   }
   }
   llvm_unreachable("unknown lowering");
@@ -685,13 +711,16 @@ std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
   std::string Shown = F->getNameAsString();
   if (Template)
     Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
+  std::string Role = Names.roleText(F, A.BatchedParams);
   Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
-         std::to_string(lineOf(Context, F->getBeginLoc())) + ")\n";
+         std::to_string(lineOf(Context, F->getBeginLoc())) + ")" +
+         (Role.empty() ? "" : " " + Role) + "\n";
   // A member function's clone is a member beside it, const as it is: it
   // reads the members the function reads.
   const auto *Method = dyn_cast<CXXMethodDecl>(F);
   bool Static = !Method || Method->isStatic();
-  std::string Head = (Static ? "static " : "") + Result + " " + cloneName(F) +
+  std::string Head = (Static ? "static " : "") + Result + " " +
+                     Names.name(F, A.BatchedParams) +
                      "(" + Params + ")" +
                      (Method && Method->isConst() ? " const" : "");
   Out += Head + " {\n";
@@ -753,17 +782,22 @@ namespace {
 
 using emit_detail::Printer;
 
-void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
+void addClones(const BatchPlan &Plan, CloneNames &Names,
+               LoopOutcome &Outcome) {
   for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
-    addClones(*Clone, Outcome); // its own callees go first
+    addClones(*Clone, Names, Outcome); // its own callees go first
     std::vector<std::pair<SourceLocation, std::string>> Texts =
-        Printer(*Clone).clone();
+        Printer(*Clone, Names).clone();
     if (Texts.empty()) {
       Outcome.Batched = false;
       Outcome.WhyNot = "cannot print the clone of '" +
                        Clone->Analysis.Callee->getNameAsString() + "'";
       return;
     }
+    for (const auto &[Call, Target] : Plan.CloneOf)
+      if (Target == Clone.get())
+        Outcome.CloneCalls.push_back(
+            {insertionHeading(Texts.front().second).str(), Call->getBeginLoc()});
     for (auto &Text : Texts)
       Outcome.Insertions.push_back(std::move(Text));
     Outcome.NumOps += Clone->NumOps;
@@ -772,11 +806,86 @@ void addClones(const BatchPlan &Plan, LoopOutcome &Outcome) {
 
 } // namespace
 
-LoopOutcome emit(const BatchPlan &Plan, bool Check) {
-  LoopOutcome Outcome = emit_detail::Printer(Plan, Check).run();
+LoopOutcome emit(const BatchPlan &Plan, CloneNames &Names, bool Check) {
+  LoopOutcome Outcome = emit_detail::Printer(Plan, Names, Check).run();
   if (Outcome.Batched)
-    addClones(Plan, Outcome);
+    addClones(Plan, Names, Outcome);
   return Outcome;
+}
+
+// Note [Clones in several roles]
+// A function of this file may be called from vmap loops with per-example
+// values for different parameters: `quantile(v, q)` with both per-example,
+// `quantile(v, 0.5f)` with v only. Each role is its own clone, as its
+// parameters differ (vb::Value or the type written). The first role the file
+// meets keeps the plain name (`_b_quantile`), so a function used in one role
+// reads as before; every other role is named by its per-example parameters
+// (`_b_quantile_per_example_v`), and its heading says which. Roles are keyed
+// by the clone's base name and the function's place, as rewrite() keys the
+// clones it inserts: the specializations of a class template's member share
+// a key (and a clone name), those of a function template do not.
+const CloneNames::Role &CloneNames::role(const FunctionDecl *F,
+                                         llvm::ArrayRef<bool> PerExample) {
+  std::string Base = cloneName(F);
+  Function &Entry =
+      Functions
+          .try_emplace({Base, F->getLocation().getRawEncoding()},
+                       Function{F, {}})
+          .first->second;
+  for (const Role &Known : Entry.Roles)
+    if (llvm::ArrayRef<bool>(Known.PerExample) == PerExample)
+      return Known;
+  std::string Name = Base;
+  if (!Entry.Roles.empty()) {
+    Name += "_per_example";
+    for (unsigned I = 0; I < PerExample.size(); ++I)
+      if (PerExample[I])
+        Name += "_" + (F->getParamDecl(I)->getName().empty()
+                           ? "arg" + std::to_string(I + 1)
+                           : F->getParamDecl(I)->getNameAsString());
+    // A user's own identifier of that name keeps it (Note [Generated names]).
+    const IdentifierTable &Idents = F->getASTContext().Idents;
+    std::string Stem = Name;
+    for (unsigned Suffix = 1; Idents.find(Name) != Idents.end(); ++Suffix)
+      Name = Stem + "_" + std::to_string(Suffix);
+  }
+  Entry.Roles.push_back(
+      {llvm::SmallVector<bool, 4>(PerExample.begin(), PerExample.end()),
+       std::move(Name)});
+  return Entry.Roles.back();
+}
+
+std::string CloneNames::name(const FunctionDecl *F,
+                             llvm::ArrayRef<bool> PerExample) {
+  return role(F, PerExample).Name;
+}
+
+std::string CloneNames::roleText(const FunctionDecl *F,
+                                 llvm::ArrayRef<bool> PerExample) {
+  const Role &Found = role(F, PerExample);
+  if (Found.Name == cloneName(F))
+    return "";
+  std::string Params = perExampleParams(F, PerExample);
+  if (Params.empty())
+    return "for calls with no per-example argument";
+  bool Some = llvm::is_contained(PerExample, false);
+  return "for calls with per-example " + Params + (Some ? " only" : "");
+}
+
+std::string perExampleParams(const FunctionDecl *F,
+                             llvm::ArrayRef<bool> PerExample) {
+  std::string Params;
+  for (unsigned I = 0; I < PerExample.size(); ++I) {
+    if (!PerExample[I])
+      continue;
+    if (!Params.empty())
+      Params += ", ";
+    const ParmVarDecl *Param = F->getParamDecl(I);
+    Params += Param->getName().empty()
+                  ? "argument " + std::to_string(I + 1)
+                  : "'" + Param->getNameAsString() + "'";
+  }
+  return Params;
 }
 
 } // namespace clang_vmap

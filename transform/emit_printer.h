@@ -39,8 +39,9 @@ struct Edit {
 class Printer {
 public:
   /// \p Check: a loop runs as written too, and the two are compared.
-  explicit Printer(const BatchPlan &Plan, bool Check = false)
-      : Plan(Plan), Check(Check), A(Plan.Analysis), Context(*A.Context),
+  Printer(const BatchPlan &Plan, CloneNames &Names, bool Check = false)
+      : Plan(Plan), Names(Names), Check(Check), A(Plan.Analysis),
+        Context(*A.Context),
         SM(Context.getSourceManager()),
         Taken(namesUsedIn(A.Loop ? A.Loop->Function : A.Callee)),
         Alias(freshName("vb", Taken)), ArgsName(freshName("_b_args", Taken)),
@@ -118,6 +119,7 @@ private:
   }
 
   const BatchPlan &Plan;
+  CloneNames &Names;
   bool Check;
   const LoopAnalysis &A;
   ASTContext &Context;

@@ -301,6 +301,7 @@ public:
       if (Outcomes.back().Batched)
         TheJob.HeaderLoopsBatched.push_back(PragmaOffset);
     }
+    Remarks.cloneRoles(Names);
     if (Engine.hasErrorOccurred())
       return; // refused (or -Werror): the file gets no output
     auto IsBatched = [](const LoopOutcome &Outcome) { return Outcome.Batched; };
@@ -365,7 +366,7 @@ private:
           << 0 << "";
     } else {
       Outcome = runLoopPasses(Context, Loops, Top, Conditionals, Diags,
-                              Remarks, {DumpAfter, CheckMode});
+                              Remarks, Names, {DumpAfter, CheckMode});
     }
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
@@ -443,6 +444,7 @@ private:
   std::vector<SourceLocation> Conditionals;
   Diagnostics Diags;
   LoopRemarks Remarks;
+  CloneNames Names; ///< of this file's clones, shared by its loops
   Job &TheJob;
   std::shared_ptr<AllDependencies> Dependencies;
 };

@@ -26,6 +26,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
                                  llvm::ArrayRef<SourceLocation> Conditionals,
                                  Diagnostics &Diags, LoopRemarks &Remarks,
+                                 CloneNames &Names,
                                  const PassOptions &Options);
 
 /// Note [Conditionals in a loop]: refuses \p Plan when a function it batches
@@ -56,14 +57,14 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           unsigned Top,
                           llvm::ArrayRef<SourceLocation> Conditionals,
                           Diagnostics &Diags, LoopRemarks &Remarks,
-                          const PassOptions &Options) {
+                          CloneNames &Names, const PassOptions &Options) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
   if (isTemplatePattern(Loops[Top].Function)) {
     Remarks.beginSpecializations(); // one report for all of them
     LoopOutcome Outcome =
         runInSpecializations(Context, Loops, Top, Conditionals, Diags, Remarks,
-                             Options);
+                             Names, Options);
     Remarks.endSpecializations(Outcome.Batched);
     return Outcome;
   }
@@ -85,7 +86,7 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
     Diags.report(diag::warn_check_random, Loops[Top].PragmaLoc);
     Check = false;
   }
-  LoopOutcome Outcome = emit(*Plan, Check);
+  LoopOutcome Outcome = emit(*Plan, Names, Check);
   if (Outcome.Batched)
     Remarks.batched(*Plan);
   if (Options.DumpAfter == Pass::Emit)
@@ -137,6 +138,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
                                  llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
                                  llvm::ArrayRef<SourceLocation> Conditionals,
                                  Diagnostics &Diags, LoopRemarks &Remarks,
+                                 CloneNames &Names,
                                  const PassOptions &Options) {
   LoopOutcome Refused;
   Refused.Loop = &Loops[Top];
@@ -156,7 +158,7 @@ LoopOutcome runInSpecializations(ASTContext &Context,
       continue; // not instantiated down to this loop (a discarded branch)
     LoopOutcome Outcome =
         runLoopPasses(Context, Instance, Top, Conditionals, Diags, Remarks,
-                      Options);
+                      Names, Options);
     Outcome.Loop = &Loops[Top];
     if (!Outcome.Batched) {
       Diags.report(clang_vmap::diag::note_in_specialization,

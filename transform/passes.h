@@ -2,6 +2,7 @@
 #ifndef CLANG_VMAP_PASSES_H
 #define CLANG_VMAP_PASSES_H
 
+#include "emit.h"
 #include "pipeline.h"
 #include "remarks.h"
 
@@ -18,12 +19,13 @@ struct PassOptions {
 
 /// analyse -> batch -> emit over loop \p Top of \p Loops (in each compiled
 /// specialization where it is in a template); the passes report their own
-/// refusals. \p Conditionals: the file's preprocessor conditionals.
+/// refusals. \p Conditionals: the file's preprocessor conditionals;
+/// \p Names: the names of the file's clones, by role.
 LoopOutcome runLoopPasses(clang::ASTContext &Context,
                           llvm::ArrayRef<VmapLoop> Loops, unsigned Top,
                           llvm::ArrayRef<clang::SourceLocation> Conditionals,
                           Diagnostics &Diags, LoopRemarks &Remarks,
-                          const PassOptions &Options);
+                          CloneNames &Names, const PassOptions &Options);
 
 } // namespace clang_vmap
 

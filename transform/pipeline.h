@@ -47,6 +47,8 @@ struct LoopOutcome {
   clang::CharSourceRange Range;
   std::string Text;
   std::vector<std::pair<clang::SourceLocation, std::string>> Insertions;
+  /// Each call of a clone inserted, by the clone's heading (insertionHeading).
+  std::vector<std::pair<std::string, clang::SourceLocation>> CloneCalls;
 };
 
 /// The first line of an insertion. A clone's names the function and its line,

@@ -30,6 +30,17 @@ void collectCalls(const Stmt *S, std::vector<const CallExpr *> &Calls) {
     collectCalls(Child, Calls);
 }
 
+/// The calls of \p Plan and of the clones it calls that a user's batching
+/// rule batches, with its batched function.
+void collectUserRules(
+    const BatchPlan &Plan,
+    std::vector<std::pair<const CallExpr *, const FunctionDecl *>> &Calls) {
+  for (const auto &Rule : Plan.UserRules)
+    Calls.push_back(Rule);
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    collectUserRules(*Clone, Calls);
+}
+
 /// The per-example fallbacks of \p Plan and of the clones it calls.
 void collectFallbacks(const BatchPlan &Plan,
                       std::vector<const CallExpr *> &Fallbacks) {
@@ -268,6 +279,19 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
          Loop.Function, Args);
   statements(Plan);
 
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> UserRules;
+  collectUserRules(Plan, UserRules);
+  llvm::sort(UserRules, [&](const auto &L, const auto &R) {
+    return SM.isBeforeInTranslationUnit(L.first->getBeginLoc(),
+                                        R.first->getBeginLoc());
+  });
+  for (const auto &[Call, Batched] : UserRules)
+    report(llvm::remarks::Type::Analysis, "UserBatchingRule",
+           Call->getBeginLoc(), Loop.Function,
+           {{"Callee", calleeName(Call), Call->getBeginLoc()},
+            {"String", " is batched by the user batching rule '"},
+            {"Rule", Batched->getNameAsString(), Batched->getLocation()},
+            {"String", "'"}});
   for (const CallExpr *Call : Fallbacks)
     report(llvm::remarks::Type::Analysis, "PerExampleFallback",
            Call->getBeginLoc(), Loop.Function,
@@ -483,6 +507,32 @@ void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why) {
   report(llvm::remarks::Type::Missed, "LoopNotBatched", Loop.PragmaLoc,
          Loop.Function,
          {{"String", "loop not batched: "}, {"Reason", Why.str()}});
+}
+
+void LoopRemarks::cloneRoles(const CloneNames &Names) {
+  for (const auto &[Key, Function] : Names.functions()) {
+    if (Function.Roles.size() < 2)
+      continue;
+    const FunctionDecl *F = Function.Decl;
+    // `'quantile' is batched in 2 roles: ...`
+    std::string Shown = F->getNameAsString();
+    if (F->getTemplateSpecializationArgs())
+      Shown += "<" + llvm::join(templateArgumentTexts(F), ", ") + ">";
+    std::vector<Arg> Args{
+        {"Function", "'" + Shown + "'", F->getLocation()},
+        {"String", " is batched in "},
+        {"NumRoles", std::to_string(Function.Roles.size())},
+        {"String", " roles: "}};
+    for (auto [Index, Role] : llvm::enumerate(Function.Roles)) {
+      std::string Params = perExampleParams(F, Role.PerExample);
+      Args.push_back(
+          {"Role", std::string(Index == 0 ? "" : "; ") + "'" + Role.Name +
+                       "' for calls with per-example " +
+                       (Params.empty() ? "none" : Params)});
+    }
+    report(llvm::remarks::Type::Analysis, "CloneRoles", F->getLocation(), F,
+           Args);
+  }
 }
 
 std::optional<llvm::remarks::RemarkLocation>

@@ -14,6 +14,7 @@
 #define CLANG_VMAP_REMARKS_H
 
 #include "batch.h"
+#include "emit.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "llvm/Remarks/Remark.h"
@@ -48,6 +49,9 @@ public:
   void batched(const BatchPlan &Plan);
   /// A loop left alone, and why (the refusal's text).
   void notBatched(const VmapLoop &Loop, llvm::StringRef Why);
+  /// After the file's loops: each function cloned in several roles (Note
+  /// [Clones in several roles]), at its definition, with each role's clone.
+  void cloneRoles(const CloneNames &Names);
 
   /// A loop in a template is batched once per compiled specialization, but
   /// written once: between these, batched() keeps the first specialization's

@@ -125,12 +125,20 @@ std::optional<Replacements> rewrite(ASTContext &Context,
       auto [Clone, New] = Clones.try_emplace(
           {Offset, insertionHeading(Text).str()}, Text, PragmaLoc);
       if (!New) {
-        StringRef Name = insertionHeading(Text).split('\'').second.split('\'').first;
+        StringRef Heading = insertionHeading(Text);
+        std::string Name =
+            ("'" + Heading.split('\'').second.split('\'').first + "'").str();
+        SourceLocation FirstLoop = Clone->second.second;
         Diags.report(diag::refuse_member_specializations_differ, PragmaLoc)
-            << ("'" + Name + "'").str()
-            << SM.getPresumedLineNumber(Clone->second.second);
+            << Name << (FirstLoop != PragmaLoc)
+            << SM.getPresumedLineNumber(FirstLoop);
+        // Each call of the two clones, in the loops' order.
+        for (const LoopOutcome &Caller : Outcomes)
+          for (const auto &[CalleeHeading, Call] : Caller.CloneCalls)
+            if (CalleeHeading == Heading)
+              Diags.report(diag::note_clone_called_here, Call) << Name;
         Diags.report(diag::note_member_specializations_differ, PragmaLoc)
-            << ("'" + Name + "'").str();
+            << Name;
         return std::nullopt;
       }
       if (llvm::Error Err = addInsertion(

@@ -491,6 +491,24 @@ Value randn_like(const Value& self, TensorOptions options = {});
 Value bernoulli(const Value& p);
 Value bernoulli(const Value& self, double p);
 
+// A user's batching rule (Note [User batching rules] in vmap/vmap.hpp): clang-vmap
+// prints `score(a, b)` as
+//   vb::unstacked<R>("score_batched", score_batched(vb::stacked(a'), vb::stacked(b')))
+// with R score's return type. stacked: every example's value along one new leading dim
+// (the active levels flattened into it; a value that does not vary along a level expanded
+// to it, a view). unstacked: the examples' results from dim 0 of `results` (a number's as
+// a C++ scalar of type R); throws vmap::Error naming `function` when dim 0 is not the
+// batch.
+Tensor stacked(const Value& value);
+Value unstacked(const char* function, const Tensor& results, std::optional<Dtype> cpp_scalar);
+template <class R>
+Value unstacked(const char* function, const Tensor& results) {
+  if constexpr (std::is_arithmetic_v<R>)
+    return unstacked(function, results, detail::cpp_dtype<R>());
+  else
+    return unstacked(function, results, std::nullopt);
+}
+
 // Fallback for a call with no rule: runs `f` once per example on the per-example slices
 // and stacks the results; warns once per op name (on stderr).
 Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,

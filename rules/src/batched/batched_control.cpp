@@ -770,6 +770,63 @@ Value per_example(const char* name, const std::function<Tensor(std::vector<Tenso
   return Value(stacked.reshape(sizes), levels, false);
 }
 
+// --- user batching rules -------------------------------------------------------------------
+
+namespace {
+
+std::vector<int64_t> active_level_sizes() {
+  std::vector<int64_t> sizes;
+  for (int64_t k = 0; k < active_levels(); ++k) sizes.push_back(level_size(k));
+  return sizes;
+}
+
+// "[2, 3]"
+std::string shape_string(const std::vector<int64_t>& sizes) {
+  std::string text = "[";
+  for (std::size_t d = 0; d < sizes.size(); ++d)
+    text += (d == 0 ? "" : ", ") + std::to_string(sizes[d]);
+  return text + "]";
+}
+
+int64_t product(const std::vector<int64_t>& sizes) {
+  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
+}
+
+}  // namespace
+
+Tensor stacked(const Value& value) {
+  const std::vector<int64_t> full = active_level_sizes();
+  const auto levels = static_cast<int64_t>(full.size());
+  Tensor aligned = value.aligned(levels);
+  std::vector<int64_t> sizes = full;
+  for (int64_t d = levels; d < aligned.dim(); ++d) sizes.push_back(aligned.size(d));
+  Tensor expanded = aligned.expand(sizes);
+  if (levels == 1) return expanded;  // a view: the loop-invariant ones are not copied
+  std::vector<int64_t> merged{product(full)};
+  merged.insert(merged.end(), sizes.begin() + levels, sizes.end());
+  return expanded.reshape(merged);
+}
+
+Value unstacked(const char* function, const Tensor& results, std::optional<Dtype> cpp_scalar) {
+  const std::vector<int64_t> full = active_level_sizes();
+  const int64_t count = product(full);
+  if (!results.defined() || results.dim() == 0 || results.size(0) != count)
+    throw Error(std::string("vmap: the batched function '") + function + "' returned " +
+                (results.defined() ? "a tensor of shape " + shape_string(results.sizes().vec())
+                                   : std::string("an undefined tensor")) +
+                ", but the batch has " + std::to_string(count) +
+                " examples: it must return their results stacked along dim 0");
+  if (cpp_scalar && results.dim() != 1)
+    throw Error(std::string("vmap: the batched function '") + function +
+                "' stands for a function returning a number, so it must return a 1-d tensor "
+                "of the examples' numbers, not one of shape " + shape_string(results.sizes().vec()));
+  std::vector<int64_t> sizes = full;
+  for (int64_t d = 1; d < results.dim(); ++d) sizes.push_back(results.size(d));
+  Tensor physical = results.reshape(sizes);
+  if (cpp_scalar) physical = physical.to(*cpp_scalar);
+  return Value(physical, static_cast<int64_t>(full.size()), cpp_scalar.has_value());
+}
+
 // --- aliasing ------------------------------------------------------------------------------
 
 namespace {

@@ -24,6 +24,8 @@ void run(const Tensor& x, Tensor& a, Tensor& b) {
     a[i] = bf.shift(x[i].sum().item<float>());
 #pragma vmap
 // CHECK: {{.*}}class_template_clones_differ_across_loops.cpp:[[@LINE-1]]:1: error: this loop and the loop at line 22 call 'shift' of two specializations of a class template that need different batched code, but the template has one body
+// CHECK: {{.*}}class_template_clones_differ_across_loops.cpp:24:12: note: 'shift' called here
+// CHECK: {{.*}}class_template_clones_differ_across_loops.cpp:[[@LINE+3]]:12: note: 'shift' called here
 // CHECK: note: make the code of 'shift' the same for every template argument (cast to one type), or call it from one of the loops only
   for (int64_t i = 0; i < x.size(0); ++i)
     b[i] = bd.shift(x[i].sum().item<float>());
