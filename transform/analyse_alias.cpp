@@ -361,7 +361,8 @@ bool Analyser::checkAliasing() {
   for (const auto &[Call, Where] : Calls) {
     // A tensor the same for every example that a function whose body the
     // tool cannot read returns (`params.at("w")`, `std::get<0>(pair)`) may
-    // be any tensor. A container's elements are checked whole instead.
+    // be any tensor. A container's elements are checked whole instead, and
+    // `std::move(t)` is t, which the loop reads itself.
     const FunctionDecl *Callee = Call->getDirectCallee();
     const FunctionDecl *Definition = nullptr;
     QualType Returned = Call->getType().getNonReferenceType();
@@ -376,7 +377,11 @@ bool Analyser::checkAliasing() {
          SM.isInSystemHeader(Definition->getLocation())) &&
         (isTensorType(Returned) || holdsTensors(Returned) ||
          isTensorTupleType(Returned) || pointsToTensors(Returned)) &&
-        !levels(Call) && !(Object && holdsTensors(Object->getType()))) {
+        !levels(Call) &&
+        !(Object && holdsTensors(Object->getType()) && declOf(Object)) &&
+        !(Callee->isInStdNamespace() &&
+          llvm::is_contained({"move", "forward", "as_const"},
+                             calleeName(Call)))) {
       Ok &= refuseAt(diag::refuse_tensor_not_checkable, Call->getSourceRange(),
                      diag::note_tensor_not_checkable,
                      {"'" + text(Call) + "'"});
