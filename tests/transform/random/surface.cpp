@@ -472,26 +472,40 @@ class Case {
   // in conditions, same-file helpers taking and returning scalars, float64, size_t and
   // unsigned arithmetic (wrapping), reductions written as assignments, and plain inner loops
   // that read and write single elements. Integers stay small (no signed overflow) and every
-  // index is reduced into [0, width); unsigned values wrap, which C++ defines.
-  std::string kernel_block() {
-    use("kernel_block");
+  // index is reduced into [0, width); unsigned values wrap, which C++ defines. Unbraced, its
+  // statements are the loop body's own (a braced block keeps a body from being one kernel).
+  std::string kernel_block(bool braced) {
+    use(braced ? "kernel_block_braced" : "kernel_block");
     const std::string w = std::to_string(width);
     // j's index form: in [0, width) whatever j became.
     const std::string jj = "((j % " + w + " + " + w + ") % " + w + ")";
-    std::string text = "    {\n      int64_t j = idx[i][" + column() +
+    std::string text = "      int64_t j = idx[i][" + column() +
                        "].item<int64_t>();\n      int64_t c = n[i][" + column() +
                        "].item<int64_t>();\n      " + scalar_ + " f = " +
                        item("x[i][" + column() + "]") + ";\n      double a = d[i][" + column() +
-                       "].item<double>();\n      size_t u = static_cast<size_t>(c + 2);\n"
-                       "      unsigned v = static_cast<unsigned>(k[i][" + column() +
-                       "].item<int>());\n";
+                       "].item<double>();\n";
+    // Unsigned scalars in half the blocks: today they keep a body from being a kernel.
+    unsigned_ = chance(50);
+    if (unsigned_)
+      text += "      size_t u = static_cast<size_t>(c + 2);\n      unsigned v = "
+              "static_cast<unsigned>(k[i][" + column() + "].item<int>());\n";
+    const std::string unsigned_terms =
+        unsigned_ ? " + static_cast<double>(u % 1000u) + static_cast<double>(v % 1000u)" : "";
     const int statements = pick(3, 7);
     for (int s = 0; s < statements; ++s) text += kernel_statement(jj);
-    text += "      out[i][" + column() + "] = f;\n      od[i][" + column() +
-            "] = a;\n      counts[i] = c * 10 + " + jj + ";\n      longs[i][" + column() +
-            "] = static_cast<int64_t>(u % 1000u) * 1000 + static_cast<int64_t>(v % 1000u);\n"
-            "    }\n";
-    return text;
+    // One store ends a region a scalar kernel takes today; several, one kernel with several
+    // stores (or a region each).
+    if (chance(40))
+      text += "      od[i][" + column() + "] = f + a * 0.5 + static_cast<double>(c * 10 + " + jj +
+              ")" + unsigned_terms + ";\n";
+    else
+      text += "      out[i][" + column() + "] = f;\n      od[i][" + column() +
+              "] = a;\n      counts[i] = c * 10 + " + jj + ";\n" +
+              (unsigned_ ? "      longs[i][" + column() +
+                               "] = static_cast<int64_t>(u % 1000u) * 1000 + "
+                               "static_cast<int64_t>(v % 1000u);\n"
+                         : std::string());
+    return braced ? "    {\n" + text + "    }\n" : text;
   }
 
   std::string kernel_statement(const std::string& jj) {
@@ -544,12 +558,14 @@ class Case {
         return "      c = " + name + "(c);\n";
       }
       case 5:
+        if (!unsigned_) return kernel_statement(jj);
         use("kernel_size_t");
         return pick(0, 1) ? "      u = u * 3 + static_cast<size_t>(" + jj +
                                 ");\n      u = u - 5;\n      if (u > 7)\n        u = u / 2;\n"
                           : "      a = a + static_cast<double>(u % 17);\n      f = f + " +
                                 item("y[i][u % " + w + "]") + ";\n";
       case 6:
+        if (!unsigned_) return kernel_statement(jj);
         use("kernel_unsigned");
         return pick(0, 1) ? "      v = v * 2654435761u + 7u;\n"
                           : "      v = v / 3u + v % 5u;\n";
@@ -651,7 +667,7 @@ class Case {
     std::mt19937 kernel_draw(kernel_seed);
     if (std::uniform_int_distribution<int>(1, 100)(kernel_draw) <= 35) {
       const int blocks = pick(1, 2);
-      for (int b = 0; b < blocks; ++b) body += kernel_block();
+      for (int b = 0; b < blocks; ++b) body += kernel_block(b > 0);
       if (chance(30)) body += fragment();
     } else {
       const int fragments = pick(2, 5);
@@ -798,6 +814,7 @@ class Case {
   int batch_ = 5;
   bool rebinds_ = false;  // the loop rebinds acc or peak (`acc = acc + e`)
   bool uses_global_ = false;
+  bool unsigned_ = false;  // the kernel block being written declares size_t u, unsigned v
   int helpers_ = 0;
   std::set<std::string> forms_;
   std::set<std::string> claimed_;
