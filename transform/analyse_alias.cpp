@@ -247,6 +247,9 @@ void forEachTensorThroughCall(
       Walk(Child);
   };
   Walk(Definition->getBody());
+  // Seen holds the calls being walked (a recursion ends there); called again
+  // elsewhere, with other arguments, the function reaches other members.
+  Seen.erase(Definition);
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 // Tensors a loop reaches other than by name (issue 31): a member of an object passed to a
-// same-file function (by reference, by address, or a global pointer's), a global array of
-// tensors, a std::vector of tensors read with .at() or passed to a helper, and a tensor read
-// through a pointer. Each is checked against the output before the loop; main() binds the
+// same-file function (by reference, by address, or a global pointer's; one helper called
+// with two objects reaches a member of each), a global array of tensors, a std::vector of
+// tensors read with .at() or passed to a helper, and a tensor read through a pointer. Each is checked against the output before the loop; main() binds the
 // output to the very tensor the loop multiplies by, so that a batched run reads rows the loop
 // as written has already overwritten: the loop must run as written there.
 #include <vmap/vmap.hpp>
@@ -22,6 +22,21 @@ void through_a_parameter(const Holder& holder, const Tensor& x, Tensor& out) {
 }
 // CHECK-LABEL: void through_a_parameter(
 // CHECK: ::vmap::batched::any_overlap(out, holder.buf)) {
+
+// One helper called with two objects reaches a member of each.
+Tensor both(const Holder& first, const Holder& second, const Tensor& v) {
+  return times(first, v) + times(second, v);
+}
+
+void through_two_objects(const Holder& first, const Holder& second, const Tensor& x,
+                         Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = both(first, second, x[i]);
+}
+// CHECK-LABEL: void through_two_objects(
+// CHECK: ::vmap::batched::any_overlap(out, first.buf) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(out, second.buf)) {
 
 Tensor times_pointed(const Holder* holder, const Tensor& v) { return matmul(holder->buf, v); }
 
@@ -89,6 +104,9 @@ int main() {
   Holder holder{square.clone()};
   through_a_parameter(holder, square, holder.buf);  // writes the rows it multiplies by
   std::cout << holder.buf << "\n";
+  Holder first{square * 0.5}, second{square.clone()};
+  through_two_objects(first, second, square, second.buf);  // the second object's rows
+  std::cout << second.buf << "\n";
   Holder pointed{square.clone()};
   through_an_address(pointed, square, pointed.buf);
   std::cout << pointed.buf << "\n";
