@@ -397,14 +397,16 @@ bool Analyser::readsThroughPointer(const Expr *E) {
   if (const auto *Unary = dyn_cast<UnaryOperator>(E);
       Unary && Unary->getOpcode() == UO_Deref)
     Pointer = Unary->getSubExpr();
-  else if (const auto *Member = dyn_cast<MemberExpr>(E); Member && Member->isArrow())
+  else if (const auto *Member = dyn_cast<MemberExpr>(E);
+           Member && Member->isArrow())
     Pointer = Member->getBase();
   else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
     Pointer = Subscript->getBase();
   if (Result.Callee || !Pointer ||
       !pointsToTensors(Pointer->IgnoreParenImpCasts()->getType()))
     return true;
-  const auto *Var = dyn_cast_or_null<VarDecl>(declOf(Pointer));
+  const NamedDecl *Decl = declOf(Pointer);
+  const auto *Var = dyn_cast_or_null<VarDecl>(Decl);
   if (Var && Locals.count(Var))
     return true; // what a local points to, the loop's own reads reach
   std::optional<std::string> Name = nameBeforeLoop(Pointer);
@@ -417,7 +419,7 @@ bool Analyser::readsThroughPointer(const Expr *E) {
         return M.Name == *Name;
       }))
     ReachedMembers.push_back(
-        {*Name, E, Var, holdsTensors(Pointer->getType()->getPointeeType())});
+        {*Name, E, Decl, holdsTensors(Pointer->getType()->getPointeeType())});
   return true;
 }
 

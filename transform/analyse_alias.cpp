@@ -234,7 +234,8 @@ void forEachTensorThroughCall(
     if (Pointer && pointsToTensors(Pointer->IgnoreParenImpCasts()->getType())) {
       std::optional<ObjectName> Name = NameOf(Pointer);
       if (Name && !isa<ArraySubscriptExpr>(S))
-        Visit("(*" + Name->Name + ")", dyn_cast_or_null<ValueDecl>(declOf(Pointer)),
+        Visit("(*" + Name->Name + ")",
+              dyn_cast_or_null<ValueDecl>(declOf(Pointer)),
               holdsTensors(Pointer->IgnoreParenImpCasts()
                                ->getType()
                                ->getPointeeType()));
