@@ -321,6 +321,20 @@ bool holdsTensors(QualType T) {
          isTensorType(Args[0].getAsType());
 }
 
+const NamedDecl *declOf(const Expr *E) {
+  if (const VarDecl *Var = referencedVar(E))
+    return Var;
+  if (const auto *Member = dyn_cast<MemberExpr>(E->IgnoreParenImpCasts()))
+    return Member->getMemberDecl();
+  return nullptr;
+}
+
+bool pointsToTensors(QualType T) {
+  T = T.getNonReferenceType();
+  return T->isPointerType() && (isTensorType(T->getPointeeType()) ||
+                                holdsTensors(T->getPointeeType()));
+}
+
 void Analyser::readsContainer(const Expr *Container) {
   const VarDecl *Var = referencedVar(Container);
   if (Var && holdsTensors(Var->getType()) &&
@@ -370,7 +384,42 @@ bool Analyser::readsMember(const MemberExpr *Member) {
   if (llvm::none_of(ReachedMembers, [&](const ReachedMember &M) {
         return M.Name == *Name;
       }))
-    ReachedMembers.push_back({*Name, Member, holdsTensors(Field->getType())});
+    ReachedMembers.push_back({*Name, Member, Field,
+                              holdsTensors(Field->getType())});
+  return true;
+}
+
+// `*W`, `W->sum()` with `const Tensor *W` declared outside the loop: the
+// tensor it points to is reached as `(*W)`; `W[k]` may be any tensor of an
+// array the loop cannot name (Note [Every tensor the loop reaches]).
+bool Analyser::readsThroughPointer(const Expr *E) {
+  const Expr *Pointer = nullptr;
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+      Unary && Unary->getOpcode() == UO_Deref)
+    Pointer = Unary->getSubExpr();
+  else if (const auto *Member = dyn_cast<MemberExpr>(E);
+           Member && Member->isArrow())
+    Pointer = Member->getBase();
+  else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+    Pointer = Subscript->getBase();
+  if (Result.Callee || !Pointer ||
+      !pointsToTensors(Pointer->IgnoreParenImpCasts()->getType()))
+    return true;
+  const NamedDecl *Decl = declOf(Pointer);
+  const auto *Var = dyn_cast_or_null<VarDecl>(Decl);
+  if (Var && Locals.count(Var))
+    return true; // what a local points to, the loop's own reads reach
+  std::optional<std::string> Name = nameBeforeLoop(Pointer);
+  if (!Name || isa<ArraySubscriptExpr>(E))
+    return refuseAt(diag::refuse_tensor_not_checkable, E->getSourceRange(),
+                    diag::note_tensor_not_checkable,
+                    {"'" + text(E) + "'"});
+  *Name = "(*" + *Name + ")";
+  if (llvm::none_of(ReachedMembers, [&](const ReachedMember &M) {
+        return M.Name == *Name;
+      }))
+    ReachedMembers.push_back(
+        {*Name, E, Decl, holdsTensors(Pointer->getType()->getPointeeType())});
   return true;
 }
 
@@ -624,6 +673,15 @@ bool Analyser::walkExpr(const Expr *E, Scope &Where) {
     if (Operator->getOperator() == OO_Subscript)
       readsContainer(Operator->getArg(0));
   }
+  // A container of tensors named in the loop (`g_arr[0]`, `ws.at(k)`,
+  // `ws.front()`, passed to a helper) may hold an output's storage: it is
+  // checked whole (Note [Every tensor the loop reaches]).
+  if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+    readsContainer(Subscript->getBase());
+  if (isa<DeclRefExpr>(E))
+    readsContainer(E);
+  if (!readsThroughPointer(E))
+    return false;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *Method = Member->getMethodDecl();
     if (Method && isTensorType(Member->getImplicitObjectArgument()->getType()) &&

@@ -114,22 +114,30 @@ std::optional<BlobRegion> blobOf(const VarDecl *Var, const Stmt *Body,
   return Region;
 }
 
-/// How the loop names the object a member function is called on: `this` or a
-/// variable (Pointer: through `->`); empty where it cannot.
+/// How the loop names the object an expression of a callee denotes: `this`,
+/// `layer`, `config.model` (Pointer: the expression is a pointer to it, so a
+/// member is reached through `->`); std::nullopt where it cannot.
 struct ObjectName {
   std::string Name;
   bool Pointer = false;
 };
+using NameInCaller =
+    llvm::function_ref<std::optional<ObjectName>(const Expr *)>;
 
-/// The tensors a function this file defines reaches besides its arguments,
-/// and the functions it calls in turn: globals and static members, by their
-/// qualified names, and members of the object it is called on, through \p
-/// Object (Note [Every tensor the loop reaches]).
+/// What a function this file defines reaches besides its tensor arguments
+/// (which the caller reads itself), and the functions it calls in turn:
+/// globals and static members by their qualified names, members of the object
+/// it is called on and of objects passed to it, each by the name the loop's
+/// function gives it before the loop (\p Caller names the call's own
+/// arguments). A tensor it reaches that the loop cannot name (a static local,
+/// a member of an object it makes itself) goes to \p Unnamed (Note [Every
+/// tensor the loop reaches]).
 void forEachTensorThroughCall(
-    const FunctionDecl *Callee, const ObjectName &Object,
-    const ASTContext &Context,
+    const CallExpr *Call, NameInCaller Caller, const ASTContext &Context,
     llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen,
-    llvm::function_ref<void(std::string, const ValueDecl *, bool)> Visit) {
+    llvm::function_ref<void(std::string, const ValueDecl *, bool)> Visit,
+    llvm::function_ref<void(std::string, bool StaticLocal)> Unnamed) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = nullptr;
   if (!Callee || isInVmapNamespace(Callee) || !Callee->hasBody(Definition) ||
       Context.getSourceManager().isInSystemHeader(Definition->getLocation()) ||
@@ -137,57 +145,112 @@ void forEachTensorThroughCall(
     return;
   PrintingPolicy Policy = Context.getPrintingPolicy();
   Policy.SuppressUnwrittenScope = true;
-  // `this->cfg.scale` in the callee: `layer.cfg.scale` in the loop.
-  std::function<std::optional<std::string>(const Expr *)> NameOf =
-      [&](const Expr *E) -> std::optional<std::string> {
+  // The object a method is called on and the call's arguments, as the caller
+  // names them; an operator method's object is its first argument.
+  std::optional<ObjectName> Object;
+  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
+  if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call))
+    Object = Caller(Method->getImplicitObjectArgument());
+  else if (isa<CXXOperatorCallExpr>(Call) && isa<CXXMethodDecl>(Callee) &&
+           !Args.empty()) {
+    Object = Caller(Args.front());
+    Args = Args.drop_front();
+  }
+  auto Global = [&](const VarDecl *Var) {
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    OS << "::";
+    Var->printQualifiedName(OS, Policy);
+    return Name;
+  };
+  // `this->cfg.scale` in the callee: `layer.cfg.scale` in the loop; `h.buf_`
+  // of a parameter `h`: the argument's member.
+  std::function<std::optional<ObjectName>(const Expr *)> NameOf =
+      [&](const Expr *E) -> std::optional<ObjectName> {
     E = E->IgnoreParenImpCasts();
+    if (isa<CXXThisExpr>(E))
+      return Object;
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+        Unary && (Unary->getOpcode() == UO_AddrOf ||
+                  Unary->getOpcode() == UO_Deref)) {
+      std::optional<ObjectName> Of = NameOf(Unary->getSubExpr());
+      if (!Of)
+        return std::nullopt;
+      bool Address = Unary->getOpcode() == UO_AddrOf;
+      return ObjectName{std::string(Address ? "(&" : "(*") + Of->Name + ")",
+                        Address};
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (const auto *Param = dyn_cast_or_null<ParmVarDecl>(Var);
+          Param && Param->getDeclContext() == Definition &&
+          Param->getFunctionScopeIndex() < Args.size())
+        return Caller(Args[Param->getFunctionScopeIndex()]);
+      if (Var && Var->hasGlobalStorage() && !Var->isStaticLocal())
+        return ObjectName{Global(Var), Var->getType()->isPointerType()};
+      return std::nullopt;
+    }
     const auto *Member = dyn_cast<MemberExpr>(E);
     if (!Member || !isa<FieldDecl>(Member->getMemberDecl()))
       return std::nullopt;
-    const Expr *Base = Member->getBase()->IgnoreParenImpCasts();
-    std::string Field = Member->getMemberDecl()->getNameAsString();
-    if (isa<CXXThisExpr>(Base))
-      return Object.Name.empty()
-                 ? std::nullopt
-                 : std::optional(Object.Name + (Object.Pointer ? "->" : ".") +
-                                 Field);
-    std::optional<std::string> Outer = NameOf(Base);
-    if (!Outer)
+    std::optional<ObjectName> Base = NameOf(Member->getBase());
+    if (!Base)
       return std::nullopt;
-    return *Outer + (Member->isArrow() ? "->" : ".") + Field;
+    return ObjectName{Base->Name + (Member->isArrow() ? "->" : ".") +
+                          Member->getMemberDecl()->getNameAsString(),
+                      Member->getType()->isPointerType()};
   };
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
       return;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-          Var && Var->hasGlobalStorage() && !Var->isStaticLocal() &&
+          Var && Var->hasGlobalStorage() &&
           (isTensorType(Var->getType()) || holdsTensors(Var->getType()))) {
-        std::string Name;
-        llvm::raw_string_ostream OS(Name);
-        OS << "::";
-        Var->printQualifiedName(OS, Policy);
-        Visit(Name, Var, holdsTensors(Var->getType()));
+        if (Var->isStaticLocal())
+          Unnamed(Var->getNameAsString(), true);
+        else
+          Visit(Global(Var), Var, holdsTensors(Var->getType()));
       }
     if (const auto *Member = dyn_cast<MemberExpr>(S)) {
       QualType Type = Member->getMemberDecl()->getType();
-      if (isTensorType(Type) || holdsTensors(Type))
-        if (std::optional<std::string> Name = NameOf(Member))
-          Visit(*Name, Member->getMemberDecl(), holdsTensors(Type));
+      if (isTensorType(Type) || holdsTensors(Type)) {
+        if (std::optional<ObjectName> Name = NameOf(Member))
+          Visit(Name->Name, Member->getMemberDecl(), holdsTensors(Type));
+        else
+          Unnamed(sourceText(Context, Member->getSourceRange()).str(), false);
+      }
     }
-    if (const auto *Call = dyn_cast<CallExpr>(S)) {
-      ObjectName Inner;
-      if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call);
-          Method && isa<CXXThisExpr>(
-                        Method->getImplicitObjectArgument()->IgnoreParenImpCasts()))
-        Inner = Object;
-      forEachTensorThroughCall(Call->getDirectCallee(), Inner, Context, Seen,
-                               Visit);
+    // `*p`, `p->sum()` of a pointer to tensors: `(*p)` as the loop names p.
+    const Expr *Pointer = nullptr;
+    if (const auto *Unary = dyn_cast<UnaryOperator>(S);
+        Unary && Unary->getOpcode() == UO_Deref)
+      Pointer = Unary->getSubExpr();
+    else if (const auto *Member = dyn_cast<MemberExpr>(S);
+             Member && Member->isArrow())
+      Pointer = Member->getBase();
+    else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(S))
+      Pointer = Subscript->getBase();
+    if (Pointer && pointsToTensors(Pointer->IgnoreParenImpCasts()->getType())) {
+      std::optional<ObjectName> Name = NameOf(Pointer);
+      if (Name && !isa<ArraySubscriptExpr>(S))
+        Visit("(*" + Name->Name + ")",
+              dyn_cast_or_null<ValueDecl>(declOf(Pointer)),
+              holdsTensors(Pointer->IgnoreParenImpCasts()
+                               ->getType()
+                               ->getPointeeType()));
+      else
+        Unnamed(sourceText(Context, S->getSourceRange()).str(), false);
     }
+    if (const auto *Inner = dyn_cast<CallExpr>(S))
+      forEachTensorThroughCall(Inner, NameOf, Context, Seen, Visit, Unnamed);
     for (const Stmt *Child : S->children())
       Walk(Child);
   };
   Walk(Definition->getBody());
+  // Seen holds the calls being walked (a recursion ends there); called again
+  // elsewhere, with other arguments, the function reaches other members.
+  Seen.erase(Definition);
 }
 
 } // namespace
@@ -276,21 +339,75 @@ bool Analyser::checkAliasing() {
       Add(R);
     }
   for (const ReachedMember &M : ReachedMembers)
-    Add({M.Name, nullptr, M.Site->getMemberDecl(), M.Site, false, M.Container});
+    Add({M.Name, nullptr, M.Decl, M.Site, false, M.Container});
   // What this file's functions called in the loop reach besides their
   // arguments (which the loop's own reads and writes already are).
-  for (const auto &[Call, Where] : Calls) {
-    llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
-    ObjectName Object;
-    if (const auto *Method = dyn_cast<CXXMemberCallExpr>(Call)) {
-      const Expr *Of = Method->getImplicitObjectArgument();
-      if (std::optional<std::string> Name = nameBeforeLoop(Of))
-        Object = {*Name, Of->getType()->isPointerType()};
+  bool Ok = true;
+  std::function<std::optional<ObjectName>(const Expr *)> NameInLoop =
+      [&](const Expr *E) -> std::optional<ObjectName> {
+    E = E->IgnoreParenImpCasts();
+    // `f(&layer)`: the callee's `p->W_` is `(&layer)->W_`.
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+        Unary && (Unary->getOpcode() == UO_AddrOf ||
+                  Unary->getOpcode() == UO_Deref)) {
+      std::optional<ObjectName> Of = NameInLoop(Unary->getSubExpr());
+      if (!Of)
+        return std::nullopt;
+      bool Address = Unary->getOpcode() == UO_AddrOf;
+      return ObjectName{std::string(Address ? "(&" : "(*") + Of->Name + ")",
+                        Address};
     }
+    if (std::optional<std::string> Name = nameBeforeLoop(E))
+      return ObjectName{*Name, E->getType()->isPointerType()};
+    return std::nullopt;
+  };
+  const SourceManager &SM = Context.getSourceManager();
+  for (const auto &[Call, Where] : Calls) {
+    // A tensor the same for every example that a function whose body the
+    // tool cannot read returns (`params.at("w")`, `std::get<0>(pair)`) may
+    // be any tensor. A container's elements are checked whole instead, and
+    // `std::move(t)` is t, which the loop reads itself.
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Definition = nullptr;
+    QualType Returned = Call->getType().getNonReferenceType();
+    const auto *Method = dyn_cast<CXXMemberCallExpr>(Call);
+    const auto *Operator = dyn_cast<CXXOperatorCallExpr>(Call);
+    const Expr *Object = Method     ? Method->getImplicitObjectArgument()
+                         : Operator && Operator->getNumArgs() > 0
+                             ? Operator->getArg(0)
+                             : nullptr;
+    if (Callee && !isInVmapNamespace(Callee) &&
+        (!Callee->hasBody(Definition) ||
+         SM.isInSystemHeader(Definition->getLocation())) &&
+        (isTensorType(Returned) || holdsTensors(Returned) ||
+         isTensorTupleType(Returned) || pointsToTensors(Returned)) &&
+        !levels(Call) &&
+        !(Object && holdsTensors(Object->getType()) && declOf(Object)) &&
+        !(Callee->isInStdNamespace() &&
+          llvm::is_contained({"move", "forward", "as_const"},
+                             calleeName(Call)))) {
+      Ok &= refuseAt(diag::refuse_tensor_not_checkable, Call->getSourceRange(),
+                     diag::note_tensor_not_checkable,
+                     {"'" + text(Call) + "'"});
+      continue;
+    }
+    llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
     forEachTensorThroughCall(
-        Call->getDirectCallee(), Object, Context, Seen,
+        Call, NameInLoop,
+        Context, Seen,
         [&](std::string Name, const ValueDecl *Decl, bool Container) {
           Add({std::move(Name), nullptr, Decl, Call, false, Container});
+        },
+        [&](std::string What, bool StaticLocal) {
+          Ok &= refuseAt(diag::refuse_callee_tensor_not_checkable,
+                         Call->getSourceRange(),
+                         diag::note_callee_tensor_not_checkable,
+                         {"'" + Call->getDirectCallee()->getNameAsString() +
+                              "'",
+                          "'" + What + "'",
+                          StaticLocal ? "a static local variable"
+                                      : "a member of an object it does not "
+                                        "receive from the loop's function"});
         });
   }
 
@@ -377,7 +494,6 @@ bool Analyser::checkAliasing() {
     return std::pair(Proof::Unknown, RootA.Base);
   };
 
-  bool Ok = true;
   for (std::size_t I = 0; I < All.size(); ++I) {
     const Reached &Written = All[I];
     if (!Written.Written)

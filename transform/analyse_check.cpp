@@ -644,7 +644,13 @@ bool Analyser::checkContexts() {
 /// updated in place) may share elements with any tensor the loop reaches that
 /// is not the body's own: a parameter, a global or static, a capture, a data
 /// member, a variable of the function declared before the loop, a container of
-/// tensors, and views, references and handle copies of these. The set comes
+/// tensors (a C array, a std::vector, however it is read), a tensor read
+/// through a pointer, and views, references and handle copies of these; and
+/// what this file's functions called in the loop reach: globals, members of
+/// the object they run on and of objects passed to them, named as the loop's
+/// function names them. What the guard cannot name before the loop (a
+/// callee's static local or local object's member, a pointer's element, a
+/// tensor a library call returns) is refused at the line. The set comes
 /// from the walk's record of what the loop reads and writes (Reads, Writes,
 /// ReductionSites, TensorContainers, ReachedMembers), so a form the walk
 /// records is checked without being listed here. Each pair is either proven

@@ -84,6 +84,10 @@ struct ReductionSite {
 bool isAllowedExpr(const clang::Expr *E);
 /// std::vector, std::array, std::deque or std::span of Tensor, or a C array.
 bool holdsTensors(clang::QualType T);
+/// The variable or data member \p E names, if any.
+const clang::NamedDecl *declOf(const clang::Expr *E);
+/// A pointer to a Tensor or to a container of them.
+bool pointsToTensors(clang::QualType T);
 bool isViewMember(llvm::StringRef Name);
 bool isInPlaceMember(llvm::StringRef Name);
 /// A reference bound to an lvalue, not to a temporary (Note [Aliases in the
@@ -212,15 +216,18 @@ public:
   /// of a range-based `for`): checked for overlap with the outputs.
   llvm::SmallVector<const clang::VarDecl *, 2> TensorContainers;
   void readsContainer(const clang::Expr *Container);
-  /// A Tensor (or container of them) data member the loop reads, by the
-  /// name the overlap guard gives it (Note [Every tensor the loop reaches]).
+  /// A Tensor (or container of them) data member the loop reads, or one it
+  /// reads through a pointer, by the name the overlap guard gives it (Note
+  /// [Every tensor the loop reaches]).
   struct ReachedMember {
-    std::string Name; ///< `this->W_`, `layer.bias`
-    const clang::MemberExpr *Site;
+    std::string Name; ///< `this->W_`, `layer.bias`, `(*W)`
+    const clang::Expr *Site;
+    const clang::NamedDecl *Decl; ///< the member or the pointer
     bool Container;
   };
   std::vector<ReachedMember> ReachedMembers;
   bool readsMember(const clang::MemberExpr *Member);
+  bool readsThroughPointer(const clang::Expr *E);
   /// How code just before the loop names what \p E names in it: `this`, a
   /// variable declared outside the loop, members of these; else nothing.
   std::optional<std::string> nameBeforeLoop(const clang::Expr *E) const;

@@ -14,8 +14,10 @@
 // partial ranges and nested vmaps with constant sub-index stores, aliasing through references,
 // handle copies and views, the five dtypes and 0-d promotion, size_t and unsigned scalars,
 // std::fmax/std::max, `.item()` scalars and data-dependent indices, plain inner loops,
-// reductions written as `s = s + e`, members, globals, lambda captures. The caller may bind arguments
-// so that they alias (a handle copy of an accumulator, two outputs of one buffer, an
+// reductions written as `s = s + e`, members, globals, lambda captures. About a third of the
+// cases (drawn from a stream of their own) are instead 1-2 blocks of C++ scalars alone
+// (kernel_block: the bodies compiled scalar kernels take), sometimes followed by one fragment.
+// The caller may bind arguments so that they alias (a handle copy of an accumulator, two outputs of one buffer, an
 // accumulator that is a row of an input, an expanded output, an output that is a member or a
 // global the loop reads).
 //
@@ -62,6 +64,7 @@ class Case {
  public:
   Case(uint32_t seed, int id, bool avoid_known)
       : random_(engine(seed, id)),
+        seed_(seed),
         id_(id),
         avoid_known_(avoid_known) {
     generate();
@@ -464,6 +467,137 @@ class Case {
     return "#if defined(__clang__)\n    out[i] += 1.0;\n#else\n    out[i] += 2.0;\n#endif\n";
   }
 
+  // A block of C++ scalars alone, the body a compiled scalar kernel should take (issue 26):
+  // `.item<T>()` reads at computed indices, per-example if/while/switch over integers, `q++`
+  // in conditions, same-file helpers taking and returning scalars, float64, size_t and
+  // unsigned arithmetic (wrapping), reductions written as assignments, and plain inner loops
+  // that read and write single elements. Integers stay small (no signed overflow) and every
+  // index is reduced into [0, width); unsigned values wrap, which C++ defines. Unbraced, its
+  // statements are the loop body's own (a braced block keeps a body from being one kernel).
+  std::string kernel_block(bool braced) {
+    use(braced ? "kernel_block_braced" : "kernel_block");
+    const std::string w = std::to_string(width);
+    // j's index form: in [0, width) whatever j became.
+    const std::string jj = "((j % " + w + " + " + w + ") % " + w + ")";
+    std::string text = "      int64_t j = idx[i][" + column() +
+                       "].item<int64_t>();\n      int64_t c = n[i][" + column() +
+                       "].item<int64_t>();\n      " + scalar_ + " f = " +
+                       item("x[i][" + column() + "]") + ";\n      double a = d[i][" + column() +
+                       "].item<double>();\n";
+    // Unsigned scalars in half the blocks: today they keep a body from being a kernel.
+    unsigned_ = chance(50);
+    if (unsigned_)
+      text += "      size_t u = static_cast<size_t>(c + 2);\n      unsigned v = "
+              "static_cast<unsigned>(k[i][" + column() + "].item<int>());\n";
+    const std::string unsigned_terms =
+        unsigned_ ? " + static_cast<double>(u % 1000u) + static_cast<double>(v % 1000u)" : "";
+    const int statements = pick(3, 7);
+    for (int s = 0; s < statements; ++s) text += kernel_statement(jj);
+    // One store ends a region a scalar kernel takes today; several, one kernel with several
+    // stores (or a region each).
+    if (chance(40))
+      text += "      od[i][" + column() + "] = f + a * 0.5 + static_cast<double>(c * 10 + " + jj +
+              ")" + unsigned_terms + ";\n";
+    else
+      text += "      out[i][" + column() + "] = f;\n      od[i][" + column() +
+              "] = a;\n      counts[i] = c * 10 + " + jj + ";\n" +
+              (unsigned_ ? "      longs[i][" + column() +
+                               "] = static_cast<int64_t>(u % 1000u) * 1000 + "
+                               "static_cast<int64_t>(v % 1000u);\n"
+                         : std::string());
+    return braced ? "    {\n" + text + "    }\n" : text;
+  }
+
+  std::string kernel_statement(const std::string& jj) {
+    const std::string w = std::to_string(width);
+    const std::string q0 = std::to_string(pick(0, width - 1));
+    switch (pick(0, 11)) {
+      case 0:
+        use("kernel_computed_index");
+        return "      f = f + " + item("x[i][(" + jj + " + " + q0 + ") % " + w + "]") +
+               " * 0.5f;\n      a = a * 0.5 + d[i][(" + jj + " * 3 + " + q0 + ") % " + w +
+               "].item<double>();\n";
+      case 1:
+        use("kernel_if_else");
+        return "      if (c > " + std::to_string(pick(-1, 4)) + ") {\n        f = f * 2;\n"
+               "        ++j;\n      } else if (j == " + q0 + ") {\n        a -= 1.0;\n"
+               "      } else {\n        c = c - 1;\n      }\n";
+      case 2:
+        use("kernel_increment_condition");
+        switch (pick(0, 2)) {
+          case 0:
+            return "      {\n        int64_t q = 0;\n        while (q++ < c)\n          f = f + " +
+                   item("y[i][q % " + w + "]") + ";\n      }\n";
+          case 1:
+            return "      while (c-- > 0)\n        a = a + 0.25;\n";
+          default:
+            return "      {\n        int64_t q = " + q0 + ";\n        do {\n          j += 1;\n"
+                   "        } while (++q < c && q < 9);\n      }\n";
+        }
+      case 3:
+        use("kernel_switch");
+        return "      switch (c) {\n      case 0:\n        f = -f;\n        break;\n"
+               "      case 1:\n      case 2:\n        a = a * 2.0;\n        break;\n"
+               "      case 3:\n        j = j + 1;\n        [[fallthrough]];\n      default:\n"
+               "        c += 1;\n      }\n";
+      case 4: {
+        use("kernel_scalar_helper");
+        const std::string name = "khelper" + std::to_string(helpers_++) + suffix();
+        if (pick(0, 1)) {
+          helpers_text_ += "static double " + name +
+                           "(double value, int64_t steps) {\n  if (steps < 0)\n"
+                           "    return value * 0.5;\n  double r = value;\n"
+                           "  for (int64_t q = 0; q < steps % 4; ++q)\n"
+                           "    r = r * 0.75 + 0.25;\n  return r;\n}\n\n";
+          return "      a = " + name + "(a, c);\n";
+        }
+        helpers_text_ += "static int64_t " + name +
+                         "(int64_t value) {\n  switch (value % 3) {\n  case 0:\n"
+                         "    return value / 2;\n  case 1:\n    return value + 1;\n"
+                         "  default:\n    return -value;\n  }\n}\n\n";
+        return "      c = " + name + "(c);\n";
+      }
+      case 5:
+        if (!unsigned_) return kernel_statement(jj);
+        use("kernel_size_t");
+        return pick(0, 1) ? "      u = u * 3 + static_cast<size_t>(" + jj +
+                                ");\n      u = u - 5;\n      if (u > 7)\n        u = u / 2;\n"
+                          : "      a = a + static_cast<double>(u % 17);\n      f = f + " +
+                                item("y[i][u % " + w + "]") + ";\n";
+      case 6:
+        if (!unsigned_) return kernel_statement(jj);
+        use("kernel_unsigned");
+        return pick(0, 1) ? "      v = v * 2654435761u + 7u;\n"
+                          : "      v = v / 3u + v % 5u;\n";
+      case 7:
+        use("kernel_reductions_as_assignments");
+        return "      {\n        " + scalar_ + " s = 0;\n        " + scalar_ + " m = " +
+               item("x[i][0]") + ";\n        double e = a;\n        for (int q = 0; q < " + w +
+               "; ++q) {\n          s = s + " + item("x[i][q]") + " * " + item("y[i][q]") +
+               ";\n          m = std::" + one_of({"max", "min"}) + "(m, " + item("y[i][q]") +
+               ");\n          e = std::max(e, d[i][q].item<double>());\n        }\n"
+               "        f = f + s + m;\n        a = e;\n      }\n";
+      case 8:
+        use("kernel_element_stores");
+        return pick(0, 1) ? "      for (int q = 0; q < " + w + "; ++q)\n        out2[i][q] = x[i][(q + " +
+                                jj + ") % " + w + "];\n"
+                          : "      for (int q = 0; q < " + w + "; ++q)\n        ints[i][q] = k[i][(q * 2 + " +
+                                jj + ") % " + w + "].item<int>() + q;\n";
+      case 9:
+        use("kernel_increment_in_and");
+        return "      {\n        int64_t q = 0;\n        while (q < " + w +
+               " && n[i][q].item<int64_t>() > 0 && q++ < 4)\n          c += 1;\n      }\n";
+      case 10:
+        use("kernel_float64_inner_loop");
+        return "      for (int q = 0; q < " + w + "; ++q) {\n        if (n[i][q].item<int64_t>() % 2 == 0)\n"
+               "          continue;\n        a = a + d[i][q].item<double>() * q;\n      }\n";
+      default:
+        use("kernel_mixed_types");
+        return "      a = a + f * 0.5 + static_cast<double>(c) / 4.0;\n      f = static_cast<" +
+               scalar_ + ">(a * 0.25);\n";
+    }
+  }
+
   std::string fragment() {
     if (context_ == Context::member && chance(35)) return members();
     if (context_ == Context::function_template && chance(20) && use("template_item"))
@@ -527,8 +661,18 @@ class Case {
     batch_ = batches[static_cast<size_t>(pick(0, static_cast<int>(batches.size()) - 1))];
 
     std::string body = loop_header();
-    const int fragments = pick(2, 5);
-    for (int f = 0; f < fragments; ++f) body += fragment();
+    // A case of scalar blocks (compiled kernels), drawn from a stream of its own so that the
+    // other cases keep the text they had before these forms.
+    std::seed_seq kernel_seed{seed_, static_cast<uint32_t>(id_), 26u};
+    std::mt19937 kernel_draw(kernel_seed);
+    if (std::uniform_int_distribution<int>(1, 100)(kernel_draw) <= 35) {
+      const int blocks = pick(1, 2);
+      for (int b = 0; b < blocks; ++b) body += kernel_block(b > 0);
+      if (chance(30)) body += fragment();
+    } else {
+      const int fragments = pick(2, 5);
+      for (int f = 0; f < fragments; ++f) body += fragment();
+    }
     body += "  }\n";
 
     const std::string name = "case" + std::to_string(id_);
@@ -662,6 +806,7 @@ class Case {
   }
 
   std::mt19937 random_;
+  uint32_t seed_;
   int id_;
   bool avoid_known_;
   Context context_ = Context::function;
@@ -669,6 +814,7 @@ class Case {
   int batch_ = 5;
   bool rebinds_ = false;  // the loop rebinds acc or peak (`acc = acc + e`)
   bool uses_global_ = false;
+  bool unsigned_ = false;  // the kernel block being written declares size_t u, unsigned v
   int helpers_ = 0;
   std::set<std::string> forms_;
   std::set<std::string> claimed_;

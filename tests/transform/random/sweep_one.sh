@@ -48,14 +48,25 @@ check_program() {
   # the program as written (else a reducer finds undefined behaviour instead of the defect).
   local optimise= warnings=-w
   [[ -n ${VMAP_SWEEP_REDUCING:-} ]] && optimise=-O1 warnings="-Werror=uninitialized -Werror=maybe-uninitialized -Wno-unknown-pragmas"
-  if ! (cd "$build" && timeout -k 10 "$limit" $cxx $VMAP_SWEEP_FLAGS $optimise $warnings \
-          "$program" -o "$dir/as_written" $VMAP_SWEEP_LIBS) > "$dir/build.txt" 2>&1; then
+  # A build over the limit (a loaded machine) is no verdict on the program: BUILD_TIMEOUT.
+  (cd "$build" && timeout -k 10 "$limit" $cxx $VMAP_SWEEP_FLAGS $optimise $warnings \
+     "$program" -o "$dir/as_written" $VMAP_SWEEP_LIBS) > "$dir/build.txt" 2>&1
+  status=$?
+  if [[ $status == 124 || $status == 137 ]]; then
+    outcome=BUILD_TIMEOUT detail="building it as written ran over ${limit}s"
+    return
+  elif [[ $status != 0 ]]; then
     outcome=GENERATOR_INVALID detail="as written does not build: $(grep -m1 error "$dir/build.txt")"
     return
   fi
-  if ! (cd "$build" && timeout -k 10 "$limit" $cxx $VMAP_SWEEP_FLAGS $optimise -w \
-          -iquote "$root/tests/transform" "$dir/rewritten.cpp" -o "$dir/rewritten" \
-          $VMAP_SWEEP_LIBS) > "$dir/build.txt" 2>&1; then
+  (cd "$build" && timeout -k 10 "$limit" $cxx $VMAP_SWEEP_FLAGS $optimise -w \
+     -iquote "$root/tests/transform" "$dir/rewritten.cpp" -o "$dir/rewritten" \
+     $VMAP_SWEEP_LIBS) > "$dir/build.txt" 2>&1
+  status=$?
+  if [[ $status == 124 || $status == 137 ]]; then
+    outcome=BUILD_TIMEOUT detail="building the rewrite ran over ${limit}s"
+    return
+  elif [[ $status != 0 ]]; then
     outcome=REWRITE_DOES_NOT_BUILD detail=$(grep -m1 error "$dir/build.txt")
     # The rewrite's #line directives name the program's line: the case around it fails.
     local line
