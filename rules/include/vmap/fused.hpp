@@ -43,7 +43,8 @@
 // the order of a sum's additions (and floating contraction the compiler may apply).
 //
 // Note [Fused kernels on a device]
-// Where the chain's text is the same C++ on a device (no macro: fuse.cpp), the tool also emits
+// Where the chain's text is the same C++ on a device (transform/fuse_detail.h's portableText:
+// no macro, no call of the user's functions, no name of the user's file), the tool also emits
 // it (vb::DeviceCode, the first argument). With its operands on a device, a store, a sum, a
 // mean or a norm of the kernel is then one launch (rules/src/fused_device.cpp): a device
 // program made of the element types themselves (fused_element.hpp and the runtime's scalar
