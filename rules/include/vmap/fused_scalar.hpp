@@ -64,7 +64,8 @@
 //
 // Note [Scalar kernels on a device]
 // Where the region's text means the same on a device (transform/fuse_detail.h's portableText:
-// no macro, no call of the user's functions, no name of the user's file), the tool also emits the lambda's text for the device (vb::DeviceCode, the first argument). When an
+// no macro, no call of the user's functions, no name of the user's file), the tool also
+// emits the lambda's text for the device (vb::DeviceCode, the first argument). When an
 // operand lives on a device, vb::fused_scalar then runs the kernel there as one launch, one
 // thread per example, no host synchronisation (Note [Compiled kernels on the device] in
 // runtime/cuda/backend.hpp): the program is kernel_device.hpp (how a thread finds its
