@@ -54,7 +54,7 @@ void linear_algebra(peer::Generator& generator) {
   show("linear/3d", [&] { return linear(batch, weight, bias); });
 }
 
-void indexing(peer::Generator& generator) {
+void index_ops(peer::Generator& generator) {
   const Tensor input = peer::random(generator, {4, 6});
   const Tensor rows = peer::index(generator, {4, 3}, 6);
   const Tensor columns = peer::index(generator, {2, 6}, 4);
@@ -112,6 +112,6 @@ void shapes(peer::Generator& generator) {
 int main() {
   peer::Generator generator(4);
   linear_algebra(generator);
-  indexing(generator);
+  index_ops(generator);
   shapes(generator);
 }
