@@ -48,9 +48,8 @@ done
 echo "device: $device, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, $(nproc --all) cores, $(date -u +%F)," \
   "load average (1, 5, 15 min) $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo
-# CSV columns: name,iterations,real_time,cpu_time,time_unit,bytes_per_second,
-# items_per_second,label,error_occurred,error_message,examples_run,examples_total
-awk -F, '
+# Both tables print times and ratios alike.
+formats='
   function human(s) {
     if (s == "") return "-"
     if (s >= 1) return sprintf("%.2f s", s)
@@ -60,7 +59,10 @@ awk -F, '
   function ratio(a, b) {
     if (a == "" || b == "") return "-"
     return a / b >= 10 ? sprintf("%.0fx", a / b) : sprintf("%.2fx", a / b)
-  }
+  }'
+# CSV columns: name,iterations,real_time,cpu_time,time_unit,bytes_per_second,
+# items_per_second,label,error_occurred,error_message,examples_run,examples_total
+awk -F, "$formats"'
   FNR == 1 { next }
   $7 == "" { next }
   {
@@ -113,22 +115,12 @@ echo "Every form of every sample (samples/forms), rewritten; plain C++ and hand-
   "from the same run. A miss: over 1.3x the plain C++ loop (2x for the 2000x2000x64 distance)" \
   "or slower than hand-batched LibTorch."
 echo
-awk -F'\t' -v refused_file="$refused" '
+awk -F'\t' -v refused_file="$refused" "$formats"'
   BEGIN {
     while ((getline line < refused_file) > 0) {
       split(line, field, "\t"); refused[field[1]] = field[2]
     }
     FS = ","
-  }
-  function human(s) {
-    if (s == "") return "-"
-    if (s >= 1) return sprintf("%.2f s", s)
-    if (s >= 1e-3) return sprintf("%.2f ms", s * 1e3)
-    return sprintf("%.1f us", s * 1e6)
-  }
-  function ratio(a, b) {
-    if (a == "" || b == "") return "-"
-    return a / b >= 10 ? sprintf("%.0fx", a / b) : sprintf("%.2fx", a / b)
   }
   # The function of a form ("add_1d/through_a_local (float64)" -> "add_1d/through_a_local"),
   # as the remarks name it.
