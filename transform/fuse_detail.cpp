@@ -372,9 +372,11 @@ bool KernelChoice::diesAtConsumer(ArrayRef<const Stmt *> Region,
         (!Used || Context.getSourceManager().isBeforeInTranslationUnit(
                       Var->getLocation(), Used->getLocation())))
       Used = Var;
+  // A kernel that stores (no Root) ends with its region.
+  const Stmt *Last = Root ? static_cast<const Stmt *>(Root) : Region.back();
   if (Used)
     whyNot("its local '" + Used->getNameAsString() + "' is used after line " +
-           std::to_string(lineOf(Context, Root->getEndLoc())) +
+           std::to_string(lineOf(Context, Last->getEndLoc())) +
            ", and a kernel's locals live only inside it");
   return !Used;
 }

@@ -385,8 +385,8 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
         ++OpByOp;
       }
     }
-    for (const Expr *Root : Roots) {
-      const FusedChain &Chain = Fusion.Chains.find(Root)->second;
+    // A kernel with its lines: its region's, through \p S.
+    auto Kernel = [&](const FusedChain &Chain) {
       std::string First =
           Line(Chain.Region.empty() ? S->getBeginLoc()
                                     : Chain.Region.front()->getBeginLoc());
@@ -397,23 +397,15 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
               {"Lines", First == Last ? "line " + First
                                       : "lines " + First + "-" + Last},
               {"String", ")"}});
-    }
+    };
+    for (const Expr *Root : Roots)
+      Kernel(Fusion.Chains.find(Root)->second);
     // A kernel that stores elements and returns nothing is called at its
     // region's last statement.
     auto Storing = Fusion.StatementKernels.find(S);
     const bool StoringKernel = Storing != Fusion.StatementKernels.end();
-    if (StoringKernel) {
-      const std::vector<const Stmt *> &Region = Storing->second.Region;
-      std::string First =
-          Line(Region.empty() ? S->getBeginLoc() : Region.front()->getBeginLoc());
-      std::string Last = Line(S->getEndLoc());
-      report(llvm::remarks::Type::Passed, "CompiledKernel", S->getBeginLoc(),
-             Function,
-             {{"String", "runs in a compiled kernel ("},
-              {"Lines", First == Last ? "line " + First
-                                      : "lines " + First + "-" + Last},
-              {"String", ")"}});
-    }
+    if (StoringKernel)
+      Kernel(Storing->second);
     // A kernel's statements: what else they run are its operands and its
     // store, computed around it.
     const bool InKernel = !Roots.empty() || Fusion.InRegions.count(S);
