@@ -79,6 +79,9 @@ namespace {
 /// Whether \p T, as written, names only what a device program has.
 bool portableType(QualType T) {
   T = T.getNonReferenceType();
+  // A template's parameter (`T`, a float here): the device program has no T.
+  if (T->getAs<SubstTemplateTypeParmType>())
+    return false;
   if (const auto *Typedef = T->getAs<TypedefType>()) {
     const DeclContext *Context = Typedef->getDecl()->getDeclContext();
     return T.getCanonicalType()->isBuiltinType() &&
@@ -131,15 +134,24 @@ bool portableText(const Stmt *S, const FusedChain &Chain) {
     if (Trait->isArgumentType() && !portableType(Trait->getArgumentType()))
       return false;
   // A declaration's type as written (a tensor local of a fused region prints
-  // as `auto`; one that becomes a parameter, not at all).
+  // as `auto`; one that becomes a parameter, not at all; a scalar kernel's
+  // locals as written).
   if (const auto *Declaration = dyn_cast<DeclStmt>(S))
     for (const Decl *D : Declaration->decls())
       if (const auto *Var = dyn_cast<VarDecl>(D))
         if (const TypeSourceInfo *Info = Var->getTypeSourceInfo())
           if (!isTensorType(Var->getType()) &&
-              !llvm::is_contained(Chain.Locals, Var) &&
+              (Chain.Scalar || !llvm::is_contained(Chain.Locals, Var)) &&
               !portableType(Info->getType()))
             return false;
+  // Template arguments written at a member call (`x.item<T>()`).
+  if (const auto *Member = dyn_cast<MemberExpr>(S))
+    for (const TemplateArgumentLoc &Argument : Member->template_arguments())
+      if (Argument.getArgument().getKind() == TemplateArgument::Type &&
+          !portableType(Argument.getTypeSourceInfo()
+                            ? Argument.getTypeSourceInfo()->getType()
+                            : Argument.getArgument().getAsType()))
+        return false;
   if (const auto *Call = dyn_cast<CallExpr>(S))
     if (const FunctionDecl *Callee = Call->getDirectCallee())
       if (!isa<CXXMethodDecl>(Callee) && !portableFunction(Callee))
