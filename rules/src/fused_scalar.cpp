@@ -160,7 +160,6 @@ void each_element(const Elements& e, const Visit& at) {
   }
 }
 
-// The element at `address` of `dtype` as a Scalar.
 // Calls visit(std::type_identity<T>) with the C++ type of `dtype`'s elements.
 template <class Visit>
 decltype(auto) by_dtype(Dtype dtype, const Visit& visit) {
@@ -174,6 +173,7 @@ decltype(auto) by_dtype(Dtype dtype, const Visit& visit) {
   __builtin_unreachable();
 }
 
+// The element at `address` of `dtype` as a Scalar.
 vmap::detail::Scalar scalar_at(const char* address, Dtype dtype) {
   return by_dtype(dtype, [&]<class T>(std::type_identity<T>) {
     T value;
