@@ -8,6 +8,7 @@
 #include "fused_device_program.hpp"
 
 #include <vmap/detail/parallel.hpp>
+#include <vmap/detail/promotion.hpp>
 
 #include <algorithm>
 #include <functional>
@@ -515,10 +516,16 @@ void accumulate_total(Tensor& acc, Sum total, Reduce op) {
 // double (int64 for integer elements), as accumulate() adds a reduced value.
 template <class T>
 bool accumulate_into(Tensor& acc, Reduce op, const FusedLayout& layout,
-                     const TypedKernel<T>* compiled, const KernelCode& code) {
+                     const TypedKernel<T>* compiled, const KernelCode& code, bool rebinding) {
   if (layout.example_count != 1) return false;
   const TypedKernel<T>* typed = applicable(compiled, layout, code.kernel);
   if (typed == nullptr) return false;
+  if (rebinding) {
+    // `acc = acc + e` (0-d both): a new tensor of their promoted dtype, which the total goes
+    // into; where no example runs, nothing is assigned and acc keeps its handle.
+    if (any_level_empty()) return true;
+    acc = acc.to(vmap::detail::promote_types(acc.dtype(), typed->result)).clone();
+  }
   if (vmap::detail::is_floating(typed->result))
     accumulate_total(acc, sum_all<T, double>(layout, *typed, code.kernel), op);
   else
@@ -683,15 +690,16 @@ std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelC
 }
 
 bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands,
-                      const KernelCode& code) {
+                      const KernelCode& code, bool rebinding) {
   // A compiled accumulator would ignore a live vb::Where.
   if ((op != Reduce::add && op != Reduce::sub) || current_mask() != nullptr || acc.dim() != 0 ||
       acc.device() != kCPU)
     return false;
   const std::optional<FusedLayout> layout = planned(operands, true);
   if (!layout) return false;
-  return layout->dtype == kFloat64 ? accumulate_into(acc, op, *layout, code.f64, code)
-                                   : accumulate_into(acc, op, *layout, code.f32, code);
+  return layout->dtype == kFloat64
+             ? accumulate_into(acc, op, *layout, code.f64, code, rebinding)
+             : accumulate_into(acc, op, *layout, code.f32, code, rebinding);
 }
 
 }  // namespace vmap::batched::detail

@@ -122,6 +122,42 @@ TEST(FusedReduction, ManyShortRunsInOneCall) {
     }
 }
 
+// `total = total + x[i] * y[j]` (vb::accumulate_rebinding of a fused chain) runs as the
+// compiled sum `total += ...` does, and still rebinds as the assignment as written: total is
+// a new tensor of the promoted dtype, its old handle's copies keep 0, and no example running
+// assigns nothing.
+TEST(FusedReduction, AssignedSumRebindsThroughTheCompiledKernel) {
+  Rng rng(31);
+  const Tensor x = test::random_tensor(rng, {37}, kFloat32);
+  const Tensor y = test::random_tensor(rng, {23}, kFloat32);
+  const auto run = [&](Tensor& total, int64_t rows, Path path) {
+    vb::Level level0(0, rows);
+    const vb::Value i = level0.index();
+    vb::Level level1(0, y.size(0));
+    const vb::Value j = level1.index();
+    auto chain = vb::fused([](const auto& a, const auto& b) { return a * b; }, vb::at(x, i),
+                           vb::at(y, j));
+    if (path == Path::compiled)
+      vb::accumulate_rebinding(total, chain, vb::Reduce::sub);
+    else
+      vb::accumulate_rebinding(total, chain.batched(), vb::Reduce::sub);
+  };
+  for (Dtype dtype : {kInt64, kFloat64}) {
+    Tensor compiled = full({}, 2, dtype), batched = full({}, 2, dtype);
+    const Tensor kept = compiled;
+    run(compiled, x.size(0), Path::compiled);
+    run(batched, x.size(0), Path::batched);
+    EXPECT_EQ(compiled.dtype(), dtype == kInt64 ? kFloat32 : kFloat64);
+    expect_close(compiled, batched, 1e-4);
+    EXPECT_EQ(kept.dtype(), dtype);
+    EXPECT_EQ(kept.item<double>(), 2);
+    Tensor none = full({}, 2, dtype);
+    const Tensor before = none;
+    run(none, 0, Path::compiled);
+    EXPECT_TRUE(none.is_same(before));
+  }
+}
+
 TEST(FusedReduction, AgreesWithThePerExampleLoop) {
   Rng rng(22);
   const Tensor x = test::random_tensor(rng, {4, 10}, kFloat32);

@@ -197,13 +197,15 @@ struct KernelCode {
 };
 
 // The compiled kernel's value for a store, its per-example sums (or means; over the
-// innermost example dim alone with `dim`), or acc op= its total (true when done); nullopt /
-// false when it does not apply (the batched ops then run the chain): Note [Compiled fusion].
+// innermost example dim alone with `dim`), or acc op= its total (true when done; with
+// `rebinding`, `acc = acc op total`: acc becomes a new tensor of the promoted dtype, as the
+// assignment as written makes, and its handle copies keep the old one); nullopt / false when
+// it does not apply (the batched ops then run the chain): Note [Compiled fusion].
 std::optional<Value> fused_store(const std::vector<Value>& operands, const KernelCode& code);
 std::optional<Value> fused_sum(const std::vector<Value>& operands, const KernelCode& code,
                                bool mean, std::optional<int64_t> dim = std::nullopt);
 bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands,
-                      const KernelCode& code);
+                      const KernelCode& code, bool rebinding);
 
 template <class X>
 inline constexpr bool is_value_operand = std::is_same_v<X, Value>;
@@ -320,10 +322,14 @@ class Fused {
     return batched().norm(p);
   }
 
-  // acc op= the chain, reduced over the levels acc lacks (vb::accumulate).
-  void accumulate_into(Tensor& acc, Reduce op) const {
+  // acc op= the chain, reduced over the levels acc lacks (vb::accumulate), or, `rebinding`,
+  // acc = acc op the chain (vb::accumulate_rebinding).
+  void accumulate_into(Tensor& acc, Reduce op, bool rebinding = false) const {
     const profile::detail::OpScope profiled("fused accumulate");
-    if (!detail::fused_accumulate(acc, op, values(), code<Use::accumulate>()))
+    if (detail::fused_accumulate(acc, op, values(), code<Use::accumulate>(), rebinding)) return;
+    if (rebinding)
+      batched::accumulate_rebinding(acc, batched(), op);
+    else
       batched::accumulate(acc, batched(), op);
   }
 
@@ -709,6 +715,10 @@ void accumulate(Tensor& acc, const Fused<Kernel, Args...>& e, Reduce op) {
 template <class Kernel, class... Args>
 void accumulate(Value& acc, const Fused<Kernel, Args...>& e, Reduce op) {
   accumulate(acc, e.batched(), op);
+}
+template <class Kernel, class... Args>
+void accumulate_rebinding(Tensor& acc, const Fused<Kernel, Args...>& e, Reduce op) {
+  e.accumulate_into(acc, op, /*rebinding=*/true);
 }
 
 }  // namespace vmap::batched
