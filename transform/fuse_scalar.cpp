@@ -60,7 +60,9 @@
 //   - at least one operand is per example, the stored value has a type the
 //     kernel returns (or is such an element, which it returns as it is), and
 //     the destination reads none of the region's locals;
-//   - the region holds per-example control flow, or reads or stores elements:
+//   - the region holds per-example control flow (a loop of a function it
+//     calls counts: its clone runs the loop under masks), or reads or stores
+//     elements:
 //     batched, an element at an index the region computes, or each trip of a
 //     plain loop over elements, is one op over every example, and the kernel
 //     reads it in place. (An earlier choice kept a plain loop over elements
@@ -77,7 +79,8 @@
 // statement in place of the region, under the same conditions but the store's;
 // it pays where it stores many elements (a plain loop) or at an index it
 // computes (one store of one value per example is one batched op already).
-// The region is the longest such run, else a shorter one, else none: the
+// The region is the longest such run, else a shorter one, else none (the
+// stored value alone, where it calls a looping function), else no kernel: the
 // masked loops stay (two results of one loop, a call of a function that
 // reads more than its parameters). Parameters have the types the
 // code reads them as: the local's declared type, else the operand's C++ type.
@@ -194,6 +197,24 @@ public:
     return llvm::any_of(S->children(), [&](const Stmt *Child) {
       return callsScalarFunction(Child);
     });
+  }
+
+  /// Whether \p S loops, or calls a function the kernel calls as written
+  /// that does (the escape loop of a helper that returns the count from
+  /// inside it): batched, the helper's clone runs that loop under masks, for
+  /// the most trips of any example.
+  bool loopsPerExample(const Stmt *S) {
+    if (!S)
+      return false;
+    if (isa<WhileStmt, DoStmt, ForStmt>(S))
+      return true;
+    if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *F = Call->getDirectCallee();
+          isScalarFunction(F, ScalarDepth) &&
+          loopsPerExample(F->getDefinition()->getBody()))
+        return true;
+    return llvm::any_of(S->children(),
+                        [&](const Stmt *Child) { return loopsPerExample(Child); });
   }
 
   /// Whether \p S holds control flow that differs per example (what the
@@ -522,8 +543,10 @@ public:
     // (stores) the element where it is. A kernel that only stores pays where
     // it stores many elements (a loop) or at indices it computes; one store
     // of a value per example is already one batched op.
-    const bool Control = llvm::any_of(
-        Region, [&](const Stmt *S) { return holdsPerExampleControl(S); });
+    const bool Control =
+        llvm::any_of(Region,
+                     [&](const Stmt *S) { return holdsPerExampleControl(S); }) ||
+        (Root && loopsPerExample(Root));
     bool Reads = false;
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       Reads |= Chain.ElementReads[I] && !Chain.ElementWrites[I];
@@ -579,6 +602,10 @@ ScalarKernels::longest(const Expr *Root, const Expr *Destination,
     if (std::optional<FusedChain> Chain =
             Region.buildScalar(Root, Destination, Before.drop_front(Start)))
       return Chain;
+  // No statement: the stored value alone, where it calls a looping helper
+  // (an element read alone is a batched gather already).
+  if (Region.loopsPerExample(Root))
+    return Region.buildScalar(Root, Destination, {});
   return std::nullopt;
 }
 

@@ -5,7 +5,9 @@
 // with the results the examples returned (0 of the result type where it runs for no example,
 // under an `if` no example takes: a loop no example enters returns nothing). A function
 // returning a Tensor needs a `return` at its end for that case (errors/
-// tensor_helper_without_final_return.cpp).
+// tensor_helper_without_final_return.cpp). A C++ scalar result stored alone is a scalar
+// kernel that calls the function as written, once per example (Note [Fused control flow] in
+// transform/fuse_scalar.cpp); inside tensor code the clone runs.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -106,6 +108,10 @@ void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
     picked[i] = pick(v % 4, x[i][0].item<float>());
     signs[i] = sign_of(x[i][1].item<float>());
     sums[i] = sum_past_20(v + 1);
+    // In tensor code: the clones, batched.
+    steps[i] += codes[i] * 0 + collatz_steps(v);
+    firsts[i] += codes[i] * 0 + first_multiple(v, 12);
+    sums[i] += codes[i] * 0 + sum_past_20(v + 1);
     // No example takes this branch: the clones run for none.
     if (v > 100) {
       steps[i] = collatz_steps(v) * 1000;
@@ -114,6 +120,12 @@ void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
     }
   }
 }
+// CHECK-LABEL: void apply(
+// CHECK: vb::at(steps, i) = vb::fused_scalar([](int64_t v) {
+// CHECK-NEXT: return collatz_steps(v);
+// CHECK-NEXT: }, v);
+// CHECK: vb::at(halved, i) = _b_halve_until_small(vb::at(x, i), 1.0f);
+// CHECK: vb::at(steps, i) += vb::at(codes, i) * 0 + _b_collatz_steps(v);
 
 int main() {
   Tensor x = tensor({3.0f, -0.5f, 0.25f, 0.5f, -9.0f, 40.0f, 0.0f, 2.0f, 1.5f, -1.5f})

@@ -174,11 +174,19 @@ int64_t count_up(int64_t L) {
 // CHECK-LABEL: batched clone of 'count_up'
 // CHECK: while (_b_loop0.next(vb::post_increment(k) < L)) {
 
+// Its result stored alone is a scalar kernel calling it as written; in tensor code the
+// clone runs.
 void call_count_up(const Tensor& lim, Tensor& sums) {
 #pragma vmap
-  for (int64_t i = 0; i < lim.size(0); ++i)
+  for (int64_t i = 0; i < lim.size(0); ++i) {
     sums[i] = count_up(lim[i].item<int64_t>());
+    sums[i] += lim[i] * 0 + count_up(lim[i].item<int64_t>());
+  }
 }
+// CHECK-LABEL: void call_count_up(
+// CHECK: vb::at(sums, i) = vb::fused_scalar({{.*}}[]({{long|int64_t}} a) {
+// CHECK-NEXT: return count_up(a);
+// CHECK: vb::at(sums, i) += vb::at(lim, i) * 0 + _b_count_up(vb::at(lim, i).item<int64_t>());
 
 int main() {
   Tensor lim = tensor({int64_t{0}, 1, 3, 5, 8});
