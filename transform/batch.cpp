@@ -685,42 +685,6 @@ const FunctionDecl *userBatchingRule(const FunctionDecl *F) {
   return Search(F->getASTContext().getTranslationUnitDecl());
 }
 
-namespace {
-
-/// A call that a scalar kernel holds runs the function as written (Note
-/// [Fused control flow] in fuse_scalar.cpp): its clone is dropped, unless
-/// another call still runs it batched.
-void dropClonesOfKernelCalls(BatchPlan &Plan) {
-  llvm::DenseSet<const Stmt *> InKernels;
-  std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
-    if (S && InKernels.insert(S).second)
-      llvm::for_each(S->children(), Collect);
-  };
-  for (const auto &[Root, Chain] : Plan.Fusion.Chains)
-    if (Chain.Scalar) {
-      Collect(Root);
-      llvm::for_each(Chain.Region, Collect);
-    }
-  for (const auto &[Last, Chain] : Plan.Fusion.StatementKernels) {
-    Collect(Last);
-    llvm::for_each(Chain.Region, Collect);
-  }
-  llvm::SmallVector<const CallExpr *, 4> Held;
-  llvm::DenseSet<const BatchPlan *> Used;
-  for (const auto &[Call, Clone] : Plan.CloneOf)
-    if (InKernels.count(Call))
-      Held.push_back(Call);
-    else
-      Used.insert(Clone);
-  for (const CallExpr *Call : Held)
-    Plan.CloneOf.erase(Call);
-  llvm::erase_if(Plan.Clones, [&](const std::unique_ptr<BatchPlan> &Clone) {
-    return !Used.count(Clone.get());
-  });
-}
-
-} // namespace
-
 std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
   BatchPlan Plan;
   Plan.Analysis = std::move(Analysis);
@@ -729,8 +693,6 @@ std::optional<BatchPlan> batch(LoopAnalysis Analysis, Diagnostics &Diags) {
                                         : Plan.Analysis.Callee->getBody();
   if (!B.visit(Body) || Plan.Analysis.Refused)
     return std::nullopt;
-  Plan.Fusion = fuse(Plan);
-  dropClonesOfKernelCalls(Plan);
   return Plan;
 }
 

@@ -42,7 +42,7 @@ struct BatchPlan {
   /// The batched function of each call lowered to Lowering::UserRule.
   llvm::DenseMap<const clang::CallExpr *, const clang::FunctionDecl *>
       UserRules;
-  /// The chains emitted as compiled kernels (fuse.h).
+  /// The chains emitted as compiled kernels: the fuse pass's (fuse.h).
   FusionPlan Fusion;
 };
 

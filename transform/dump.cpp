@@ -1,7 +1,7 @@
 //===- dump.cpp - --dump-after: the state after each pass ----------------===//
 //
-// What --dump-after prints: a loop's analysis, its batch plan, or the text
-// emitted for it, in source order (the tool's own tests read it).
+// What --dump-after prints: a loop's analysis, its batch plan, its kernels,
+// or the text emitted for it, in source order (the tool's own tests read it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +114,57 @@ void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS) {
     OS << " " << loweringName(Plan.Calls.lookup(Call)) << ": "
        << sourceText(Call, Context) << "\n";
   }
+}
+
+namespace {
+
+void dumpChain(const char *Kind, const Stmt *At, const FusedChain &Chain,
+               const ASTContext &Context, llvm::raw_ostream &OS) {
+  OS << "  ";
+  printLoc(At->getBeginLoc(), Context, OS);
+  OS << " " << Kind << (Chain.DeviceCode ? ", with device code" : "");
+  if (!Chain.Region.empty()) {
+    OS << ", region from ";
+    printLoc(Chain.Region.front()->getBeginLoc(), Context, OS);
+  }
+  OS << ": " << sourceText(At, Context) << "\n";
+  for (std::size_t I = 0; I < Chain.Operands.size(); ++I)
+    OS << "    operand '" << Chain.Names[I] << "'"
+       << (Chain.ElementWrites[I]  ? " (elements written)"
+           : Chain.ElementReads[I] ? " (elements read)"
+                                   : "")
+       << ": " << sourceText(Chain.Operands[I], Context) << "\n";
+}
+
+} // namespace
+
+void dumpFusion(const BatchPlan &Plan, llvm::raw_ostream &OS) {
+  const ASTContext &Context = *Plan.Analysis.Context;
+  if (Plan.Analysis.Loop) {
+    OS << "kernels of the vmap loop at ";
+    printLoc(Plan.Analysis.Loop->PragmaLoc, Context, OS);
+  } else {
+    OS << "kernels of the clone of '"
+       << Plan.Analysis.Callee->getNameAsString() << "' at ";
+    printLoc(Plan.Analysis.Callee->getBeginLoc(), Context, OS);
+  }
+  OS << "\n";
+  const FusionPlan &Fusion = Plan.Fusion;
+  for (const Expr *Root : inSourceOrder(Fusion.Chains)) {
+    const FusedChain &Chain = Fusion.Chains.find(Root)->second;
+    dumpChain(Chain.Scalar ? "scalar kernel" : "fused kernel", Root, Chain,
+              Context, OS);
+  }
+  for (const Stmt *Last : inSourceOrder(Fusion.StatementKernels))
+    dumpChain("storing scalar kernel", Last,
+              Fusion.StatementKernels.find(Last)->second, Context, OS);
+  for (const Stmt *S : inSourceOrder(Fusion.NotCompiled)) {
+    OS << "  ";
+    printLoc(S->getBeginLoc(), Context, OS);
+    OS << " not compiled: " << Fusion.NotCompiled.lookup(S) << "\n";
+  }
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    dumpFusion(*Clone, OS);
 }
 
 void dumpEmitted(const VmapLoop &Loop, const ASTContext &Context,

@@ -19,6 +19,9 @@ namespace clang_vmap {
 void dumpAnalysis(const LoopAnalysis &Analysis, llvm::raw_ostream &OS);
 /// --dump-after=batch: each call's lowering.
 void dumpPlan(const BatchPlan &Plan, llvm::raw_ostream &OS);
+/// --dump-after=fuse: each kernel of the loop and of its clones, and why a
+/// statement is not compiled.
+void dumpFusion(const BatchPlan &Plan, llvm::raw_ostream &OS);
 /// --dump-after=emit: the text emitted for \p Loop.
 void dumpEmitted(const VmapLoop &Loop, const clang::ASTContext &Context,
                  const LoopOutcome &Outcome, llvm::raw_ostream &OS);

@@ -804,6 +804,47 @@ private:
 
 } // namespace
 
-FusionPlan fuse(const BatchPlan &Plan) { return Fuser(Plan).run(); }
+namespace {
+
+/// Drops the clones of \p Plan whose every call a scalar kernel holds (Note
+/// [Fused control flow] in fuse_scalar.cpp): the kernel runs the function as
+/// written.
+void dropClonesOfKernelCalls(BatchPlan &Plan) {
+  llvm::DenseSet<const Stmt *> InKernels;
+  std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
+    if (S && InKernels.insert(S).second)
+      llvm::for_each(S->children(), Collect);
+  };
+  for (const auto &[Root, Chain] : Plan.Fusion.Chains)
+    if (Chain.Scalar) {
+      Collect(Root);
+      llvm::for_each(Chain.Region, Collect);
+    }
+  for (const auto &[Last, Chain] : Plan.Fusion.StatementKernels) {
+    Collect(Last);
+    llvm::for_each(Chain.Region, Collect);
+  }
+  llvm::SmallVector<const CallExpr *, 4> Held;
+  llvm::DenseSet<const BatchPlan *> Used;
+  for (const auto &[Call, Clone] : Plan.CloneOf)
+    if (InKernels.count(Call))
+      Held.push_back(Call);
+    else
+      Used.insert(Clone);
+  for (const CallExpr *Call : Held)
+    Plan.CloneOf.erase(Call);
+  llvm::erase_if(Plan.Clones, [&](const std::unique_ptr<BatchPlan> &Clone) {
+    return !Used.count(Clone.get());
+  });
+}
+
+} // namespace
+
+void fuse(BatchPlan &Plan) {
+  Plan.Fusion = Fuser(Plan).run();
+  dropClonesOfKernelCalls(Plan);
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    fuse(*Clone);
+}
 
 } // namespace clang_vmap

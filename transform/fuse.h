@@ -1,10 +1,11 @@
 //===- fuse.h - Pointwise chains emitted as compiled kernels ------*- C++ -*-===//
 //
-// Part of pass 3 (batch): finds the per-example chains of pointwise ops that
-// the printer emits as one compiled kernel, `vb::fused(lambda, operands...)`
-// (Note [Compiled fusion] in rules/include/vmap/fused.hpp), with the
-// statements before them that compute their locals (Note [Fused regions] in
-// fuse.cpp).
+// Pass 4 (fuse), between batch and emit: finds the per-example chains of
+// pointwise ops that the printer emits as one compiled kernel,
+// `vb::fused(lambda, operands...)` (Note [Compiled fusion] in
+// rules/include/vmap/fused.hpp), with the statements before them that
+// compute their locals (Note [Fused regions] in fuse.cpp), and the scalar
+// kernels of per-example C++ code (fuse_scalar.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLANG_VMAP_FUSE_H
@@ -77,8 +78,10 @@ struct FusionPlan {
   llvm::DenseMap<const clang::Stmt *, std::string> NotCompiled;
 };
 
-/// Finds the kernels of \p Plan's body.
-FusionPlan fuse(const BatchPlan &Plan);
+/// Finds the kernels of \p Plan's body and of its clones' (Plan.Fusion), and
+/// drops the clones that no call runs batched any more: a call a scalar
+/// kernel holds runs the function as written.
+void fuse(BatchPlan &Plan);
 
 /// Whether \p Call is a library-shaped op (the matmul family, softmax, sort,
 /// topk...): one batched call of its own, which no kernel holds.

@@ -124,6 +124,7 @@ cl::opt<Pass> DumpAfter(
     cl::values(clEnumValN(Pass::Find, "find", "the annotated loops"),
                clEnumValN(Pass::Analyse, "analyse", "the loop analyses"),
                clEnumValN(Pass::Batch, "batch", "the batch plans"),
+               clEnumValN(Pass::Fuse, "fuse", "the compiled kernels"),
                clEnumValN(Pass::Emit, "emit", "the emitted text"),
                clEnumValN(Pass::Rewrite, "rewrite", "the replacements")),
     cl::init(Pass::None), cl::cat(ToolCategory));

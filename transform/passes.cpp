@@ -1,6 +1,6 @@
 //===- passes.cpp - The passes over one vmap loop -------------------------===//
 //
-// analyse -> batch -> emit over one top-level loop, in each compiled
+// analyse -> batch -> fuse -> emit over one top-level loop, in each compiled
 // specialization of a template, with --dump-after's printers (dump.cpp)
 // between them. The driver (main.cpp) calls runLoopPasses per loop.
 //
@@ -13,6 +13,7 @@
 #include "dump.h"
 #include "emit.h"
 #include "find.h"
+#include "fuse.h"
 #include "ast_util.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -79,6 +80,9 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
     return Refused;
   if (Options.DumpAfter == Pass::Batch)
     dumpPlan(*Plan, llvm::errs());
+  fuse(*Plan);
+  if (Options.DumpAfter == Pass::Fuse)
+    dumpFusion(*Plan, llvm::errs());
   // A draw of the batched loop is not the loop's as written (Note
   // [Randomness]): compared, every output derived from one would differ.
   bool Check = Options.CheckMode;

@@ -9,7 +9,7 @@
 namespace clang_vmap {
 
 /// The passes --dump-after names.
-enum class Pass { None, Find, Analyse, Batch, Emit, Rewrite };
+enum class Pass { None, Find, Analyse, Batch, Fuse, Emit, Rewrite };
 
 /// What the command line asks of the passes over a loop.
 struct PassOptions {
@@ -17,7 +17,7 @@ struct PassOptions {
   bool CheckMode = false;      ///< --check: emit the checked form
 };
 
-/// analyse -> batch -> emit over loop \p Top of \p Loops (in each compiled
+/// analyse -> batch -> fuse -> emit over loop \p Top of \p Loops (in each compiled
 /// specialization where it is in a template); the passes report their own
 /// refusals. \p Conditionals: the file's preprocessor conditionals;
 /// \p Names: the names of the file's clones, by role.

@@ -140,6 +140,38 @@ TEST_F(CommandLine, DumpAfterFindListsTheLoops) {
       << result.err;
 }
 
+// The fuse pass (between batch and emit) shows each kernel with its operands, in the loop
+// and in the clones, and why a statement is not compiled.
+TEST_F(CommandLine, DumpAfterFuseListsTheKernels) {
+  file("a.cpp", R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+int steps(float v) {
+  int n = 0;
+  while (v > 1.0f) { v /= 2.0f; ++n; }
+  return n;
+}
+float halved(float v) { return v / 2; }
+void f(const Tensor& x, Tensor& out, Tensor& half) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out[i] = steps(x[i].item<float>());
+    half[i] = halved(x[i].item<float>());
+  }
+}
+)");
+  tool_run result = run("a.cpp --dump-after=fuse");
+  ASSERT_EQ(result.status, 0) << result.err;
+  EXPECT_NE(result.err.find("kernels of the vmap loop at 10:1\n"
+                            "  12:14 scalar kernel: steps(x[i].item<float>())\n"
+                            "    operand 'a': x[i].item<float>()\n"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("  13:5 not compiled: "), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("kernels of the clone of 'halved' at 8:1\n"), std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("clone of 'steps'"), std::string::npos) << result.err;
+}
+
 TEST_F(CommandLine, RewritesToStdout) {
   file("a.cpp", kAddOne);
   tool_run result = run("a.cpp");
