@@ -38,3 +38,5 @@ int main() {
 // CHECK: vb::Level _b_level0(0, 2);  // line 19
 // CHECK-NEXT: const vb::Value k = _b_level0.index();
 // CHECK-NEXT: vb::at(out, k) = vb::at(out, k) * 2;  // line 20
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

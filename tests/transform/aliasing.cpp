@@ -60,3 +60,5 @@ int main() {
 // CHECK-LABEL: Tensor fresh_output(
 // CHECK-NOT: unsafe_overlap
 // CHECK: vb::at(out, i) = vb::at(in, i) * 3;  // line 25
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -48,3 +48,5 @@ int main() {
 // CHECK-NEXT: for (int64_t i = 0; i < input.size(0); ++i)
 // CHECK-NEXT: out[i] = input[i].index_select(0, index[i]);
 // CHECK-NEXT: }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -38,3 +38,5 @@ int main() {
   gathered(x.narrow(0, 1, 1), idx.narrow(0, 1, 1), one);
   std::cout << one << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

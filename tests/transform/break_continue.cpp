@@ -134,3 +134,5 @@ int main() {
 // CHECK-NEXT: _b_loop0.skip();  // line 70
 // CHECK: odd += 1;  // line 73
 // CHECK-NEXT: _b_loop0.resume();
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

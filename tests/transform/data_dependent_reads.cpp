@@ -34,3 +34,5 @@ int main() {
 // CHECK-LABEL: void lookup_column(
 // CHECK: vb::Value column = vb::at(ids, i).item<int64_t>();  // line 15
 // CHECK-NEXT: vb::at(out, i) = vb::select(table, 1, column).sum();  // line 16
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -136,3 +136,5 @@ int main() {
 // CHECK-NEXT: vb::at(kind, i) = code * 2;  // line 71
 // CHECK-NEXT: break;  // line 72
 // CHECK-NEXT: default:  // line 73
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -46,3 +46,5 @@ int main() {
 // CHECK: vb::softmax(att, -1)
 // CHECK-LABEL: void batch_heads(
 // CHECK: vb::Level _b_level1
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

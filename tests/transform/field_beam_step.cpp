@@ -35,3 +35,5 @@ int main() {
 // CHECK-LABEL: void beam_step(
 // CHECK: vb::Value beam = flat / vocab;
 // CHECK-NEXT: vb::Value token = flat % vocab;
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

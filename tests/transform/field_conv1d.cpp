@@ -32,3 +32,5 @@ int main() {
 
 // CHECK-LABEL: void convolve(
 // CHECK: vb::at(xs, b).narrow(0, i - 1, 3)
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -50,3 +50,5 @@ int main() {
 // CHECK-NEXT: label = -1;
 // CHECK-NEXT: return label;
 // CHECK-NEXT: }, iou.amax().item<float>(), fg_threshold, bg_threshold);  // lines 23-29
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

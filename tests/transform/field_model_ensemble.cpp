@@ -43,3 +43,5 @@ int main() {
 // CHECK: vb::linear(data, vb::at(w1, m), vb::at(b1, m))
 // CHECK-LABEL: void ensemble_own(
 // CHECK: vb::log_softmax(logits, -1)
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -49,3 +49,5 @@ int main() {
 
 // CHECK-LABEL: void black_scholes(
 // CHECK: vb::log(S / X)
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -98,3 +98,5 @@ int main() {
 // CHECK-NEXT: vb::at(columns, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(0);  // line 49
 // CHECK-LABEL: void integer_squares(
 // CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 57
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -40,3 +40,5 @@ int main() {
 // CHECK-NEXT: vb::at(gap, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& margin) { return (a - b).abs().clamp(0.0, margin); }, vb::at(x, i), vb::at(y, i), margin).mean();  // line 16
 // CHECK-NEXT: vb::at(blended, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a * 0.25 + b * 0.75).relu(); }, vb::at(x, i), vb::at(y, i));  // line 17
 // CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return (a - b) * (c - d); }, vb::at(x, i)[0], vb::at(y, i)[0], vb::at(x, i)[1], vb::at(y, i)[1]), vb::Reduce::add);  // line 18
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -97,3 +97,5 @@ int main() {
 // CHECK-NEXT: for (int round = 0; round < 5; ++round)
 // CHECK: value *= value;
 // CHECK: }, vb::at(x, i));
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

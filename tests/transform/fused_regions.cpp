@@ -189,3 +189,5 @@ int main() {
 // CHECK-NEXT: h = h + 1;  // line 101
 // CHECK-NEXT: return h;
 // CHECK-NEXT: }, vb::at(x, i), t).sum();  // lines 100-102
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -174,3 +174,5 @@ int main() {
 // CHECK-NEXT: v = vb::at(x, i) * 2;  // line 92
 // CHECK-NEXT: v = v * v;  // line 93
 // CHECK-NEXT: vb::at(out, i) = v;  // line 94
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

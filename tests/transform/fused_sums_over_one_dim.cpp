@@ -59,3 +59,5 @@ int main() {
 // CHECK-LABEL: void kept_and_variable(
 // CHECK: vb::at(kept, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1, true);  // line 33
 // CHECK-NEXT: vb::at(variable, i) = (vb::at(x, i) - y).pow(2).sum(last);  // line 34
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -146,3 +146,5 @@ int main() {
   apply(no_x, no_codes, no_steps, no_halved, no_firsts, no_picked, no_signs, no_sums);
   std::cout << no_steps << "\n" << no_halved << "\n" << no_sums << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -54,3 +54,5 @@ int main() {
   spreads(sorted, qs, at_q, iqr, mixed);
   std::cout << at_q << "\n" << iqr << "\n" << mixed << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -210,3 +210,5 @@ int main() {
   call_count_up(lim, sums);
   std::cout << sums << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -152,3 +152,5 @@ int main() {
     std::cout << e.what() << "\n";
   }
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

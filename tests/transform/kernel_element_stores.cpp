@@ -164,3 +164,5 @@ int main() {
   transpose_store(rows, transposed);
   std::cout << transposed << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

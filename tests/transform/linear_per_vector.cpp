@@ -39,3 +39,5 @@ int main() {
 // CHECK-NEXT: auto h = a + bias;  // line 18
 // CHECK-NEXT: return h.relu();
 // CHECK-NEXT: }, vb::matmul(weight, vb::at(x, i)), bias);  // lines 18-19
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -64,3 +64,5 @@ int main() {
 // CHECK-LABEL: void invariant_locals(
 // CHECK: const double factor = 2.0;  // line 33
 // CHECK-NEXT: vb::Value twice = vb::at(x, i) * factor;  // line 34
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -41,3 +41,5 @@ int main() {
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 22
 // CHECK: vb::Value s = vb::at(x, i).sum().item<float>();  // line 23
 // CHECK: vb::at(out, i) = vb::sqrt(vb::fabs(s)) + HALF(s);  // line 24
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

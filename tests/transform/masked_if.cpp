@@ -63,3 +63,5 @@ int main() {
 // CHECK-NEXT: vb::at(out, i) = vb::at(x, i) * 2;  // line 27
 // CHECK-NEXT: } else {
 // CHECK-NEXT: vb::at(out, i) = vb::at(x, i);  // line 29
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

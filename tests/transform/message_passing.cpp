@@ -37,3 +37,5 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: vb::at(out, node) = vb::relu(vb::matmul(message + vb::at(features, node), weight));  // line 18
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

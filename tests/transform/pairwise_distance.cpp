@@ -32,3 +32,5 @@ int main() {
 // CHECK: vb::Level _b_level1(0, b.size(0));  // line 10
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
 // CHECK-NEXT: vb::at(squares, i)[j] = vb::sum(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return (c - d).pow(2); }, vb::at(a, i), vb::at(b, j)));  // line 11
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -40,3 +40,5 @@ int main() {
 // CHECK-NEXT: vb::accumulate(total, vb::at(x, i).item<float>() * vb::at(x, j).item<float>(), vb::Reduce::add);  // line 12
 // CHECK-LABEL: Tensor pairwise_sum_prod_tensor(
 // CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i), vb::at(x, j)), vb::Reduce::add);  // line 24
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -77,3 +77,5 @@ int main() {
 // CHECK: vb::at(like, i) = vb::full_like(vb::at(x, i), peak * 2.0f);
 // CHECK: vb::at(ints, i) = vb::full({4}, k);
 // CHECK: vb::at(doubles, i) = vb::full({2}, peak, kFloat64);
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

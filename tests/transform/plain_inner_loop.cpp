@@ -44,3 +44,5 @@ int main() {
 // CHECK-LABEL: void column_reads(
 // CHECK: for (int64_t j = 0; j < x.size(0); ++j) {  // line 21
 // CHECK-NEXT: vb::at(out, i)[j] = vb::at(x[j], i) + vb::select(x, 1, i)[j];  // line 22
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -28,3 +28,5 @@ int main() {
 // CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 12
 // CHECK: vb::Level _b_level0(0, (x).size(0));  // line 13
 // CHECK: vb::at(out2, r) = vb::at(x, r) + 1;  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

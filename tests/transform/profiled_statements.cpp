@@ -55,3 +55,5 @@ int main() {
 // CHECK: vb::profile_line(); k += 1;  // line 28
 // CHECK-NEXT: _b_loop0.resume();
 // CHECK-NEXT: }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

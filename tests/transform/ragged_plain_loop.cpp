@@ -38,3 +38,5 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: total += vb::at(x, i)[k].item<float>();  // line 16
 // CHECK-NEXT: _b_loop0.resume();
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -51,3 +51,5 @@ int main() {
 // CHECK: vb::accumulate(sum, vb::scalar_cast<double>(v), vb::Reduce::add);  // line 23
 // CHECK-NEXT: vb::accumulate(top, v, vb::Reduce::max);  // line 24
 // CHECK-NEXT: vb::accumulate(count, i, vb::Reduce::add);  // line 25
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

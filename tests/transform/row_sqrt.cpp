@@ -17,3 +17,5 @@ int main() {
 }
 
 // CHECK: vb::at(out, i) = vb::at(x, i).sqrt();  // line 9
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -70,3 +70,5 @@ int main() {
 // CHECK: vb::at(out, i) = _b_squash(vb::at(x, i).sum().item<float>(), 0.1f);  // line 29
 // CHECK-LABEL: void add_clipped_bias(
 // CHECK: vb::at(out, i) = vb::at(x, i) + soft_clip(bias, 1.0);  // line 36
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -96,3 +96,5 @@ int main() {
   guarded_halvings(none.to(kDouble), no_halved);
   std::cout << no_halved << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -266,3 +266,5 @@ int main() {
 // CHECK-NEXT: m = magnitude(v);
 // CHECK-NEXT: return m;
 // CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 135-141
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -117,3 +117,5 @@ int main() {
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, p < x.size(1), x, i, p);  // lines 64-67
 // CHECK-NEXT: vb::at(used, i) = p;  // line 68
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

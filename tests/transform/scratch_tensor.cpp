@@ -30,3 +30,5 @@ int main() {
 // CHECK: f[1] = vb::at(x, i).amax(0);  // line 12
 // CHECK: f[2] = vb::at(x, i).amin(0);  // line 13
 // CHECK: vb::at(out, i) = f;  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

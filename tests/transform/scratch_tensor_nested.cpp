@@ -41,3 +41,5 @@ int main() {
 // CHECK: flag.select(0, 0).fill_(vb::at(x, i)[0].item<float>() > 2.0f);  // line 17
 // CHECK: vb::at(out, i) = row;  // line 18
 // CHECK: vb::at(flags, i) = flag;  // line 19
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

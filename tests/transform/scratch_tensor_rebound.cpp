@@ -27,3 +27,5 @@ int main() {
 // CHECK: t = vb::where(i == i, t, t);  // clang-vmap: one 't' per example
 // CHECK: t[0] = vb::at(x, i).sum();  // line 12
 // CHECK: vb::at(out, i) = t;  // line 13
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

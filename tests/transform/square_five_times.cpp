@@ -149,3 +149,5 @@ int main() {
 // CHECK-NEXT: }
 // CHECK-NEXT: return value;
 // CHECK-NEXT: }, vb::at(x, i), rounds);  // lines 74-78
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -51,3 +51,5 @@ int main() {
 // CHECK-NEXT: vb::at(out, i)[1] = 5;  // line 23
 // CHECK-NEXT: vb::at(out, i)[1] = 6;  // line 24
 // CHECK-NOT: unsafe_overlap
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

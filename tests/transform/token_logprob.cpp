@@ -26,3 +26,5 @@ int main() {
 // CHECK-NEXT: vb::at(out, t) = vb::fused_scalar([](int64_t target, vb::Elements logp) {
 // CHECK-NEXT: return logp[target];
 // CHECK-NEXT: }, vb::at(targets, t).item<int64_t>(), logp);  // lines 10-11
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

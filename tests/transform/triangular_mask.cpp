@@ -22,3 +22,5 @@ int main() {
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
 // CHECK-NEXT: vb::at(mask, i)[j] = j >= i;  // line 11
 // CHECK-NOT: unsafe_overlap
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -91,3 +91,5 @@ int main() {
 // CHECK: base = vb::where(i == i, base, base);  // clang-vmap: one 'base' per example
 // CHECK: view += vb::at(x, i).sum();  // line 54
 // CHECK: vb::at(seen, i) = base;  // line 56
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

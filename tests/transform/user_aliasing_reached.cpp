@@ -212,3 +212,5 @@ int main() {
 
   disjoint_windows();
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -131,3 +131,5 @@ int main() {
   through_a_pointer(&weights, square, weights);
   std::cout << weights << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -30,3 +30,5 @@ int main() {
 // CHECK: vb::Value scores = vb::matmul(K, vb::at(Q, q)) * scale;  // line 13
 // CHECK: vb::Value weights = vb::softmax(scores, 0);  // line 14
 // CHECK: vb::at(out, q) = weights.matmul(V);  // line 15
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -51,3 +51,5 @@ double stats::spread(const Tensor& x) {
 Tensor stats::spread_batched(const Tensor& xs) {
   return (xs.amax(1) - xs.amin(1)).to(kDouble);
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

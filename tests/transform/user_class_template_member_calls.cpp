@@ -35,3 +35,5 @@ int main() {
 // CHECK-NEXT: ::vmap::batched::Value _b_act(const ::vmap::batched::Value& h) const {
 // CHECK: return vb::relu(h) * scale_ + static_cast<T>(1);  // line 17
 // CHECK-NOT: batched clone of 'act'
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -54,3 +54,5 @@ int main() {
   filled(x, wide, ints);
   std::cout << out << "\n" << counts << "\n" << wide << "\n" << ints << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

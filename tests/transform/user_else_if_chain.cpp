@@ -47,3 +47,5 @@ int main() {
 // CHECK: g = 1;  // line 20
 // CHECK: vb::accumulate(total, v, vb::Reduce::add);  // line 21
 // CHECK: vb::at(grades, s) = g;  // line 23
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -30,3 +30,5 @@ int main() {
 // CHECK: vb::Value id = vb::at(ids, t).item<int64_t>();  // line 11
 // CHECK: vb::at(out, t) = vb::at(table, id) * 2.0;  // line 12
 // CHECK: vb::at(bag_sum, t) = vb::index_select(table, 0, vb::at(bags, t)).sum(0);  // line 13
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

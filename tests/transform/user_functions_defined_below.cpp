@@ -53,3 +53,5 @@ int main() {
 // CHECK: static ::vmap::batched::Value _b_smooth(const ::vmap::batched::Value& t, float weight) {
 // CHECK: static ::vmap::batched::Value _b_soft_threshold(::vmap::batched::Value v, ::vmap::batched::Value lambda) {
 // CHECK-NOT: _b_smooth(const ::vmap::batched::Value& t, float weight) {
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -114,3 +114,5 @@ int main() {
 // CHECK: namespace vb = ::vmap::batched;
 // CHECK-NEXT: vb::Level _b_level0(0, x.size(0));  // line 67
 // CHECK-NEXT: const vb::Value k = _b_level0.index();
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

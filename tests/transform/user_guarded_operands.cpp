@@ -102,3 +102,5 @@ int main() {
 // CHECK-LABEL: void guarded_call(
 // CHECK: vb::at(out, i) = vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; });  // line 57
 // CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 58
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -55,3 +55,5 @@ int main() {
 // CHECK: w = w * 0.5;  // line 32
 // CHECK: vb::at(halved, i) = _b_halve(vb::at(x, i));  // line 34
 // CHECK: vb::at(squashed, i) = _b_squash(vb::at(x, i), 1.0f) * 2;  // line 35
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -39,3 +39,5 @@ int main() {
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 17
 // CHECK: vb::at(act, i) = _b_gelu_approx(vb::at(x, i));  // line 18
 // CHECK: vb::at(sim, i) = _b_cosine(vb::at(x, i), ref);  // line 19
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

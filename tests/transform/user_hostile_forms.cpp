@@ -134,3 +134,5 @@ int main() {
 // CHECK-LABEL: void reshape_of_strided_slot(
 // CHECK: vb::Value t = vb::at(out, i).reshape({6});  // line 83
 // CHECK: t += vb::at(x, i).sum();  // line 84
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -29,3 +29,5 @@ int main() {
 // CHECK: vb::at(halves, i) = i / 2;  // line 11
 // CHECK: vb::Value k = i * 3 + 1;  // line 12
 // CHECK: vb::at(mask, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& k) { return (a > k) | (a < 1); }, vb::at(x, i), k);  // line 13
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

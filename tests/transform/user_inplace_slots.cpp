@@ -30,3 +30,5 @@ int main() {
 // CHECK: { vb::Where _b_where0(vb::at(g, i).sum().item<float>() < 0);  // line 11
 // CHECK: vb::at(hits, i).fill_(1);  // line 12
 // CHECK: vb::at(hits, i).zero_();  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -33,3 +33,5 @@ int main() {
 // CHECK: vb::at(both, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& pos, const auto& a) { return pos & (a < 2); }, pos, vb::at(y, i));  // line 12
 // CHECK: vb::at(shifted, i) = vb::at(y, i) + 3;  // line 13
 // CHECK: vb::accumulate(total, pos.sum().item<int64_t>(), vb::Reduce::add);  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -63,3 +63,5 @@ int main() {
 // CHECK: vb::at(b, i) = vb::at(x, i).narrow(0, c_i, 1).sum();  // line 35
 // CHECK: vb::at(c, i)[c_i] = vb::at(x, i)[0] * 2;  // line 36
 // CHECK: vb::at(d, i) = vb::at(x, c_i)[c_i];  // line 37
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -83,3 +83,5 @@ int main() {
 // CHECK-NEXT: vb::Value rest = vb::unsigned_remainder(n, group);  // line 46
 // CHECK-NEXT: rest = vb::unsigned_remainder(rest, 3);  // line 47
 // CHECK-NEXT: n = vb::unsigned_divide(n, 2u);  // line 48
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -32,3 +32,5 @@ int main() {
 // CHECK: vb::Value centred = row - row.mean();  // line 13
 // CHECK: vb::Value var = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& centred) { return centred * centred; }, centred).mean();  // line 14
 // CHECK: vb::at(out, r) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& centred, const auto& var, const auto& eps, const auto& gamma, const auto& beta) { return centred / (var + eps).sqrt() * gamma + beta; }, centred, var, eps, gamma, beta);  // line 15
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -35,3 +35,5 @@ int main() {
 // CHECK: acc += vb::at(x, i)[j] * vb::at(x, i)[j];  // line 14
 // CHECK: vb::at(out, i) = s;  // line 16
 // CHECK: vb::at(rows, i) = acc;  // line 17
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

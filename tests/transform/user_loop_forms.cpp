@@ -36,3 +36,5 @@ int main() {
 // CHECK: vb::select(c, 0, i) = vb::select(x, 0, i) * 3;  // line 17
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 19
 // CHECK: vb::at(d, i).copy_(vb::at(x, i).neg());  // line 20
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

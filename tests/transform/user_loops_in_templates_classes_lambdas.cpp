@@ -130,3 +130,5 @@ int main() {
 // CHECK: vb::at(b, i) = vb::at(x, i) * by;  // line 70
 // CHECK-LABEL: void lambda_in_template(
 // CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& bias) { return vb::relu(a + bias); }, vb::at(x, i), bias);
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

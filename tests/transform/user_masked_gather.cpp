@@ -29,3 +29,5 @@ int main() {
 // CHECK: { vb::Where _b_where0(id >= 0);  // line 11
 // CHECK: vb::at(out, t) = vb::at(table, id);  // line 12
 // CHECK: vb::at(out, t).fill_(-1.0);  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -31,3 +31,5 @@ int main() {
 // CHECK: vb::at(out, i) = vb::at(x, i).clamp(-1.0, 1.0);  // line 11
 // CHECK: vb::at(resets, i) = 1;  // line 12
 // CHECK: vb::at(out, i) = vb::at(x, i) * 0.5;  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

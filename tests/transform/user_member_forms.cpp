@@ -64,3 +64,5 @@ int main() {
 // CHECK-NEXT: vb::at(scores, i) += 1.0;  // line 29
 // CHECK: vb::at(affine, i) -= vb::sub(h, vb::at(y, i), 2);  // line 30
 // CHECK-NOT: per_example
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -81,3 +81,5 @@ int main() {
 // CHECK: ::vmap::batched::Value _b_mix(const ::vmap::batched::Value& x, const ::vmap::batched::Value& y) const {
 // CHECK-LABEL: void from_outside(
 // CHECK: vb::at(out, i) = p._b_mix(Scorer::_b_twice(vb::at(x, i)), s._b_squash(vb::at(x, i)));  // line 52
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -76,3 +76,5 @@ int main() {
   fill_state(s, x);
   std::cout << s.out << "\n" << s.best << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

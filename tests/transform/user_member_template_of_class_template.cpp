@@ -53,3 +53,5 @@ int main() {
 // CHECK: vb::at(out, i) = vb::at(x, i) + K * gain_;  // line 22
 // CHECK-LABEL: void map_rows(
 // CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 32
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -56,3 +56,5 @@ int main() {
 // CHECK: vb::at(d, i) = _b_norm_row(row);  // line 26
 // CHECK: vb::accumulate(smallest, vb::scalar_cast<int>((row.amin(0).item<float>())), vb::Reduce::min);  // line 27
 // CHECK: vb::accumulate(prod, 1.0 + vb::scalar_cast<double>(i) * 0.5, vb::Reduce::mul);  // line 28
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -33,3 +33,5 @@ int main() {
 // CHECK: vb::Value o = vb::mv(W2, h) + b2;  // line 12
 // CHECK: vb::at(logits, n) = vb::log_softmax(o, 0);  // line 13
 // CHECK: vb::at(pred, n) = o.argmax(0);  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -68,3 +68,5 @@ int main() {
 // CHECK: vb_1::Value _b_level0 = vb_1::scalar_cast<float>(k) + batched;
 // CHECK-LABEL: void with_lambda(
 // CHECK: namespace vb_1 = ::vmap::batched;
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

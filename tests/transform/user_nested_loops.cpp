@@ -36,3 +36,5 @@ int main() {
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 16
 // CHECK: vb::Level _b_level1(0, w.size(0));  // line 18
 // CHECK: vb::at(outer, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& i, const auto& j) { return a * b - i + j; }, vb::at(x, i).sum(), vb::at(w, j), i, j);  // line 19
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -25,3 +25,5 @@ int main() {
   own_slots(x, out);
   std::cout << x << "\n" << out << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

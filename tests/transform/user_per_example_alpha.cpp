@@ -57,3 +57,5 @@ int main() {
 // CHECK-NEXT: }, vb::at(a, i), vb::at(b, i), scale, i + 1, shared);  // lines 19-21
 // CHECK-LABEL: void counts(
 // CHECK: vb::at(out, i) = vb::at(totals, i).add(vb::at(steps, i), k % 3 - 1);
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

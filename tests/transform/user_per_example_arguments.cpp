@@ -105,3 +105,5 @@ int main() {
 // CHECK-NEXT: vb::at(ceiling_only, i) = vb::clamp(vb::at(x, i), std::nullopt, vb::at(hi, i));  // line 48
 // CHECK-LABEL: void fill_like(
 // CHECK: vb::at(out, i) = vb::full_like(vb::at(x, i), mean) - vb::at(x, i);  // line 56
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

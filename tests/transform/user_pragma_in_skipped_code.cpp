@@ -38,3 +38,5 @@ int main() {
 // CHECK: #if 0
 // CHECK-NEXT: #pragma vmap_other_tool
 // CHECK-NEXT: #error "clang-vmap: this '#pragma vmap' loop was not rewritten
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -120,3 +120,5 @@ int main() {
             << (scaled.ge(0).all().item<bool>() && scaled.lt(1).all().item<bool>())
             << near(scaled.mean().item<double>(), 0.5, 0.03) << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

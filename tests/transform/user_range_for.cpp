@@ -70,3 +70,5 @@ int main() {
 // CHECK-NEXT: ::vmap::batched::any_overlap(out, gates)) {
 // CHECK: for (const auto& g : gates) {  // line 29
 // CHECK-NEXT: acc = vb::where(acc > 0, acc * g, acc);  // line 29
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -77,3 +77,5 @@ int main() {
   std::cout << hi << "\n" << lo << "\n" << hi_before << "\n";
   std::cout << top << " " << bottom << " " << ftop << " " << fbottom << " " << widest << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -39,3 +39,5 @@ int main() {
 // CHECK: vb::at(stats, b)[1] = h.amax(0);  // line 16
 // CHECK: int64_t n = vb::at(x, b).size(0);  // line 17
 // CHECK: vb::at(stats, b)[2] = n;  // line 18
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

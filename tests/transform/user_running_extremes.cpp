@@ -32,3 +32,5 @@ int main() {
 // CHECK: vb::Value m = vb::at(x, i).amax(0).item<float>();  // line 12
 // CHECK: vb::accumulate(best, m, vb::Reduce::max);  // line 13
 // CHECK: vb::accumulate(total, vb::at(x, i).sum().item<double>(), vb::Reduce::add);  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

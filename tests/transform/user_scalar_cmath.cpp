@@ -29,3 +29,5 @@ int main() {
 // CHECK: vb::Value r = vb::sqrt(a) + vb::exp(-a / 10.0f);  // line 12
 // CHECK: vb::Value sgn = vb::where(s >= 0, 1.0f, -1.0f);  // line 13
 // CHECK: vb::at(out, i) = sgn * r + vb::pow(a, 0.5f) * 0.0f + vb::log(1.0f + a);  // line 14
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

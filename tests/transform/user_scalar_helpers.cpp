@@ -45,3 +45,5 @@ int main() {
 // CHECK: vb::at(ids, i) = _b_bucket(i * 2);  // line 19
 // CHECK: vb::Value w = _b_clip(m * 0.1f, 0.0f, 1.0f);  // line 20
 // CHECK: vb::at(mixed, i) = _b_blend(vb::at(x, i), vb::at(y, i), w);  // line 21
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -28,3 +28,5 @@ int main() {
 // CHECK: vb::Value s = vb::at(xd, i).sum().item<double>();  // line 10
 // CHECK: vb::at(out, i) = vb::at(x, i) * s;  // line 11
 // CHECK: vb::at(outd, i) = vb::at(xd, i) / (1.0 + vb::abs(s));  // line 12
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -84,3 +84,5 @@ int main() {
 // CHECK: vb::at(counts, i) = vb::one_hot(vb::at(labels, i), 5).sum(0);  // line 42
 // CHECK: vb::at(inferred, i) = vb::one_hot(vb::at(uniform, i));  // line 43
 // CHECK-NOT: per_example
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

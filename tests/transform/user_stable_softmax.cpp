@@ -31,3 +31,5 @@ int main() {
 // CHECK: vb::Value p = e / e.sum();  // line 13
 // CHECK: vb::at(probs, r) = p;  // line 14
 // CHECK: vb::at(entropy, r) = -vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& p) { return p * p.log(); }, p).sum();  // line 15
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -73,3 +73,5 @@ int main() {
   outer_from_one(x, rows);
   std::cout << rows << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

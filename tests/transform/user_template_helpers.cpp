@@ -73,3 +73,5 @@ int main() {
 // CHECK: vb::at(energy, i) = _b_halved_square_float(total) + halved_square(int64_t(3));  // line 33
 // CHECK: vb::at(moments, i) = _b_power_sum_3_vmap_Tensor(vb::at(x, i));  // line 34
 // CHECK: vb::at(shifted_counts, i) = _b_shifted_neg2(vb::at(counts, i).item<int64_t>()) * _b_shifted_2(i);  // line 35
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

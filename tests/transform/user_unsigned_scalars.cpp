@@ -111,3 +111,5 @@ int main() {
     for (int64_t j = 0; j < real.size(1); ++j) std::cout << real[i][j].item<double>() << " ";
   std::cout << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -85,3 +85,5 @@ int main() {
 // CHECK: vb::at(int_quotients, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
 // CHECK: vb::at(percents, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a + b + c; }, vb::at(x, i) * 7 % 2.5, vb::at(y, i) % vb::at(x, i), vb::at(x, i) % vb::at(y, i).abs());  // line 47
 // CHECK-NOT: per_example
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -28,3 +28,5 @@ int main() {
 // CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 9
 // CHECK: vb::accumulate(acc, vb::at(x, i), vb::Reduce::add);  // line 10
 // CHECK: vb::accumulate(s, vb::at(x, i).sum().item<float>(), vb::Reduce::add);  // line 11
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

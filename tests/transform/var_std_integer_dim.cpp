@@ -28,3 +28,5 @@ int main() {
   spreads(x, columns, rows, whole);
   std::cout << columns << "\n" << rows << "\n" << whole << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -155,3 +155,5 @@ int main() {
 // CHECK-NEXT: while (k < times) {  // line 74
 // CHECK-NEXT: y = y * 2;  // line 75
 // CHECK-NEXT: ++k;  // line 76
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

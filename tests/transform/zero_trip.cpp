@@ -28,3 +28,5 @@ int main() {
 // CHECK-NEXT: vb::at(out, i) = vb::at(x, i) * 2;  // line 9
 // CHECK-NEXT: vb::accumulate(total, vb::at(x, i).sum().item<float>(), vb::Reduce::add);  // line 10
 // CHECK-NEXT: vb::accumulate(acc, vb::at(x, i), vb::Reduce::add);  // line 11
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -95,3 +95,5 @@ int main() {
     return 1;
   }
 }
+
+// RUN: %clang-vmap --check %s -- %flags | %strip | %FileCheck %s

@@ -36,3 +36,5 @@ int main() {
             << ", mean ~1.5 " << (std::abs(out.mean().item<double>() - 1.5) < 0.01) << "\n"
             << twice.sum() << "\n";
 }
+
+// RUN: %clang-vmap --check %s -- %flags | %strip | %FileCheck %s

@@ -11,3 +11,6 @@ void running(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}accumulator_read.cpp:[[@LINE-1]]:14: error: accumulator 'total' is read in the loop it reduces over
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

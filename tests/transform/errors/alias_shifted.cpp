@@ -9,3 +9,6 @@ void shift(Tensor& x) {
     out[i] = x[i] + 1;
 // CHECK: {{.*}}alias_shifted.cpp:[[@LINE-1]]:14: error: 'out' is a view of 'x', which the loop also reads: the output overlaps an input
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

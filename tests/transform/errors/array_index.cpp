@@ -21,3 +21,6 @@ void first_element(const Tensor& x, Tensor& out) {
     out[i] = v;
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

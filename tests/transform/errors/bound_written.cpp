@@ -10,3 +10,6 @@ void grow(const Tensor& x, Tensor& out) {
     n = 2;
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

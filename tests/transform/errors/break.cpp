@@ -11,3 +11,6 @@ void stop_early(const Tensor& x, Tensor& out) {
     out[i] = x[i];
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -29,3 +29,6 @@ int main() {
   Acc<double>(2.0).run(x, out);
   std::cout << out << "\n";
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

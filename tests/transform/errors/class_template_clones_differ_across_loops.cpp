@@ -36,3 +36,6 @@ int main() {
   run(x, a, b);
   std::cout << a << "\n" << b << "\n";
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

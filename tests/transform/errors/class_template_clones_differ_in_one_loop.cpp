@@ -33,3 +33,6 @@ int main() {
   run(x, a);
   std::cout << a << "\n";
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

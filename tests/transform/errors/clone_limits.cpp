@@ -41,3 +41,6 @@ void features(const Tensor& x, const Scaler& scaler, Tensor& out) {
 }
 
 Tensor later(const Tensor& x) { return x.relu(); }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

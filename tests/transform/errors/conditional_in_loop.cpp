@@ -65,3 +65,6 @@ void around_the_loop(const Tensor& x, Tensor& out) {
 }
 #endif
 // CHECK-NOT: error:
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

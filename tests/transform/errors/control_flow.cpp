@@ -54,3 +54,6 @@ void under_while(const Tensor& x, const Tensor& codes, Tensor& out) {
     }
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -20,3 +20,6 @@ void shapes(const Tensor& x, const Tensor& counts, Tensor& out) {
 // CHECK: {{.*}}factory_per_example_shape.cpp:13:16: error: per-example value used as an argument of the factory 'arange', which must be the same for every example
 // CHECK: {{.*}}factory_per_example_shape.cpp:14:34: error: per-example value used as argument 2 of 'tensor' (tensor options), which must be the same for every example
 // CHECK: 4 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -11,3 +11,6 @@ void jump(const Tensor& x, Tensor& out) {
 done:
   return;
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -148,3 +148,6 @@ void const_reference_to_slot(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK: 19 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -24,3 +24,6 @@ void same_dtype_of_input(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK: 2 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -9,3 +9,6 @@ void skip_ahead(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}induction_written.cpp:[[@LINE-1]]:5: error: the induction variable 'i' is written in the loop body
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -11,3 +11,6 @@ float last_value(const Tensor& x) {
 // CHECK: note: write to a slot of the example
   return last;
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

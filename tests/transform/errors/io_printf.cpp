@@ -10,3 +10,6 @@ void show(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}io_printf.cpp:[[@LINE-1]]:5: error: I/O in the body of a vmap loop ('printf')
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -10,3 +10,6 @@ void show(const Tensor& x, Tensor& out) {
     out[i] = x[i];
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

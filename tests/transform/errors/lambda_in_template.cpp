@@ -24,3 +24,6 @@ void use(const Tensor& x) {
   printed_rows(x, 2.0);
 // CHECK: {{.*}}lambda_in_template.cpp:[[@LINE-1]]:3: note: in the specialization 'printed_rows<double>' of the template, instantiated here
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -9,3 +9,6 @@ void prefix(Tensor& out) {
 // CHECK: {{.*}}loop_carried.cpp:[[@LINE-1]]:14: error: loop-carried dependence: 'out' is written per example and read here at a slot of another iteration
 // CHECK: note: each example may read only the slots it writes
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -8,3 +8,6 @@ void scale_by_first(const Tensor& x, Tensor& out) {
     out[i] = x[i] * out[0];
 // CHECK: {{.*}}loop_carried_constant.cpp:[[@LINE-1]]:21: error: loop-carried dependence: 'out' is written per example
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

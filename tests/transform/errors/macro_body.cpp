@@ -10,3 +10,6 @@ void rows(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}macro_body.cpp:[[@LINE-1]]:14: error: loop not batched: per-example code spelled inside a macro body must change here
 // CHECK: note: write this part of the loop out, or pass the per-example values to the macro as arguments
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -10,3 +10,6 @@ void lower_triangle(Tensor& out) {
 // CHECK: {{.*}}nested_bound.cpp:[[@LINE-1]]:29: error: the bound of a nested vmap loop depends on the per-example value 'i'
       out[i][j] = 1;
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -10,3 +10,6 @@ void other_slot(Tensor& x) {
   }
 }
 // CHECK: {{.*}}other_slot_through_select.cpp:9:15: error: loop-carried dependence: 'x' is written per example and read here at a slot of another iteration
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -14,3 +14,6 @@ void activations(const Tensor& x, const Tensor& beta, const Tensor& flags, Tenso
 // CHECK-DAG: {{.*}}per_example_activation_parameter.cpp:[[@LINE-1]]:26: error: per-example value used as argument 2 of 'gelu' (a mode), which must be the same for every example
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

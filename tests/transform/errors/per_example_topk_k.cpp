@@ -16,3 +16,6 @@ void top(const Tensor& x, const Tensor& k, const Tensor& labels, Tensor& out, Te
 // CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot' (a count or offset that sets the result's shape), which must be the same for every example
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

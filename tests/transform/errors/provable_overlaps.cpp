@@ -38,3 +38,6 @@ Tensor transposed_handle_copy(const Tensor& x) {
   return out;
 }
 // CHECK: 3 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -44,3 +44,6 @@ void shared_helper(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}random_factory.cpp:[[@LINE-1]]:21: error: call to 'noise' has no batching rule and cannot run per example
 // CHECK: note: functions defined in this file are batched as clones, but not this one: it draws random numbers but takes no per-example argument, so it would draw once for all examples; pass it a per-example value, or draw in the loop
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -16,3 +16,6 @@ void misspelt(const Tensor& x, Tensor& out) {
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = x[i] + rand_like(x[i]);
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

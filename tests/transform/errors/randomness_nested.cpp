@@ -12,3 +12,6 @@ void nested(const Tensor& x, Tensor& out) {
       out[i][j] = x[i][j] + rand_like(x[i][j]);
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -16,3 +16,6 @@ void scaled(const Tensor& x, std::vector<Tensor>& states, Tensor& out) {
     }
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

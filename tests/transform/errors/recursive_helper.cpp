@@ -24,3 +24,6 @@ void run(const Tensor& x, Tensor& out, Tensor& other) {
 // CHECK: note: functions defined in this file are batched as clones, but not this one: it calls itself, and a recursive function has no batched form
 // CHECK: {{.*}}recursive_helper.cpp:14:63: error: call to 'pong' has no batching rule
 // CHECK: note: functions defined in this file are batched as clones, but not this one: it calls itself through 'ping', and a recursive function has no batched form
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -23,3 +23,6 @@ void extremes(const Tensor& x, Tensor& out, float& top) {
     out[i] = row;
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

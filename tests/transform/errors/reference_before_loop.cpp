@@ -48,3 +48,6 @@ void bound_reduced(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK: 4 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

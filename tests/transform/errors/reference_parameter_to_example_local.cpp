@@ -25,3 +25,6 @@ void run(const Tensor& x, Tensor& out) {
 // CHECK: note: {{.*}}it writes through its reference parameter 'acc', bound here to 'acc', a local of each example; return the new value and assign it instead
 // CHECK: {{.*}}reference_parameter_to_example_local.cpp:20:5: error: call to 'scale'
 // CHECK: note: {{.*}}reference parameter 's', bound here to 's', a local of each example
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

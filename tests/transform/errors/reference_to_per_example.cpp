@@ -25,3 +25,6 @@ void local_reference(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK: 2 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

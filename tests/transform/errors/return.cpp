@@ -9,3 +9,6 @@ void early_return(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}return.cpp:[[@LINE-1]]:5: error: 'return' in the body of a vmap loop
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

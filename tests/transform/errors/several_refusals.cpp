@@ -23,3 +23,6 @@ void several(const Tensor& x, Tensor& out, Tensor& total) {
 // CHECK: 4 errors generated.
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

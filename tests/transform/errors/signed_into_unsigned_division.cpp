@@ -23,3 +23,6 @@ void buckets(const Tensor& x, Tensor& out, uint32_t n) {
     out[i][1] = static_cast<int64_t>(m % 3 + h);
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -8,3 +8,6 @@ void scatter(const Tensor& x, const Tensor& dest, Tensor& out) {
     out[dest[i].item<int64_t>()] = x[i];
 // CHECK: {{.*}}store_not_own_slot.cpp:[[@LINE-1]]:5: error: store into 'out' does not write only this example's slot: index it by the induction variable 'i' first
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

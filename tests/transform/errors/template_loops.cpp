@@ -43,3 +43,6 @@ void use(const Tensor& x, Tensor& out) {
   each(x, Printer{});
 // CHECK: {{.*}}template_loops.cpp:[[@LINE-1]]:3: note: in the specialization 'each<Printer>' of the template, instantiated here
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -43,3 +43,6 @@ void copy_of_a_row_not_own(const Tensor& x, Tensor& table) {
   }
 }
 // CHECK: 5 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -19,3 +19,6 @@ void apply(const Tensor& x, Tensor& out) {
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = halve_until_small(x[i], 1.0f);
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -47,3 +47,6 @@ void rebound_to_a_view(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK: 5 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -9,3 +9,6 @@ void fail(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}throw.cpp:[[@LINE-1]]:5: error: 'throw' in the body of a vmap loop
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

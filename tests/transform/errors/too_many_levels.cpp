@@ -28,3 +28,6 @@ void nine(const Tensor& x, Tensor& out) {
                     out[i0][i1][i2][i3][i4][i5][i6][i7][i8] = x[i0][i1][i2][i3][i4][i5][i6][i7][i8] * 2;
 }
 // CHECK: 1 error generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -16,3 +16,6 @@ void refused(const Tensor& x, Tensor& out, std::vector<float>& log) {
 // CHECK: {{.*}}try_and_container.cpp:[[@LINE-1]]:5: error: call to 'push_back' has no batching rule and cannot run per example
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

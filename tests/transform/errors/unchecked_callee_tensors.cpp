@@ -54,3 +54,6 @@ void through_a_pointer_array(const Tensor* layers, const Tensor& x, Tensor& out)
 // CHECK: {{.*}}unchecked_callee_tensors.cpp:[[@LINE-1]]:21: error: the tensor 'layers[1]' may share elements with the loop's outputs, and cannot be checked for that before the loop
 }
 // CHECK: 4 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -44,3 +44,6 @@ struct Model {
   }
 };
 // CHECK: 4 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -31,3 +31,6 @@ void doubled(const Tensor& x, Tensor& out) {
     out[i] = noisy(x[i]);
 // CHECK: {{.*}}unknown_functions.cpp:[[@LINE-1]]:14: note: in 'noisy', called here in a vmap loop (its body is batched with it)
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

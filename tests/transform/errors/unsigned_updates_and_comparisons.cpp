@@ -29,3 +29,6 @@ void updates(const Tensor& x, Tensor& out) {
     out[i][1] = static_cast<int64_t>(h + k);
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

@@ -16,3 +16,6 @@ void scale(const Tensor& x, Tensor& out) {
 // CHECK: {{.*}}user_global_batched.cpp:[[@LINE-1]]:21: error: 'batched' refers to the global 'batched'; the rewritten file includes <vmap/batched.hpp>, whose namespace 'vmap::batched' makes it ambiguous under 'using namespace vmap;'
 // CHECK: note: write '::batched', or declare it in a namespace of your own; the file is not rewritten
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

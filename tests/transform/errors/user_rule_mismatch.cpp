@@ -14,3 +14,6 @@ VMAP_BATCHED(clip, clip_batched);
 // CHECK: {{.*}}user_rule_mismatch.cpp:[[@LINE-1]]:1: error: static assertion failed due to requirement '::vmap::detail::user_rule_types(&clip, &clip_batched)': VMAP_BATCHED(clip, clip_batched): each Tensor parameter of clip must be a Tensor of clip_batched, which must return a Tensor (clip a Tensor or a number)
 
 int main() {}
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

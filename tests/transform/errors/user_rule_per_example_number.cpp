@@ -17,3 +17,6 @@ void run(const Tensor& x, const Tensor& ks, Tensor& out) {
 }
 
 int main() {}
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

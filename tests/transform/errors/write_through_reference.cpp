@@ -76,3 +76,6 @@ void increment_through_reference(const Tensor& x, Tensor& out, int& hits) {
   }
 }
 // CHECK: 8 errors generated.
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags
