@@ -8,6 +8,8 @@ void add_1d(const Tensor& a, const Tensor& b, Tensor& out) {
   for (int64_t i = 0; i < a.size(0); ++i)
     out[i] = a[i] + b[i];
 }
+// CHECK-LABEL: void add_1d(
+// CHECK: vb::at(out, i) = vb::at(a, i) + vb::at(b, i);  // line 9
 
 // The loop bound written with `<=` and `!=`.
 void add_1d_bounds(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -19,6 +21,11 @@ void add_1d_bounds(const Tensor& a, const Tensor& b, Tensor& out) {
   for (auto k = 0; k != 2; k += 1)
     out[k] = out[k] * 2;
 }
+// CHECK-LABEL: void add_1d_bounds(
+// CHECK: vb::Level _b_level0(0, (last) + 1);  // line 18
+// CHECK: vb::Level _b_level0(0, 2);  // line 21
+// CHECK-NEXT: const vb::Value k = _b_level0.index();
+// CHECK-NEXT: vb::at(out, k) = vb::at(out, k) * 2;  // line 22
 
 int main() {
   Tensor a = arange(8).to(kFloat);
@@ -31,12 +38,5 @@ int main() {
   std::cout << out2 << "\n";
 }
 
-// CHECK-LABEL: void add_1d(
-// CHECK: vb::at(out, i) = vb::at(a, i) + vb::at(b, i);  // line 9
-// CHECK-LABEL: void add_1d_bounds(
-// CHECK: vb::Level _b_level0(0, (last) + 1);  // line 16
-// CHECK: vb::Level _b_level0(0, 2);  // line 19
-// CHECK-NEXT: const vb::Value k = _b_level0.index();
-// CHECK-NEXT: vb::at(out, k) = vb::at(out, k) * 2;  // line 20
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

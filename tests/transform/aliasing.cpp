@@ -9,6 +9,12 @@ void shift_add(const Tensor& in, Tensor& out) {
   for (int64_t i = 0; i < out.size(0); ++i)
     out[i] = in[i] + 1;
 }
+// CHECK-LABEL: void shift_add(
+// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK-NEXT: for (int64_t i = 0; i < out.size(0); ++i)
+// CHECK-NEXT: out[i] = in[i] + 1;
+// CHECK-NEXT: } else { // clang-vmap: batched from line 9
+// CHECK: vb::at(out, i) = vb::at(in, i) + 1;  // line 10
 
 // Reads all of `in`, not only the example's slot: the same view is not safe here, since
 // the loop as written sees the rows it has already replaced.
@@ -17,6 +23,9 @@ void center(const Tensor& in, Tensor& out) {
   for (int64_t i = 0; i < out.size(0); ++i)
     out[i] = in[i] - in.sum(0);
 }
+// CHECK-LABEL: void center(
+// CHECK-NEXT: if (::vmap::batched::any_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK: vb::at(out, i) = vb::at(in, i) - in.sum(0);  // line 24
 
 Tensor fresh_output(const Tensor& in) {
   Tensor out = zeros({in.size(0)});
@@ -25,6 +34,9 @@ Tensor fresh_output(const Tensor& in) {
     out[i] = in[i] * 3;
   return out;
 }
+// CHECK-LABEL: Tensor fresh_output(
+// CHECK-NOT: unsafe_overlap
+// CHECK: vb::at(out, i) = vb::at(in, i) * 3;  // line 34
 
 int main() {
   Tensor x = arange(6).to(kFloat);
@@ -48,17 +60,5 @@ int main() {
   std::cout << rows << "\n";
 }
 
-// CHECK-LABEL: void shift_add(
-// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
-// CHECK-NEXT: for (int64_t i = 0; i < out.size(0); ++i)
-// CHECK-NEXT: out[i] = in[i] + 1;
-// CHECK-NEXT: } else { // clang-vmap: batched from line 9
-// CHECK: vb::at(out, i) = vb::at(in, i) + 1;  // line 10
-// CHECK-LABEL: void center(
-// CHECK-NEXT: if (::vmap::batched::any_overlap(out, in)) { // clang-vmap: inputs may overlap outputs, run as written
-// CHECK: vb::at(out, i) = vb::at(in, i) - in.sum(0);  // line 18
-// CHECK-LABEL: Tensor fresh_output(
-// CHECK-NOT: unsafe_overlap
-// CHECK: vb::at(out, i) = vb::at(in, i) * 3;  // line 25
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -11,6 +11,10 @@ void summaries(const Tensor& Q, const Tensor& K, const Tensor& bias, Tensor& out
     joined[b] = cat({Q[b][0], K[b][1]}, 0);
   }
 }
+// CHECK-LABEL: void summaries(
+// CHECK: vb::Level _b_level0(0, Q.size(0));  // line 9
+// CHECK: vb::at(out, b) = vb::stack({vb::at(Q, b).sum(1), vb::at(K, b).amax(1), bias}, 0);  // line 10
+// CHECK: vb::at(joined, b) = vb::cat({vb::at(Q, b)[0], vb::at(K, b)[1]}, 0);  // line 11
 
 int main() {
   Tensor Q = arange(24).reshape({2, 3, 4}).to(kFloat);
@@ -22,9 +26,5 @@ int main() {
   std::cout << out << "\n" << joined << "\n";
 }
 
-// CHECK-LABEL: void summaries(
-// CHECK: vb::Level _b_level0(0, Q.size(0));  // line 9
-// CHECK: vb::at(out, b) = vb::stack({vb::at(Q, b).sum(1), vb::at(K, b).amax(1), bias}, 0);  // line 10
-// CHECK: vb::at(joined, b) = vb::cat({vb::at(Q, b)[0], vb::at(K, b)[1]}, 0);  // line 11
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -19,6 +19,17 @@ void first_above(const Tensor& x, const Tensor& threshold, Tensor& position) {
     position[i] = found;
   }
 }
+// CHECK-LABEL: void first_above(
+// The search reads x at the position it has reached: one scalar kernel, the loop as
+// written (Note [Element reads]).
+// CHECK: vb::at(position, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i, vb::Elements threshold) {
+// CHECK-NEXT: int64_t found = -1;  // line 12
+// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) {  // line 13
+// CHECK-NEXT: if (x[i][j].item<float>() > threshold[i].item<float>()) {
+// CHECK-NEXT: found = j;
+// CHECK-NEXT: break;
+// CHECK: return found;
+// CHECK-NEXT: }, x.size(1), x, i, threshold);  // lines 12-19
 
 // Sum of the positive entries, skipping the others with `continue`; a range-based loop
 // that some examples leave early (so its other `break`, the same for every example, is
@@ -53,6 +64,21 @@ void positive_sum(const Tensor& x, const std::vector<float>& weights, Tensor& su
     weighted[i] = acc;
   }
 }
+// CHECK-LABEL: void positive_sum(
+// CHECK: vb::at(sums, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i) {
+// CHECK: float v = x[i][j].item<float>();
+// CHECK-NEXT: if (v <= 0.0f)
+// CHECK-NEXT: continue;
+// CHECK-NEXT: total += v;
+// CHECK: for (float w : weights) {
+// CHECK-NEXT: if (!_b_loop0.next())
+// CHECK: if (w == 0.0f) {  // line 52
+// CHECK-NEXT: _b_loop0.exit();  // line 53
+// CHECK: { vb::Where _b_where0(vb::at(x, i)[k].item<float>() < -1.5f);  // line 54
+// CHECK-NEXT: _b_loop0.exit();  // line 55
+// CHECK: for (float w : weights) {  // line 59
+// CHECK-NEXT: if (w == 0.0f) {  // line 60
+// CHECK-NEXT: break;  // line 61
 
 // Collatz steps with a cap: `break` and `continue` inside a per-example `while`.
 void collatz(const Tensor& start, Tensor& steps, Tensor& odd_steps) {
@@ -76,6 +102,16 @@ void collatz(const Tensor& start, Tensor& steps, Tensor& odd_steps) {
     odd_steps[i] = odd;
   }
 }
+// CHECK-LABEL: void collatz(
+// CHECK: { vb::Loop _b_loop0;  // line 90
+// CHECK-NEXT: while (_b_loop0.next(n != 1)) {
+// CHECK-NEXT: count += 1;  // line 91
+// CHECK-NEXT: { vb::Where _b_where0(count > 50);  // line 92
+// CHECK-NEXT: _b_loop0.exit();  // line 93
+// CHECK: n = n / 2;  // line 95
+// CHECK-NEXT: _b_loop0.skip();  // line 96
+// CHECK: odd += 1;  // line 99
+// CHECK-NEXT: _b_loop0.resume();
 
 int main() {
   Tensor x = tensor({0.5f, 2.0f, -1.0f, 3.0f, -2.0f, 0.1f, 0.2f, 0.3f, 4.0f, 4.0f, 4.0f,
@@ -98,41 +134,5 @@ int main() {
   std::cout << steps << "\n" << odd_steps << "\n";
 }
 
-// CHECK-LABEL: void first_above(
-// The search reads x at the position it has reached: one scalar kernel, the loop as
-// written (Note [Element reads]).
-// CHECK: vb::at(position, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i, vb::Elements threshold) {
-// CHECK-NEXT: int64_t found = -1;  // line 12
-// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) {  // line 13
-// CHECK-NEXT: if (x[i][j].item<float>() > threshold[i].item<float>()) {
-// CHECK-NEXT: found = j;
-// CHECK-NEXT: break;
-// CHECK: return found;
-// CHECK-NEXT: }, x.size(1), x, i, threshold);  // lines 12-19
-// CHECK-LABEL: void positive_sum(
-// CHECK: vb::at(sums, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i) {
-// CHECK: float v = x[i][j].item<float>();
-// CHECK-NEXT: if (v <= 0.0f)
-// CHECK-NEXT: continue;
-// CHECK-NEXT: total += v;
-// CHECK: for (float w : weights) {
-// CHECK-NEXT: if (!_b_loop0.next())
-// CHECK: if (w == 0.0f) {  // line 41
-// CHECK-NEXT: _b_loop0.exit();  // line 42
-// CHECK: { vb::Where _b_where0(vb::at(x, i)[k].item<float>() < -1.5f);  // line 43
-// CHECK-NEXT: _b_loop0.exit();  // line 44
-// CHECK: for (float w : weights) {  // line 48
-// CHECK-NEXT: if (w == 0.0f) {  // line 49
-// CHECK-NEXT: break;  // line 50
-// CHECK-LABEL: void collatz(
-// CHECK: { vb::Loop _b_loop0;  // line 64
-// CHECK-NEXT: while (_b_loop0.next(n != 1)) {
-// CHECK-NEXT: count += 1;  // line 65
-// CHECK-NEXT: { vb::Where _b_where0(count > 50);  // line 66
-// CHECK-NEXT: _b_loop0.exit();  // line 67
-// CHECK: n = n / 2;  // line 69
-// CHECK-NEXT: _b_loop0.skip();  // line 70
-// CHECK: odd += 1;  // line 73
-// CHECK-NEXT: _b_loop0.resume();
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

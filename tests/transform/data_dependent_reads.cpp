@@ -8,6 +8,8 @@ void lookup(const Tensor& table, const Tensor& ids, Tensor& out) {
   for (int64_t i = 0; i < ids.size(0); ++i)
     out[i] = table[ids[i].item<int64_t>()] * 2;
 }
+// CHECK-LABEL: void lookup(
+// CHECK: vb::at(out, i) = vb::at(table, vb::at(ids, i).item<int64_t>()) * 2;  // line 9
 
 void lookup_column(const Tensor& table, const Tensor& ids, Tensor& out) {
 #pragma vmap
@@ -16,6 +18,9 @@ void lookup_column(const Tensor& table, const Tensor& ids, Tensor& out) {
     out[i] = table.select(1, column).sum();
   }
 }
+// CHECK-LABEL: void lookup_column(
+// CHECK: vb::Value column = vb::at(ids, i).item<int64_t>();  // line 17
+// CHECK-NEXT: vb::at(out, i) = vb::select(table, 1, column).sum();  // line 18
 
 int main() {
   Tensor table = arange(15).reshape({5, 3}).to(kFloat);
@@ -29,10 +34,5 @@ int main() {
   std::cout << out2 << "\n";
 }
 
-// CHECK-LABEL: void lookup(
-// CHECK: vb::at(out, i) = vb::at(table, vb::at(ids, i).item<int64_t>()) * 2;  // line 9
-// CHECK-LABEL: void lookup_column(
-// CHECK: vb::Value column = vb::at(ids, i).item<int64_t>();  // line 15
-// CHECK-NEXT: vb::at(out, i) = vb::select(table, 1, column).sum();  // line 16
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

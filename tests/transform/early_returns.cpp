@@ -14,6 +14,12 @@ float piecewise(float v) {
   float cubic = v * v * v;
   return 0.5f * (3.0f * v - cubic);
 }
+// CHECK-LABEL: batched clone of 'piecewise'
+// CHECK: vb::Returns _b_returns;  // clang-vmap: early returns per example
+// CHECK-NEXT: { vb::Where _b_where0(v < -1.0f);  // line 10
+// CHECK-NEXT: _b_returns.exit(vb::scalar_cast<float>(-1.0f));  // line 11
+// CHECK: _b_returns.exit(vb::scalar_cast<float>(1));  // line 13
+// CHECK: return _b_returns.result(vb::scalar_cast<float>(0.5f * (3.0f * v - cubic)));  // line 15
 
 // A linear search that returns from inside its loop; -1 when not found.
 int64_t find_first(const Tensor& row, float key) {
@@ -22,6 +28,15 @@ int64_t find_first(const Tensor& row, float key) {
       return j;
   return -1;
 }
+// CHECK-LABEL: batched clone of 'find_first'
+// CHECK: vb::Returns _b_returns;
+// CHECK-NEXT: { vb::Loop _b_loop0;  // line 26
+// CHECK-NEXT: for (int64_t j = 0; j < row.size(0); ++j) {
+// CHECK-NEXT: if (!_b_loop0.next())
+// CHECK-NEXT: break;  // clang-vmap: every example has left
+// CHECK-NEXT: { vb::Where _b_where0(row[j].item<float>() == key);  // line 27
+// CHECK-NEXT: _b_returns.exit(vb::scalar_cast<int64_t>(j));  // line 28
+// CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(-1));  // line 29
 
 // A tensor-valued helper with an early return.
 Tensor normalised(const Tensor& v) {
@@ -30,6 +45,9 @@ Tensor normalised(const Tensor& v) {
     return v;
   return v / norm;
 }
+// CHECK-LABEL: batched clone of 'normalised'
+// CHECK: _b_returns.exit(v);  // line 45
+// CHECK: return _b_returns.result(v / norm);  // line 46
 
 void apply(const Tensor& x, const Tensor& keys, Tensor& smooth, Tensor& where_found,
            Tensor& unit) {
@@ -75,6 +93,28 @@ void classify(const Tensor& codes, int64_t mode, Tensor& score, Tensor& kind) {
     }
   }
 }
+// CHECK-LABEL: void classify(
+// CHECK: { vb::Switch _b_switch0(code, {0, 1, 5, 6, 7});  // line 69
+// CHECK-NEXT: _b_switch0.enter(0);  // line 70
+// CHECK-NEXT: s += 1;  // line 71
+// CHECK-NEXT: _b_switch0.enter(1);  // line 73
+// CHECK-NEXT: s += 10;  // line 74
+// CHECK-NEXT: _b_switch0.exit();  // line 75
+// CHECK-NEXT: _b_switch0.enter_default();  // line 76
+// CHECK-NEXT: s = -code;  // line 77
+// CHECK-NEXT: _b_switch0.enter(5);  // line 79
+// CHECK-NEXT: _b_switch0.enter(6);  // line 80
+// CHECK-NEXT: s += 100;  // line 81
+// CHECK-NEXT: _b_switch0.exit();  // line 82
+// CHECK-NEXT: _b_switch0.enter(7);  // line 83
+// CHECK-NEXT: s = 7;  // line 84
+// CHECK-NEXT: }
+// CHECK-NEXT: vb::at(score, i) = s;  // line 86
+// CHECK-NEXT: switch (mode) {  // line 87
+// CHECK-NEXT: case 0:  // line 88
+// CHECK-NEXT: vb::at(kind, i) = code * 2;  // line 89
+// CHECK-NEXT: break;  // line 90
+// CHECK-NEXT: default:  // line 91
 
 int main() {
   Tensor x = tensor({-3.0f, 1.0f, 2.0f, 0.5f, 0.0f, 0.0f, 0.3f, 2.0f, 0.3f, 2.0f, 5.0f,
@@ -96,45 +136,5 @@ int main() {
   std::cout << kind << "\n";
 }
 
-// CHECK-LABEL: batched clone of 'piecewise'
-// CHECK: vb::Returns _b_returns;  // clang-vmap: early returns per example
-// CHECK-NEXT: { vb::Where _b_where0(v < -1.0f);  // line 10
-// CHECK-NEXT: _b_returns.exit(vb::scalar_cast<float>(-1.0f));  // line 11
-// CHECK: _b_returns.exit(vb::scalar_cast<float>(1));  // line 13
-// CHECK: return _b_returns.result(vb::scalar_cast<float>(0.5f * (3.0f * v - cubic)));  // line 15
-// CHECK-LABEL: batched clone of 'find_first'
-// CHECK: vb::Returns _b_returns;
-// CHECK-NEXT: { vb::Loop _b_loop0;  // line 20
-// CHECK-NEXT: for (int64_t j = 0; j < row.size(0); ++j) {
-// CHECK-NEXT: if (!_b_loop0.next())
-// CHECK-NEXT: break;  // clang-vmap: every example has left
-// CHECK-NEXT: { vb::Where _b_where0(row[j].item<float>() == key);  // line 21
-// CHECK-NEXT: _b_returns.exit(vb::scalar_cast<int64_t>(j));  // line 22
-// CHECK: return _b_returns.result(vb::scalar_cast<int64_t>(-1));  // line 23
-// CHECK-LABEL: batched clone of 'normalised'
-// CHECK: _b_returns.exit(v);  // line 30
-// CHECK: return _b_returns.result(v / norm);  // line 31
-// CHECK-LABEL: void classify(
-// CHECK: { vb::Switch _b_switch0(code, {0, 1, 5, 6, 7});  // line 51
-// CHECK-NEXT: _b_switch0.enter(0);  // line 52
-// CHECK-NEXT: s += 1;  // line 53
-// CHECK-NEXT: _b_switch0.enter(1);  // line 55
-// CHECK-NEXT: s += 10;  // line 56
-// CHECK-NEXT: _b_switch0.exit();  // line 57
-// CHECK-NEXT: _b_switch0.enter_default();  // line 58
-// CHECK-NEXT: s = -code;  // line 59
-// CHECK-NEXT: _b_switch0.enter(5);  // line 61
-// CHECK-NEXT: _b_switch0.enter(6);  // line 62
-// CHECK-NEXT: s += 100;  // line 63
-// CHECK-NEXT: _b_switch0.exit();  // line 64
-// CHECK-NEXT: _b_switch0.enter(7);  // line 65
-// CHECK-NEXT: s = 7;  // line 66
-// CHECK-NEXT: }
-// CHECK-NEXT: vb::at(score, i) = s;  // line 68
-// CHECK-NEXT: switch (mode) {  // line 69
-// CHECK-NEXT: case 0:  // line 70
-// CHECK-NEXT: vb::at(kind, i) = code * 2;  // line 71
-// CHECK-NEXT: break;  // line 72
-// CHECK-NEXT: default:  // line 73
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -17,6 +17,8 @@ void heads(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& caus
     y[h] = att.matmul(v[h]);
   }
 }
+// CHECK-LABEL: void heads(
+// CHECK: vb::softmax(att, -1)
 
 void batch_heads(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& causal, Tensor& y) {
 #pragma vmap
@@ -28,6 +30,8 @@ void batch_heads(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor
       y[b][h] = matmul(att.softmax(-1), v[b][h]);
     }
 }
+// CHECK-LABEL: void batch_heads(
+// CHECK: vb::Level _b_level1
 
 int main() {
   const int64_t batch = 2, n_head = 3, T = 5, hs = 4;
@@ -42,9 +46,5 @@ int main() {
   std::cout << y1 << "\n" << y2 << "\n";
 }
 
-// CHECK-LABEL: void heads(
-// CHECK: vb::softmax(att, -1)
-// CHECK-LABEL: void batch_heads(
-// CHECK: vb::Level _b_level1
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -21,6 +21,9 @@ void beam_step(const Tensor& scores, const Tensor& lengths, Tensor& beams, Tenso
     best[s] = flat_scores[flat] / std::pow(static_cast<double>(length), 0.6);
   }
 }
+// CHECK-LABEL: void beam_step(
+// CHECK: vb::Value beam = flat / vocab;
+// CHECK-NEXT: vb::Value token = flat % vocab;
 
 int main() {
   const int64_t sentences = 3, beam = 4, vocab = 7;
@@ -32,8 +35,5 @@ int main() {
   std::cout << beams << "\n" << tokens << "\n" << best << "\n";
 }
 
-// CHECK-LABEL: void beam_step(
-// CHECK: vb::Value beam = flat / vocab;
-// CHECK-NEXT: vb::Value token = flat % vocab;
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

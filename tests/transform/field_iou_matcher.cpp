@@ -29,16 +29,6 @@ void match(const Tensor& proposals, const Tensor& gt, Tensor& best_iou, Tensor& 
     labels[i] = label;
   }
 }
-
-int main() {
-  Tensor gt = tensor({0.f, 0.f, 4.f, 4.f, 5.f, 5.f, 9.f, 8.f, 2.f, 6.f, 4.f, 9.f}).reshape({3, 4});
-  Tensor base = (arange(7 * 2).reshape({7, 2}).to(kFloat) * 1.3).sin().abs() * 6;
-  Tensor proposals = cat({base, base + 3.5}, 1);
-  Tensor best_iou = zeros({7}), best_gt = zeros({7}, kInt64), labels = zeros({7}, kInt64);
-  match(proposals, gt, best_iou, best_gt, labels, 0.5f, 0.2f);
-  std::cout << best_iou << "\n" << best_gt << "\n" << labels << "\n";
-}
-
 // CHECK-LABEL: void match(
 // CHECK: vb::Value x1 = vb::maximum(gt.select(1, 0), box[0]);
 // The label's else-if chain on C++ scalars: one scalar kernel (Note [Fused control flow]).
@@ -50,5 +40,15 @@ int main() {
 // CHECK-NEXT: label = -1;
 // CHECK-NEXT: return label;
 // CHECK-NEXT: }, iou.amax().item<float>(), fg_threshold, bg_threshold);  // lines 23-29
+
+int main() {
+  Tensor gt = tensor({0.f, 0.f, 4.f, 4.f, 5.f, 5.f, 9.f, 8.f, 2.f, 6.f, 4.f, 9.f}).reshape({3, 4});
+  Tensor base = (arange(7 * 2).reshape({7, 2}).to(kFloat) * 1.3).sin().abs() * 6;
+  Tensor proposals = cat({base, base + 3.5}, 1);
+  Tensor best_iou = zeros({7}), best_gt = zeros({7}, kInt64), labels = zeros({7}, kInt64);
+  match(proposals, gt, best_iou, best_gt, labels, 0.5f, 0.2f);
+  std::cout << best_iou << "\n" << best_gt << "\n" << labels << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

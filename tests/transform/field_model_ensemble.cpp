@@ -13,6 +13,8 @@ void ensemble_shared(const Tensor& data, const Tensor& w1, const Tensor& b1, con
     out[m] = linear(hidden, w2[m], b2[m]);
   }
 }
+// CHECK-LABEL: void ensemble_shared(
+// CHECK: vb::linear(data, vb::at(w1, m), vb::at(b1, m))
 
 void ensemble_own(const Tensor& data, const Tensor& w1, const Tensor& b1, const Tensor& w2,
                   const Tensor& b2, Tensor& out) {
@@ -23,6 +25,8 @@ void ensemble_own(const Tensor& data, const Tensor& w1, const Tensor& b1, const 
     out[m] = log_softmax(logits, -1);
   }
 }
+// CHECK-LABEL: void ensemble_own(
+// CHECK: vb::log_softmax(logits, -1)
 
 int main() {
   const int64_t models = 4, batch = 5, in = 6, hidden = 8, classes = 3;
@@ -39,9 +43,5 @@ int main() {
   std::cout << shared << "\n" << own << "\n";
 }
 
-// CHECK-LABEL: void ensemble_shared(
-// CHECK: vb::linear(data, vb::at(w1, m), vb::at(b1, m))
-// CHECK-LABEL: void ensemble_own(
-// CHECK: vb::log_softmax(logits, -1)
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -13,6 +13,8 @@ void squared_distances(const Tensor& x, const Tensor& y, Tensor& out) {
     for (int64_t j = 0; j < y.size(0); ++j)
       out[i][j] = (x[i] - y[j]).pow(2).sum();
 }
+// CHECK-LABEL: void squared_distances(
+// CHECK: out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)).sum();  // line 14
 
 // The samples' form: a local difference, squared, summed, then a root.
 void distances(const Tensor& x, const Tensor& y, Tensor& out) {
@@ -24,6 +26,11 @@ void distances(const Tensor& x, const Tensor& y, Tensor& out) {
       out[i][j] = (difference * difference).sum().sqrt();
     }
 }
+// CHECK-LABEL: void distances(
+// CHECK: vb::at(out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
+// CHECK-NEXT: auto difference = a - b;  // line 25
+// CHECK-NEXT: return difference * difference;
+// CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum().sqrt();  // lines 25-26
 
 // A weighted mean with a loop-invariant weight and scalar; a store of a chain; a double
 // accumulator of a product.
@@ -37,6 +44,10 @@ double weighted(const Tensor& x, const Tensor& w, float bias, Tensor& means, Ten
   }
   return total.item<double>();
 }
+// CHECK-LABEL: double weighted(
+// CHECK: vb::at(means, i) = vb::mean(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 41
+// CHECK-NEXT: vb::at(scaled, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 42
+// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i)[0], w[1]), vb::Reduce::add);  // line 43
 
 // A sum and a mean over the example's last dim (y's rows kept), member and free forms; a
 // sum over another dim is fused too (the kernel runs the batched ops for it).
@@ -49,6 +60,10 @@ void row_squares(const Tensor& x, const Tensor& y, Tensor& sums, Tensor& means,
     columns[i] = (x[i] - y).pow(2).sum(0);
   }
 }
+// CHECK-LABEL: void row_squares(
+// CHECK: vb::at(sums, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1);  // line 58
+// CHECK-NEXT: vb::at(means, i) = vb::mean(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return vb::abs(a - y); }, vb::at(x, i), y), -1);  // line 59
+// CHECK-NEXT: vb::at(columns, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(0);  // line 60
 
 // Integer tensors: the same kernel, run by the batched ops.
 void integer_squares(const Tensor& k, Tensor& out) {
@@ -56,6 +71,8 @@ void integer_squares(const Tensor& k, Tensor& out) {
   for (int64_t i = 0; i < k.size(0); ++i)
     out[i] = (k[i] * k[i] - 1).sum();
 }
+// CHECK-LABEL: void integer_squares(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 72
 
 int main() {
   Tensor x = (arange(24).reshape({6, 4}).to(kFloat) - 7.0) / 3.0;
@@ -81,22 +98,5 @@ int main() {
   std::cout << counts << "\n";
 }
 
-// CHECK-LABEL: void squared_distances(
-// CHECK: out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, j)).sum();  // line 14
-// CHECK-LABEL: void distances(
-// CHECK: vb::at(out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
-// CHECK-NEXT: auto difference = a - b;  // line 23
-// CHECK-NEXT: return difference * difference;
-// CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum().sqrt();  // lines 23-24
-// CHECK-LABEL: double weighted(
-// CHECK: vb::at(means, i) = vb::mean(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& w, const auto& bias) { return vb::abs(a * w - bias); }, vb::at(x, i), w, bias));  // line 34
-// CHECK-NEXT: vb::at(scaled, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a / b).clamp(-1.0, 1.0).exp(); }, vb::at(x, i), (w + 1));  // line 35
-// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i)[0], w[1]), vb::Reduce::add);  // line 36
-// CHECK-LABEL: void row_squares(
-// CHECK: vb::at(sums, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1);  // line 47
-// CHECK-NEXT: vb::at(means, i) = vb::mean(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return vb::abs(a - y); }, vb::at(x, i), y), -1);  // line 48
-// CHECK-NEXT: vb::at(columns, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(0);  // line 49
-// CHECK-LABEL: void integer_squares(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a * a - 1; }, vb::at(k, i)).sum();  // line 57
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

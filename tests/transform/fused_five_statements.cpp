@@ -19,6 +19,12 @@ double pair_features(const Tensor& x, const Tensor& y, float margin, Tensor& squ
   }
   return total.item<double>();
 }
+// CHECK-LABEL: double pair_features(
+// CHECK: vb::at(squared, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, i)).sum();  // line 14
+// CHECK-NEXT: vb::at(dot, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i), vb::at(y, i)).sum();  // line 15
+// CHECK-NEXT: vb::at(gap, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& margin) { return (a - b).abs().clamp(0.0, margin); }, vb::at(x, i), vb::at(y, i), margin).mean();  // line 16
+// CHECK-NEXT: vb::at(blended, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a * 0.25 + b * 0.75).relu(); }, vb::at(x, i), vb::at(y, i));  // line 17
+// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return (a - b) * (c - d); }, vb::at(x, i)[0], vb::at(y, i)[0], vb::at(x, i)[1], vb::at(y, i)[1]), vb::Reduce::add);  // line 18
 
 int main() {
   const Tensor x = (arange(40).reshape({8, 5}).to(kFloat) - 17.0) / 6.0;
@@ -34,11 +40,5 @@ int main() {
             << squared_d << "\n" << dot_d << "\n" << gap_d << "\n" << blended_d << "\n";
 }
 
-// CHECK-LABEL: double pair_features(
-// CHECK: vb::at(squared, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), vb::at(y, i)).sum();  // line 14
-// CHECK-NEXT: vb::at(dot, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i), vb::at(y, i)).sum();  // line 15
-// CHECK-NEXT: vb::at(gap, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& margin) { return (a - b).abs().clamp(0.0, margin); }, vb::at(x, i), vb::at(y, i), margin).mean();  // line 16
-// CHECK-NEXT: vb::at(blended, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return (a * 0.25 + b * 0.75).relu(); }, vb::at(x, i), vb::at(y, i));  // line 17
-// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return (a - b) * (c - d); }, vb::at(x, i)[0], vb::at(y, i)[0], vb::at(x, i)[1], vb::at(y, i)[1]), vb::Reduce::add);  // line 18
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -17,6 +17,11 @@ void powers(const Tensor& x, Tensor& p32, Tensor& p7, Tensor& inverse, Tensor& s
     square[i] = x[i].pow(2.0);
   }
 }
+// CHECK-LABEL: void powers(
+// CHECK: vb::at(p32, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(32); }, vb::at(x, i));
+// CHECK-NEXT: vb::at(p7, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return vb::pow(a, 7); }, vb::at(x, i));
+// CHECK-NEXT: vb::at(inverse, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(-5.0); }, vb::at(x, i));
+// CHECK-NEXT: vb::at(square, i) = vb::at(x, i).pow(2.0);
 
 // Integers keep their exact powers, wrapping as multiplies do.
 void integer_powers(const Tensor& k, Tensor& out) {
@@ -24,6 +29,8 @@ void integer_powers(const Tensor& k, Tensor& out) {
   for (int64_t i = 0; i < k.size(0); ++i)
     out[i] = k[i].pow(31);
 }
+// CHECK-LABEL: void integer_powers(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(31); }, vb::at(k, i));
 
 // The pairwise distance as a norm, its square, the free form; norm(1) is left to the
 // batched ops.
@@ -39,6 +46,11 @@ void norms(const Tensor& a, const Tensor& b, Tensor& distances, Tensor& squares,
       taxicab[i][j] = (a[i] - b[j]).norm(1);
     }
 }
+// CHECK-LABEL: void norms(
+// CHECK: vb::at(distances, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm();
+// CHECK-NEXT: vb::at(squares, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm().pow(2);
+// CHECK-NEXT: vb::at(free_form, i)[j] = vb::norm(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)), 2);
+// CHECK-NEXT: vb::at(taxicab, i)[j] = (vb::at(a, i) - vb::at(b, j)).norm(1);
 
 // x *= x five times on a clone: the kernel's parameter is x[i] itself.
 void square_in_place(const Tensor& x, Tensor& out) {
@@ -50,6 +62,11 @@ void square_in_place(const Tensor& x, Tensor& out) {
     out[i] = value;
   }
 }
+// CHECK-LABEL: void square_in_place(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value) {
+// CHECK-NEXT: for (int round = 0; round < 5; ++round)
+// CHECK: value *= value;
+// CHECK: }, vb::at(x, i));
 
 int main() {
   Tensor x = (arange(24).reshape({6, 4}).to(kFloat) - 11.5) / 100.0 + 1.0;
@@ -80,22 +97,5 @@ int main() {
   std::cout << out << "\n" << x << "\n";
 }
 
-// CHECK-LABEL: void powers(
-// CHECK: vb::at(p32, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(32); }, vb::at(x, i));
-// CHECK-NEXT: vb::at(p7, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return vb::pow(a, 7); }, vb::at(x, i));
-// CHECK-NEXT: vb::at(inverse, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(-5.0); }, vb::at(x, i));
-// CHECK-NEXT: vb::at(square, i) = vb::at(x, i).pow(2.0);
-// CHECK-LABEL: void integer_powers(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.pow(31); }, vb::at(k, i));
-// CHECK-LABEL: void norms(
-// CHECK: vb::at(distances, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm();
-// CHECK-NEXT: vb::at(squares, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)).norm().pow(2);
-// CHECK-NEXT: vb::at(free_form, i)[j] = vb::norm(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d) { return c - d; }, vb::at(a, i), vb::at(b, j)), 2);
-// CHECK-NEXT: vb::at(taxicab, i)[j] = (vb::at(a, i) - vb::at(b, j)).norm(1);
-// CHECK-LABEL: void square_in_place(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value) {
-// CHECK-NEXT: for (int round = 0; round < 5; ++round)
-// CHECK: value *= value;
-// CHECK: }, vb::at(x, i));
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

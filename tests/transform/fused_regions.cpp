@@ -14,6 +14,13 @@ void shifted_roots(const Tensor& a, const Tensor& b, Tensor& out) {
     out[i] = r;
   }
 }
+// CHECK-LABEL: void shifted_roots(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& b) {
+// CHECK-NEXT: auto d = c - b;  // line 11
+// CHECK-NEXT: auto s = d * d + 1.0f;  // line 12
+// CHECK-NEXT: auto r = s.sqrt();  // line 13
+// CHECK-NEXT: return r;
+// CHECK-NEXT: }, vb::at(a, i), b);  // lines 11-14
 
 // Ending in a whole-example sum, under two nested vmap levels.
 void squared_distances(const Tensor& x, const Tensor& y, Tensor& out) {
@@ -26,6 +33,12 @@ void squared_distances(const Tensor& x, const Tensor& y, Tensor& out) {
       out[i][j] = squared.sum();
     }
 }
+// CHECK-LABEL: void squared_distances(
+// CHECK: vb::at(out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
+// CHECK-NEXT: auto d = a - b;  // line 31
+// CHECK-NEXT: auto squared = d * d;  // line 32
+// CHECK-NEXT: return squared;
+// CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum();  // lines 31-33
 
 // Ending in an accumulator; a number parameter and a clamp in the chain.
 double clipped_total(const Tensor& x, float scale) {
@@ -39,6 +52,13 @@ double clipped_total(const Tensor& x, float scale) {
   }
   return total.item<double>();
 }
+// CHECK-LABEL: double clipped_total(
+// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& scale) {
+// CHECK-NEXT: auto v = a * scale;  // line 48
+// CHECK-NEXT: v = v.clamp(-1.0, 1.0);  // line 49
+// CHECK-NEXT: v -= 0.5f;  // line 50
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i), scale).sum(), vb::Reduce::add);  // lines 48-51
 
 // An accumulator of one element per example, computed over three statements.
 double first_elements(const Tensor& x) {
@@ -51,6 +71,12 @@ double first_elements(const Tensor& x) {
   }
   return total.item<double>();
 }
+// CHECK-LABEL: double first_elements(
+// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
+// CHECK-NEXT: auto p = a * 2;  // line 68
+// CHECK-NEXT: p = p + 1;  // line 69
+// CHECK-NEXT: return p;
+// CHECK-NEXT: }, vb::at(x, i)[0]), vb::Reduce::add);  // lines 68-70
 
 // A loop that runs at least once (literal bounds) reading a broadcast operand, and a where.
 void smoothed(const Tensor& x, const Tensor& w, Tensor& out) {
@@ -63,6 +89,14 @@ void smoothed(const Tensor& x, const Tensor& w, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void smoothed(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto v, const auto& w) {
+// CHECK-NEXT: for (int k = 0; k < 3; ++k) {  // line 86
+// CHECK-NEXT: v = v * w + 0.25f;  // line 87
+// CHECK-NEXT: }
+// CHECK-NEXT: v = vb::where(v > 1.0f, v - 1.0f, v);  // line 88
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i), w);  // lines 85-89
 
 // A local rebound to a value of another dtype (bool): the kernel's first element throws
 // and the batched ops compute it.
@@ -75,6 +109,13 @@ void rebinds_to_bool(const Tensor& x, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void rebinds_to_bool(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
+// CHECK-NEXT: auto v = a * 2;  // line 106
+// CHECK-NEXT: v = v > 1.0f;  // line 107
+// CHECK-NEXT: v = v + 1;  // line 108
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 106-109
 
 // A per-example C++ number among the operands: the batched ops run the kernel.
 void scaled_by_first(const Tensor& x, Tensor& out) {
@@ -86,6 +127,13 @@ void scaled_by_first(const Tensor& x, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void scaled_by_first(
+// CHECK: vb::Value first = vb::at(x, i)[0].item<float>();  // line 124
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& first) {
+// CHECK-NEXT: auto v = a * first;  // line 125
+// CHECK-NEXT: v = v * v;  // line 126
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i), first);  // lines 125-127
 
 // Inside a per-example `if` and inside a plain loop of the body.
 void masked_and_looped(const Tensor& x, Tensor& out, Tensor& steps) {
@@ -103,6 +151,20 @@ void masked_and_looped(const Tensor& x, Tensor& out, Tensor& steps) {
     }
   }
 }
+// CHECK-LABEL: void masked_and_looped(
+// CHECK: { vb::Where _b_where0(vb::at(x, i).sum().item<float>() > 2.0f);  // line 142
+// CHECK-NEXT: {
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
+// CHECK-NEXT: auto v = a * 2;  // line 143
+// CHECK-NEXT: v = v * v;  // line 144
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 143-145
+// CHECK: for (int64_t t = 0; t < steps.size(1); ++t) {  // line 147
+// CHECK-NEXT: vb::at(steps, i)[t] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& t) {
+// CHECK-NEXT: auto h = a * t;  // line 148
+// CHECK-NEXT: h = h + 1;  // line 149
+// CHECK-NEXT: return h;
+// CHECK-NEXT: }, vb::at(x, i), t).sum();  // lines 148-150
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
@@ -127,67 +189,5 @@ int main() {
   }
 }
 
-// CHECK-LABEL: void shifted_roots(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& b) {
-// CHECK-NEXT: auto d = c - b;  // line 11
-// CHECK-NEXT: auto s = d * d + 1.0f;  // line 12
-// CHECK-NEXT: auto r = s.sqrt();  // line 13
-// CHECK-NEXT: return r;
-// CHECK-NEXT: }, vb::at(a, i), b);  // lines 11-14
-// CHECK-LABEL: void squared_distances(
-// CHECK: vb::at(out, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
-// CHECK-NEXT: auto d = a - b;  // line 24
-// CHECK-NEXT: auto squared = d * d;  // line 25
-// CHECK-NEXT: return squared;
-// CHECK-NEXT: }, vb::at(x, i), vb::at(y, j)).sum();  // lines 24-26
-// CHECK-LABEL: double clipped_total(
-// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& scale) {
-// CHECK-NEXT: auto v = a * scale;  // line 35
-// CHECK-NEXT: v = v.clamp(-1.0, 1.0);  // line 36
-// CHECK-NEXT: v -= 0.5f;  // line 37
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i), scale).sum(), vb::Reduce::add);  // lines 35-38
-// CHECK-LABEL: double first_elements(
-// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
-// CHECK-NEXT: auto p = a * 2;  // line 48
-// CHECK-NEXT: p = p + 1;  // line 49
-// CHECK-NEXT: return p;
-// CHECK-NEXT: }, vb::at(x, i)[0]), vb::Reduce::add);  // lines 48-50
-// CHECK-LABEL: void smoothed(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto v, const auto& w) {
-// CHECK-NEXT: for (int k = 0; k < 3; ++k) {  // line 60
-// CHECK-NEXT: v = v * w + 0.25f;  // line 61
-// CHECK-NEXT: }
-// CHECK-NEXT: v = vb::where(v > 1.0f, v - 1.0f, v);  // line 62
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i), w);  // lines 59-63
-// CHECK-LABEL: void rebinds_to_bool(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
-// CHECK-NEXT: auto v = a * 2;  // line 72
-// CHECK-NEXT: v = v > 1.0f;  // line 73
-// CHECK-NEXT: v = v + 1;  // line 74
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 72-75
-// CHECK-LABEL: void scaled_by_first(
-// CHECK: vb::Value first = vb::at(x, i)[0].item<float>();  // line 83
-// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& first) {
-// CHECK-NEXT: auto v = a * first;  // line 84
-// CHECK-NEXT: v = v * v;  // line 85
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i), first);  // lines 84-86
-// CHECK-LABEL: void masked_and_looped(
-// CHECK: { vb::Where _b_where0(vb::at(x, i).sum().item<float>() > 2.0f);  // line 94
-// CHECK-NEXT: {
-// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
-// CHECK-NEXT: auto v = a * 2;  // line 95
-// CHECK-NEXT: v = v * v;  // line 96
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 95-97
-// CHECK: for (int64_t t = 0; t < steps.size(1); ++t) {  // line 99
-// CHECK-NEXT: vb::at(steps, i)[t] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& t) {
-// CHECK-NEXT: auto h = a * t;  // line 100
-// CHECK-NEXT: h = h + 1;  // line 101
-// CHECK-NEXT: return h;
-// CHECK-NEXT: }, vb::at(x, i), t).sum();  // lines 100-102
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

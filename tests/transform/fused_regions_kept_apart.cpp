@@ -16,6 +16,11 @@ void read_after(const Tensor& x, Tensor& out, Tensor& again) {
     again[i] = v + 1;
   }
 }
+// CHECK-LABEL: void read_after(
+// CHECK: vb::Value v = vb::at(x, i) * 2;  // line 13
+// CHECK-NEXT: v = v * v;  // line 14
+// CHECK-NEXT: vb::at(out, i) = v;  // line 15
+// CHECK-NEXT: vb::at(again, i) = v + 1;  // line 16
 
 // A copy of x's example written in place: x's elements change, as in LibTorch.
 void in_place_on_copy(const Tensor& x, Tensor& out) {
@@ -26,6 +31,10 @@ void in_place_on_copy(const Tensor& x, Tensor& out) {
     out[i] = v * v + 1;
   }
 }
+// CHECK-LABEL: void in_place_on_copy(
+// CHECK: vb::Value v = vb::at(x, i);  // line 29
+// CHECK-NEXT: v += 1;  // line 30
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& v) { return v * v + 1; }, v);  // line 31
 
 // A per-example trip count.
 void per_example_rounds(const Tensor& x, const Tensor& rounds, Tensor& out) {
@@ -38,6 +47,9 @@ void per_example_rounds(const Tensor& x, const Tensor& rounds, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void per_example_rounds(
+// CHECK: vb::Value v = vb::at(x, i);  // line 44
+// CHECK: vb::at(out, i) = v;  // line 47
 
 // A matmul in the middle: the region starts after it.
 void matmul_between(const Tensor& x, const Tensor& w, Tensor& out) {
@@ -49,6 +61,12 @@ void matmul_between(const Tensor& x, const Tensor& w, Tensor& out) {
     out[i] = g + 1;
   }
 }
+// CHECK-LABEL: void matmul_between(
+// CHECK: vb::Value h = vb::at(x, i) * 2;  // line 58
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto g) {
+// CHECK-NEXT: g = g * g;  // line 60
+// CHECK-NEXT: return g + 1;
+// CHECK-NEXT: }, vb::matmul(w, h));  // lines 59-61
 
 // A local passed to a function.
 void passed_to_helper(const Tensor& x, Tensor& out) {
@@ -59,6 +77,10 @@ void passed_to_helper(const Tensor& x, Tensor& out) {
     out[i] = halved(v) * v;
   }
 }
+// CHECK-LABEL: void passed_to_helper(
+// CHECK: vb::Value v = vb::at(x, i) * 2;  // line 75
+// CHECK-NEXT: v = v + 1;  // line 76
+// CHECK-NEXT: vb::at(out, i) = _b_halved(v) * v;  // line 77
 
 // A loop that may run zero times reads w: the kernel's shape would be w's broadcast with
 // x's even where the loop does not run (the sum of 2 rows of 3 instead of 3).
@@ -71,6 +93,12 @@ void maybe_zero_trips(const Tensor& x, const Tensor& w, int rounds, Tensor& out)
     out[i] = v.sum();
   }
 }
+// CHECK-LABEL: void maybe_zero_trips(
+// CHECK: vb::Value v = vb::at(x, i);  // line 90
+// CHECK-NEXT: for (int r = 0; r < rounds; ++r) {  // line 91
+// CHECK-NEXT: v = v * w;  // line 92
+// CHECK-NEXT: }
+// CHECK-NEXT: vb::at(out, i) = v.sum();  // line 93
 
 // A local no value reaches the store from (dead), and a reference: they stay outside.
 void dead_and_reference(const Tensor& x, const Tensor& y, Tensor& out) {
@@ -83,6 +111,14 @@ void dead_and_reference(const Tensor& x, const Tensor& y, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void dead_and_reference(
+// CHECK: vb::Value unused = vb::at(y, i) * 3;  // line 107
+// CHECK-NEXT: const vb::Value& row = vb::at(x, i);  // line 108
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row) {
+// CHECK-NEXT: auto v = row * 2;  // line 109
+// CHECK-NEXT: v = v * v;  // line 110
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, row);  // lines 109-111
 
 // Declared without a value, then assigned: not a declaration a kernel can print.
 void declared_then_assigned(const Tensor& x, Tensor& out) {
@@ -94,6 +130,11 @@ void declared_then_assigned(const Tensor& x, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void declared_then_assigned(
+// CHECK: vb::Value v;  // line 127
+// CHECK-NEXT: v = vb::at(x, i) * 2;  // line 128
+// CHECK-NEXT: v = v * v;  // line 129
+// CHECK-NEXT: vb::at(out, i) = v;  // line 130
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
@@ -133,46 +174,5 @@ int main() {
   std::cout << k << "\n";
 }
 
-// CHECK-LABEL: void read_after(
-// CHECK: vb::Value v = vb::at(x, i) * 2;  // line 13
-// CHECK-NEXT: v = v * v;  // line 14
-// CHECK-NEXT: vb::at(out, i) = v;  // line 15
-// CHECK-NEXT: vb::at(again, i) = v + 1;  // line 16
-// CHECK-LABEL: void in_place_on_copy(
-// CHECK: vb::Value v = vb::at(x, i);  // line 24
-// CHECK-NEXT: v += 1;  // line 25
-// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& v) { return v * v + 1; }, v);  // line 26
-// CHECK-LABEL: void per_example_rounds(
-// CHECK: vb::Value v = vb::at(x, i);  // line 35
-// CHECK: vb::at(out, i) = v;  // line 38
-// CHECK-LABEL: void matmul_between(
-// CHECK: vb::Value h = vb::at(x, i) * 2;  // line 46
-// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto g) {
-// CHECK-NEXT: g = g * g;  // line 48
-// CHECK-NEXT: return g + 1;
-// CHECK-NEXT: }, vb::matmul(w, h));  // lines 47-49
-// CHECK-LABEL: void passed_to_helper(
-// CHECK: vb::Value v = vb::at(x, i) * 2;  // line 57
-// CHECK-NEXT: v = v + 1;  // line 58
-// CHECK-NEXT: vb::at(out, i) = _b_halved(v) * v;  // line 59
-// CHECK-LABEL: void maybe_zero_trips(
-// CHECK: vb::Value v = vb::at(x, i);  // line 68
-// CHECK-NEXT: for (int r = 0; r < rounds; ++r) {  // line 69
-// CHECK-NEXT: v = v * w;  // line 70
-// CHECK-NEXT: }
-// CHECK-NEXT: vb::at(out, i) = v.sum();  // line 71
-// CHECK-LABEL: void dead_and_reference(
-// CHECK: vb::Value unused = vb::at(y, i) * 3;  // line 79
-// CHECK-NEXT: const vb::Value& row = vb::at(x, i);  // line 80
-// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row) {
-// CHECK-NEXT: auto v = row * 2;  // line 81
-// CHECK-NEXT: v = v * v;  // line 82
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, row);  // lines 81-83
-// CHECK-LABEL: void declared_then_assigned(
-// CHECK: vb::Value v;  // line 91
-// CHECK-NEXT: v = vb::at(x, i) * 2;  // line 92
-// CHECK-NEXT: v = v * v;  // line 93
-// CHECK-NEXT: vb::at(out, i) = v;  // line 94
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

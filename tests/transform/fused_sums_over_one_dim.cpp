@@ -14,6 +14,11 @@ void through_a_local(const Tensor& x, const Tensor& y, Tensor& out) {
     out[i] = difference.pow(2).sum(-1);
   }
 }
+// CHECK-LABEL: void through_a_local(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) {
+// CHECK-NEXT: auto difference = a - y;
+// CHECK-NEXT: return difference.pow(2);
+// CHECK-NEXT: }, vb::at(x, i), y).sum(-1);  // lines 13-14
 
 // In a template, a handle copy and a reference of the loop-invariant operand.
 template <typename Scale>
@@ -24,6 +29,9 @@ void in_a_template(const Tensor& x, const Tensor& y, Scale scale, Tensor& out) {
   for (int64_t vb = 0; vb < x.size(0); ++vb)
     out[vb] = mean((x[vb] * scale - rows).abs(), 1);
 }
+// CHECK-LABEL: void in_a_template(
+// CHECK: vb_1::at(out, vb) = vb_1::mean(vb_1::fused(
+// CHECK-SAME: , 1);
 
 // keepdim, and a dim in a variable.
 void kept_and_variable(const Tensor& x, const Tensor& y, Tensor& kept, Tensor& variable) {
@@ -34,6 +42,9 @@ void kept_and_variable(const Tensor& x, const Tensor& y, Tensor& kept, Tensor& v
     variable[i] = (x[i] - y).pow(2).sum(last);
   }
 }
+// CHECK-LABEL: void kept_and_variable(
+// CHECK: vb::at(kept, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1, true);  // line 41
+// CHECK-NEXT: vb::at(variable, i) = (vb::at(x, i) - y).pow(2).sum(last);  // line 42
 
 int main() {
   Tensor x = (arange(20).reshape({5, 4}).to(kFloat) - 6.0) / 4.0;
@@ -48,16 +59,5 @@ int main() {
             << variable << "\n";
 }
 
-// CHECK-LABEL: void through_a_local(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) {
-// CHECK-NEXT: auto difference = a - y;
-// CHECK-NEXT: return difference.pow(2);
-// CHECK-NEXT: }, vb::at(x, i), y).sum(-1);  // lines 13-14
-// CHECK-LABEL: void in_a_template(
-// CHECK: vb_1::at(out, vb) = vb_1::mean(vb_1::fused(
-// CHECK-SAME: , 1);
-// CHECK-LABEL: void kept_and_variable(
-// CHECK: vb::at(kept, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& y) { return (a - y).pow(2); }, vb::at(x, i), y).sum(1, true);  // line 33
-// CHECK-NEXT: vb::at(variable, i) = (vb::at(x, i) - y).pow(2).sum(last);  // line 34
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -9,6 +9,8 @@ void linear_per_vector(const Tensor& x, const Tensor& weight, const Tensor& bias
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = linear(x[i], weight, bias);
 }
+// CHECK-LABEL: void linear_per_vector(
+// CHECK: vb::at(out, i) = vb::linear(vb::at(x, i), weight, bias);  // line 10
 
 // The same with matmul written out, and a relu.
 void matmul_per_vector(const Tensor& x, const Tensor& weight, const Tensor& bias,
@@ -19,6 +21,11 @@ void matmul_per_vector(const Tensor& x, const Tensor& weight, const Tensor& bias
     out[i] = h.relu();
   }
 }
+// CHECK-LABEL: void matmul_per_vector(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& bias) {
+// CHECK-NEXT: auto h = a + bias;  // line 20
+// CHECK-NEXT: return h.relu();
+// CHECK-NEXT: }, vb::matmul(weight, vb::at(x, i)), bias);  // lines 20-21
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) / 10.0;
@@ -32,12 +39,5 @@ int main() {
   std::cout << out2 << "\n";
 }
 
-// CHECK-LABEL: void linear_per_vector(
-// CHECK: vb::at(out, i) = vb::linear(vb::at(x, i), weight, bias);  // line 10
-// CHECK-LABEL: void matmul_per_vector(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& bias) {
-// CHECK-NEXT: auto h = a + bias;  // line 18
-// CHECK-NEXT: return h.relu();
-// CHECK-NEXT: }, vb::matmul(weight, vb::at(x, i)), bias);  // lines 18-19
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

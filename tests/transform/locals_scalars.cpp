@@ -15,6 +15,12 @@ void scale_rows(const Tensor& x, Tensor& out) {
     out[i] = row * scale + shift;
   }
 }
+// CHECK-LABEL: void scale_rows(
+// CHECK: vb::Value row = vb::at(x, i);  // line 11
+// CHECK-NEXT: vb::Value norm = vb::sqrt(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row) { return row.pow(2); }, row).sum().item<float>());  // line 12
+// CHECK-NEXT: const vb::Value scale = 1.0f / (norm + 1.0f);  // line 13
+// CHECK-NEXT: vb::Value shift = vb::exp(-0.5 * vb::scalar_cast<double>(i));  // line 14
+// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row, const auto& scale, const auto& shift) { return row * scale + shift; }, row, scale, shift);  // line 15
 
 void scalar_arithmetic(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -25,6 +31,11 @@ void scalar_arithmetic(const Tensor& x, Tensor& out) {
     out[i] = v * half + truncated;
   }
 }
+// CHECK-LABEL: void scalar_arithmetic(
+// CHECK: vb::Value half = i / 2;  // line 28
+// CHECK-NEXT: vb::Value v = vb::at(x, i).item<float>();  // line 29
+// CHECK-NEXT: vb::Value truncated = vb::scalar_cast<int>(v);  // line 30
+// CHECK-NEXT: vb::at(out, i) = v * vb::scalar_cast<float>(half) + vb::scalar_cast<float>(truncated);  // line 31
 
 // Loop-invariant locals stay C++ values.
 void invariant_locals(const Tensor& x, Tensor& out) {
@@ -35,6 +46,9 @@ void invariant_locals(const Tensor& x, Tensor& out) {
     out[i] = twice;
   }
 }
+// CHECK-LABEL: void invariant_locals(
+// CHECK: const double factor = 2.0;  // line 44
+// CHECK-NEXT: vb::Value twice = vb::at(x, i) * factor;  // line 45
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) / 3.0;
@@ -50,19 +64,5 @@ int main() {
   std::cout << out3 << "\n";
 }
 
-// CHECK-LABEL: void scale_rows(
-// CHECK: vb::Value row = vb::at(x, i);  // line 11
-// CHECK-NEXT: vb::Value norm = vb::sqrt(vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row) { return row.pow(2); }, row).sum().item<float>());  // line 12
-// CHECK-NEXT: const vb::Value scale = 1.0f / (norm + 1.0f);  // line 13
-// CHECK-NEXT: vb::Value shift = vb::exp(-0.5 * vb::scalar_cast<double>(i));  // line 14
-// CHECK-NEXT: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row, const auto& scale, const auto& shift) { return row * scale + shift; }, row, scale, shift);  // line 15
-// CHECK-LABEL: void scalar_arithmetic(
-// CHECK: vb::Value half = i / 2;  // line 22
-// CHECK-NEXT: vb::Value v = vb::at(x, i).item<float>();  // line 23
-// CHECK-NEXT: vb::Value truncated = vb::scalar_cast<int>(v);  // line 24
-// CHECK-NEXT: vb::at(out, i) = v * vb::scalar_cast<float>(half) + vb::scalar_cast<float>(truncated);  // line 25
-// CHECK-LABEL: void invariant_locals(
-// CHECK: const double factor = 2.0;  // line 33
-// CHECK-NEXT: vb::Value twice = vb::at(x, i) * factor;  // line 34
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -16,6 +16,9 @@ void macro_rows(const Tensor& x, Tensor& out) {
   for (int64_t i = 0; i < ROWS(x); ++i)
     out[i] = SQ(x[i]) + EPS;
 }
+// CHECK-LABEL: void macro_rows(
+// CHECK: vb::Level _b_level0(0, ROWS(x));  // line 16
+// CHECK: vb::at(out, i) = SQ(vb::at(x, i)) + EPS;  // line 17
 
 void macro_scalars(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -24,6 +27,10 @@ void macro_scalars(const Tensor& x, Tensor& out) {
     out[i] = ROOT(std::fabs(s)) + HALF(s);
   }
 }
+// CHECK-LABEL: void macro_scalars(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 25
+// CHECK: vb::Value s = vb::at(x, i).sum().item<float>();  // line 26
+// CHECK: vb::at(out, i) = vb::sqrt(vb::fabs(s)) + HALF(s);  // line 27
 
 int main() {
   Tensor x = arange(6).reshape({3, 2}).to(kFloat) - 2.0;
@@ -34,12 +41,5 @@ int main() {
   std::cout << out << "\n" << out2 << "\n";
 }
 
-// CHECK-LABEL: void macro_rows(
-// CHECK: vb::Level _b_level0(0, ROWS(x));  // line 16
-// CHECK: vb::at(out, i) = SQ(vb::at(x, i)) + EPS;  // line 17
-// CHECK-LABEL: void macro_scalars(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 22
-// CHECK: vb::Value s = vb::at(x, i).sum().item<float>();  // line 23
-// CHECK: vb::at(out, i) = vb::sqrt(vb::fabs(s)) + HALF(s);  // line 24
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -19,28 +19,6 @@ void masked(const Tensor& x, Tensor& out, Tensor& flags) {
     out[i] = y;
   }
 }
-
-void invariant_if(const Tensor& x, bool twice, Tensor& out) {
-#pragma vmap
-  for (int64_t i = 0; i < x.size(0); ++i) {
-    if (twice)
-      out[i] = x[i] * 2;
-    else
-      out[i] = x[i];
-  }
-}
-
-int main() {
-  Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 2.0;
-  Tensor out = zeros({4, 3});
-  Tensor flags = zeros({4}, kInt64);
-  masked(x, out, flags);
-  std::cout << out << "\n" << flags << "\n";
-  Tensor out2 = zeros({4, 3});
-  invariant_if(x, true, out2);
-  std::cout << out2 << "\n";
-}
-
 // CHECK-LABEL: void masked(
 // CHECK: vb::Value s = vb::at(x, i).sum().item<float>();  // line 9
 // CHECK-NEXT: vb::Value y = vb::at(x, i);  // line 10
@@ -58,10 +36,32 @@ int main() {
 // CHECK-NEXT: {
 // CHECK-NEXT: y = -y;  // line 17
 // CHECK: vb::at(out, i) = y;  // line 19
+
+void invariant_if(const Tensor& x, bool twice, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (twice)
+      out[i] = x[i] * 2;
+    else
+      out[i] = x[i];
+  }
+}
 // CHECK-LABEL: void invariant_if(
-// CHECK: if (twice) {  // line 26
-// CHECK-NEXT: vb::at(out, i) = vb::at(x, i) * 2;  // line 27
+// CHECK: if (twice) {  // line 43
+// CHECK-NEXT: vb::at(out, i) = vb::at(x, i) * 2;  // line 44
 // CHECK-NEXT: } else {
-// CHECK-NEXT: vb::at(out, i) = vb::at(x, i);  // line 29
+// CHECK-NEXT: vb::at(out, i) = vb::at(x, i);  // line 46
+
+int main() {
+  Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 2.0;
+  Tensor out = zeros({4, 3});
+  Tensor flags = zeros({4}, kInt64);
+  masked(x, out, flags);
+  std::cout << out << "\n" << flags << "\n";
+  Tensor out2 = zeros({4, 3});
+  invariant_if(x, true, out2);
+  std::cout << out2 << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

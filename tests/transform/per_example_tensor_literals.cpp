@@ -20,6 +20,11 @@ void summaries(const Tensor& x, const Tensor& counts, Tensor& ranges, Tensor& co
     flags[i] = tensor({lo < 0.0f, true});
   }
 }
+// CHECK-LABEL: void summaries(
+// CHECK: vb::at(ranges, i) = vb::tensor({lo, hi, hi - lo});
+// CHECK: vb::at(corners, i) = vb::tensor({{.}}{lo, 0.5f}, {2.0f, hi}});
+// CHECK: vb::at(mixed, i) = vb::tensor({n, 7, n * 2}).to(kFloat) + vb::tensor({mean, 1.0, -mean});
+// CHECK: vb::at(flags, i) = vb::tensor({lo < 0.0f, true});
 
 // The dtype and rank as vmap::tensor gives them: int64, promoted to float32, a 0-d number.
 void kinds(const Tensor& x, const Tensor& counts, Tensor& checks, Tensor& sums) {
@@ -45,6 +50,11 @@ void fills(const Tensor& x, Tensor& rows, Tensor& like, Tensor& ints, Tensor& do
     doubles[i] = full({2}, peak, kFloat64);
   }
 }
+// CHECK-LABEL: void fills(
+// CHECK: vb::at(rows, i) = vb::full({2, 3}, peak);
+// CHECK: vb::at(like, i) = vb::full_like(vb::at(x, i), peak * 2.0f);
+// CHECK: vb::at(ints, i) = vb::full({4}, k);
+// CHECK: vb::at(doubles, i) = vb::full({2}, peak, kFloat64);
 
 int main() {
   Tensor x = (arange(12).reshape({3, 4}).to(kFloat) * 0.7).sin();
@@ -67,15 +77,5 @@ int main() {
   std::cout << rows << "\n" << like << "\n" << ints << "\n" << doubles << "\n";
 }
 
-// CHECK-LABEL: void summaries(
-// CHECK: vb::at(ranges, i) = vb::tensor({lo, hi, hi - lo});
-// CHECK: vb::at(corners, i) = vb::tensor({{.}}{lo, 0.5f}, {2.0f, hi}});
-// CHECK: vb::at(mixed, i) = vb::tensor({n, 7, n * 2}).to(kFloat) + vb::tensor({mean, 1.0, -mean});
-// CHECK: vb::at(flags, i) = vb::tensor({lo < 0.0f, true});
-// CHECK-LABEL: void fills(
-// CHECK: vb::at(rows, i) = vb::full({2, 3}, peak);
-// CHECK: vb::at(like, i) = vb::full_like(vb::at(x, i), peak * 2.0f);
-// CHECK: vb::at(ints, i) = vb::full({4}, k);
-// CHECK: vb::at(doubles, i) = vb::full({2}, peak, kFloat64);
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -14,6 +14,13 @@ void running_dot(const Tensor& x, const Tensor& w, Tensor& out) {
     out[i] = acc;
   }
 }
+// CHECK-LABEL: void running_dot(
+// CHECK: vb::at(out, i) = vb::fused_scalar({{.*}}[](long a, vb::Elements x, int64_t i, vb::Elements w) {
+// CHECK-NEXT: float acc = 0;  // line 11
+// CHECK-NEXT: for (int64_t k = 0; k < a; ++k)  // line 12
+// CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
+// CHECK-NEXT: return acc;
+// CHECK-NEXT: }, x.size(1), x, i, w);  // lines 11-14
 
 void column_reads(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -22,6 +29,9 @@ void column_reads(const Tensor& x, Tensor& out) {
       out[i][j] = x[j][i] + x.select(1, i)[j];
   }
 }
+// CHECK-LABEL: void column_reads(
+// CHECK: for (int64_t j = 0; j < x.size(0); ++j) {  // line 28
+// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x[j], i) + vb::select(x, 1, i)[j];  // line 29
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) / 2.0;
@@ -34,15 +44,5 @@ int main() {
   std::cout << out2 << "\n";
 }
 
-// CHECK-LABEL: void running_dot(
-// CHECK: vb::at(out, i) = vb::fused_scalar({{.*}}[](long a, vb::Elements x, int64_t i, vb::Elements w) {
-// CHECK-NEXT: float acc = 0;  // line 11
-// CHECK-NEXT: for (int64_t k = 0; k < a; ++k)  // line 12
-// CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
-// CHECK-NEXT: return acc;
-// CHECK-NEXT: }, x.size(1), x, i, w);  // lines 11-14
-// CHECK-LABEL: void column_reads(
-// CHECK: for (int64_t j = 0; j < x.size(0); ++j) {  // line 21
-// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x[j], i) + vb::select(x, 1, i)[j];  // line 22
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

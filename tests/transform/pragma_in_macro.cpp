@@ -14,6 +14,11 @@ void twice(const Tensor& x, Tensor& out, Tensor& out2) {
     out2[r] = x[r] + 1;
   }
 }
+// CHECK-LABEL: void twice(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 11
+// CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 12
+// CHECK: vb::Level _b_level0(0, (x).size(0));  // line 13
+// CHECK: vb::at(out2, r) = vb::at(x, r) + 1;  // line 14
 
 int main() {
   Tensor x = arange(6).reshape({3, 2}).to(kFloat);
@@ -23,10 +28,5 @@ int main() {
   std::cout << out << "\n" << out2 << "\n";
 }
 
-// CHECK-LABEL: void twice(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 11
-// CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 12
-// CHECK: vb::Level _b_level0(0, (x).size(0));  // line 13
-// CHECK: vb::at(out2, r) = vb::at(x, r) + 1;  // line 14
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

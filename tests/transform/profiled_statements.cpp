@@ -16,6 +16,10 @@ void products(const Tensor& a, const Tensor& b, const Tensor& c, Tensor& out, Te
     small[i] = twice - c[i];
   }
 }
+// CHECK-LABEL: void products(
+// CHECK: vb::profile_line(); vb::Level _b_level0(0, a.size(0));  // line 12
+// CHECK: vb::profile_line(); vb::at(small, i) = vb::at(c, i) + 1;  // line 13
+// CHECK-NEXT: vb::profile_line(); vb::at(out, i) = vb::at(a, i).matmul(b);  // line 14
 
 // A batched `while` (on a tensor: a masked loop): its condition counts toward its own
 void halvings(const Tensor& x, Tensor& steps) {  // line, not the body's last one
@@ -30,6 +34,12 @@ void halvings(const Tensor& x, Tensor& steps) {  // line, not the body's last on
     steps[i] = k;
   }
 }
+// CHECK-LABEL: void halvings(
+// CHECK: vb::profile_line(); { vb::Loop _b_loop0;  // line 30
+// CHECK-NEXT: while (_b_loop0.next(v.item<float>() > 1.0f)) {
+// CHECK: vb::profile_line(); k += 1;  // line 32
+// CHECK-NEXT: _b_loop0.resume();
+// CHECK-NEXT: }
 
 int main() {
   const int64_t n = 32, size = 128;
@@ -45,15 +55,5 @@ int main() {
   std::cout << steps << "\n";
 }
 
-// CHECK-LABEL: void products(
-// CHECK: vb::profile_line(); vb::Level _b_level0(0, a.size(0));  // line 12
-// CHECK: vb::profile_line(); vb::at(small, i) = vb::at(c, i) + 1;  // line 13
-// CHECK-NEXT: vb::profile_line(); vb::at(out, i) = vb::at(a, i).matmul(b);  // line 14
-// CHECK-LABEL: void halvings(
-// CHECK: vb::profile_line(); { vb::Loop _b_loop0;  // line 26
-// CHECK-NEXT: while (_b_loop0.next(v.item<float>() > 1.0f)) {
-// CHECK: vb::profile_line(); k += 1;  // line 28
-// CHECK-NEXT: _b_loop0.resume();
-// CHECK-NEXT: }
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -15,6 +15,12 @@ void tensor_reductions(const Tensor& x, Tensor& total, Tensor& biggest, Tensor& 
     product *= x[i] / 4.0 + 1.0;
   }
 }
+// CHECK-LABEL: void tensor_reductions(
+// CHECK: vb::accumulate(total, vb::at(x, i), vb::Reduce::add);  // line 11
+// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a * 0.5; }, vb::at(x, i)), vb::Reduce::sub);  // line 12
+// CHECK-NEXT: vb::accumulate_rebinding(biggest, vb::at(x, i), vb::Reduce::max);  // line 13
+// CHECK-NEXT: vb::accumulate_rebinding(smallest, vb::at(x, i), vb::Reduce::min);  // line 14
+// CHECK-NEXT: vb::accumulate(product, vb::at(x, i) / 4.0 + 1.0, vb::Reduce::mul);  // line 15
 
 void scalar_reductions(const Tensor& x, double& sum, float& top, int64_t& count) {
 #pragma vmap
@@ -25,6 +31,10 @@ void scalar_reductions(const Tensor& x, double& sum, float& top, int64_t& count)
     count += i;
   }
 }
+// CHECK-LABEL: void scalar_reductions(
+// CHECK: vb::accumulate(sum, vb::scalar_cast<double>(v), vb::Reduce::add);  // line 29
+// CHECK-NEXT: vb::accumulate(top, v, vb::Reduce::max);  // line 30
+// CHECK-NEXT: vb::accumulate(count, i, vb::Reduce::add);  // line 31
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 5.0;
@@ -41,15 +51,5 @@ int main() {
   std::cout << sum << " " << top << " " << count << "\n";
 }
 
-// CHECK-LABEL: void tensor_reductions(
-// CHECK: vb::accumulate(total, vb::at(x, i), vb::Reduce::add);  // line 11
-// CHECK-NEXT: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a * 0.5; }, vb::at(x, i)), vb::Reduce::sub);  // line 12
-// CHECK-NEXT: vb::accumulate_rebinding(biggest, vb::at(x, i), vb::Reduce::max);  // line 13
-// CHECK-NEXT: vb::accumulate_rebinding(smallest, vb::at(x, i), vb::Reduce::min);  // line 14
-// CHECK-NEXT: vb::accumulate(product, vb::at(x, i) / 4.0 + 1.0, vb::Reduce::mul);  // line 15
-// CHECK-LABEL: void scalar_reductions(
-// CHECK: vb::accumulate(sum, vb::scalar_cast<double>(v), vb::Reduce::add);  // line 23
-// CHECK-NEXT: vb::accumulate(top, v, vb::Reduce::max);  // line 24
-// CHECK-NEXT: vb::accumulate(count, i, vb::Reduce::add);  // line 25
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -9,6 +9,13 @@ Tensor soft_clip(const Tensor& v, double limit) {
   Tensor scaled = v / limit;
   return scaled.tanh() * limit;
 }
+// CHECK-LABEL: Tensor soft_clip(
+// CHECK: // clang-vmap: batched clone of 'soft_clip' (line 8)
+// CHECK-NEXT: static ::vmap::batched::Value _b_soft_clip(const ::vmap::batched::Value& v, double limit) {
+// CHECK-NEXT: namespace vb = ::vmap::batched;
+// CHECK-NEXT: vb::Value scaled = v / limit;  // line 9
+// CHECK-NEXT: return scaled.tanh() * limit;  // line 10
+// CHECK-NEXT: }
 
 float squash(float v, float scale) {
   float w = v * scale;
@@ -16,18 +23,30 @@ float squash(float v, float scale) {
     w = 1 + std::log(w);
   return w;
 }
+// CHECK-LABEL: float squash(
+// CHECK: static ::vmap::batched::Value _b_squash(::vmap::batched::Value v, float scale) {
+// CHECK-NEXT: namespace vb = ::vmap::batched;
+// CHECK-NEXT: vb::Value w = v * scale;  // line 21
+// CHECK-NEXT: { vb::Where _b_where0(w > 1);  // line 22
+// CHECK-NEXT: w = 1 + vb::log(w);  // line 23
+// CHECK-NEXT: }
+// CHECK-NEXT: return w;  // line 24
 
 void clip_rows(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = soft_clip(x[i], 3.0) + 1;
 }
+// CHECK-LABEL: void clip_rows(
+// CHECK: vb::at(out, i) = _b_soft_clip(vb::at(x, i), 3.0) + 1;  // line 38
 
 void squash_rows(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = squash(x[i].sum().item<float>(), 0.1f);
 }
+// CHECK-LABEL: void squash_rows(
+// CHECK: vb::at(out, i) = _b_squash(vb::at(x, i).sum().item<float>(), 0.1f);  // line 46
 
 // Called with loop-invariant arguments only: stays a plain call.
 void add_clipped_bias(const Tensor& x, const Tensor& bias, Tensor& out) {
@@ -35,6 +54,8 @@ void add_clipped_bias(const Tensor& x, const Tensor& bias, Tensor& out) {
   for (int64_t i = 0; i < x.size(0); ++i)
     out[i] = x[i] + soft_clip(bias, 1.0);
 }
+// CHECK-LABEL: void add_clipped_bias(
+// CHECK: vb::at(out, i) = vb::at(x, i) + soft_clip(bias, 1.0);  // line 55
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 6.0;
@@ -49,26 +70,5 @@ int main() {
   std::cout << out3 << "\n";
 }
 
-// CHECK-LABEL: Tensor soft_clip(
-// CHECK: // clang-vmap: batched clone of 'soft_clip' (line 8)
-// CHECK-NEXT: static ::vmap::batched::Value _b_soft_clip(const ::vmap::batched::Value& v, double limit) {
-// CHECK-NEXT: namespace vb = ::vmap::batched;
-// CHECK-NEXT: vb::Value scaled = v / limit;  // line 9
-// CHECK-NEXT: return scaled.tanh() * limit;  // line 10
-// CHECK-NEXT: }
-// CHECK-LABEL: float squash(
-// CHECK: static ::vmap::batched::Value _b_squash(::vmap::batched::Value v, float scale) {
-// CHECK-NEXT: namespace vb = ::vmap::batched;
-// CHECK-NEXT: vb::Value w = v * scale;  // line 14
-// CHECK-NEXT: { vb::Where _b_where0(w > 1);  // line 15
-// CHECK-NEXT: w = 1 + vb::log(w);  // line 16
-// CHECK-NEXT: }
-// CHECK-NEXT: return w;  // line 17
-// CHECK-LABEL: void clip_rows(
-// CHECK: vb::at(out, i) = _b_soft_clip(vb::at(x, i), 3.0) + 1;  // line 23
-// CHECK-LABEL: void squash_rows(
-// CHECK: vb::at(out, i) = _b_squash(vb::at(x, i).sum().item<float>(), 0.1f);  // line 29
-// CHECK-LABEL: void add_clipped_bias(
-// CHECK: vb::at(out, i) = vb::at(x, i) + soft_clip(bias, 1.0);  // line 36
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -26,6 +26,20 @@ void mandelbrot(const Tensor& re, const Tensor& im, int max_iter, Tensor& counts
     }
   }
 }
+// CHECK-LABEL: void mandelbrot(
+// The kernel's text for the device (Note [Scalar kernels on a device]), then the kernel:
+// CHECK: vb::at(counts, y)[x] = vb::fused_scalar(vb::DeviceCode{{[{]}}"[](float cr, float ci, int max_iter) {\nfloat zr = 0.0f, zi = 0.0f;\nint k = 0;\nwhile (k < max_iter && zr * zr + zi * zi < 4.0f) {\nfloat next_r = zr * zr - zi * zi + cr;\nzi = 2.0f * zr * zi + ci;\nzr = next_r;\n++k;\n{{[}]}}\nreturn k;\n{{[}]}}"}, [](float cr, float ci, int max_iter) {
+// CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 17
+// CHECK-NEXT: int k = 0;  // line 18
+// CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 19
+// CHECK-NEXT: float next_r = zr * zr - zi * zi + cr;
+// CHECK-NEXT: zi = 2.0f * zr * zi + ci;
+// CHECK-NEXT: zr = next_r;
+// CHECK-NEXT: ++k;
+// CHECK-NEXT: }
+// CHECK-NEXT: return k;
+// CHECK-NEXT: }, vb::at(re, x).item<float>(), vb::at(im, y).item<float>(), max_iter);  // lines 15-25
+// CHECK-NOT: vb::Loop
 
 // A counted `for` left early by a per-example `break`.
 void steps_below(const Tensor& limits, Tensor& steps) {
@@ -43,6 +57,19 @@ void steps_below(const Tensor& limits, Tensor& steps) {
     steps[i] = n;
   }
 }
+// CHECK-LABEL: void steps_below(
+// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float limit) {
+// CHECK-NEXT: float total = 0.0f;  // line 49
+// CHECK-NEXT: int n = 0;  // line 50
+// CHECK-NEXT: for (int t = 1; t <= 100; ++t) {  // line 51
+// CHECK-NEXT: total += 0.5f * t;
+// CHECK-NEXT: if (total > limit)
+// CHECK-NEXT: break;
+// CHECK-NEXT: ++n;
+// CHECK-NEXT: }
+// CHECK-NEXT: return n;
+// CHECK-NEXT: }, vb::at(limits, i).item<float>());  // lines 48-57
+// CHECK-NOT: vb::Loop
 
 // Collatz steps on int64_t: `continue` skips the odd case.
 void collatz(const Tensor& starts, Tensor& steps) {
@@ -61,6 +88,19 @@ void collatz(const Tensor& starts, Tensor& steps) {
     steps[i] = count;
   }
 }
+// CHECK-LABEL: void collatz(
+// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t n) {
+// CHECK-NEXT: int64_t count = 0;  // line 79
+// CHECK-NEXT: while (n != 1) {  // line 80
+// CHECK-NEXT: ++count;
+// CHECK-NEXT: if (n % 2 == 0) {
+// CHECK-NEXT: n /= 2;
+// CHECK-NEXT: continue;
+// CHECK-NEXT: }
+// CHECK-NEXT: n = 3 * n + 1;
+// CHECK-NEXT: }
+// CHECK-NEXT: return count;
+// CHECK-NEXT: }, vb::at(starts, i).item<int64_t>());  // lines 78-88
 
 // A piecewise function on doubles: an else-if chain and <cmath>.
 void piecewise(const Tensor& xs, Tensor& out) {
@@ -79,6 +119,19 @@ void piecewise(const Tensor& xs, Tensor& out) {
     out[i] = y;
   }
 }
+// CHECK-LABEL: void piecewise(
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double x) {
+// CHECK-NEXT: double y;  // line 110
+// CHECK-NEXT: if (x < -1.0)  // line 111
+// CHECK-NEXT: y = -1.0;
+// CHECK-NEXT: else if (x < 0.0)
+// CHECK-NEXT: y = x * x * x;
+// CHECK-NEXT: else if (x < 1.0)
+// CHECK-NEXT: y = std::sqrt(x);
+// CHECK-NEXT: else
+// CHECK-NEXT: y = 1.0 + std::log(x);
+// CHECK-NEXT: return y;
+// CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 109-119
 
 // Newton's method for sqrt(a) on doubles, to a tolerance or 50 steps.
 void newton_sqrt(const Tensor& a, double tolerance, Tensor& roots) {
@@ -96,6 +149,14 @@ void newton_sqrt(const Tensor& a, double tolerance, Tensor& roots) {
     roots[i] = x;
   }
 }
+// CHECK-LABEL: void newton_sqrt(
+// CHECK: vb::at(roots, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double value, double tolerance) {
+// CHECK-NEXT: double x = value > 1.0 ? value : 1.0;  // line 141
+// CHECK-NEXT: double f = x * x - value;  // line 142
+// CHECK-NEXT: int it = 0;  // line 143
+// CHECK-NEXT: while (std::fabs(f) > tolerance && it < 50) {  // line 144
+// CHECK: return x;
+// CHECK-NEXT: }, vb::at(a, i).item<double>(), tolerance);  // lines 140-149
 
 // Inside a per-example `if`: only the examples it takes run the kernel (for the others,
 // n <= 0, the loop would never end).
@@ -114,6 +175,16 @@ void guarded_collatz(const Tensor& starts, Tensor& steps) {
     }
   }
 }
+// CHECK-LABEL: void guarded_collatz(
+// CHECK: { vb::Where _b_where0(n > 0);  // line 167
+// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t m) {
+// CHECK-NEXT: int64_t count = 0;  // line 169
+// CHECK-NEXT: while (m != 1) {  // line 170
+// CHECK-NEXT: m = m % 2 == 0 ? m / 2 : 3 * m + 1;
+// CHECK-NEXT: ++count;
+// CHECK-NEXT: }
+// CHECK-NEXT: return count;
+// CHECK-NEXT: }, n);  // lines 168-174
 
 // An early `return` per example in a function of this file that the loop calls (SPEC's
 // form of it): the kernel calls the function as written.
@@ -141,6 +212,16 @@ void magnitudes(const Tensor& xs, Tensor& out) {
     out[i] = m;
   }
 }
+// CHECK-LABEL: void magnitudes(
+// A helper the device program would not have: no device code.
+// CHECK: vb::at(out, i) = vb::fused_scalar([](double v) {
+// CHECK-NEXT: int m = 0;  // line 207
+// CHECK-NEXT: if (v > 0.5)  // line 208
+// CHECK-NEXT: m = magnitude(v * 100.0);
+// CHECK-NEXT: else
+// CHECK-NEXT: m = magnitude(v);
+// CHECK-NEXT: return m;
+// CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 206-212
 
 int main() {
   Tensor re = arange(12).to(kFloat) * 0.25f - 2.0f;
@@ -185,86 +266,5 @@ int main() {
   std::cout << no_steps << "\n";
 }
 
-// CHECK-LABEL: void mandelbrot(
-// The kernel's text for the device (Note [Scalar kernels on a device]), then the kernel:
-// CHECK: vb::at(counts, y)[x] = vb::fused_scalar(vb::DeviceCode{{[{]}}"[](float cr, float ci, int max_iter) {\nfloat zr = 0.0f, zi = 0.0f;\nint k = 0;\nwhile (k < max_iter && zr * zr + zi * zi < 4.0f) {\nfloat next_r = zr * zr - zi * zi + cr;\nzi = 2.0f * zr * zi + ci;\nzr = next_r;\n++k;\n{{[}]}}\nreturn k;\n{{[}]}}"}, [](float cr, float ci, int max_iter) {
-// CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 17
-// CHECK-NEXT: int k = 0;  // line 18
-// CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 19
-// CHECK-NEXT: float next_r = zr * zr - zi * zi + cr;
-// CHECK-NEXT: zi = 2.0f * zr * zi + ci;
-// CHECK-NEXT: zr = next_r;
-// CHECK-NEXT: ++k;
-// CHECK-NEXT: }
-// CHECK-NEXT: return k;
-// CHECK-NEXT: }, vb::at(re, x).item<float>(), vb::at(im, y).item<float>(), max_iter);  // lines 15-25
-// CHECK-NOT: vb::Loop
-// CHECK-LABEL: void steps_below(
-// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float limit) {
-// CHECK-NEXT: float total = 0.0f;  // line 35
-// CHECK-NEXT: int n = 0;  // line 36
-// CHECK-NEXT: for (int t = 1; t <= 100; ++t) {  // line 37
-// CHECK-NEXT: total += 0.5f * t;
-// CHECK-NEXT: if (total > limit)
-// CHECK-NEXT: break;
-// CHECK-NEXT: ++n;
-// CHECK-NEXT: }
-// CHECK-NEXT: return n;
-// CHECK-NEXT: }, vb::at(limits, i).item<float>());  // lines 34-43
-// CHECK-NOT: vb::Loop
-// CHECK-LABEL: void collatz(
-// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t n) {
-// CHECK-NEXT: int64_t count = 0;  // line 52
-// CHECK-NEXT: while (n != 1) {  // line 53
-// CHECK-NEXT: ++count;
-// CHECK-NEXT: if (n % 2 == 0) {
-// CHECK-NEXT: n /= 2;
-// CHECK-NEXT: continue;
-// CHECK-NEXT: }
-// CHECK-NEXT: n = 3 * n + 1;
-// CHECK-NEXT: }
-// CHECK-NEXT: return count;
-// CHECK-NEXT: }, vb::at(starts, i).item<int64_t>());  // lines 51-61
-// CHECK-LABEL: void piecewise(
-// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double x) {
-// CHECK-NEXT: double y;  // line 70
-// CHECK-NEXT: if (x < -1.0)  // line 71
-// CHECK-NEXT: y = -1.0;
-// CHECK-NEXT: else if (x < 0.0)
-// CHECK-NEXT: y = x * x * x;
-// CHECK-NEXT: else if (x < 1.0)
-// CHECK-NEXT: y = std::sqrt(x);
-// CHECK-NEXT: else
-// CHECK-NEXT: y = 1.0 + std::log(x);
-// CHECK-NEXT: return y;
-// CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 69-79
-// CHECK-LABEL: void newton_sqrt(
-// CHECK: vb::at(roots, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double value, double tolerance) {
-// CHECK-NEXT: double x = value > 1.0 ? value : 1.0;  // line 88
-// CHECK-NEXT: double f = x * x - value;  // line 89
-// CHECK-NEXT: int it = 0;  // line 90
-// CHECK-NEXT: while (std::fabs(f) > tolerance && it < 50) {  // line 91
-// CHECK: return x;
-// CHECK-NEXT: }, vb::at(a, i).item<double>(), tolerance);  // lines 87-96
-// CHECK-LABEL: void guarded_collatz(
-// CHECK: { vb::Where _b_where0(n > 0);  // line 106
-// CHECK: vb::at(steps, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t m) {
-// CHECK-NEXT: int64_t count = 0;  // line 108
-// CHECK-NEXT: while (m != 1) {  // line 109
-// CHECK-NEXT: m = m % 2 == 0 ? m / 2 : 3 * m + 1;
-// CHECK-NEXT: ++count;
-// CHECK-NEXT: }
-// CHECK-NEXT: return count;
-// CHECK-NEXT: }, n);  // lines 107-113
-// CHECK-LABEL: void magnitudes(
-// A helper the device program would not have: no device code.
-// CHECK: vb::at(out, i) = vb::fused_scalar([](double v) {
-// CHECK-NEXT: int m = 0;  // line 136
-// CHECK-NEXT: if (v > 0.5)  // line 137
-// CHECK-NEXT: m = magnitude(v * 100.0);
-// CHECK-NEXT: else
-// CHECK-NEXT: m = magnitude(v);
-// CHECK-NEXT: return m;
-// CHECK-NEXT: }, vb::at(xs, i).item<double>());  // lines 135-141
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -23,6 +23,12 @@ void escape_and_radius(const Tensor& c, Tensor& counts, Tensor& radii) {
     radii[i] = zr;
   }
 }
+// CHECK-LABEL: void escape_and_radius(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Loop _b_loop0;  // line 18
+// CHECK-NEXT: while (_b_loop0.next(vb::logical_and(k < 20, zr * zr < 4.0f))) {
+// CHECK: vb::at(counts, i) = k;  // line 22
+// CHECK-NEXT: vb::at(radii, i) = zr;  // line 23
 
 // The loop reads the example's tensor at an index it computes: a kernel, bounds-checked.
 void leading_positives(const Tensor& x, Tensor& lengths) {
@@ -34,6 +40,13 @@ void leading_positives(const Tensor& x, Tensor& lengths) {
     lengths[i] = k;
   }
 }
+// CHECK-LABEL: void leading_positives(
+// CHECK: vb::at(lengths, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i) {
+// CHECK-NEXT: int64_t k = 0;  // line 37
+// CHECK-NEXT: while (k < a && x[i][k].item<float>() > 0.0f)  // line 38
+// CHECK-NEXT: ++k;
+// CHECK-NEXT: return k;
+// CHECK-NEXT: }, x.size(1), x, i);  // lines 37-40
 
 float bucket_edge = 1.0f;  // The loop calls a function that reads a global (its `return`s
 int bucket(float v) {      // run batched too).
@@ -53,6 +66,10 @@ void bucketed_steps(const Tensor& x, Tensor& out) {
     out[i] = steps;
   }
 }
+// CHECK-LABEL: void bucketed_steps(
+// CHECK-NOT: fused_scalar
+// CHECK: { vb::Loop _b_loop0;  // line 62
+// CHECK: vb::at(out, i) = steps;  // line 66
 
 // A read the code reaches only for some examples (for the others its index is out of
 // range): it cannot be computed for every example before a kernel, so the kernel reads it
@@ -68,6 +85,14 @@ void guarded_read(const Tensor& x, const Tensor& positions, Tensor& out, Tensor&
     used[i] = p;
   }
 }
+// CHECK-LABEL: void guarded_read(
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](bool a, vb::Elements x, int64_t i, int64_t p) {
+// CHECK-NEXT: float v = -1.0f;  // line 81
+// CHECK-NEXT: if (a)  // line 82
+// CHECK-NEXT: v = x[i][p].item<float>();
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, p < x.size(1), x, i, p);  // lines 81-84
+// CHECK-NEXT: vb::at(used, i) = p;  // line 85
 
 int main() {
   Tensor c = tensor({-2.0f, -1.0f, 0.0f, 0.25f, 0.3f, 1.0f});
@@ -92,30 +117,5 @@ int main() {
   std::cout << read << "\n" << used << "\n";
 }
 
-// CHECK-LABEL: void escape_and_radius(
-// CHECK-NOT: fused_scalar
-// CHECK: { vb::Loop _b_loop0;  // line 18
-// CHECK-NEXT: while (_b_loop0.next(vb::logical_and(k < 20, zr * zr < 4.0f))) {
-// CHECK: vb::at(counts, i) = k;  // line 22
-// CHECK-NEXT: vb::at(radii, i) = zr;  // line 23
-// CHECK-LABEL: void leading_positives(
-// CHECK: vb::at(lengths, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, vb::Elements x, int64_t i) {
-// CHECK-NEXT: int64_t k = 0;  // line 31
-// CHECK-NEXT: while (k < a && x[i][k].item<float>() > 0.0f)  // line 32
-// CHECK-NEXT: ++k;
-// CHECK-NEXT: return k;
-// CHECK-NEXT: }, x.size(1), x, i);  // lines 31-34
-// CHECK-LABEL: void bucketed_steps(
-// CHECK-NOT: fused_scalar
-// CHECK: { vb::Loop _b_loop0;  // line 49
-// CHECK: vb::at(out, i) = steps;  // line 53
-// CHECK-LABEL: void guarded_read(
-// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](bool a, vb::Elements x, int64_t i, int64_t p) {
-// CHECK-NEXT: float v = -1.0f;  // line 64
-// CHECK-NEXT: if (a)  // line 65
-// CHECK-NEXT: v = x[i][p].item<float>();
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, p < x.size(1), x, i, p);  // lines 64-67
-// CHECK-NEXT: vb::at(used, i) = p;  // line 68
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

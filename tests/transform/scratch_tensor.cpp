@@ -14,14 +14,6 @@ void features(const Tensor& x, Tensor& out) {
     out[i] = f;
   }
 }
-
-int main() {
-  Tensor x = (arange(12).reshape({4, 3}).to(kFloat) * 0.9).sin();
-  Tensor out = zeros({4, 3});
-  features(x, out);
-  std::cout << out << "\n";
-}
-
 // CHECK-LABEL: void features(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
 // CHECK: vb::Value f = zeros({3});  // line 10
@@ -30,5 +22,13 @@ int main() {
 // CHECK: f[1] = vb::at(x, i).amax(0);  // line 12
 // CHECK: f[2] = vb::at(x, i).amin(0);  // line 13
 // CHECK: vb::at(out, i) = f;  // line 14
+
+int main() {
+  Tensor x = (arange(12).reshape({4, 3}).to(kFloat) * 0.9).sin();
+  Tensor out = zeros({4, 3});
+  features(x, out);
+  std::cout << out << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

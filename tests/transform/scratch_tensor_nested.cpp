@@ -19,15 +19,6 @@ void scratch(const Tensor& x, Tensor& out, Tensor& flags) {
     flags[i] = flag;
   }
 }
-
-int main() {
-  Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 3.0;
-  Tensor out = zeros({4, 3});
-  Tensor flags = zeros({4, 2}, kBool);
-  scratch(x, out, flags);
-  std::cout << out << "\n" << flags << "\n";
-}
-
 // CHECK-LABEL: void scratch(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
 // CHECK: vb::Value row = zeros({m});  // line 10
@@ -41,5 +32,14 @@ int main() {
 // CHECK: flag.select(0, 0).fill_(vb::at(x, i)[0].item<float>() > 2.0f);  // line 17
 // CHECK: vb::at(out, i) = row;  // line 18
 // CHECK: vb::at(flags, i) = flag;  // line 19
+
+int main() {
+  Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 3.0;
+  Tensor out = zeros({4, 3});
+  Tensor flags = zeros({4, 2}, kBool);
+  scratch(x, out, flags);
+  std::cout << out << "\n" << flags << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -13,13 +13,6 @@ void f(const Tensor& x, Tensor& out) {
     out[i] = t;
   }
 }
-int main() {
-  Tensor x = arange(6).reshape({3, 2}).to(kFloat);
-  Tensor out = zeros({3, 2});
-  f(x, out);
-  std::cout << out << "\n";
-}
-
 // CHECK-LABEL: void f(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
 // CHECK: vb::Value t;  // line 10
@@ -27,5 +20,12 @@ int main() {
 // CHECK: t = vb::where(i == i, t, t);  // clang-vmap: one 't' per example
 // CHECK: t[0] = vb::at(x, i).sum();  // line 12
 // CHECK: vb::at(out, i) = t;  // line 13
+int main() {
+  Tensor x = arange(6).reshape({3, 2}).to(kFloat);
+  Tensor out = zeros({3, 2});
+  f(x, out);
+  std::cout << out << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -18,6 +18,15 @@ void five_statements(const Tensor& input, Tensor& out) {
     out[i] = x;
   }
 }
+// CHECK-LABEL: void five_statements(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto x) {
+// CHECK-NEXT: x = x * x;  // line 13
+// CHECK-NEXT: x = x * x;  // line 14
+// CHECK-NEXT: x = x * x;  // line 15
+// CHECK-NEXT: x = x * x;  // line 16
+// CHECK-NEXT: x = x * x;  // line 17
+// CHECK-NEXT: return x;
+// CHECK-NEXT: }, vb::at(input, i));  // lines 12-18
 
 // The sample's form: a plain inner loop with a literal trip count.
 void loop_form(const Tensor& x, Tensor& out) {
@@ -29,6 +38,13 @@ void loop_form(const Tensor& x, Tensor& out) {
     out[i] = value;
   }
 }
+// CHECK-LABEL: void loop_form(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value) {
+// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 36
+// CHECK-NEXT: value = value * value;  // line 37
+// CHECK-NEXT: }
+// CHECK-NEXT: return value;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 35-38
 
 // The first square in the declaration, with `auto`.
 void auto_local(const Tensor& x, Tensor& out) {
@@ -42,6 +58,13 @@ void auto_local(const Tensor& x, Tensor& out) {
     out[i] = y;
   }
 }
+// CHECK-LABEL: void auto_local(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
+// CHECK-NEXT: auto y = a * a;  // line 53
+// CHECK-NEXT: y = y * y;  // line 54
+// CHECK: y = y * y;  // line 57
+// CHECK-NEXT: return y;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 53-58
 
 // Compound assignments on a local the first op made (not a copy of x's elements).
 void compound(const Tensor& x, Tensor& out) {
@@ -55,6 +78,13 @@ void compound(const Tensor& x, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void compound(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
+// CHECK-NEXT: auto v = a * a;  // line 73
+// CHECK-NEXT: v *= v;  // line 74
+// CHECK: v *= v;  // line 77
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 73-78
 
 // A clone has elements of its own: squared in place, x is not written.
 void clone_in_place(const Tensor& x, Tensor& out) {
@@ -66,6 +96,13 @@ void clone_in_place(const Tensor& x, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void clone_in_place(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto v) {
+// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 94
+// CHECK-NEXT: v *= v;  // line 95
+// CHECK-NEXT: }
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 93-96
 
 // The number of rounds a parameter: passed to the kernel as a number.
 void rounds_parameter(const Tensor& x, int rounds, Tensor& out) {
@@ -78,6 +115,13 @@ void rounds_parameter(const Tensor& x, int rounds, Tensor& out) {
     out[i] = value;
   }
 }
+// CHECK-LABEL: void rounds_parameter(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value, const auto& rounds) {
+// CHECK-NEXT: for (int round = 0; round < rounds; ++round) {  // line 112
+// CHECK-NEXT: value = value * value;  // line 113
+// CHECK-NEXT: }
+// CHECK-NEXT: return value;
+// CHECK-NEXT: }, vb::at(x, i), rounds);  // lines 111-115
 
 int main() {
   // Near 1, so that the 32nd power neither underflows nor overflows.
@@ -105,49 +149,5 @@ int main() {
   std::cout << input << "\n";
 }
 
-// CHECK-LABEL: void five_statements(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto x) {
-// CHECK-NEXT: x = x * x;  // line 13
-// CHECK-NEXT: x = x * x;  // line 14
-// CHECK-NEXT: x = x * x;  // line 15
-// CHECK-NEXT: x = x * x;  // line 16
-// CHECK-NEXT: x = x * x;  // line 17
-// CHECK-NEXT: return x;
-// CHECK-NEXT: }, vb::at(input, i));  // lines 12-18
-// CHECK-LABEL: void loop_form(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value) {
-// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 27
-// CHECK-NEXT: value = value * value;  // line 28
-// CHECK-NEXT: }
-// CHECK-NEXT: return value;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 26-29
-// CHECK-LABEL: void auto_local(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
-// CHECK-NEXT: auto y = a * a;  // line 37
-// CHECK-NEXT: y = y * y;  // line 38
-// CHECK: y = y * y;  // line 41
-// CHECK-NEXT: return y;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 37-42
-// CHECK-LABEL: void compound(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) {
-// CHECK-NEXT: auto v = a * a;  // line 50
-// CHECK-NEXT: v *= v;  // line 51
-// CHECK: v *= v;  // line 54
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 50-55
-// CHECK-LABEL: void clone_in_place(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto v) {
-// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 64
-// CHECK-NEXT: v *= v;  // line 65
-// CHECK-NEXT: }
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 63-66
-// CHECK-LABEL: void rounds_parameter(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](auto value, const auto& rounds) {
-// CHECK-NEXT: for (int round = 0; round < rounds; ++round) {  // line 75
-// CHECK-NEXT: value = value * value;  // line 76
-// CHECK-NEXT: }
-// CHECK-NEXT: return value;
-// CHECK-NEXT: }, vb::at(x, i), rounds);  // lines 74-78
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

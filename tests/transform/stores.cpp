@@ -14,6 +14,13 @@ void store_forms(const Tensor& x, const Tensor& idx, Tensor& a, Tensor& b, Tenso
     c[i][idx[i].item<int64_t>()] = -1.0;         // data-dependent position in the slot
   }
 }
+// CHECK-LABEL: void store_forms(
+// CHECK: vb::at(a, i)[0] = vb::at(x, i).sum();  // line 9
+// CHECK-NEXT: vb::at(a, i)[1] = 7.0;  // line 10
+// CHECK-NEXT: vb::select(b, 1, i) = vb::at(x, i) * 2;  // line 11
+// CHECK-NEXT: vb::at(c, i).copy_(vb::at(x, i));  // line 12
+// CHECK-NEXT: vb::at(c, i) += 1;  // line 13
+// CHECK-NEXT: vb::at(c, i)[vb::at(idx, i).item<int64_t>()] = -1.0;  // line 14
 
 void fill_and_zero(Tensor& out) {
 #pragma vmap
@@ -24,6 +31,12 @@ void fill_and_zero(Tensor& out) {
     out[i][1] = 6;                               // several stores: the last wins
   }
 }
+// CHECK-LABEL: void fill_and_zero(
+// CHECK: vb::at(out, i).fill_(i);  // line 28
+// CHECK-NEXT: vb::at(out, i)[0].zero_();  // line 29
+// CHECK-NEXT: vb::at(out, i)[1] = 5;  // line 30
+// CHECK-NEXT: vb::at(out, i)[1] = 6;  // line 31
+// CHECK-NOT: unsafe_overlap
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat);
@@ -38,18 +51,5 @@ int main() {
   std::cout << out << "\n";
 }
 
-// CHECK-LABEL: void store_forms(
-// CHECK: vb::at(a, i)[0] = vb::at(x, i).sum();  // line 9
-// CHECK-NEXT: vb::at(a, i)[1] = 7.0;  // line 10
-// CHECK-NEXT: vb::select(b, 1, i) = vb::at(x, i) * 2;  // line 11
-// CHECK-NEXT: vb::at(c, i).copy_(vb::at(x, i));  // line 12
-// CHECK-NEXT: vb::at(c, i) += 1;  // line 13
-// CHECK-NEXT: vb::at(c, i)[vb::at(idx, i).item<int64_t>()] = -1.0;  // line 14
-// CHECK-LABEL: void fill_and_zero(
-// CHECK: vb::at(out, i).fill_(i);  // line 21
-// CHECK-NEXT: vb::at(out, i)[0].zero_();  // line 22
-// CHECK-NEXT: vb::at(out, i)[1] = 5;  // line 23
-// CHECK-NEXT: vb::at(out, i)[1] = 6;  // line 24
-// CHECK-NOT: unsafe_overlap
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

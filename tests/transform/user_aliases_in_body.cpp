@@ -16,6 +16,11 @@ void const_references(const Tensor& x, const Tensor& bias, int64_t shift, Tensor
     out[i] = x[i] * r + b[i] + s;
   }
 }
+// CHECK-LABEL: void const_references(
+// CHECK: } else { // clang-vmap: batched from line 12
+// CHECK: const Tensor& b = bias;  // line 13
+// CHECK: const vb::Value& r = i;  // line 15
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& r, const auto& c, const auto& s) { return a * r + c + s; }, vb::at(x, i), r, vb::at(b, i), s);  // line 16
 
 // References bound to temporaries keep them alive: a view of the example's row.
 void references_to_views(const Tensor& x, Tensor& out) {
@@ -26,6 +31,9 @@ void references_to_views(const Tensor& x, Tensor& out) {
     slot.copy_(row * 2 + 1);
   }
 }
+// CHECK-LABEL: void references_to_views(
+// CHECK: const vb::Value& row = vb::at(x, i);  // line 29
+// CHECK: slot.copy_(row * 2 + 1);  // line 31
 
 // Copies of a slot of the output, written in place: they write the example's slot.
 void copies_of_slots(const Tensor& x, Tensor& out, Tensor& sums) {
@@ -39,6 +47,11 @@ void copies_of_slots(const Tensor& x, Tensor& out, Tensor& sums) {
     whole[i][0] = x[i][0] - 1;
   }
 }
+// CHECK-LABEL: void copies_of_slots(
+// CHECK: vb::Value row = vb::at(out, i);  // line 42
+// CHECK: row += vb::at(x, i);  // line 43
+// CHECK: total.copy_(vb::at(x, i).sum());  // line 45
+// CHECK: whole[i][0] = vb::at(x, i)[0] - 1;  // line 47
 
 // Copies of fresh per-example tensors, and a copy of a local: in place on its own
 // elements, which the local sees too.
@@ -56,6 +69,11 @@ void copies_of_fresh(const Tensor& x, Tensor& out, Tensor& seen) {
     seen[i] = base;
   }
 }
+// CHECK-LABEL: void copies_of_fresh(
+// CHECK: h += 1;  // line 62
+// CHECK: base = vb::where(i == i, base, base);  // clang-vmap: one 'base' per example
+// CHECK: view += vb::at(x, i).sum();  // line 67
+// CHECK: vb::at(seen, i) = base;  // line 69
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) * 0.25;
@@ -73,23 +91,5 @@ int main() {
   std::cout << out << "\n" << seen << "\n";
 }
 
-// CHECK-LABEL: void const_references(
-// CHECK: } else { // clang-vmap: batched from line 12
-// CHECK: const Tensor& b = bias;  // line 13
-// CHECK: const vb::Value& r = i;  // line 15
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& r, const auto& c, const auto& s) { return a * r + c + s; }, vb::at(x, i), r, vb::at(b, i), s);  // line 16
-// CHECK-LABEL: void references_to_views(
-// CHECK: const vb::Value& row = vb::at(x, i);  // line 24
-// CHECK: slot.copy_(row * 2 + 1);  // line 26
-// CHECK-LABEL: void copies_of_slots(
-// CHECK: vb::Value row = vb::at(out, i);  // line 34
-// CHECK: row += vb::at(x, i);  // line 35
-// CHECK: total.copy_(vb::at(x, i).sum());  // line 37
-// CHECK: whole[i][0] = vb::at(x, i)[0] - 1;  // line 39
-// CHECK-LABEL: void copies_of_fresh(
-// CHECK: h += 1;  // line 49
-// CHECK: base = vb::where(i == i, base, base);  // clang-vmap: one 'base' per example
-// CHECK: view += vb::at(x, i).sum();  // line 54
-// CHECK: vb::at(seen, i) = base;  // line 56
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -15,6 +15,11 @@ void attend(const Tensor& Q, const Tensor& K, const Tensor& V, Tensor& out) {
     out[q] = weights.matmul(V);
   }
 }
+// CHECK-LABEL: void attend(
+// CHECK: vb::Level _b_level0(0, Q.size(0));  // line 12
+// CHECK: vb::Value scores = vb::matmul(K, vb::at(Q, q)) * scale;  // line 13
+// CHECK: vb::Value weights = vb::softmax(scores, 0);  // line 14
+// CHECK: vb::at(out, q) = weights.matmul(V);  // line 15
 
 int main() {
   Tensor Q = (arange(12).reshape({3, 4}).to(kFloat) - 5.0) / 10.0;
@@ -25,10 +30,5 @@ int main() {
   std::cout << out << "\n";
 }
 
-// CHECK-LABEL: void attend(
-// CHECK: vb::Level _b_level0(0, Q.size(0));  // line 12
-// CHECK: vb::Value scores = vb::matmul(K, vb::at(Q, q)) * scale;  // line 13
-// CHECK: vb::Value weights = vb::softmax(scores, 0);  // line 14
-// CHECK: vb::at(out, q) = weights.matmul(V);  // line 15
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -23,16 +23,6 @@ void grade(const Tensor& scores, Tensor& grades, Tensor& bonus, float& total) {
     grades[s] = g;
   }
 }
-
-int main() {
-  Tensor scores = tensor({95.0f, 80.0f, 40.0f, 60.0f, 10.0f, 91.5f});
-  Tensor grades = zeros({6}, kInt32);
-  Tensor bonus = zeros({6});
-  float total = 0.0f;
-  grade(scores, grades, bonus, total);
-  std::cout << grades << "\n" << bonus << "\n" << total << "\n";
-}
-
 // CHECK-LABEL: void grade(
 // CHECK: vb::Level _b_level0(0, scores.size(0));  // line 9
 // CHECK: vb::Value v = vb::at(scores, s).item<float>();  // line 10
@@ -47,5 +37,15 @@ int main() {
 // CHECK: g = 1;  // line 20
 // CHECK: vb::accumulate(total, v, vb::Reduce::add);  // line 21
 // CHECK: vb::at(grades, s) = g;  // line 23
+
+int main() {
+  Tensor scores = tensor({95.0f, 80.0f, 40.0f, 60.0f, 10.0f, 91.5f});
+  Tensor grades = zeros({6}, kInt32);
+  Tensor bonus = zeros({6});
+  float total = 0.0f;
+  grade(scores, grades, bonus, total);
+  std::cout << grades << "\n" << bonus << "\n" << total << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

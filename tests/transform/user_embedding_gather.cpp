@@ -13,6 +13,11 @@ void embed(const Tensor& table, const Tensor& ids, const Tensor& bags, Tensor& o
     bag_sum[t] = table.index_select(0, bags[t]).sum(0);
   }
 }
+// CHECK-LABEL: void embed(
+// CHECK: vb::Level _b_level0(0, ids.size(0));  // line 10
+// CHECK: vb::Value id = vb::at(ids, t).item<int64_t>();  // line 11
+// CHECK: vb::at(out, t) = vb::at(table, id) * 2.0;  // line 12
+// CHECK: vb::at(bag_sum, t) = vb::index_select(table, 0, vb::at(bags, t)).sum(0);  // line 13
 
 int main() {
   Tensor table = arange(15).reshape({5, 3}).to(kFloat);
@@ -25,10 +30,5 @@ int main() {
   std::cout << out << "\n" << bag_sum << "\n";
 }
 
-// CHECK-LABEL: void embed(
-// CHECK: vb::Level _b_level0(0, ids.size(0));  // line 10
-// CHECK: vb::Value id = vb::at(ids, t).item<int64_t>();  // line 11
-// CHECK: vb::at(out, t) = vb::at(table, id) * 2.0;  // line 12
-// CHECK: vb::at(bag_sum, t) = vb::index_select(table, 0, vb::at(bags, t)).sum(0);  // line 13
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

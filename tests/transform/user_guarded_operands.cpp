@@ -16,6 +16,8 @@ void ternary_division(const Tensor& num, const Tensor& den, Tensor& q) {
     q[i] = d == 0 ? int64_t{-1} : n / d;
   }
 }
+// CHECK-LABEL: void ternary_division(
+// CHECK: vb::at(q, i) = vb::where(d == 0, [&] { return int64_t{-1}; }, [&] { return n / d; });  // line 16
 
 void short_circuits(const Tensor& num, const Tensor& den, Tensor& both, Tensor& either) {
 #pragma vmap
@@ -27,6 +29,9 @@ void short_circuits(const Tensor& num, const Tensor& den, Tensor& both, Tensor& 
     either[i] = skip;
   }
 }
+// CHECK-LABEL: void short_circuits(
+// CHECK: vb::at(both, i) = vb::logical_and(d != 0, [&] { return n / d > 1; });  // line 27
+// CHECK: vb::Value skip = vb::logical_or(d == 0, [&] { return n % d == 0; });  // line 28
 
 void guarded_rows(const Tensor& table, const Tensor& idx, Tensor& out) {
 #pragma vmap
@@ -35,6 +40,8 @@ void guarded_rows(const Tensor& table, const Tensor& idx, Tensor& out) {
     out[i] = k >= 0 && k < table.size(0) ? table[k] : zeros({table.size(1)});
   }
 }
+// CHECK-LABEL: void guarded_rows(
+// CHECK: vb::at(out, i) = vb::where(vb::logical_and(k >= 0, k < table.size(0)), [&] { return vb::at(table, k); }, [&] { return zeros({table.size(1)}); });  // line 40
 
 void guarded_elements(const Tensor& values, const Tensor& idx, Tensor& out) {
 #pragma vmap
@@ -45,6 +52,15 @@ void guarded_elements(const Tensor& values, const Tensor& idx, Tensor& out) {
     out[i] = v;
   }
 }
+// CHECK-LABEL: void guarded_elements(
+// The if on a per-example scalar is a scalar kernel (Note [Fused control flow] in
+// transform/fuse.cpp); the guarded reads of values run in it where they are written
+// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t k, vb::Elements values) {
+// CHECK-NEXT: float v = k < 0 ? 0.0f : values[k].item<float>();  // line 50
+// CHECK-NEXT: if (k >= 0 && values[k].item<float>() > 3.0f) v = -v;  // line 51
+// CHECK-NEXT: return v;
+// CHECK-NEXT: }, vb::at(idx, i).item<int64_t>(), values);  // lines 49-52
 
 int ratio(int n, int d) { return n / d; }
 
@@ -58,6 +74,9 @@ void guarded_call(const Tensor& num, const Tensor& den, Tensor& out) {
     out[i] += x > 0 ? x : 0.5f * x;  // nothing to guard: a plain where
   }
 }
+// CHECK-LABEL: void guarded_call(
+// CHECK: vb::at(out, i) = vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; });  // line 73
+// CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 74
 
 int main() {
   Tensor num = tensor({7, -7, 9, 0, 5, -13}).to(kInt64);
@@ -83,24 +102,5 @@ int main() {
   std::cout << called << "\n";
 }
 
-// CHECK-LABEL: void ternary_division(
-// CHECK: vb::at(q, i) = vb::where(d == 0, [&] { return int64_t{-1}; }, [&] { return n / d; });  // line 16
-// CHECK-LABEL: void short_circuits(
-// CHECK: vb::at(both, i) = vb::logical_and(d != 0, [&] { return n / d > 1; });  // line 25
-// CHECK: vb::Value skip = vb::logical_or(d == 0, [&] { return n % d == 0; });  // line 26
-// CHECK-LABEL: void guarded_rows(
-// CHECK: vb::at(out, i) = vb::where(vb::logical_and(k >= 0, k < table.size(0)), [&] { return vb::at(table, k); }, [&] { return zeros({table.size(1)}); });  // line 35
-// CHECK-LABEL: void guarded_elements(
-// The if on a per-example scalar is a scalar kernel (Note [Fused control flow] in
-// transform/fuse.cpp); the guarded reads of values run in it where they are written
-// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
-// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t k, vb::Elements values) {
-// CHECK-NEXT: float v = k < 0 ? 0.0f : values[k].item<float>();  // line 43
-// CHECK-NEXT: if (k >= 0 && values[k].item<float>() > 3.0f) v = -v;  // line 44
-// CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(idx, i).item<int64_t>(), values);  // lines 42-45
-// CHECK-LABEL: void guarded_call(
-// CHECK: vb::at(out, i) = vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; });  // line 57
-// CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 58
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -18,6 +18,9 @@ void forwarding_reference_to_slot(const Tensor& x, Tensor& out) {
     r = x[i] * 2;
   }
 }
+// CHECK-LABEL: void forwarding_reference_to_slot(
+// CHECK: vb::Value&& r = vb::at(out, i);  // line 17
+// CHECK: r = vb::at(x, i) * 2;  // line 18
 
 void copy_of_slot_written_in_place(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -27,6 +30,10 @@ void copy_of_slot_written_in_place(const Tensor& x, Tensor& out) {
     t += x[i];
   }
 }
+// CHECK-LABEL: void copy_of_slot_written_in_place(
+// CHECK: vb::Value t = vb::at(out, i);  // line 28
+// CHECK: t *= 3;  // line 29
+// CHECK: t += vb::at(x, i);  // line 30
 
 void element_of_slot_view(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -35,22 +42,32 @@ void element_of_slot_view(const Tensor& x, Tensor& out) {
     row[0] = x[i].sum();
   }
 }
+// CHECK-LABEL: void element_of_slot_view(
+// CHECK: vb::Value row = vb::at(out, i);  // line 41
+// CHECK: row[0] = vb::at(x, i).sum();  // line 42
 
 void header_from_macro(const Tensor& x, Tensor& out) {
 #pragma vmap
   FOR_ROWS(i, x) { out[i] = x[i] + 1; }
 }
+// CHECK-LABEL: void header_from_macro(
+// CHECK: vb::at(out, i) = vb::at(x, i) + 1;  // line 51
 
 void nested_levels_from_macro(const Tensor& x, Tensor& out) {
   VMAP_FOR(i, x.size(0)) {
     VMAP_FOR(j, x.size(1)) { out[i][j] = x[i][j] + i * j; }
   }
 }
+// CHECK-LABEL: void nested_levels_from_macro(
+// CHECK: const vb::Value j = _b_level1.index();
+// CHECK: vb::at(out, i)[j] = vb::at(x, i)[j] + i * j;  // line 58
 
 void window_of_own_row(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) out[i].narrow(0, 1, 2).copy_(x[i] * 2);
 }
+// CHECK-LABEL: void window_of_own_row(
+// CHECK: vb::at(out, i).narrow(0, 1, 2).copy_(vb::at(x, i) * 2);  // line 67
 
 void view_of_slot_written(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -59,6 +76,9 @@ void view_of_slot_written(const Tensor& x, Tensor& out) {
     t += x[i];
   }
 }
+// CHECK-LABEL: void view_of_slot_written(
+// CHECK: vb::Value t = vb::at(out, i).view({-1});  // line 75
+// CHECK: t += vb::at(x, i);  // line 76
 
 void select_of_slot_copy_written(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -67,6 +87,8 @@ void select_of_slot_copy_written(const Tensor& x, Tensor& out) {
     t.select(0, 1) += x[i][0];
   }
 }
+// CHECK-LABEL: void select_of_slot_copy_written(
+// CHECK: t.select(0, 1) += vb::at(x, i)[0];  // line 87
 
 void fill_through_copy_of_slot(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -75,6 +97,8 @@ void fill_through_copy_of_slot(const Tensor& x, Tensor& out) {
     t.fill_(x[i].sum().item<float>());
   }
 }
+// CHECK-LABEL: void fill_through_copy_of_slot(
+// CHECK: t.fill_(vb::at(x, i).sum().item<float>());  // line 97
 
 // out[i] is not contiguous here: reshape copies, so the write does not reach out.
 void reshape_of_strided_slot(const Tensor& x, Tensor& out) {
@@ -84,6 +108,9 @@ void reshape_of_strided_slot(const Tensor& x, Tensor& out) {
     t += x[i].sum();
   }
 }
+// CHECK-LABEL: void reshape_of_strided_slot(
+// CHECK: vb::Value t = vb::at(out, i).reshape({6});  // line 107
+// CHECK: t += vb::at(x, i).sum();  // line 108
 
 int main() {
   const Tensor x = arange(8).reshape({4, 2}).to(kFloat) - 3;
@@ -107,32 +134,5 @@ int main() {
 }
 
 // A named reference to a slot is rebound by `=` (as a Tensor&& is), and written by +=.
-// CHECK-LABEL: void forwarding_reference_to_slot(
-// CHECK: vb::Value&& r = vb::at(out, i);  // line 17
-// CHECK: r = vb::at(x, i) * 2;  // line 18
-// CHECK-LABEL: void copy_of_slot_written_in_place(
-// CHECK: vb::Value t = vb::at(out, i);  // line 25
-// CHECK: t *= 3;  // line 26
-// CHECK: t += vb::at(x, i);  // line 27
-// CHECK-LABEL: void element_of_slot_view(
-// CHECK: vb::Value row = vb::at(out, i);  // line 34
-// CHECK: row[0] = vb::at(x, i).sum();  // line 35
-// CHECK-LABEL: void header_from_macro(
-// CHECK: vb::at(out, i) = vb::at(x, i) + 1;  // line 41
-// CHECK-LABEL: void nested_levels_from_macro(
-// CHECK: const vb::Value j = _b_level1.index();
-// CHECK: vb::at(out, i)[j] = vb::at(x, i)[j] + i * j;  // line 46
-// CHECK-LABEL: void window_of_own_row(
-// CHECK: vb::at(out, i).narrow(0, 1, 2).copy_(vb::at(x, i) * 2);  // line 52
-// CHECK-LABEL: void view_of_slot_written(
-// CHECK: vb::Value t = vb::at(out, i).view({-1});  // line 58
-// CHECK: t += vb::at(x, i);  // line 59
-// CHECK-LABEL: void select_of_slot_copy_written(
-// CHECK: t.select(0, 1) += vb::at(x, i)[0];  // line 67
-// CHECK-LABEL: void fill_through_copy_of_slot(
-// CHECK: t.fill_(vb::at(x, i).sum().item<float>());  // line 75
-// CHECK-LABEL: void reshape_of_strided_slot(
-// CHECK: vb::Value t = vb::at(out, i).reshape({6});  // line 83
-// CHECK: t += vb::at(x, i).sum();  // line 84
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -14,6 +14,13 @@ void update(const Tensor& g, Tensor& w, Tensor& hits) {
       hits[i].zero_();
   }
 }
+// CHECK-LABEL: void update(
+// CHECK: vb::Level _b_level0(0, w.size(0));  // line 8
+// CHECK: vb::at(w, i) -= vb::at(g, i) * 0.1;  // line 9
+// CHECK: vb::at(w, i)[0] = 0.0;  // line 10
+// CHECK: { vb::Where _b_where0(vb::at(g, i).sum().item<float>() < 0);  // line 11
+// CHECK: vb::at(hits, i).fill_(1);  // line 12
+// CHECK: vb::at(hits, i).zero_();  // line 14
 
 int main() {
   Tensor g = arange(12).reshape({4, 3}).to(kFloat) - 6.0;
@@ -23,12 +30,5 @@ int main() {
   std::cout << w << "\n" << hits << "\n";
 }
 
-// CHECK-LABEL: void update(
-// CHECK: vb::Level _b_level0(0, w.size(0));  // line 8
-// CHECK: vb::at(w, i) -= vb::at(g, i) * 0.1;  // line 9
-// CHECK: vb::at(w, i)[0] = 0.0;  // line 10
-// CHECK: { vb::Where _b_where0(vb::at(g, i).sum().item<float>() < 0);  // line 11
-// CHECK: vb::at(hits, i).fill_(1);  // line 12
-// CHECK: vb::at(hits, i).zero_();  // line 14
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

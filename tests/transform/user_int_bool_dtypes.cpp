@@ -14,6 +14,13 @@ void count_positive(const Tensor& x, const Tensor& y, Tensor& counts, Tensor& bo
     total += pos.sum().item<int64_t>();
   }
 }
+// CHECK-LABEL: void count_positive(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
+// CHECK: vb::Value pos = vb::at(x, i) > 0;  // line 10
+// CHECK: vb::at(counts, i) = pos.sum();  // line 11
+// CHECK: vb::at(both, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& pos, const auto& a) { return pos & (a < 2); }, pos, vb::at(y, i));  // line 12
+// CHECK: vb::at(shifted, i) = vb::at(y, i) + 3;  // line 13
+// CHECK: vb::accumulate(total, pos.sum().item<int64_t>(), vb::Reduce::add);  // line 14
 
 int main() {
   Tensor x = arange(20).reshape({5, 4}) - 9;
@@ -26,12 +33,5 @@ int main() {
   std::cout << counts << "\n" << both << "\n" << shifted << "\n" << total << "\n";
 }
 
-// CHECK-LABEL: void count_positive(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
-// CHECK: vb::Value pos = vb::at(x, i) > 0;  // line 10
-// CHECK: vb::at(counts, i) = pos.sum();  // line 11
-// CHECK: vb::at(both, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& pos, const auto& a) { return pos & (a < 2); }, pos, vb::at(y, i));  // line 12
-// CHECK: vb::at(shifted, i) = vb::at(y, i) + 3;  // line 13
-// CHECK: vb::accumulate(total, pos.sum().item<int64_t>(), vb::Reduce::add);  // line 14
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

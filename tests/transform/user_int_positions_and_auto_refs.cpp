@@ -23,6 +23,10 @@ void halve_rows(const Tensor& x, Tensor& out) {
     out[i] = row * s - halvings;
   }
 }
+// CHECK-LABEL: void halve_rows(
+// CHECK: const vb::Value& row = vb::at(x, i);  // line 15
+// CHECK: const vb::Value& alias = row;  // line 16
+// CHECK: vb::Value s = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& alias) { return alias.abs(); }, alias).sum().item<float>();  // line 17
 
 void int_positions(const Tensor& x, const Tensor& k32, Tensor& a, Tensor& b, Tensor& c,
                    Tensor& d, Tensor& e) {
@@ -39,6 +43,13 @@ void int_positions(const Tensor& x, const Tensor& k32, Tensor& a, Tensor& b, Ten
     e[i] = x[i][static_cast<int64_t>(f_i)] + x[i][((c_i % 3) + 3) % 3];
   }
 }
+// CHECK-LABEL: void int_positions(
+// CHECK: vb::Value c_i = vb::at(k32, i).item<int>();  // line 35
+// CHECK: vb::Value s_i = vb::scalar_cast<short>(c_i);  // line 36
+// CHECK: vb::at(x, i)[c_i], vb::at(x, i).select(0, s_i), vb::at(x, i)[flag]);  // line 38
+// CHECK: vb::at(b, i) = vb::at(x, i).narrow(0, c_i, 1).sum();  // line 39
+// CHECK: vb::at(c, i)[c_i] = vb::at(x, i)[0] * 2;  // line 40
+// CHECK: vb::at(d, i) = vb::at(x, c_i)[c_i];  // line 41
 
 int main() {
   Tensor x = (arange(15).reshape({5, 3}).to(kFloat) * 0.9).sin() * 4;
@@ -52,16 +63,5 @@ int main() {
   std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << e << "\n";
 }
 
-// CHECK-LABEL: void halve_rows(
-// CHECK: const vb::Value& row = vb::at(x, i);  // line 15
-// CHECK: const vb::Value& alias = row;  // line 16
-// CHECK: vb::Value s = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& alias) { return alias.abs(); }, alias).sum().item<float>();  // line 17
-// CHECK-LABEL: void int_positions(
-// CHECK: vb::Value c_i = vb::at(k32, i).item<int>();  // line 31
-// CHECK: vb::Value s_i = vb::scalar_cast<short>(c_i);  // line 32
-// CHECK: vb::at(x, i)[c_i], vb::at(x, i).select(0, s_i), vb::at(x, i)[flag]);  // line 34
-// CHECK: vb::at(b, i) = vb::at(x, i).narrow(0, c_i, 1).sum();  // line 35
-// CHECK: vb::at(c, i)[c_i] = vb::at(x, i)[0] * 2;  // line 36
-// CHECK: vb::at(d, i) = vb::at(x, c_i)[c_i];  // line 37
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

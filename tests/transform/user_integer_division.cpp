@@ -16,6 +16,12 @@ void split(const Tensor& flat_ids, Tensor& rows, Tensor& cols, int64_t width) {
     cols[i] = flat % width;
   }
 }
+// CHECK-LABEL: void split(
+// CHECK: vb::at(rows, i) = flat / width;  // line 15
+// CHECK-NEXT: vb::at(cols, i) = flat % width;  // line 16
+// CHECK: static ::vmap::batched::Value _b_wrap(::vmap::batched::Value k, int n) {
+// CHECK-NEXT: namespace vb = ::vmap::batched;
+// CHECK-NEXT: return k % n;  // line 26
 
 int wrap(int k, int n) { return k % n; }
 
@@ -37,6 +43,12 @@ void compound(const Tensor& values, Tensor& out) {
     out[i][4] = mixed;
   }
 }
+// CHECK-LABEL: void compound(
+// CHECK: d /= 3;  // line 33
+// CHECK-NEXT: k %= -4;  // line 34
+// CHECK: wide %= 7;  // line 36
+// CHECK-NEXT: vb::Value ratio = vb::scalar_cast<float>(d) / 2.0f;  // line 37
+// CHECK-NEXT: vb::Value mixed = d / vb::scalar_cast<int>(i + 1) + _b_wrap(k, 3);  // line 38
 
 void unsigned_sizes(const Tensor& counts, Tensor& out, std::size_t group) {
 #pragma vmap
@@ -51,6 +63,11 @@ void unsigned_sizes(const Tensor& counts, Tensor& out, std::size_t group) {
     out[i][2] = static_cast<int64_t>(n % 5);
   }
 }
+// CHECK-LABEL: void unsigned_sizes(
+// CHECK: vb::Value groups = vb::unsigned_divide(n, group);  // line 57
+// CHECK-NEXT: vb::Value rest = vb::unsigned_remainder(n, group);  // line 58
+// CHECK-NEXT: rest = vb::unsigned_remainder(rest, 3);  // line 59
+// CHECK-NEXT: n = vb::unsigned_divide(n, 2u);  // line 60
 
 int main() {
   Tensor flat_ids = arange(-11, 12, 2, kInt64);  // -11 .. 11
@@ -66,22 +83,5 @@ int main() {
   std::cout << rows << "\n" << cols << "\n" << out << "\n" << sizes << "\n";
 }
 
-// CHECK-LABEL: void split(
-// CHECK: vb::at(rows, i) = flat / width;  // line 15
-// CHECK-NEXT: vb::at(cols, i) = flat % width;  // line 16
-// CHECK: static ::vmap::batched::Value _b_wrap(::vmap::batched::Value k, int n) {
-// CHECK-NEXT: namespace vb = ::vmap::batched;
-// CHECK-NEXT: return k % n;  // line 20
-// CHECK-LABEL: void compound(
-// CHECK: d /= 3;  // line 27
-// CHECK-NEXT: k %= -4;  // line 28
-// CHECK: wide %= 7;  // line 30
-// CHECK-NEXT: vb::Value ratio = vb::scalar_cast<float>(d) / 2.0f;  // line 31
-// CHECK-NEXT: vb::Value mixed = d / vb::scalar_cast<int>(i + 1) + _b_wrap(k, 3);  // line 32
-// CHECK-LABEL: void unsigned_sizes(
-// CHECK: vb::Value groups = vb::unsigned_divide(n, group);  // line 45
-// CHECK-NEXT: vb::Value rest = vb::unsigned_remainder(n, group);  // line 46
-// CHECK-NEXT: rest = vb::unsigned_remainder(rest, 3);  // line 47
-// CHECK-NEXT: n = vb::unsigned_divide(n, 2u);  // line 48
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

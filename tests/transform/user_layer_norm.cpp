@@ -15,6 +15,12 @@ void layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, Tensor
     out[r] = centred / (var + eps).sqrt() * gamma + beta;
   }
 }
+// CHECK-LABEL: void layer_norm(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 11
+// CHECK: vb::Value row = vb::at(x, r);  // line 12
+// CHECK: vb::Value centred = row - row.mean();  // line 13
+// CHECK: vb::Value var = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& centred) { return centred * centred; }, centred).mean();  // line 14
+// CHECK: vb::at(out, r) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& centred, const auto& var, const auto& eps, const auto& gamma, const auto& beta) { return centred / (var + eps).sqrt() * gamma + beta; }, centred, var, eps, gamma, beta);  // line 15
 
 int main() {
   Tensor x = arange(20).reshape({4, 5}).to(kFloat);
@@ -26,11 +32,5 @@ int main() {
   std::cout << out << "\n";
 }
 
-// CHECK-LABEL: void layer_norm(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 11
-// CHECK: vb::Value row = vb::at(x, r);  // line 12
-// CHECK: vb::Value centred = row - row.mean();  // line 13
-// CHECK: vb::Value var = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& centred) { return centred * centred; }, centred).mean();  // line 14
-// CHECK: vb::at(out, r) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& centred, const auto& var, const auto& eps, const auto& gamma, const auto& beta) { return centred / (var + eps).sqrt() * gamma + beta; }, centred, var, eps, gamma, beta);  // line 15
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

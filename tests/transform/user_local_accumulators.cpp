@@ -17,15 +17,6 @@ void local_sums(const Tensor& x, Tensor& out, Tensor& rows) {
     rows[i] = acc;
   }
 }
-
-int main() {
-  Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 4.0;
-  Tensor out = zeros({4});
-  Tensor rows = zeros({4});
-  local_sums(x, out, rows);
-  std::cout << out << "\n" << rows << "\n";
-}
-
 // CHECK-LABEL: void local_sums(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
 // CHECK: vb::Value s = vb::scalar_cast<float>(0);  // line 10
@@ -35,5 +26,14 @@ int main() {
 // CHECK: acc += vb::at(x, i)[j] * vb::at(x, i)[j];  // line 14
 // CHECK: vb::at(out, i) = s;  // line 16
 // CHECK: vb::at(rows, i) = acc;  // line 17
+
+int main() {
+  Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 4.0;
+  Tensor out = zeros({4});
+  Tensor rows = zeros({4});
+  local_sums(x, out, rows);
+  std::cout << out << "\n" << rows << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

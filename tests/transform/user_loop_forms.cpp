@@ -19,14 +19,6 @@ void forms(const Tensor& x, Tensor& a, Tensor& b, Tensor& c, Tensor& d) {
   for (int64_t i = 0; i < x.size(0); ++i)
     d[i].copy_(x[i].neg());
 }
-
-int main() {
-  Tensor x = arange(8).reshape({4, 2}).to(kFloat);
-  Tensor a = zeros({4, 2}), b = zeros({4, 2}), c = zeros({4, 2}), d = zeros({4, 2});
-  forms(x, a, b, c, d);
-  std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n";
-}
-
 // CHECK-LABEL: void forms(
 // CHECK: vb::Level _b_level0(0, n);  // line 10
 // CHECK: vb::at(a, i) = vb::at(x, i) + 1;  // line 11
@@ -36,5 +28,13 @@ int main() {
 // CHECK: vb::select(c, 0, i) = vb::select(x, 0, i) * 3;  // line 17
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 19
 // CHECK: vb::at(d, i).copy_(vb::at(x, i).neg());  // line 20
+
+int main() {
+  Tensor x = arange(8).reshape({4, 2}).to(kFloat);
+  Tensor a = zeros({4, 2}), b = zeros({4, 2}), c = zeros({4, 2}), d = zeros({4, 2});
+  forms(x, a, b, c, d);
+  std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

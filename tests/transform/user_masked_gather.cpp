@@ -14,6 +14,12 @@ void lookup(const Tensor& table, const Tensor& ids, Tensor& out) {
       out[t].fill_(-1.0);
   }
 }
+// CHECK-LABEL: void lookup(
+// CHECK: vb::Level _b_level0(0, ids.size(0));  // line 9
+// CHECK: vb::Value id = vb::at(ids, t).item<int64_t>();  // line 10
+// CHECK: { vb::Where _b_where0(id >= 0);  // line 11
+// CHECK: vb::at(out, t) = vb::at(table, id);  // line 12
+// CHECK: vb::at(out, t).fill_(-1.0);  // line 14
 
 int main() {
   Tensor table = arange(9).reshape({3, 3}).to(kFloat);
@@ -23,11 +29,5 @@ int main() {
   std::cout << out << "\n";
 }
 
-// CHECK-LABEL: void lookup(
-// CHECK: vb::Level _b_level0(0, ids.size(0));  // line 9
-// CHECK: vb::Value id = vb::at(ids, t).item<int64_t>();  // line 10
-// CHECK: { vb::Where _b_where0(id >= 0);  // line 11
-// CHECK: vb::at(out, t) = vb::at(table, id);  // line 12
-// CHECK: vb::at(out, t).fill_(-1.0);  // line 14
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -30,21 +30,6 @@ void members(const Tensor& x, const Tensor& y, const Tensor& w, const Tensor& se
     affine[i] -= sub(h, y[i], 2);  // the free form takes alpha too
   }
 }
-
-int main() {
-  const int64_t n = 5;
-  Tensor x = (arange(n * 12).reshape({n, 3, 4}).to(kFloat) * 0.37).sin();
-  Tensor y = (arange(n * 4).reshape({n, 4}).to(kFloat) * 0.61).cos() * 2.0;
-  Tensor w = (arange(16).reshape({4, 4}).to(kFloat) * 0.23).sin();
-  Tensor seq = (arange(n * 24).reshape({n, 2, 3, 4}).to(kFloat) * 0.13).cos();
-  Tensor k = (arange(n * 4).reshape({n, 4}) - 7).to(kInt);
-  Tensor affine = zeros({n, 3, 4}), mixed = zeros({n, 4}), masks = zeros({n, 4}, kBool);
-  Tensor prods = zeros({n, 3}), ints = zeros({n, 4}, kInt), scores = zeros({n, 4});
-  members(x, y, w, seq, k, -0.5f, affine, mixed, masks, prods, ints, scores);
-  std::cout << affine << "\n" << mixed << "\n" << masks << "\n" << prods << "\n" << ints
-            << "\n" << scores << "\n";
-}
-
 // CHECK-LABEL: void members(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
 // CHECK: vb::Value h = vb::at(x, i).mm(w).add(vb::at(y, i), 2);  // line 15
@@ -64,5 +49,20 @@ int main() {
 // CHECK-NEXT: vb::at(scores, i) += 1.0;  // line 29
 // CHECK: vb::at(affine, i) -= vb::sub(h, vb::at(y, i), 2);  // line 30
 // CHECK-NOT: per_example
+
+int main() {
+  const int64_t n = 5;
+  Tensor x = (arange(n * 12).reshape({n, 3, 4}).to(kFloat) * 0.37).sin();
+  Tensor y = (arange(n * 4).reshape({n, 4}).to(kFloat) * 0.61).cos() * 2.0;
+  Tensor w = (arange(16).reshape({4, 4}).to(kFloat) * 0.23).sin();
+  Tensor seq = (arange(n * 24).reshape({n, 2, 3, 4}).to(kFloat) * 0.13).cos();
+  Tensor k = (arange(n * 4).reshape({n, 4}) - 7).to(kInt);
+  Tensor affine = zeros({n, 3, 4}), mixed = zeros({n, 4}), masks = zeros({n, 4}, kBool);
+  Tensor prods = zeros({n, 3}), ints = zeros({n, 4}, kInt), scores = zeros({n, 4});
+  members(x, y, w, seq, k, -0.5f, affine, mixed, masks, prods, ints, scores);
+  std::cout << affine << "\n" << mixed << "\n" << masks << "\n" << prods << "\n" << ints
+            << "\n" << scores << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -14,6 +14,12 @@ void mlp(const Tensor& x, const Tensor& W1, const Tensor& b1, const Tensor& W2,
     pred[n] = o.argmax(0);
   }
 }
+// CHECK-LABEL: void mlp(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 10
+// CHECK: vb::Value h = vb::linear(vb::at(x, n), W1, b1).relu();  // line 11
+// CHECK: vb::Value o = vb::mv(W2, h) + b2;  // line 12
+// CHECK: vb::at(logits, n) = vb::log_softmax(o, 0);  // line 13
+// CHECK: vb::at(pred, n) = o.argmax(0);  // line 14
 
 int main() {
   Tensor x = (arange(20).reshape({5, 4}).to(kFloat) * 0.37).cos();
@@ -27,11 +33,5 @@ int main() {
   std::cout << logits << "\n" << pred << "\n";
 }
 
-// CHECK-LABEL: void mlp(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 10
-// CHECK: vb::Value h = vb::linear(vb::at(x, n), W1, b1).relu();  // line 11
-// CHECK: vb::Value o = vb::mv(W2, h) + b2;  // line 12
-// CHECK: vb::at(logits, n) = vb::log_softmax(o, 0);  // line 13
-// CHECK: vb::at(pred, n) = o.argmax(0);  // line 14
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -11,6 +11,8 @@ void sgd_step(Tensor& weights, const Tensor& grads, const Tensor& rates) {
   for (int64_t m = 0; m < weights.size(0); ++m)
     weights[m] = sub(weights[m], grads[m], rates[m].item<float>());
 }
+// CHECK-LABEL: void sgd_step(
+// CHECK: vb::at(weights, m) = vb::sub(vb::at(weights, m), vb::at(grads, m), vb::at(rates, m).item<float>());
 
 void member_forms(const Tensor& a, const Tensor& b, Tensor& out, double shared) {
 #pragma vmap
@@ -21,6 +23,12 @@ void member_forms(const Tensor& a, const Tensor& b, Tensor& out, double shared) 
     out[i] = add(second, b[i], shared);
   }
 }
+// CHECK-LABEL: void member_forms(
+// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d, const auto& scale, const auto& e, const auto& shared) {
+// CHECK-NEXT: auto first = c.add(d, scale);  // line 21
+// CHECK-NEXT: auto second = first.sub(c, e);  // line 22
+// CHECK-NEXT: return vb::add(second, d, shared);
+// CHECK-NEXT: }, vb::at(a, i), vb::at(b, i), scale, i + 1, shared);  // lines 21-23
 
 // Integer tensors with an integer per-example alpha.
 void counts(const Tensor& totals, const Tensor& steps, Tensor& out) {
@@ -30,6 +38,8 @@ void counts(const Tensor& totals, const Tensor& steps, Tensor& out) {
     out[i] = totals[i].add(steps[i], k % 3 - 1);
   }
 }
+// CHECK-LABEL: void counts(
+// CHECK: vb::at(out, i) = vb::at(totals, i).add(vb::at(steps, i), k % 3 - 1);
 
 int main() {
   Tensor weights = arange(12).reshape({3, 4}).to(kFloat32) * 0.5;
@@ -47,15 +57,5 @@ int main() {
   std::cout << weights << "\n" << out << "\n" << counted << "\n";
 }
 
-// CHECK-LABEL: void sgd_step(
-// CHECK: vb::at(weights, m) = vb::sub(vb::at(weights, m), vb::at(grads, m), vb::at(rates, m).item<float>());
-// CHECK-LABEL: void member_forms(
-// CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& c, const auto& d, const auto& scale, const auto& e, const auto& shared) {
-// CHECK-NEXT: auto first = c.add(d, scale);  // line 19
-// CHECK-NEXT: auto second = first.sub(c, e);  // line 20
-// CHECK-NEXT: return vb::add(second, d, shared);
-// CHECK-NEXT: }, vb::at(a, i), vb::at(b, i), scale, i + 1, shared);  // lines 19-21
-// CHECK-LABEL: void counts(
-// CHECK: vb::at(out, i) = vb::at(totals, i).add(vb::at(steps, i), k % 3 - 1);
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

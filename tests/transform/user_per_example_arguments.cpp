@@ -13,6 +13,8 @@ void ensemble_same_data(const Tensor& data, const Tensor& W, const Tensor& b, Te
   for (int64_t m = 0; m < W.size(0); ++m)
     out[m] = linear(data, W[m], b[m]);
 }
+// CHECK-LABEL: void ensemble_same_data(
+// CHECK: vb::at(out, m) = vb::linear(data, vb::at(W, m), vb::at(b, m));  // line 14
 
 // Each model on its own minibatch, then a nonlinearity and a shared output layer.
 void ensemble_own_data(const Tensor& data, const Tensor& W, const Tensor& b,
@@ -23,6 +25,9 @@ void ensemble_own_data(const Tensor& data, const Tensor& W, const Tensor& b,
     out[m] = linear(hidden, head);
   }
 }
+// CHECK-LABEL: void ensemble_own_data(
+// CHECK: vb::Value hidden = vb::linear(vb::at(data, m), vb::at(W, m), vb::at(b, m)).relu();  // line 24
+// CHECK-NEXT: vb::at(out, m) = vb::linear(hidden, head);  // line 25
 
 // A per-model bias with a shared weight.
 void shared_weight(const Tensor& data, const Tensor& W, const Tensor& b, Tensor& out) {
@@ -30,6 +35,8 @@ void shared_weight(const Tensor& data, const Tensor& W, const Tensor& b, Tensor&
   for (int64_t m = 0; m < b.size(0); ++m)
     out[m] = linear(data, W, b[m]);
 }
+// CHECK-LABEL: void shared_weight(
+// CHECK: vb::at(out, m) = vb::linear(data, W, vb::at(b, m));  // line 36
 
 void clamp_scalar_bounds(const Tensor& x, const Tensor& lo, const Tensor& hi, Tensor& out) {
 #pragma vmap
@@ -38,6 +45,8 @@ void clamp_scalar_bounds(const Tensor& x, const Tensor& lo, const Tensor& hi, Te
     out[i] = clamp(x[i], lo_i, hi[i].item<float>());
   }
 }
+// CHECK-LABEL: void clamp_scalar_bounds(
+// CHECK: vb::at(out, i) = vb::clamp(vb::at(x, i), lo_i, vb::at(hi, i).item<float>());  // line 45
 
 void clamp_tensor_bounds(const Tensor& x, const Tensor& lo, const Tensor& hi, Tensor& out,
                          Tensor& floor_only, Tensor& ceiling_only) {
@@ -48,6 +57,10 @@ void clamp_tensor_bounds(const Tensor& x, const Tensor& lo, const Tensor& hi, Te
     ceiling_only[i] = clamp(x[i], std::nullopt, hi[i]);
   }
 }
+// CHECK-LABEL: void clamp_tensor_bounds(
+// CHECK: vb::at(out, i) = vb::at(x, i).clamp(vb::at(lo, i), vb::at(hi, i));  // line 55
+// CHECK-NEXT: vb::at(floor_only, i) = vb::at(x, i).clamp(vb::at(lo, i).amin().item<float>());  // line 56
+// CHECK-NEXT: vb::at(ceiling_only, i) = vb::clamp(vb::at(x, i), std::nullopt, vb::at(hi, i));  // line 57
 
 void fill_like(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -56,6 +69,8 @@ void fill_like(const Tensor& x, Tensor& out) {
     out[i] = full_like(x[i], mean) - x[i];
   }
 }
+// CHECK-LABEL: void fill_like(
+// CHECK: vb::at(out, i) = vb::full_like(vb::at(x, i), mean) - vb::at(x, i);  // line 69
 
 int main() {
   const int64_t models = 3, batch = 4, in = 5, width = 6;
@@ -90,20 +105,5 @@ int main() {
             << "\n";
 }
 
-// CHECK-LABEL: void ensemble_same_data(
-// CHECK: vb::at(out, m) = vb::linear(data, vb::at(W, m), vb::at(b, m));  // line 14
-// CHECK-LABEL: void ensemble_own_data(
-// CHECK: vb::Value hidden = vb::linear(vb::at(data, m), vb::at(W, m), vb::at(b, m)).relu();  // line 22
-// CHECK-NEXT: vb::at(out, m) = vb::linear(hidden, head);  // line 23
-// CHECK-LABEL: void shared_weight(
-// CHECK: vb::at(out, m) = vb::linear(data, W, vb::at(b, m));  // line 31
-// CHECK-LABEL: void clamp_scalar_bounds(
-// CHECK: vb::at(out, i) = vb::clamp(vb::at(x, i), lo_i, vb::at(hi, i).item<float>());  // line 38
-// CHECK-LABEL: void clamp_tensor_bounds(
-// CHECK: vb::at(out, i) = vb::at(x, i).clamp(vb::at(lo, i), vb::at(hi, i));  // line 46
-// CHECK-NEXT: vb::at(floor_only, i) = vb::at(x, i).clamp(vb::at(lo, i).amin().item<float>());  // line 47
-// CHECK-NEXT: vb::at(ceiling_only, i) = vb::clamp(vb::at(x, i), std::nullopt, vb::at(hi, i));  // line 48
-// CHECK-LABEL: void fill_like(
-// CHECK: vb::at(out, i) = vb::full_like(vb::at(x, i), mean) - vb::at(x, i);  // line 56
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -21,6 +21,22 @@ void mix(const Tensor& x, const std::vector<float>& scales, const std::vector<Te
     out[i] = h;
   }
 }
+// CHECK-LABEL: void mix(
+// CHECK: if (::vmap::batched::unsafe_overlap(out, x) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(out, layers)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK: } else { // clang-vmap: batched from line 13
+// CHECK: vb::Value h = vb::zeros_like(vb::at(x, i));  // line 14
+// CHECK-NEXT: for (float s : scales) {  // line 15
+// CHECK-NEXT: h += vb::at(x, i) * s;  // line 15
+// CHECK-NEXT: }
+// CHECK-NEXT: for (const Tensor& w : layers) {  // line 16
+// CHECK-NEXT: vb::Value z = vb::matmul(w, h).tanh();  // line 17
+// CHECK-NEXT: h = h + z;  // line 18
+// CHECK-NEXT: }
+// CHECK-NEXT: for (int64_t power : {1, 2}) {  // line 20
+// CHECK-NEXT: h = h + vb::at(x, i).pow(power);  // line 20
+// CHECK-NEXT: }
+// CHECK-NEXT: vb::at(out, i) = h;  // line 21
 
 void gated(const Tensor& x, const std::array<Tensor, 2>& gates, Tensor& out) {
 #pragma vmap
@@ -30,6 +46,11 @@ void gated(const Tensor& x, const std::array<Tensor, 2>& gates, Tensor& out) {
     out[i] = acc.sum();
   }
 }
+// CHECK-LABEL: void gated(
+// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, x) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(out, gates)) {
+// CHECK: for (const auto& g : gates) {  // line 45
+// CHECK-NEXT: acc = vb::where(acc > 0, acc * g, acc);  // line 45
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
@@ -49,26 +70,5 @@ int main() {
   std::cout << sums << "\n";
 }
 
-// CHECK-LABEL: void mix(
-// CHECK: if (::vmap::batched::unsafe_overlap(out, x) ||
-// CHECK-NEXT: ::vmap::batched::any_overlap(out, layers)) { // clang-vmap: inputs may overlap outputs, run as written
-// CHECK: } else { // clang-vmap: batched from line 13
-// CHECK: vb::Value h = vb::zeros_like(vb::at(x, i));  // line 14
-// CHECK-NEXT: for (float s : scales) {  // line 15
-// CHECK-NEXT: h += vb::at(x, i) * s;  // line 15
-// CHECK-NEXT: }
-// CHECK-NEXT: for (const Tensor& w : layers) {  // line 16
-// CHECK-NEXT: vb::Value z = vb::matmul(w, h).tanh();  // line 17
-// CHECK-NEXT: h = h + z;  // line 18
-// CHECK-NEXT: }
-// CHECK-NEXT: for (int64_t power : {1, 2}) {  // line 20
-// CHECK-NEXT: h = h + vb::at(x, i).pow(power);  // line 20
-// CHECK-NEXT: }
-// CHECK-NEXT: vb::at(out, i) = h;  // line 21
-// CHECK-LABEL: void gated(
-// CHECK-NEXT: if (::vmap::batched::unsafe_overlap(out, x) ||
-// CHECK-NEXT: ::vmap::batched::any_overlap(out, gates)) {
-// CHECK: for (const auto& g : gates) {  // line 29
-// CHECK-NEXT: acc = vb::where(acc > 0, acc * g, acc);  // line 29
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -18,6 +18,16 @@ void rnn(const Tensor& x, const Tensor& W, const Tensor& U, int steps, Tensor& o
     stats[b][2] = n;
   }
 }
+// CHECK-LABEL: void rnn(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 10
+// CHECK: vb::Value h = zeros({W.size(0)});  // line 11
+// CHECK: for (int t = 0; t < steps; ++t) {  // line 12
+// CHECK: h = (vb::matmul(W, h) + vb::matmul(U, vb::at(x, b)[t])).tanh();  // line 13
+// CHECK: vb::at(out, b) = h;  // line 14
+// CHECK: vb::at(stats, b)[0] = h.sum();  // line 15
+// CHECK: vb::at(stats, b)[1] = h.amax(0);  // line 16
+// CHECK: int64_t n = vb::at(x, b).size(0);  // line 17
+// CHECK: vb::at(stats, b)[2] = n;  // line 18
 
 int main() {
   Tensor x = (arange(24).reshape({2, 4, 3}).to(kFloat) * 0.2).sin();
@@ -29,15 +39,5 @@ int main() {
   std::cout << out << "\n" << stats << "\n";
 }
 
-// CHECK-LABEL: void rnn(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 10
-// CHECK: vb::Value h = zeros({W.size(0)});  // line 11
-// CHECK: for (int t = 0; t < steps; ++t) {  // line 12
-// CHECK: h = (vb::matmul(W, h) + vb::matmul(U, vb::at(x, b)[t])).tanh();  // line 13
-// CHECK: vb::at(out, b) = h;  // line 14
-// CHECK: vb::at(stats, b)[0] = h.sum();  // line 15
-// CHECK: vb::at(stats, b)[1] = h.amax(0);  // line 16
-// CHECK: int64_t n = vb::at(x, b).size(0);  // line 17
-// CHECK: vb::at(stats, b)[2] = n;  // line 18
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -14,6 +14,13 @@ void column_extremes(const Tensor& x, Tensor& hi, Tensor& lo, float& best, doubl
     total += x[i].sum().item<double>();
   }
 }
+// CHECK-LABEL: void column_extremes(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
+// CHECK: vb::accumulate_rebinding(hi, vb::at(x, i), vb::Reduce::max);  // line 10
+// CHECK: vb::accumulate_rebinding(lo, vb::at(x, i), vb::Reduce::min);  // line 11
+// CHECK: vb::Value m = vb::at(x, i).amax(0).item<float>();  // line 12
+// CHECK: vb::accumulate(best, m, vb::Reduce::max);  // line 13
+// CHECK: vb::accumulate(total, vb::at(x, i).sum().item<double>(), vb::Reduce::add);  // line 14
 
 int main() {
   Tensor x = (arange(21).reshape({7, 3}).to(kFloat) * 1.3).sin() * 10.0;
@@ -25,12 +32,5 @@ int main() {
   std::cout << hi << "\n" << lo << "\n" << best << " " << total << "\n";
 }
 
-// CHECK-LABEL: void column_extremes(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
-// CHECK: vb::accumulate_rebinding(hi, vb::at(x, i), vb::Reduce::max);  // line 10
-// CHECK: vb::accumulate_rebinding(lo, vb::at(x, i), vb::Reduce::min);  // line 11
-// CHECK: vb::Value m = vb::at(x, i).amax(0).item<float>();  // line 12
-// CHECK: vb::accumulate(best, m, vb::Reduce::max);  // line 13
-// CHECK: vb::accumulate(total, vb::at(x, i).sum().item<double>(), vb::Reduce::add);  // line 14
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -12,6 +12,11 @@ void mixed(const Tensor& x, const Tensor& xd, Tensor& out, Tensor& outd) {
     outd[i] = xd[i] / (1.0 + std::abs(s));
   }
 }
+// CHECK-LABEL: void mixed(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
+// CHECK: vb::Value s = vb::at(xd, i).sum().item<double>();  // line 10
+// CHECK: vb::at(out, i) = vb::at(x, i) * s;  // line 11
+// CHECK: vb::at(outd, i) = vb::at(xd, i) / (1.0 + vb::abs(s));  // line 12
 
 int main() {
   Tensor x = arange(6).reshape({3, 2}).to(kFloat) / 3.0;
@@ -23,10 +28,5 @@ int main() {
   std::cout << out.dtype() << " " << out << "\n" << outd << "\n";
 }
 
-// CHECK-LABEL: void mixed(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
-// CHECK: vb::Value s = vb::at(xd, i).sum().item<double>();  // line 10
-// CHECK: vb::at(out, i) = vb::at(x, i) * s;  // line 11
-// CHECK: vb::at(outd, i) = vb::at(xd, i) / (1.0 + vb::abs(s));  // line 12
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

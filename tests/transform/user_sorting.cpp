@@ -20,6 +20,11 @@ void retrieve(const Tensor& queries, const Tensor& keys, Tensor& best, Tensor& b
     accuracy[q] = hit.to(kFloat) + std::get<0>(topk(scores, 1)).sum() * 0;
   }
 }
+// CHECK-LABEL: void retrieve(
+// CHECK: auto [top, ids] = scores.topk(3);  // line 16
+// CHECK: vb::at(best, q) = top;  // line 17
+// CHECK: vb::at(best_ids, q) = ids;  // line 18
+// CHECK: vb::at(accuracy, q) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a + b * 0; }, hit.to(kFloat), std::get<0>(vb::topk(scores, 1)).sum());  // line 20
 
 void statistics(const Tensor& x, const Tensor& k, Tensor& medians, Tensor& trimmed,
                 Tensor& ranks, Tensor& lowest, Tensor& int_sorted) {
@@ -35,6 +40,13 @@ void statistics(const Tensor& x, const Tensor& k, Tensor& medians, Tensor& trimm
     int_sorted[i] = std::get<0>(sort(k[i], -1, true)) * 10 + k[i].argsort().to(kInt);
   }
 }
+// CHECK-LABEL: void statistics(
+// CHECK: std::tuple<vb::Value, vb::Value> sorted = vb::at(x, i).sort();  // line 33
+// CHECK: vb::Value values = std::get<0>(sorted);  // line 34
+// CHECK: vb::at(ranks, i) = vb::argsort(vb::argsort(vb::at(x, i), 0, true));  // line 37
+// CHECK: auto smallest = vb::topk(vb::at(x, i).reshape({2, -1}), 2, 0, false);  // line 38
+// CHECK: vb::at(lowest, i) = std::get<0>(smallest) + std::get<1>(smallest).to(kFloat);  // line 39
+// CHECK: vb::at(int_sorted, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * 10 + b; }, std::get<0>(vb::sort(vb::at(k, i), -1, true)), vb::at(k, i).argsort().to(kInt));  // line 40
 
 void encode(const Tensor& labels, const Tensor& uniform, Tensor& counts, Tensor& inferred) {
 #pragma vmap
@@ -43,6 +55,10 @@ void encode(const Tensor& labels, const Tensor& uniform, Tensor& counts, Tensor&
     inferred[i] = one_hot(uniform[i]);
   }
 }
+// CHECK-LABEL: void encode(
+// CHECK: vb::at(counts, i) = vb::one_hot(vb::at(labels, i), 5).sum(0);  // line 54
+// CHECK: vb::at(inferred, i) = vb::one_hot(vb::at(uniform, i));  // line 55
+// CHECK-NOT: per_example
 
 int main() {
   const int64_t n = 4;
@@ -68,21 +84,5 @@ int main() {
   std::cout << counts << "\n" << inferred << "\n";
 }
 
-// CHECK-LABEL: void retrieve(
-// CHECK: auto [top, ids] = scores.topk(3);  // line 16
-// CHECK: vb::at(best, q) = top;  // line 17
-// CHECK: vb::at(best_ids, q) = ids;  // line 18
-// CHECK: vb::at(accuracy, q) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a + b * 0; }, hit.to(kFloat), std::get<0>(vb::topk(scores, 1)).sum());  // line 20
-// CHECK-LABEL: void statistics(
-// CHECK: std::tuple<vb::Value, vb::Value> sorted = vb::at(x, i).sort();  // line 28
-// CHECK: vb::Value values = std::get<0>(sorted);  // line 29
-// CHECK: vb::at(ranks, i) = vb::argsort(vb::argsort(vb::at(x, i), 0, true));  // line 32
-// CHECK: auto smallest = vb::topk(vb::at(x, i).reshape({2, -1}), 2, 0, false);  // line 33
-// CHECK: vb::at(lowest, i) = std::get<0>(smallest) + std::get<1>(smallest).to(kFloat);  // line 34
-// CHECK: vb::at(int_sorted, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * 10 + b; }, std::get<0>(vb::sort(vb::at(k, i), -1, true)), vb::at(k, i).argsort().to(kInt));  // line 35
-// CHECK-LABEL: void encode(
-// CHECK: vb::at(counts, i) = vb::one_hot(vb::at(labels, i), 5).sum(0);  // line 42
-// CHECK: vb::at(inferred, i) = vb::one_hot(vb::at(uniform, i));  // line 43
-// CHECK-NOT: per_example
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

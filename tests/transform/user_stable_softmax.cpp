@@ -15,6 +15,13 @@ void row_softmax(const Tensor& logits, float temperature, Tensor& probs, Tensor&
     entropy[r] = -(p * p.log()).sum();
   }
 }
+// CHECK-LABEL: void row_softmax(
+// CHECK: vb::Level _b_level0(0, logits.size(0));  // line 10
+// CHECK: vb::Value z = vb::at(logits, r) / temperature;  // line 11
+// CHECK: vb::Value e = (z - z.amax(0)).exp();  // line 12
+// CHECK: vb::Value p = e / e.sum();  // line 13
+// CHECK: vb::at(probs, r) = p;  // line 14
+// CHECK: vb::at(entropy, r) = -vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& p) { return p * p.log(); }, p).sum();  // line 15
 
 int main() {
   Tensor logits = (arange(15).reshape({3, 5}).to(kFloat) * 0.7).sin() * 3.0;
@@ -24,12 +31,5 @@ int main() {
   std::cout << probs << "\n" << entropy << "\n";
 }
 
-// CHECK-LABEL: void row_softmax(
-// CHECK: vb::Level _b_level0(0, logits.size(0));  // line 10
-// CHECK: vb::Value z = vb::at(logits, r) / temperature;  // line 11
-// CHECK: vb::Value e = (z - z.amax(0)).exp();  // line 12
-// CHECK: vb::Value p = e / e.sum();  // line 13
-// CHECK: vb::at(probs, r) = p;  // line 14
-// CHECK: vb::at(entropy, r) = -vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& p) { return p * p.log(); }, p).sum();  // line 15
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -30,6 +30,17 @@ void v2_ops(const Tensor& x, const Tensor& y, const Tensor& bias, const Tensor& 
                 masked_fill(y[i], bias < 0, 0.5);
   }
 }
+// CHECK-LABEL: void v2_ops(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
+// CHECK: vb::at(rounded, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& scaled) { return scaled.floor() + vb::ceil(scaled) + scaled.round() + vb::trunc(scaled) + vb::frac(scaled); }, scaled);  // line 16
+// CHECK: vb::at(maths, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.abs().rsqrt() + vb::reciprocal(a + 3) + a.square() + vb::log1p(a.abs()) +
+// CHECK: vb::at(divisions, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& scaled, const auto& bias, const auto& a, const auto& b) { return vb::remainder(scaled, bias) + scaled.fmod(2.5) + vb::floor_divide(scaled, a + 3) +
+// CHECK: vb::at(ints, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return vb::remainder(a, 3) + a.floor_divide(-2) + vb::fmod(a, a.abs() + 1) +
+// CHECK: vb::Value w = vb::at(weights, i).item<float>();  // line 24
+// CHECK: vb::at(stats, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
+// CHECK: vb::at(whole, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c + d + e; }, vb::at(x, i).var(), vb::at(x, i).std(false), vb::at(x, i).norm(), vb::norm(vb::at(y, i), 1), vb::var(vb::at(y, i), false));  // line 27
+// CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 28
+// CHECK: vb::at(masked, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a + b +
 
 // gelu (both approximations) and softplus (defaults, beta and threshold); div with each
 // rounding mode on float and int tensors, member and free, tensor and number divisors; `%`
@@ -47,6 +58,12 @@ void v2_more(const Tensor& x, const Tensor& y, const Tensor& k, Tensor& activati
     percents[i] = x[i] * 7 % 2.5 + y[i] % x[i] + x[i] % y[i].abs();
   }
 }
+// CHECK-LABEL: void v2_more(
+// CHECK: vb::at(activations, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return a + b + c + d; }, vb::gelu(vb::at(x, i)), vb::gelu(vb::at(x, i) * 2, "tanh"), vb::softplus(vb::at(x, i)), vb::softplus(vb::at(y, i), 2, 1));  // line 52
+// CHECK: vb::at(quotients, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return a + b +
+// CHECK: vb::at(int_quotients, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
+// CHECK: vb::at(percents, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a + b + c; }, vb::at(x, i) * 7 % 2.5, vb::at(y, i) % vb::at(x, i), vb::at(x, i) % vb::at(y, i).abs());  // line 58
+// CHECK-NOT: per_example
 
 int main() {
   const int64_t n = 5;
@@ -68,22 +85,5 @@ int main() {
             << stats << "\n" << whole << "\n" << scans << "\n" << masked << "\n";
 }
 
-// CHECK-LABEL: void v2_ops(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 14
-// CHECK: vb::at(rounded, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& scaled) { return scaled.floor() + vb::ceil(scaled) + scaled.round() + vb::trunc(scaled) + vb::frac(scaled); }, scaled);  // line 16
-// CHECK: vb::at(maths, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return a.abs().rsqrt() + vb::reciprocal(a + 3) + a.square() + vb::log1p(a.abs()) +
-// CHECK: vb::at(divisions, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& scaled, const auto& bias, const auto& a, const auto& b) { return vb::remainder(scaled, bias) + scaled.fmod(2.5) + vb::floor_divide(scaled, a + 3) +
-// CHECK: vb::at(ints, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a) { return vb::remainder(a, 3) + a.floor_divide(-2) + vb::fmod(a, a.abs() + 1) +
-// CHECK: vb::Value w = vb::at(weights, i).item<float>();  // line 24
-// CHECK: vb::at(stats, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
-// CHECK: vb::at(whole, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c + d + e; }, vb::at(x, i).var(), vb::at(x, i).std(false), vb::at(x, i).norm(), vb::norm(vb::at(y, i), 1), vb::var(vb::at(y, i), false));  // line 27
-// CHECK: vb::at(scans, i) = vb::at(x, i).cumsum(0) + vb::cumprod(vb::at(y, i) * 0.5 + 1, 0);  // line 28
-// CHECK: vb::at(masked, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a + b +
-// CHECK-LABEL: void v2_more(
-// CHECK: vb::at(activations, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return a + b + c + d; }, vb::gelu(vb::at(x, i)), vb::gelu(vb::at(x, i) * 2, "tanh"), vb::softplus(vb::at(x, i)), vb::softplus(vb::at(y, i), 2, 1));  // line 41
-// CHECK: vb::at(quotients, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d) { return a + b +
-// CHECK: vb::at(int_quotients, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c, const auto& d, const auto& e) { return a + b + c +
-// CHECK: vb::at(percents, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& c) { return a + b + c; }, vb::at(x, i) * 7 % 2.5, vb::at(y, i) % vb::at(x, i), vb::at(x, i) % vb::at(y, i).abs());  // line 47
-// CHECK-NOT: per_example
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

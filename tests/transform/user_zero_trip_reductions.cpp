@@ -11,6 +11,11 @@ void maybe_empty(const Tensor& x, int64_t n, Tensor& out, Tensor& acc, float& s)
     s += x[i].sum().item<float>();
   }
 }
+// CHECK-LABEL: void maybe_empty(
+// CHECK: vb::Level _b_level0(0, n);  // line 8
+// CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 9
+// CHECK: vb::accumulate(acc, vb::at(x, i), vb::Reduce::add);  // line 10
+// CHECK: vb::accumulate(s, vb::at(x, i).sum().item<float>(), vb::Reduce::add);  // line 11
 
 int main() {
   Tensor x = arange(6).reshape({3, 2}).to(kFloat);
@@ -23,10 +28,5 @@ int main() {
   std::cout << out << "\n" << acc << "\n" << s << "\n";
 }
 
-// CHECK-LABEL: void maybe_empty(
-// CHECK: vb::Level _b_level0(0, n);  // line 8
-// CHECK: vb::at(out, i) = vb::at(x, i) * 2;  // line 9
-// CHECK: vb::accumulate(acc, vb::at(x, i), vb::Reduce::add);  // line 10
-// CHECK: vb::accumulate(s, vb::at(x, i).sum().item<float>(), vb::Reduce::add);  // line 11
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -22,6 +22,18 @@ void escape_time(const Tensor& c, int max_iter, Tensor& counts) {
     counts[i] = k;
   }
 }
+// CHECK-LABEL: void escape_time(
+// CHECK: vb::at(counts, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float cr, float ci, int max_iter) {
+// CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 14
+// CHECK-NEXT: int k = 0;  // line 15
+// CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 16
+// CHECK-NEXT: float next_r = zr * zr - zi * zi + cr;
+// CHECK-NEXT: zi = 2.0f * zr * zi + ci;
+// CHECK-NEXT: zr = next_r;
+// CHECK-NEXT: ++k;
+// CHECK-NEXT: }
+// CHECK-NEXT: return k;
+// CHECK-NEXT: }, vb::at(c, i)[0].item<float>(), vb::at(c, i)[1].item<float>(), max_iter);  // lines 12-22
 
 // Newton's method for sqrt(a) to a tolerance, on 0-d tensors.
 void newton_sqrt(const Tensor& a, Tensor& roots, Tensor& steps) {
@@ -37,6 +49,11 @@ void newton_sqrt(const Tensor& a, Tensor& roots, Tensor& steps) {
     steps[i] = n;
   }
 }
+// CHECK-LABEL: void newton_sqrt(
+// CHECK: { vb::Loop _b_loop0;  // line 44
+// CHECK-NEXT: while (_b_loop0.next((x * x - vb::at(a, i)).abs().item<float>() > 1e-5f * vb::at(a, i).item<float>())) {
+// CHECK-NEXT: x = 0.5 * (x + vb::at(a, i) / x);  // line 45
+// CHECK-NEXT: n += 1;  // line 46
 
 // Nested whiles; a zero-trip inner loop for some examples; a `do` loop that runs
 // once even when its condition is false at the start.
@@ -64,6 +81,29 @@ void nested(const Tensor& n, Tensor& out, Tensor& digits) {
     digits[i] = count;
   }
 }
+// CHECK-LABEL: void nested(
+// CHECK: vb::Value limit = vb::at(n, i).item<int64_t>();  // line 63
+// CHECK-NEXT: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t limit) {
+// CHECK-NEXT: int64_t total = 0;  // line 64
+// CHECK-NEXT: int64_t a = 0;  // line 65
+// CHECK-NEXT: while (a < limit) {  // line 66
+// CHECK-NEXT: int64_t b = a;
+// CHECK-NEXT: while (b > 0) {
+// CHECK-NEXT: total += b;
+// CHECK-NEXT: b -= 2;
+// CHECK-NEXT: }
+// CHECK-NEXT: ++a;
+// CHECK-NEXT: }
+// CHECK-NEXT: return total;
+// CHECK-NEXT: }, limit);  // lines 64-74
+// CHECK-NEXT: vb::at(digits, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t value) {
+// CHECK-NEXT: int64_t count = 0;  // line 76
+// CHECK-NEXT: do {  // line 77
+// CHECK-NEXT: value = value / 10;
+// CHECK-NEXT: ++count;
+// CHECK-NEXT: } while (value != 0);
+// CHECK-NEXT: return count;
+// CHECK-NEXT: }, limit);  // lines 75-81
 
 // A loop whose condition is the same for every example stays a C++ loop.
 void invariant_while(const Tensor& x, int64_t times, Tensor& out) {
@@ -78,6 +118,11 @@ void invariant_while(const Tensor& x, int64_t times, Tensor& out) {
     out[i] = y;
   }
 }
+// CHECK-LABEL: void invariant_while(
+// CHECK: int64_t k = 0;  // line 113
+// CHECK-NEXT: while (k < times) {  // line 114
+// CHECK-NEXT: y = y * 2;  // line 115
+// CHECK-NEXT: ++k;  // line 116
 
 int main() {
   Tensor c = tensor({-2.0f, 0.0f, 0.25f, 0.0f, 0.3f, 0.5f, -0.75f, 0.1f, 1.0f, 1.0f,
@@ -110,50 +155,5 @@ int main() {
   std::cout << no_counts << "\n";
 }
 
-// CHECK-LABEL: void escape_time(
-// CHECK: vb::at(counts, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float cr, float ci, int max_iter) {
-// CHECK-NEXT: float zr = 0.0f, zi = 0.0f;  // line 14
-// CHECK-NEXT: int k = 0;  // line 15
-// CHECK-NEXT: while (k < max_iter && zr * zr + zi * zi < 4.0f) {  // line 16
-// CHECK-NEXT: float next_r = zr * zr - zi * zi + cr;
-// CHECK-NEXT: zi = 2.0f * zr * zi + ci;
-// CHECK-NEXT: zr = next_r;
-// CHECK-NEXT: ++k;
-// CHECK-NEXT: }
-// CHECK-NEXT: return k;
-// CHECK-NEXT: }, vb::at(c, i)[0].item<float>(), vb::at(c, i)[1].item<float>(), max_iter);  // lines 12-22
-// CHECK-LABEL: void newton_sqrt(
-// CHECK: { vb::Loop _b_loop0;  // line 32
-// CHECK-NEXT: while (_b_loop0.next((x * x - vb::at(a, i)).abs().item<float>() > 1e-5f * vb::at(a, i).item<float>())) {
-// CHECK-NEXT: x = 0.5 * (x + vb::at(a, i) / x);  // line 33
-// CHECK-NEXT: n += 1;  // line 34
-// CHECK-LABEL: void nested(
-// CHECK: vb::Value limit = vb::at(n, i).item<int64_t>();  // line 46
-// CHECK-NEXT: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t limit) {
-// CHECK-NEXT: int64_t total = 0;  // line 47
-// CHECK-NEXT: int64_t a = 0;  // line 48
-// CHECK-NEXT: while (a < limit) {  // line 49
-// CHECK-NEXT: int64_t b = a;
-// CHECK-NEXT: while (b > 0) {
-// CHECK-NEXT: total += b;
-// CHECK-NEXT: b -= 2;
-// CHECK-NEXT: }
-// CHECK-NEXT: ++a;
-// CHECK-NEXT: }
-// CHECK-NEXT: return total;
-// CHECK-NEXT: }, limit);  // lines 47-57
-// CHECK-NEXT: vb::at(digits, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t value) {
-// CHECK-NEXT: int64_t count = 0;  // line 59
-// CHECK-NEXT: do {  // line 60
-// CHECK-NEXT: value = value / 10;
-// CHECK-NEXT: ++count;
-// CHECK-NEXT: } while (value != 0);
-// CHECK-NEXT: return count;
-// CHECK-NEXT: }, limit);  // lines 58-64
-// CHECK-LABEL: void invariant_while(
-// CHECK: int64_t k = 0;  // line 73
-// CHECK-NEXT: while (k < times) {  // line 74
-// CHECK-NEXT: y = y * 2;  // line 75
-// CHECK-NEXT: ++k;  // line 76
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
