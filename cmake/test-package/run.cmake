@@ -1,4 +1,5 @@
-# cmake -DBUILD_DIR=<clang-vmap build> -DWORK_DIR=<scratch> -DGENERATOR=<gen> -P run.cmake
+# cmake -DBUILD_DIR=<clang-vmap build> -DWORK_DIR=<scratch> -DGENERATOR=<gen>
+#       -DCOMPILER=<c++> [-DCUDA_LINK=<-L...;-lcudart;...>] -P run.cmake
 #
 # Installs the build into a scratch prefix, then, as a user would, builds the project next
 # to this script against it with GENERATOR, and checks what issue 5 promises:
@@ -48,6 +49,9 @@ if(GENERATOR MATCHES "Multi-Config|Visual Studio|Xcode")
   set(config_args --config Release)
   set(program_dir "${build}/Release")
 endif()
+set(rewrite_dir "${build}/vmap/app")
+file(GLOB library_dir RELATIVE "${prefix}" "${prefix}/lib*/libvmap_runtime.a")
+get_filename_component(library_dir "${library_dir}" DIRECTORY)
 run("configure with ${GENERATOR}"
     COMMAND "${CMAKE_COMMAND}" -S "${project_copy}" -B "${build}" -G "${GENERATOR}"
             -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
@@ -81,7 +85,18 @@ expect("${output}" "${marker} flags.cpp" TRUE "first build")
 run("run the rewritten program" COMMAND "${program_dir}/app" OUTPUT output)
 # The NDEBUG loop ran batched: its rewrite is what the compiler compiled.
 expect("${output}" "tiny_vmap_user ok (release)" TRUE "program output")
-file(READ "${build}/vmap/app/flags.vmap.cpp" flags_rewrite)
+# README's line for compiling a rewrite outside CMake: the installed headers are found with
+# -I<prefix>/include alone, and the libraries it names link the program.
+run("compile and link the rewrites by hand"
+    COMMAND "${COMPILER}" -std=c++20 -O1 -fopenmp-simd "-I${prefix}/include"
+            "-I${project_copy}/include" -DNDEBUG -DTINY_SCALE=2 -DTINY_FROM_CXX_FLAGS=1
+            -DTINY_FROM_OPTIONS=2 -DTINY_FROM_SOURCE=3 "${rewrite_dir}/model.vmap.cpp"
+            "${rewrite_dir}/flags.vmap.cpp" "${project_copy}/main.cpp" -o "${WORK_DIR}/by_hand"
+            "-L${prefix}/${library_dir}" -lvmap_rules -lvmap_runtime -lhwy -lopenblas -fopenmp
+            ${CUDA_LINK})
+run("run the program compiled by hand" COMMAND "${WORK_DIR}/by_hand" OUTPUT output)
+expect("${output}" "tiny_vmap_user ok (release)" TRUE "the program compiled by hand")
+file(READ "${rewrite_dir}/flags.vmap.cpp" flags_rewrite)
 # The text between `#ifdef NDEBUG` and its `#else` (the rewrite's #line directives start
 # with '#' too, so no character class can stand for "not the next directive").
 string(FIND "${flags_rewrite}" "#ifdef NDEBUG" release_begin)

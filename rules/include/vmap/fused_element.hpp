@@ -1,11 +1,11 @@
 // One element of a per-example tensor inside a compiled fused kernel (Note [Compiled
 // fusion] in fused.hpp): the pointwise ops of the op table on C++ element types, with the
 // eager ops' semantics. Each op calls the runtime's scalar functor
-// (runtime/cuda/scalar_functors.hpp), so its per-element result is the eager op's; these
+// (vmap/detail/scalar_functors.hpp), so its per-element result is the eager op's; these
 // templates only say which type it is computed in (ATen's promotion).
 #pragma once
 
-#include <scalar_functors.hpp>
+#include <vmap/detail/scalar_functors.hpp>
 #include <vmap/types.hpp>
 
 #include <limits>
