@@ -370,14 +370,19 @@ private:
     }
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
-        Outcome.WhyNot = Diags.lastRefusal();
+        Outcome.WhyNot = Diags.lastRefusal().Text;
       if (Diags.numRefusals() == RefusalsBefore &&
           Engine.getNumErrors() == ErrorsBefore)
         reportEmitRefusal(Outcome, PragmaLoc);
+      // The remark stands where the refusal does (the offending code).
+      SourceLocation WhyNotLoc = Diags.numRefusals() != RefusalsBefore
+                                     ? Diags.lastRefusal().Loc
+                                     : PragmaLoc;
       if (KeepGoing)
         Diags.report(clang_vmap::diag::note_loop_left_as_written, PragmaLoc);
       Remarks.notBatched(Loops[Top],
-                         Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
+                         Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot,
+                         WhyNotLoc.isValid() ? WhyNotLoc : PragmaLoc);
     }
     return Outcome;
   }

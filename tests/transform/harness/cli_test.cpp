@@ -327,7 +327,7 @@ TEST_F(CommandLine, RemarksSayWhatWasBatched) {
 TEST_F(CommandLine, RemarksSayWhyNot) {
   file("a.cpp", kAddOneThenBreak);
   tool_run result = run("a.cpp --remarks --keep-going -o out.cpp");
-  EXPECT_NE(result.err.find("a.cpp:7:1: remark: loop not batched: "), std::string::npos)
+  EXPECT_NE(result.err.find("a.cpp:10:7: remark: loop not batched: "), std::string::npos)
       << result.err;
 }
 
