@@ -89,9 +89,11 @@ run("run the rewritten program" COMMAND "${program_dir}/app" OUTPUT output)
 # The NDEBUG loop ran batched: its rewrite is what the compiler compiled.
 expect("${output}" "tiny_vmap_user ok (release)" TRUE "program output")
 # README's line for compiling a rewrite outside CMake: the installed headers are found with
-# -I<prefix>/include alone, and the libraries it names link the program.
+# -I<prefix>/include alone, and the libraries it names link the program. Not as system
+# headers there: they must compile without a warning under -Wall -Wextra.
 run("compile and link the rewrites by hand"
-    COMMAND "${COMPILER}" -std=c++20 -O1 -fopenmp-simd "-I${prefix}/include"
+    COMMAND "${COMPILER}" -std=c++20 -O1 -Wall -Wextra -Werror -fopenmp-simd
+            "-I${prefix}/include"
             "-I${project_copy}/include" -DNDEBUG -DTINY_SCALE=2 -DTINY_FROM_CXX_FLAGS=1
             -DTINY_FROM_OPTIONS=2 -DTINY_FROM_SOURCE=3 "${rewrite_dir}/model.vmap.cpp"
             "${rewrite_dir}/flags.vmap.cpp" "${project_copy}/main.cpp" -o "${WORK_DIR}/by_hand"
