@@ -262,6 +262,11 @@ public:
       : Diags(Compiler.getDiagnostics(), KeepGoing, Job.WarningFlags),
         Remarks(Compiler, Log), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
+    // Note [Warnings printed once]: the compiler prints the warnings of the
+    // user's code when it compiles the rewrite, so the tool's parse prints
+    // none. The tool's own warnings are custom diagnostics, which clang's
+    // warning switches do not reach (its -W flags are read by Diagnostics).
+    Compiler.getDiagnostics().setIgnoreAllWarnings(true);
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
     registerSkippedPragmas(Compiler.getPreprocessor(), SkippedPragmas);
     registerConditionals(Compiler.getPreprocessor(), Conditionals);
