@@ -36,8 +36,34 @@
 #
 # Note [One rewrite per target]
 # The output lives under a per-target folder: two targets may rewrite the same source with
-# different flags, and two custom commands must not produce one file.
+# different flags, and two custom commands must not produce one file. Under a multi-config
+# generator (Ninja Multi-Config) the folder has one subfolder per configuration,
+# <bindir>/vmap/<target>/<config>/: each configuration's flags select its own loops (NDEBUG),
+# and switching configurations reruns neither the tool nor the compiler.
 include_guard(GLOBAL)
+
+# `base`, or `base`/$<CONFIG> under a multi-config generator (Note [One rewrite per target]).
+function(_clang_vmap_per_config base out_var)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(multi_config)
+    set(${out_var} "${base}/$<CONFIG>" PARENT_SCOPE)
+  else()
+    set(${out_var} "${base}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# `path` with each configuration for $<CONFIG>, where it names it; else `path` itself.
+function(_clang_vmap_each_config path out_var)
+  set(paths "${path}")
+  if(path MATCHES "\\$<CONFIG>")
+    set(paths "")
+    foreach(config IN LISTS CMAKE_CONFIGURATION_TYPES)
+      string(REPLACE "$<CONFIG>" "${config}" config_path "${path}")
+      list(APPEND paths "${config_path}")
+    endforeach()
+  endif()
+  set(${out_var} "${paths}" PARENT_SCOPE)
+endfunction()
 
 # Note [Vector ISA of compiled kernels] (vmap/fused.hpp): compiled fused kernels target
 # AVX-512 where the build machine has it (a plain loop's -march=native there), else AVX2+FMA;
@@ -147,7 +173,8 @@ function(_clang_vmap_header target header_path output_dir keep_going tool_option
   set(copy_commands "")
   foreach(copy IN LISTS copies)
     cmake_path(GET copy PARENT_PATH copy_dir)
-    file(MAKE_DIRECTORY "${copy_dir}")
+    _clang_vmap_each_config("${copy_dir}" copy_dirs)
+    file(MAKE_DIRECTORY ${copy_dirs})
     if(NOT copy STREQUAL rewritten)
       list(APPEND copy_commands COMMAND "${CMAKE_COMMAND}" -E copy "${rewritten}" "${copy}")
     endif()
@@ -229,9 +256,11 @@ function(clang_vmap_sources target)
   set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>>")
   set(includes "$<FILTER:${includes},EXCLUDE,^(${implicit_regex})$>")
   # Note [Rewritten headers]: the tool reads the headers as written.
-  set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
-  string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" escaped_output_dir "${output_dir}")
-  set(includes "$<FILTER:${includes},EXCLUDE,^${escaped_output_dir}/include[0-9]+$>")
+  set(target_dir "${CMAKE_CURRENT_BINARY_DIR}/vmap/${target}")
+  _clang_vmap_per_config("${target_dir}" output_dir)
+  string(REGEX REPLACE "([][+.*()^$?|\\])" "\\\\\\1" escaped_target_dir "${target_dir}")
+  set(includes
+      "$<FILTER:${includes},EXCLUDE,^${escaped_target_dir}(/[^/]+)?/include[0-9]+$>")
   set(definitions "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
   set(options "$<TARGET_PROPERTY:${target},COMPILE_OPTIONS>")
   _clang_vmap_configuration_flags(configuration_flags)
@@ -298,7 +327,8 @@ function(clang_vmap_sources target)
     set(rewritten "${output_dir}/${stem}.vmap.cpp")
     set(depfile "${output_dir}/${stem}.vmap.d")
     cmake_path(GET rewritten PARENT_PATH rewritten_dir)
-    file(MAKE_DIRECTORY "${rewritten_dir}")
+    _clang_vmap_each_config("${rewritten_dir}" rewritten_dirs)
+    file(MAKE_DIRECTORY ${rewritten_dirs})
 
     get_source_file_property(source_options "${source_path}" COMPILE_OPTIONS)
     get_source_file_property(source_definitions "${source_path}" COMPILE_DEFINITIONS)
@@ -349,6 +379,7 @@ function(clang_vmap_sources target)
 
     cmake_path(RELATIVE_PATH rewritten BASE_DIRECTORY "${CMAKE_BINARY_DIR}"
                OUTPUT_VARIABLE rewritten_for_humans)
+    string(REPLACE "$<CONFIG>" "<config>" rewritten_for_humans "${rewritten_for_humans}")
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND ${tool_command} "${source_path}" -o "${rewritten}"
@@ -366,11 +397,13 @@ function(clang_vmap_sources target)
     # The rewritten file lives in the build tree: its "..." includes still resolve next
     # to the original. Loops left as written (--keep-going) still carry the pragma.
     cmake_path(GET source_path PARENT_PATH source_dir)
-    # The source's own options and definitions now apply to its rewrite.
-    set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_OPTIONS ${source_options})
-    set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_DEFINITIONS
+    # The source's own options and definitions now apply to its rewrite (each
+    # configuration's file: a source property names one path).
+    _clang_vmap_each_config("${rewritten}" rewritten_files)
+    set_property(SOURCE ${rewritten_files} APPEND PROPERTY COMPILE_OPTIONS ${source_options})
+    set_property(SOURCE ${rewritten_files} APPEND PROPERTY COMPILE_DEFINITIONS
                  ${source_definitions})
-    set_property(SOURCE "${rewritten}" APPEND PROPERTY COMPILE_OPTIONS
+    set_property(SOURCE ${rewritten_files} APPEND PROPERTY COMPILE_OPTIONS
                  "-iquote" "${source_dir}"
                  "$<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang,AppleClang>:-Wno-unknown-pragmas>")
 
@@ -435,7 +468,7 @@ function(clang_vmap_report name)
                       "clang_vmap_report: opt-viewer.py or python3 not found" VERBATIM)
     return()
   endif()
-  set(report_dir "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  _clang_vmap_per_config("${CMAKE_CURRENT_BINARY_DIR}/${name}" report_dir)
   add_custom_command(
     OUTPUT "${report_dir}/index.html"
     COMMAND "${CMAKE_COMMAND}" -E rm -rf "${report_dir}"

@@ -141,13 +141,13 @@ severityAndFormat(diag::Kind Kind, const DiagnosticsEngine &Engine,
 }
 
 /// Forwards every diagnostic to the engine's own consumer (clang's printer),
-/// keeping the text of the latest refusal (formatted without its `[-W...]`).
+/// keeping the latest refusal (its text formatted without its `[-W...]`).
 class RefusalRecorder : public DiagnosticConsumer {
 public:
   RefusalRecorder(DiagnosticConsumer &Next,
                   std::unique_ptr<DiagnosticConsumer> OwnedNext,
                   llvm::DenseMap<unsigned, const char *> RefusalFormats,
-                  std::shared_ptr<std::string> LastRefusal)
+                  std::shared_ptr<Diagnostics::Refusal> LastRefusal)
       : Next(Next), OwnedNext(std::move(OwnedNext)),
         RefusalFormats(std::move(RefusalFormats)),
         LastRefusal(std::move(LastRefusal)) {}
@@ -171,7 +171,7 @@ public:
     if (const char *Format = RefusalFormats.lookup(Info.getID())) {
       llvm::SmallString<128> Text;
       Info.FormatDiagnostic(Format, Format + std::strlen(Format), Text);
-      *LastRefusal = std::string(Text);
+      *LastRefusal = {std::string(Text), Info.getLocation()};
     }
     Next.HandleDiagnostic(Level, Info);
   }
@@ -180,7 +180,7 @@ private:
   DiagnosticConsumer &Next;
   std::unique_ptr<DiagnosticConsumer> OwnedNext;
   llvm::DenseMap<unsigned, const char *> RefusalFormats;
-  std::shared_ptr<std::string> LastRefusal;
+  std::shared_ptr<Diagnostics::Refusal> LastRefusal;
 };
 
 } // namespace
@@ -192,7 +192,7 @@ bool isVmapWarningFlag(llvm::StringRef Arg) {
 Diagnostics::Diagnostics(DiagnosticsEngine &Engine, bool KeepGoing,
                          llvm::ArrayRef<std::string> WarningFlags)
     : Engine(Engine), KeepGoing(KeepGoing),
-      LastRefusal(std::make_shared<std::string>()) {
+      LastRefusal(std::make_shared<Refusal>()) {
   DiagnosticIDs &IDs = *Engine.getDiagnosticIDs();
   CustomIDs.reserve(diag::NumKinds);
   llvm::DenseMap<unsigned, const char *> RefusalFormats;

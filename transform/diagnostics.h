@@ -63,8 +63,13 @@ public:
   static bool isRefusal(diag::Kind Kind);
   /// Refusals reported so far (errors, or warnings under --keep-going).
   unsigned numRefusals() const { return NumRefusals; }
-  /// The message of the latest refusal, without its -W name (for remarks).
-  const std::string &lastRefusal() const { return *LastRefusal; }
+  /// The latest refusal, for remarks: its message without its -W name, and
+  /// where it was reported.
+  struct Refusal {
+    std::string Text;
+    clang::SourceLocation Loc;
+  };
+  const Refusal &lastRefusal() const { return *LastRefusal; }
   bool keepGoing() const { return KeepGoing; }
   /// The -W name (without -W) of the tool's diagnostic \p DiagID, "" if it
   /// has none or is not the tool's.
@@ -77,7 +82,7 @@ private:
   unsigned NumRefusals = 0;
   std::vector<unsigned> CustomIDs; ///< indexed by diag::Kind
   /// Shared with the consumer that fills it, which the engine owns.
-  std::shared_ptr<std::string> LastRefusal;
+  std::shared_ptr<Refusal> LastRefusal;
 };
 
 } // namespace clang_vmap

@@ -18,7 +18,7 @@ bool isLibraryOp(const CallExpr *Call) {
     return false;
   const rules::OpEntry &Entry = rules::kOpTable[Op];
   return Entry.family == rules::Family::linalg ||
-         Entry.rule == rules::RuleId::softmax ||
+         Entry.rule == rules::RuleId::along_dim ||
          Entry.rule == rules::RuleId::topk;
 }
 

@@ -263,6 +263,11 @@ public:
       : Diags(Compiler.getDiagnostics(), KeepGoing, Job.WarningFlags),
         Remarks(Compiler, Log), TheJob(Job),
         Dependencies(std::move(Dependencies)) {
+    // Note [Warnings printed once]: the compiler prints the warnings of the
+    // user's code when it compiles the rewrite, so the tool's parse prints
+    // none. The tool's own warnings are custom diagnostics, which clang's
+    // warning switches do not reach (its -W flags are read by Diagnostics).
+    Compiler.getDiagnostics().setIgnoreAllWarnings(true);
     registerVmapPragma(Compiler.getPreprocessor(), Pragmas, Diags);
     registerSkippedPragmas(Compiler.getPreprocessor(), SkippedPragmas);
     registerConditionals(Compiler.getPreprocessor(), Conditionals);
@@ -371,14 +376,19 @@ private:
     }
     if (!Outcome.Batched) {
       if (Diags.numRefusals() != RefusalsBefore && Outcome.WhyNot.empty())
-        Outcome.WhyNot = Diags.lastRefusal();
+        Outcome.WhyNot = Diags.lastRefusal().Text;
       if (Diags.numRefusals() == RefusalsBefore &&
           Engine.getNumErrors() == ErrorsBefore)
         reportEmitRefusal(Outcome, PragmaLoc);
+      // The remark stands where the refusal does (the offending code).
+      SourceLocation WhyNotLoc = Diags.numRefusals() != RefusalsBefore
+                                     ? Diags.lastRefusal().Loc
+                                     : PragmaLoc;
       if (KeepGoing)
         Diags.report(clang_vmap::diag::note_loop_left_as_written, PragmaLoc);
       Remarks.notBatched(Loops[Top],
-                         Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot);
+                         Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot,
+                         WhyNotLoc.isValid() ? WhyNotLoc : PragmaLoc);
     }
     return Outcome;
   }

@@ -495,10 +495,19 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
     statements(*Clone);
 }
 
-void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why) {
-  report(llvm::remarks::Type::Missed, "LoopNotBatched", Loop.PragmaLoc,
-         Loop.Function,
-         {{"String", "loop not batched: "}, {"Reason", Why.str()}});
+void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why,
+                             SourceLocation At) {
+  // The pragma is the record's related location: an argument with its own
+  // DebugLoc, as OpsPerTrip names its loop.
+  report(llvm::remarks::Type::Missed, "LoopNotBatched", At, Loop.Function,
+         {{"String", "loop not batched: "},
+          {"Reason", Why.str()},
+          {"String", " (the vmap loop at "},
+          {"Loop",
+           "line " + std::to_string(SM.getPresumedLineNumber(
+                         SM.getExpansionLoc(Loop.PragmaLoc))),
+           Loop.PragmaLoc},
+          {"String", ")"}});
 }
 
 void LoopRemarks::cloneRoles(const CloneNames &Names) {

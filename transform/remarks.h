@@ -47,8 +47,10 @@ public:
 
   /// A batched loop: its levels, ops, fallbacks and overlap checks.
   void batched(const BatchPlan &Plan);
-  /// A loop left alone, and why (the refusal's text).
-  void notBatched(const VmapLoop &Loop, llvm::StringRef Why);
+  /// A loop left alone, and why (the refusal's text), at \p At (the
+  /// refusal's location), the loop's pragma as a related location.
+  void notBatched(const VmapLoop &Loop, llvm::StringRef Why,
+                  clang::SourceLocation At);
   /// After the file's loops: each function cloned in several roles (Note
   /// [Clones in several roles]), at its definition, with each role's clone.
   void cloneRoles(const CloneNames &Names);

@@ -1,4 +1,5 @@
-# cmake -DBUILD_DIR=<clang-vmap build> -DWORK_DIR=<scratch> -DGENERATOR=<gen> -P run.cmake
+# cmake -DBUILD_DIR=<clang-vmap build> -DWORK_DIR=<scratch> -DGENERATOR=<gen>
+#       -DCOMPILER=<c++> [-DCUDA_LINK=<-L...;-lcudart;...>] -P run.cmake
 #
 # Installs the build into a scratch prefix, then, as a user would, builds the project next
 # to this script against it with GENERATOR, and checks what issue 5 promises:
@@ -42,12 +43,18 @@ file(COPY "${CMAKE_CURRENT_LIST_DIR}/" DESTINATION "${project_copy}" PATTERN run
 run("install into ${prefix}"
     COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${prefix}")
 # Release through CMAKE_BUILD_TYPE, or --config with a multi-config generator.
+# A multi-config build has one rewrite per configuration (Note [One rewrite per target]).
 set(config_args "")
 set(program_dir "${build}")
+set(config_subdir "")
 if(GENERATOR MATCHES "Multi-Config|Visual Studio|Xcode")
   set(config_args --config Release)
   set(program_dir "${build}/Release")
+  set(config_subdir "/Release")
 endif()
+set(rewrite_dir "${build}/vmap/app${config_subdir}")
+file(GLOB library_dir RELATIVE "${prefix}" "${prefix}/lib*/libvmap_runtime.a")
+get_filename_component(library_dir "${library_dir}" DIRECTORY)
 run("configure with ${GENERATOR}"
     COMMAND "${CMAKE_COMMAND}" -S "${project_copy}" -B "${build}" -G "${GENERATOR}"
             -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=${prefix}"
@@ -81,7 +88,20 @@ expect("${output}" "${marker} flags.cpp" TRUE "first build")
 run("run the rewritten program" COMMAND "${program_dir}/app" OUTPUT output)
 # The NDEBUG loop ran batched: its rewrite is what the compiler compiled.
 expect("${output}" "tiny_vmap_user ok (release)" TRUE "program output")
-file(READ "${build}/vmap/app/flags.vmap.cpp" flags_rewrite)
+# README's line for compiling a rewrite outside CMake: the installed headers are found with
+# -I<prefix>/include alone, and the libraries it names link the program. Not as system
+# headers there: they must compile without a warning under -Wall -Wextra.
+run("compile and link the rewrites by hand"
+    COMMAND "${COMPILER}" -std=c++20 -O1 -Wall -Wextra -Werror -fopenmp-simd
+            "-I${prefix}/include"
+            "-I${project_copy}/include" -DNDEBUG -DTINY_SCALE=2 -DTINY_FROM_CXX_FLAGS=1
+            -DTINY_FROM_OPTIONS=2 -DTINY_FROM_SOURCE=3 "${rewrite_dir}/model.vmap.cpp"
+            "${rewrite_dir}/flags.vmap.cpp" "${project_copy}/main.cpp" -o "${WORK_DIR}/by_hand"
+            "-L${prefix}/${library_dir}" -lvmap_rules -lvmap_runtime -lhwy -lopenblas -fopenmp
+            ${CUDA_LINK})
+run("run the program compiled by hand" COMMAND "${WORK_DIR}/by_hand" OUTPUT output)
+expect("${output}" "tiny_vmap_user ok (release)" TRUE "the program compiled by hand")
+file(READ "${rewrite_dir}/flags.vmap.cpp" flags_rewrite)
 # The text between `#ifdef NDEBUG` and its `#else` (the rewrite's #line directives start
 # with '#' too, so no character class can stand for "not the next directive").
 string(FIND "${flags_rewrite}" "#ifdef NDEBUG" release_begin)
@@ -99,7 +119,7 @@ endif()
 # The header's loops: rewritten once (no pragma left), and the program agrees with its
 # build as written; the source that is not rewritten ran the batched API too.
 expect("${first_build}" "${marker} rows.hpp (header of rows)" TRUE "first build")
-file(READ "${build}/vmap/rows/include0/tiny/rows.hpp" rows_rewrite)
+file(READ "${build}/vmap/rows${config_subdir}/include0/tiny/rows.hpp" rows_rewrite)
 expect("${rows_rewrite}" "#pragma vmap" FALSE "the header's rewrite")
 expect("${rows_rewrite}" "vb::Level" TRUE "the header's rewrite")
 expect("${rows_rewrite}" "#line 15 \"${project_copy}/include/tiny/rows.hpp\"" TRUE
@@ -118,13 +138,27 @@ if(NOT rows_values STREQUAL as_written_values)
 endif()
 expect("${rows_values}" "clamp_rows<double>:" TRUE "the program's output")
 
-set(diff "${build}/vmap/app/model.vmap.diff")
+set(diff "${rewrite_dir}/model.vmap.diff")
 file(READ "${diff}" diff_text)
 expect("${diff_text}" "+++" TRUE "the rewrite's diff")
 expect("${diff_text}" "-#pragma vmap" TRUE "the rewrite's diff")
 
 run("no-op rebuild" COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} OUTPUT output)
 expect("${output}" "${marker}" FALSE "no-op rebuild")
+
+# Each configuration has its own rewrite (its flags select its loops): building another
+# one and switching back reruns neither the tool nor the compiler.
+if(config_subdir)
+  run("build Debug" COMMAND "${CMAKE_COMMAND}" --build "${build}" --config Debug --target app
+      OUTPUT output)
+  expect("${output}" "${marker} flags.cpp" TRUE "the Debug build")
+  run("run the Debug program" COMMAND "${build}/Debug/app" OUTPUT output)
+  expect("${output}" "tiny_vmap_user ok (debug)" TRUE "the Debug program")
+  run("rebuild Release after Debug"
+      COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} --target app OUTPUT output)
+  expect("${output}" "${marker}" FALSE "Release after Debug")
+  expect("${output}" "Building CXX" FALSE "Release after Debug")
+endif()
 
 file(TOUCH "${project_copy}/include/tiny/model.hpp")
 run("rebuild after touching an included header"
@@ -150,10 +184,10 @@ expect("${output}" "unlisted.hpp:7:1: error: '#pragma vmap' in an included file 
        TRUE "the tool's diagnostic")
 
 run("build a refused loop with KEEP_GOING and REMARKS"
-    COMMAND "${CMAKE_COMMAND}" --build "${build}" --target kept OUTPUT output)
+    COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} --target kept OUTPUT output)
 expect("${output}" "refused.cpp:9:7: warning: 'break' in the body of a vmap loop [-Wvmap-refused]"
        TRUE "the tool's warning")
-file(READ "${build}/vmap/kept/refused.vmap.yaml" remarks)
+file(READ "${build}/vmap/kept${config_subdir}/refused.vmap.yaml" remarks)
 expect("${remarks}" "--- !Missed" TRUE "the remarks file")
 expect("${remarks}" "Name:            LoopNotBatched" TRUE "the remarks file")
 expect("${remarks}" "Function:        first_rows" TRUE "the remarks file")
@@ -162,8 +196,9 @@ expect("${remarks}" "Function:        first_rows" TRUE "the remarks file")
 execute_process(COMMAND python3 -c "import yaml, pygments" RESULT_VARIABLE no_modules
                 OUTPUT_QUIET ERROR_QUIET)
 if(EXISTS /usr/lib/llvm-19/share/opt-viewer/opt-viewer.py AND no_modules EQUAL 0)
-  run("build the report" COMMAND "${CMAKE_COMMAND}" --build "${build}" --target vmap-report)
-  file(READ "${build}/vmap-report/index.html" index)
+  run("build the report"
+      COMMAND "${CMAKE_COMMAND}" --build "${build}" ${config_args} --target vmap-report)
+  file(READ "${build}/vmap-report${config_subdir}/index.html" index)
   expect("${index}" "first_rows" TRUE "the report's index")
 else()
   message(STATUS "build the report: skipped (no opt-viewer, or no python3 yaml/pygments)")

@@ -321,7 +321,7 @@ constexpr RuleTable kRules = [] {
   set(RuleId::compare_all, compare_all_rule);
   set(RuleId::masked_fill, masked_fill_rule);
   set(RuleId::lerp, lerp_rule);
-  set(RuleId::softmax, softmax_rule);
+  set(RuleId::along_dim, along_dim_rule);
   set(RuleId::topk, topk_rule);
   set(RuleId::one_hot, one_hot_rule);
   set(RuleId::triangular, triangular_rule);

@@ -24,8 +24,9 @@ inline constexpr int device_max_operands = 4;  // output + 3 inputs, as the CPU 
 // Note [Device ops]
 // The CPU engine's ops are C++ lambdas the device compiler never sees, so an op reaches the
 // device by name: (engine op name, input count) -> DeviceOp (runtime/cuda/device_ops.cpp), and
-// scalar_functors.hpp holds one host/device functor per DeviceOp with the CPU functor's exact
-// semantics (wrapping integers, NaN-propagating max/min, saturating float->int conversion).
+// vmap/detail/scalar_functors.hpp holds one host/device functor per DeviceOp with the CPU
+// functor's exact semantics (wrapping integers, NaN-propagating max/min, saturating
+// float->int conversion); device_functors.hpp picks it.
 // Ops pass what changes an op's meaning as an operand (add's alpha, clamp's missing bound), so
 // name and arity fix the form; a table entry may still refuse a functor with captured state
 // (a vmap::Error) rather than guess what it means.

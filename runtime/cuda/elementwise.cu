@@ -2,7 +2,7 @@
 // vectorised loads and stores along rows (Note [Rows of vectors]).
 // f is the scalar functor of the op (scalar_functors.hpp), shared with the host tests.
 #include "cuda_common.cuh"
-#include "scalar_functors.hpp"
+#include "device_functors.hpp"
 
 #include <cuda/std/tuple>
 #include <cuda/std/utility>

@@ -1,7 +1,7 @@
 // Reductions through CUB (one line per output element) and the indexed-copy kernel behind
 // gather and index_select.
 #include "cuda_common.cuh"
-#include "scalar_functors.hpp"
+#include <vmap/detail/scalar_functors.hpp>
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>

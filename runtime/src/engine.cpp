@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace vmap::detail {
@@ -243,8 +244,10 @@ void parallel_for_each(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_
   int64_t failed = n;
   std::exception_ptr failure;
   std::mutex failure_mutex;
+  const Statement statement = running_statement;  // Note [Errors name the statement]
 #pragma omp parallel num_threads(threads)
   {
+    const Statement own = std::exchange(running_statement, statement);
     const int thread = omp_get_thread_num();
     for (int step = 0; step < threads; ++step) {  // its own run first (a smaller team: all)
       Run& run = runs[static_cast<std::size_t>((thread + step) % threads)];
@@ -260,6 +263,7 @@ void parallel_for_each(int64_t n, int64_t cost_per_item, FunctionRef<void(int64_
         }
       }
     }
+    running_statement = own;
   }
   if (failure) std::rethrow_exception(failure);
 }

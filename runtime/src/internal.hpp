@@ -248,7 +248,7 @@ inline constexpr int max_operands = 4;  // output + 3 inputs
 // Built-in ops with vectorised kernels (runtime/src/simd_kernels.cpp): binary ones (the
 // comparisons of the pointwise op list give bools), then unary float math (the `simd` column of the pointwise op list,
 // vmap/detail/pointwise_ops.def). Each kernel computes its op's scalar functor
-// (runtime/cuda/scalar_functors.hpp) and runs the functor itself on the lanes (NaN,
+// (vmap/detail/scalar_functors.hpp) and runs the functor itself on the lanes (NaN,
 // infinities, subnormal results, huge arguments) and tail elements its vector code is not
 // exact or accurate on.
 enum class SimdOp : int8_t {

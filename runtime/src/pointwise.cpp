@@ -2,7 +2,7 @@
 // promotion (Note [Promotion tiers]). Integer arithmetic wraps like torch's (no UB).
 #include "internal.hpp"
 #include "../cuda/device_ops.hpp"
-#include "../cuda/scalar_functors.hpp"
+#include <vmap/detail/scalar_functors.hpp>
 
 #include <cmath>
 #include <limits>
@@ -19,7 +19,7 @@ using detail::Operand;
 using detail::Scalar;
 using detail::SimdOp;
 
-// The ops' semantics are the device's scalar functors (runtime/cuda/scalar_functors.hpp),
+// The ops' semantics are the device's scalar functors (vmap/detail/scalar_functors.hpp),
 // so the CPU engine and the CUDA kernels run one definition; the CPU side adds the SIMD tags.
 namespace functors = detail::scalar_functors;
 using functors::is_int;

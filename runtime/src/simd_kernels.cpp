@@ -10,7 +10,7 @@
 #include <hwy/contrib/math/math-inl.h>
 
 #include "internal.hpp"
-#include "../cuda/scalar_functors.hpp"
+#include <vmap/detail/scalar_functors.hpp>
 
 #include <limits>
 

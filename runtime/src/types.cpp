@@ -22,6 +22,12 @@ std::ostream& operator<<(std::ostream& out, Device device) {
 
 namespace detail {
 
+std::string at_running_statement(const std::string& message) {
+  const Statement& statement = running_statement;  // Note [Errors name the statement]
+  if (statement.file == nullptr) return message;
+  return std::string(statement.file) + ":" + std::to_string(statement.line) + ": " + message;
+}
+
 std::ostream& operator<<(std::ostream& out, const Scalar& value) {
   if (value.is_floating()) return out << value.to_double();
   if (value.is_bool()) return out << (value.to_bool() ? "true" : "false");

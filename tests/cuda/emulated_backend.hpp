@@ -5,7 +5,7 @@
 #pragma once
 
 #include "backend.hpp"
-#include "scalar_functors.hpp"
+#include "device_functors.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

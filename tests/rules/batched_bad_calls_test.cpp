@@ -4,6 +4,7 @@
 // Both must throw vmap::Error whose message starts with the op the user called (Note [The op
 // the user called] in vmap/types.hpp), never the op a rule is made of.
 #include <vmap/batched.hpp>
+#include <vmap/detail/parallel.hpp>
 
 #include <gtest/gtest.h>
 
@@ -180,6 +181,37 @@ TEST(BatchedBadCalls, ShapeErrorsNameOneExamplesShapes) {
     });
     EXPECT_EQ(rewritten, as_written);
   }
+}
+
+// Note [Errors name the statement]: an error raised in a statement clang-vmap marked
+// (`vb::profile_line();` in front of it, here at this file's line) names that line, on the
+// loop's thread and on parallel_for_each's; outside a rewritten loop, and once it has ended,
+// messages are as the loop as written raises them.
+TEST(BatchedBadCalls, ErrorsNameTheStatementsLine) {
+  const Operands o;
+  const std::string as_written = error_of([&] { matmul(o.x[0], o.y[0]); });
+  unsigned line = 0;
+  const std::string rewritten = error_of([&] {
+    vb::Level level(0, examples);
+    // clang-format off
+    line = __LINE__ + 1;
+    vb::profile_line(); vb::matmul(vb::at(o.x, level.index()), vb::at(o.y, level.index()));
+    // clang-format on
+  });
+  const std::string at_line = std::string(__FILE__) + ":" + std::to_string(line) + ": ";
+  EXPECT_EQ(rewritten, at_line + as_written);
+  EXPECT_EQ(error_of([&] { matmul(o.x[0], o.y[0]); }), as_written);
+
+  const std::string on_threads = error_of([&] {
+    vb::Level level(0, examples);
+    // clang-format off
+    line = __LINE__ + 1;
+    vb::profile_line(); detail::parallel_for_each(64, detail::parallel_grain, [](int64_t k) {
+      if (k == 63) throw Error("item 63");
+    });
+    // clang-format on
+  });
+  EXPECT_EQ(on_threads, std::string(__FILE__) + ":" + std::to_string(line) + ": item 63");
 }
 
 TEST(BatchedBadCalls, ShapesIndicesAndSizes) {

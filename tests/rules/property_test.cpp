@@ -75,7 +75,7 @@ struct Generator {
     shape = random_shape(needs_matrix ? 2 : needs_dim ? 1 : 0, 3);
     if (rule == RuleId::item) shape = std::vector<int64_t>(rng.uniform(0, 2), 1);
     dtype = test::random_dtype(rng);
-    if (rule == RuleId::softmax || rule == RuleId::compare_all || rule == RuleId::reduce_dims)
+    if (rule == RuleId::along_dim || rule == RuleId::compare_all || rule == RuleId::reduce_dims)
       dtype = rng.chance(0.5) ? kFloat32 : kFloat64;
     if (entry.family == Family::linalg) return linalg_plan();
     if (rule == RuleId::one_hot) return one_hot_plan();

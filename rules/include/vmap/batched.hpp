@@ -96,10 +96,12 @@ class Level {
   int64_t depth_;
 };
 
-// Starts a batched statement at the caller's line for the run-time profile (Note [Profiled
-// statements] in vmap/profile.hpp); clang-vmap prints one in front of each. Profiling off,
-// it is one branch.
+// Starts a batched statement at the caller's line, which the run-time profile times (Note
+// [Profiled statements] in vmap/profile.hpp) and a vmap::Error raised in it names (Note
+// [Errors name the statement] in vmap/types.hpp); clang-vmap prints one in front of each.
+// Profiling off, it is a store and one branch.
 inline void profile_line(std::source_location where = std::source_location::current()) {
+  vmap::detail::running_statement = {where.file_name(), where.line()};
   if (profile::enabled()) [[unlikely]]
     profile::detail::start_statement(where);
 }

@@ -1,11 +1,11 @@
 // One element of a per-example tensor inside a compiled fused kernel (Note [Compiled
 // fusion] in fused.hpp): the pointwise ops of the op table on C++ element types, with the
 // eager ops' semantics. Each op calls the runtime's scalar functor
-// (runtime/cuda/scalar_functors.hpp), so its per-element result is the eager op's; these
+// (vmap/detail/scalar_functors.hpp), so its per-element result is the eager op's; these
 // templates only say which type it is computed in (ATen's promotion).
 #pragma once
 
-#include <scalar_functors.hpp>
+#include <vmap/detail/scalar_functors.hpp>
 #include <vmap/types.hpp>
 
 #include <limits>
@@ -139,17 +139,19 @@ VMAP_ELEMENT_INLINE Element<T> power(T base, double exponent) {
 
 }  // namespace element_detail
 
+// T, the operands' element type, is for TYPE to name; a TYPE that does not leaves it unused,
+// which must not warn in the user's -Wall build.
 #define VMAP_ELEMENT_UNARY(NAME, FUNCTOR, TYPE)                                                 \
   template <element_detail::IsElement X>                                                      \
   VMAP_ELEMENT_INLINE auto NAME(const X& x) {                                                  \
-    using T = typename element_detail::Traits<X>::type;                                        \
+    using T [[maybe_unused]] = typename element_detail::Traits<X>::type;                       \
     return element_detail::apply<void, TYPE>(element_detail::functors::FUNCTOR{}, x);          \
   }
 #define VMAP_ELEMENT_BINARY(NAME, FUNCTOR, TYPE, OUT)                                           \
   template <class A, class B>                                                                  \
     requires element_detail::ElementOperands<A, B>                                             \
   VMAP_ELEMENT_INLINE auto NAME(const A& a, const B& b) {                                      \
-    using T = element_detail::Promoted<A, B>;                                                  \
+    using T [[maybe_unused]] = element_detail::Promoted<A, B>;                                 \
     return element_detail::apply<OUT, TYPE>(element_detail::functors::FUNCTOR{}, a, b);        \
   }
 

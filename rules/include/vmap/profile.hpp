@@ -19,7 +19,9 @@
 // pointwise statements shows its time at the store or reduction that computes it; and a
 // batched `while` loop's condition counts toward the loop's line (Loop::resume, at the end
 // of each iteration, starts it again). The statements of a batched clone of a called
-// function are not marked: the call counts toward the statement that makes it.
+// function are not marked: the call counts toward the statement that makes it. The same
+// mark names the statement in error messages (Note [Errors name the statement] in
+// vmap/types.hpp).
 //
 // Independently of it, an overlap guard of the rewritten code (`if
 // (vmap::batched::unsafe_overlap(out, x)) { loop as written } else { batched }`) that finds

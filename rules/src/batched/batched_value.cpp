@@ -254,6 +254,7 @@ Level::Level(int64_t start, int64_t end) : depth_(static_cast<int64_t>(level_sta
 
 Level::~Level() {
   level_stack.pop_back();
+  vmap::detail::running_statement = {};  // Note [Errors name the statement]
   if (profile::enabled()) profile::detail::end_statement();  // Note [Profiled statements]
 }
 

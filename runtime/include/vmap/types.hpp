@@ -72,9 +72,29 @@ class TensorOptions {
 };
 
 #ifndef __CUDACC_RTC__  // host only: not in device programs (Note [Device programs of fused kernels])
+namespace detail {
+// Note [Errors name the statement]
+// A vmap::Error raised in a rewritten loop names the line of the user's file it came from
+// ("model.cpp:42: matmul: shapes [3] and [5, 2]"), where the loop as written would stop in
+// a debugger. The statement running on this thread is the one that clang-vmap's
+// `vb::profile_line();` in front of each batched statement named: the mark the profiler
+// times (Note [Profiled statements] in vmap/profile.hpp), from it to the next one or to the
+// end of its vmap loop. parallel_for_each's items run under their caller's statement.
+// Outside rewritten loops none runs, and messages are unchanged.
+struct Statement {
+  const char* file = nullptr;  // as the rewrite's #line directives name it; null: none
+  unsigned line = 0;
+};
+inline thread_local Statement running_statement;
+// "<file>:<line>: <message>" while a statement runs, else `message`.
+std::string at_running_statement(const std::string& message);
+}  // namespace detail
+
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message)
+      : std::runtime_error(detail::at_running_statement(message)) {}
+  explicit Error(const char* message) : Error(std::string(message)) {}
 };
 #endif
 

@@ -259,6 +259,27 @@ TEST_F(CommandLine, KeepGoingWritesTheFileAndStillFails) {
   EXPECT_NE(read_file(input).find("vmap::batched"), std::string::npos);
 }
 
+// Note [Warnings printed once]: the compiler prints the warnings of the user's code when it
+// compiles the rewrite; the tool's parse prints none, its own warnings still.
+TEST_F(CommandLine, TheParsePrintsNoWarningOfTheUsersCode) {
+  file("a.cpp", R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void add_one(const Tensor& x, Tensor& out) {
+#pragma vmap extra
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int unused = 0;
+    out[i] = x[i] + 1;
+  }
+}
+)");
+  tool_run result = run("a.cpp -o out.cpp --extra-arg=-Wall");
+  EXPECT_EQ(result.status, 0) << result.err;
+  EXPECT_EQ(result.err.find("unused"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("a.cpp:4:14: warning: extra tokens at end of '#pragma vmap'"),
+            std::string::npos)
+      << result.err;
+}
+
 TEST_F(CommandLine, KeepGoingWithWerrorFails) {
   file("a.cpp", kAddOneThenBreak);
   tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Werror");
@@ -359,7 +380,7 @@ TEST_F(CommandLine, RemarksSayWhatWasBatched) {
 TEST_F(CommandLine, RemarksSayWhyNot) {
   file("a.cpp", kAddOneThenBreak);
   tool_run result = run("a.cpp --remarks --keep-going -o out.cpp");
-  EXPECT_NE(result.err.find("a.cpp:7:1: remark: loop not batched: "), std::string::npos)
+  EXPECT_NE(result.err.find("a.cpp:10:7: remark: loop not batched: "), std::string::npos)
       << result.err;
 }
 

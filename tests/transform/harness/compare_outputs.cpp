@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <regex>
 
 namespace vmap::test {
 namespace {
@@ -71,6 +72,12 @@ std::vector<output_token> tokenize_output(std::string_view text) {
     ++pos;
   }
   return tokens;
+}
+
+std::string without_statement_locations(std::string_view output) {
+  static const std::regex location(R"(^[^\s:]+\.(cpp|cc|cxx|hpp|hh|h):[0-9]+: )",
+                                   std::regex::multiline);
+  return std::regex_replace(std::string(output), location, "");
 }
 
 std::optional<std::string> compare_outputs(std::string_view expected, std::string_view actual,

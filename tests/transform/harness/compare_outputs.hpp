@@ -27,6 +27,11 @@ struct tolerance {
   double absolute = 1e-6;
 };
 
+// `output` without the "<file>.<ext>:<line>: " that starts a line where a rewritten program
+// printed a vmap::Error from a batched loop (Note [Errors name the statement] in
+// vmap/types.hpp): the loop as written has no such prefix, the rest must agree.
+std::string without_statement_locations(std::string_view output);
+
 // The first difference, described with its position, or nullopt when they agree.
 std::optional<std::string> compare_outputs(std::string_view expected, std::string_view actual,
                                            tolerance tol = {});

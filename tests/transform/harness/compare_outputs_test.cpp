@@ -55,6 +55,15 @@ TEST(CompareOutputs, WordsStartingWithInfAreNotNumbers) {
   EXPECT_FALSE(tokens[0].is_number);
 }
 
+TEST(CompareOutputs, StatementLocationsStartingALineAreDropped) {
+  EXPECT_EQ(without_statement_locations("ok\n/src/model.cpp:42: matmul: shapes [3] and [5, 2]\n"
+                                        "a.hpp:7: select: index 9\n"),
+            "ok\nmatmul: shapes [3] and [5, 2]\nselect: index 9\n");
+  // Only at the start of a line, and only a source file's name.
+  EXPECT_EQ(without_statement_locations("at model.cpp:42: x\nmodel.txt:3: y\n"),
+            "at model.cpp:42: x\nmodel.txt:3: y\n");
+}
+
 TEST(TokenizeOutput, SplitsNumbersFromPunctuation) {
   auto tokens = tokenize_output("[1.5,-2e3]");
   ASSERT_EQ(tokens.size(), 5u);

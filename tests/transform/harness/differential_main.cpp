@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     }
   }
   if (!agree) return 1;
-  if (auto difference = vmap::test::compare_outputs(results[0]->output, results[1]->output)) {
+  if (auto difference = vmap::test::compare_outputs(
+          results[0]->output, vmap::test::without_statement_locations(results[1]->output))) {
     std::cerr << "outputs differ, " << *difference << "\n--- as written:\n"
               << results[0]->output << "\n--- rewritten:\n" << results[1]->output << "\n";
     return 1;

@@ -257,8 +257,9 @@ TEST_F(Reports, ALoopInATemplateCompiledOnceSaysSo) {
 TEST_F(Reports, RpassMissedVmapSaysWhyNot) {
   file("a.cpp", kBatchedThenRefused);
   tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-Rpass-missed=vmap");
-  EXPECT_NE(result.err.find("a.cpp:7:1: remark: loop not batched: 'break' in the body of a "
-                            "vmap loop [-Rpass-missed=vmap]"),
+  // At the offending line (the refusal's place), naming the loop's.
+  EXPECT_NE(result.err.find("a.cpp:10:7: remark: loop not batched: 'break' in the body of a "
+                            "vmap loop (the vmap loop at line 7) [-Rpass-missed=vmap]"),
             std::string::npos)
       << result.err;
   EXPECT_EQ(result.err.find("loop batched"), std::string::npos) << result.err;
@@ -372,9 +373,12 @@ TEST_F(Reports, RemarksFileHoldsOptimizationRecords) {
                          "Line: 4, Column: 1 } Function: add_one"),
             std::string::npos)
       << yaml;
+  // At the refusal's place; the pragma is the `Loop` argument's related location.
   EXPECT_NE(records.find("--- !Missed Pass: vmap Name: LoopNotBatched " + loc +
-                         "Line: 7, Column: 1 } Function: add_one Args: - String: 'loop not "
-                         "batched: ' - Reason: '''break'' in the body of a vmap loop'"),
+                         "Line: 10, Column: 7 } Function: add_one Args: - String: 'loop not "
+                         "batched: ' - Reason: '''break'' in the body of a vmap loop' - "
+                         "String: ' (the vmap loop at ' - Loop: line 7 " +
+                         loc + "Line: 7, Column: 1 } - String: ')'"),
             std::string::npos)
       << yaml;
 }
@@ -520,6 +524,18 @@ TEST_F(Reports, SarifOnARefusedFileHasTheRefusal) {
             "example must run the whole body; guard the rest of it with 'if', or jump inside an "
             "inner loop or a called function\n")
       << result.err;
+}
+
+TEST_F(Reports, SarifHoldsTheRefusedLoopsRemarkAtTheOffendingLine) {
+  file("a.cpp", kBatchedThenRefused);
+  tool_run result = run("a.cpp --keep-going -o out.cpp --extra-arg=-fdiagnostics-format=sarif "
+                        "--extra-arg=-Rpass-missed=vmap");
+  std::optional<std::string> read = python(dir_, kReadSarif, dir_ / "stderr.txt");
+  if (!read) GTEST_SKIP() << "no python3 to read the SARIF document";
+  EXPECT_NE(read->find("\nnone a.cpp 10:7 loop not batched: 'break' in the body of a vmap loop "
+                       "(the vmap loop at line 7)\n"),
+            std::string::npos)
+      << *read;
 }
 
 TEST_F(Reports, SarifHoldsTheStatementRemarks) {

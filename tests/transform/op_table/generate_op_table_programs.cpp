@@ -112,7 +112,7 @@ std::string invariant_value(const OpEntry& entry, std::size_t position) {
           return "0";
         case RuleId::flatten:
           return nth == 0 ? "0" : "-1";
-        case RuleId::softmax:
+        case RuleId::along_dim:
         case RuleId::topk:
           return "-1";
         default:

@@ -58,21 +58,26 @@ enum class OpForm : std::uint8_t {
   inplace_member,   // a.copy_(b) -- writes into params[0]
 };
 
-// The family decides which source file holds the rule and how the batched API aligns
-// batch levels before calling it (src/batched/batched_value.cpp).
+// What kind of op an entry is, for readers of the table and for the few passes that ask:
+// the tool's analyses ask for metadata, reduce, index, linalg, inplace and refused entries,
+// the generated and property tests for factory, views, index, linalg and inplace ones.
+// It decides nothing else: `rule` picks the batching rule, and the rule how the batched API
+// aligns the operands' batch levels (src/batched/batched_value.cpp).
 enum class Family : std::uint8_t {
-  metadata,  // dim(), sizes(): the same for every example
-  unary,     // pointwise, one tensor
-  binary,    // pointwise, broadcasting operands (with promotion)
-  reduce,    // reductions over dims
-  views,     // results alias the input
-  index,     // gather / index_select / select with per-example index
-  linalg,    // matmul family
-  nn,        // softmax, log_softmax, triu, tril, clamp-like with extra args
-  factory,   // *_like and factories
-  inplace,   // writes into its first argument
-  scalar,    // item<T>() and conversions to C++ scalars
-  refused,   // cannot be batched (I/O, raw pointers, shared random state)
+  metadata,   // dim(), sizes(): the same for every example
+  unary,      // pointwise, one tensor (clamp: its bounds are numbers)
+  binary,     // pointwise, broadcasting operands (with promotion)
+  reduce,     // reductions over dims
+  views,      // results alias the input
+  index,      // gather / index_select / select with per-example index
+  linalg,     // matmul family
+  along_dim,  // along one dim d, each example's shape kept but along d: softmax,
+              // log_softmax, cumsum, cumprod, sort, argsort, topk
+  last_dims,  // on the last dims of each example: triu, tril; one_hot (a new last dim)
+  factory,    // *_like and factories
+  inplace,    // writes into its first argument
+  scalar,     // item<T>() and conversions to C++ scalars
+  refused,    // cannot be batched (I/O, raw pointers, shared random state)
 };
 
 // Which rule batches the op. registry.cpp maps every RuleId used in the table to a rule.
@@ -90,7 +95,7 @@ enum class RuleId : std::uint8_t {
   compare_all,       // equal(a, b), allclose(a, b, rtol, atol)
   masked_fill,       // masked_fill(x, mask, value): where(mask, value, x) in x's dtype
   lerp,              // lerp(start, end, weight): ternary pointwise, weight a wrapped number
-  softmax,           // softmax(x, d), log_softmax, cumsum, cumprod, sort, argsort: along d
+  along_dim,         // softmax(x, d), log_softmax, cumsum, cumprod, sort, argsort: along d
   topk,              // topk(x, k, d): along d (a 0-d example is its own top element)
   one_hot,           // one_hot(x, num_classes): a new last dim, the inferred count uniform
   triangular,        // triu / tril (x, diagonal)
@@ -270,8 +275,8 @@ inline constexpr auto kOpTable = [] {
     make("div",     free_function, F::binary, R::binary_pointwise, {operand, operand, text}),
     make("div",     member, F::binary, R::binary_pointwise, {tensor, operand, text}),
     make("where",   free_function, F::binary, R::ternary_where, {tensor, operand, operand}),
-    make("clamp",   member, F::nn, R::clamp, {tensor, scalar, scalar}),
-    make("clamp",   free_function, F::nn, R::clamp, {tensor, scalar, scalar}),
+    make("clamp",   member, F::unary, R::clamp, {tensor, scalar, scalar}),
+    make("clamp",   free_function, F::unary, R::clamp, {tensor, scalar, scalar}),
     // --- reductions ---
     make("sum",     member, F::reduce, R::reduce_all, {tensor}),
     make("sum",     member, F::reduce, R::reduce_dim, {tensor, dim, keepdim}, Optional{1}),
@@ -309,10 +314,10 @@ inline constexpr auto kOpTable = [] {
     make("allclose", free_function, F::reduce, R::compare_all,
          {tensor, tensor, scalar, scalar}, Optional{2}),
     // --- scans, statistics, masking (SPEC section 6) ---
-    make("cumsum",    member, F::nn, R::softmax, {tensor, dim}),
-    make("cumsum",    free_function, F::nn, R::softmax, {tensor, dim}),
-    make("cumprod",   member, F::nn, R::softmax, {tensor, dim}),
-    make("cumprod",   free_function, F::nn, R::softmax, {tensor, dim}),
+    make("cumsum",    member, F::along_dim, R::along_dim, {tensor, dim}),
+    make("cumsum",    free_function, F::along_dim, R::along_dim, {tensor, dim}),
+    make("cumprod",   member, F::along_dim, R::along_dim, {tensor, dim}),
+    make("cumprod",   free_function, F::along_dim, R::along_dim, {tensor, dim}),
     make("logsumexp", member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
     make("logsumexp", free_function, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim}, Optional{1}),
     make("var",       member, F::reduce, R::reduce_dims, {tensor, dim_list, keepdim, keepdim}, Optional{2}),
@@ -326,25 +331,25 @@ inline constexpr auto kOpTable = [] {
     make("lerp",      member, F::binary, R::lerp, {tensor, tensor, operand}),
     make("lerp",      free_function, F::binary, R::lerp, {tensor, tensor, operand}),
     // --- sorting (SPEC section 6; Note [Sorting]), one_hot
-    values_and_indices(make("sort", member, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2})),
-    values_and_indices(make("sort", free_function, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2})),
-    make("argsort",   member, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2}),
-    make("argsort",   free_function, F::nn, R::softmax, {tensor, dim, keepdim}, Optional{2}),
-    values_and_indices(make("topk", member, F::nn, R::topk, {tensor, integer, dim, keepdim, keepdim}, Optional{3})),
-    values_and_indices(make("topk", free_function, F::nn, R::topk, {tensor, integer, dim, keepdim, keepdim}, Optional{3})),
-    make("one_hot",   free_function, F::nn, R::one_hot, {tensor, integer}, Optional{1}),
+    values_and_indices(make("sort", member, F::along_dim, R::along_dim, {tensor, dim, keepdim}, Optional{2})),
+    values_and_indices(make("sort", free_function, F::along_dim, R::along_dim, {tensor, dim, keepdim}, Optional{2})),
+    make("argsort",   member, F::along_dim, R::along_dim, {tensor, dim, keepdim}, Optional{2}),
+    make("argsort",   free_function, F::along_dim, R::along_dim, {tensor, dim, keepdim}, Optional{2}),
+    values_and_indices(make("topk", member, F::along_dim, R::topk, {tensor, integer, dim, keepdim, keepdim}, Optional{3})),
+    values_and_indices(make("topk", free_function, F::along_dim, R::topk, {tensor, integer, dim, keepdim, keepdim}, Optional{3})),
+    make("one_hot",   free_function, F::last_dims, R::one_hot, {tensor, integer}, Optional{1}),
     // --- activations with parameters (LibTorch: free functions only) ---
     make("gelu",      free_function, F::unary, R::unary_pointwise, {tensor, text}, Optional{1}),
     make("softplus",  free_function, F::unary, R::unary_pointwise, {tensor, number, number}, Optional{2}),
-    // --- nn ---
-    make("softmax",     free_function, F::nn, R::softmax, {tensor, dim}),
-    make("softmax",     member, F::nn, R::softmax, {tensor, dim}),
-    make("log_softmax", free_function, F::nn, R::softmax, {tensor, dim}),
-    make("log_softmax", member, F::nn, R::softmax, {tensor, dim}),
-    make("triu",        free_function, F::nn, R::triangular, {tensor, integer}, Optional{1}),
-    make("tril",        free_function, F::nn, R::triangular, {tensor, integer}, Optional{1}),
-    make("triu",        member, F::nn, R::triangular, {tensor, integer}, Optional{1}),
-    make("tril",        member, F::nn, R::triangular, {tensor, integer}, Optional{1}),
+    // --- along one dim; the last dims ---
+    make("softmax",     free_function, F::along_dim, R::along_dim, {tensor, dim}),
+    make("softmax",     member, F::along_dim, R::along_dim, {tensor, dim}),
+    make("log_softmax", free_function, F::along_dim, R::along_dim, {tensor, dim}),
+    make("log_softmax", member, F::along_dim, R::along_dim, {tensor, dim}),
+    make("triu",        free_function, F::last_dims, R::triangular, {tensor, integer}, Optional{1}),
+    make("tril",        free_function, F::last_dims, R::triangular, {tensor, integer}, Optional{1}),
+    make("triu",        member, F::last_dims, R::triangular, {tensor, integer}, Optional{1}),
+    make("tril",        member, F::last_dims, R::triangular, {tensor, integer}, Optional{1}),
     // --- views ---
     make("operator[]", member, F::views, R::select, {tensor, index}, {}, view),
     make("select",     member, F::views, R::select, {tensor, dim, index}, {}, view),

@@ -97,8 +97,8 @@ BatchedResult bmm_rule(std::size_t op, const CallArgs& args);
 BatchedResult dot_rule(std::size_t op, const CallArgs& args);
 BatchedResult linear_rule(std::size_t op, const CallArgs& args);
 
-// --- nn.cpp
-BatchedResult softmax_rule(std::size_t op, const CallArgs& args);
+// --- dims.cpp
+BatchedResult along_dim_rule(std::size_t op, const CallArgs& args);
 BatchedResult topk_rule(std::size_t op, const CallArgs& args);
 BatchedResult one_hot_rule(std::size_t op, const CallArgs& args);
 BatchedResult triangular_rule(std::size_t op, const CallArgs& args);

@@ -1,4 +1,5 @@
-// softmax / log_softmax and the ops along one dim, topk, one_hot, triu / tril.
+// The ops along one dim (softmax, log_softmax, cumsum, cumprod, sort, argsort, topk) and on
+// the last dims (triu / tril, one_hot): Family::along_dim and Family::last_dims.
 #include <vmap/rules/rules.hpp>
 
 #include <string>
@@ -8,7 +9,7 @@ namespace vmap::rules {
 // Along one dim, the entry's `dim` position (left out: LibTorch's -1): softmax, log_softmax,
 // cumsum, cumprod, and the positions of sort, argsort and topk (Note [Sorting] in
 // runtime/src/ops_sort.cpp). Each example's shape is kept but along that dim.
-BatchedResult softmax_rule(std::size_t op, const CallArgs& args) {
+BatchedResult along_dim_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim) return {call_with(op, args, {}), std::nullopt};
   const OpEntry& entry = kOpTable[op];
@@ -30,10 +31,10 @@ BatchedResult softmax_rule(std::size_t op, const CallArgs& args) {
 BatchedResult topk_rule(std::size_t op, const CallArgs& args) {
   const TensorArg& x = args.tensor_arg(0);
   if (!x.bdim || rank_without_bdim(x.value, x.bdim) != 0 || args.integer(1) != 0)
-    return softmax_rule(op, args);
+    return along_dim_rule(op, args);
   std::vector<Arg> one(args.size());
   for (std::size_t i = 0; i < args.size(); ++i) one[i] = i == 1 ? Arg(int64_t{1}) : args.raw(i);
-  return softmax_rule(op, CallArgs(one));
+  return along_dim_rule(op, CallArgs(one));
 }
 
 // one_hot(x, num_classes): a new last dim. Inferred (-1), the count is max + 1 of the whole
