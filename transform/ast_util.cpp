@@ -67,13 +67,38 @@ bool isTensorTupleType(QualType T) {
 
 bool isScalarType(QualType T) {
   QualType Canonical = T.getNonReferenceType().getCanonicalType();
-  return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType();
+  // The batched numbers are at most 64 bits wide: `long double` and `__int128`
+  // arithmetic (and the half-precision types') would be done in another
+  // precision than C++ does it. An enum converts to its own type, which the
+  // batched code has not (it is refused rather than printed as an integer).
+  if (const auto *Builtin = Canonical->getAs<BuiltinType>())
+    switch (Builtin->getKind()) {
+    case BuiltinType::LongDouble:
+    case BuiltinType::Float128:
+    case BuiltinType::Ibm128:
+    case BuiltinType::Int128:
+    case BuiltinType::UInt128:
+    case BuiltinType::Half:
+    case BuiltinType::Float16:
+    case BuiltinType::BFloat16:
+      return false;
+    default:
+      break;
+    }
+  return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType() &&
+         !Canonical->isEnumeralType();
 }
 
 bool isUnsigned64(const ASTContext &Context, QualType T) {
   QualType Canonical = T.getNonReferenceType().getCanonicalType();
   return Canonical->isUnsignedIntegerType() && !Canonical->isBooleanType() &&
          Context.getTypeSize(Canonical) == 64;
+}
+
+bool isNarrowSigned(const ASTContext &Context, QualType T) {
+  QualType Canonical = T.getNonReferenceType().getCanonicalType();
+  return Canonical->isSignedIntegerType() &&
+         Context.getTypeSize(Canonical) < Context.getTypeSize(Context.IntTy);
 }
 
 bool dividesNamedSize(const CompoundAssignOperator *Compound,

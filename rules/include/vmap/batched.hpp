@@ -65,6 +65,10 @@ class Value;
 // integer operands, converted to int64 first (C++'s conversion of them to uint64 keeps the
 // same bits).
 Value unsigned_cast(const Value& value, int64_t bits);
+// A conversion to a signed type narrower than int (short) keeps the low `bits` bits, read as
+// two's complement, as C++20 converts (`(short)(s * 3)` past 32767 is negative); int32
+// Values would keep the whole value.
+Value narrow_signed_cast(const Value& value, int64_t bits);
 Value unsigned_less(const Value& a, const Value& b);        // a < b as uint64
 Value unsigned_less_equal(const Value& a, const Value& b);  // a <= b as uint64
 Value unsigned_divide(const Value& a, const Value& b);      // a / b as uint64
@@ -325,6 +329,8 @@ template <vmap::detail::Arithmetic T>
 Value scalar_cast(const Value& value) {
   if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
     return unsigned_cast(value, 8 * sizeof(T));
+  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < sizeof(int))
+    return narrow_signed_cast(value, 8 * sizeof(T));
   else
     return scalar_cast_to(value, detail::cpp_dtype<T>());
 }
