@@ -496,8 +496,9 @@ std::optional<std::string> Printer::unsignedForm(const Expr *E) {
 /// Whether evaluating \p E for an example that C++ would not evaluate it for
 /// could raise an error (Note [Masked operands] in batched.hpp): an integer
 /// `/` or `%` of per-example values, a per-example index other than an
-/// induction variable, or a call of a function of the user's with a
-/// per-example argument. Inside a compiled kernel nothing is masked.
+/// induction variable, a checked `.item<T>()` conversion, or a call of a
+/// function of the user's with a per-example argument. Inside a compiled
+/// kernel nothing is masked.
 bool Printer::mayRaise(const Expr *E) const {
   if (Kernel || !E || !batched(E))
     return false;
@@ -533,6 +534,18 @@ bool Printer::mayRaise(const Expr *E) const {
                return Kind == vmap::rules::ArgKind::index;
              })))
           Indexes = true;
+    // `.item<T>()` converts checked: a NaN or a value out of T's range raises
+    // (only double and bool take every value).
+    if (Name == "item" && Callee && isInVmapNamespace(Callee))
+      if (const TemplateArgumentList *Args =
+              Callee->getTemplateSpecializationArgs();
+          Args && Args->size() == 1 &&
+          Args->get(0).getKind() == TemplateArgument::Type) {
+        QualType T = Args->get(0).getAsType().getCanonicalType();
+        if (!T->isSpecificBuiltinType(BuiltinType::Double) &&
+            !T->isBooleanType())
+          return true;
+      }
     unsigned First = isa<CXXOperatorCallExpr>(Call) &&
                              isa<CXXMethodDecl>(Callee)
                          ? 1 // the object of a member operator
