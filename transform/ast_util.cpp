@@ -178,18 +178,44 @@ templateArgumentTexts(const FunctionDecl *F) {
   return Texts;
 }
 
+/// Whether another function or function template of \p F's scope has its name
+/// (`int h(int)` and `double h(double)`), whose clones need names of their own.
+static bool isOverloaded(const FunctionDecl *F) {
+  const FunctionDecl *Declared = F;
+  if (const FunctionTemplateDecl *Primary = F->getPrimaryTemplate())
+    Declared = Primary->getTemplatedDecl();
+  unsigned Functions = 0;
+  for (const NamedDecl *Found :
+       Declared->getDeclContext()->getRedeclContext()->lookup(
+           F->getDeclName()))
+    if (isa<FunctionDecl, FunctionTemplateDecl>(Found->getUnderlyingDecl()))
+      ++Functions;
+  return Functions > 1;
+}
+
 std::string cloneName(const FunctionDecl *F) {
   std::string Name = "_b_" + F->getNameAsString();
-  for (const std::string &Arg : templateArgumentTexts(F)) {
+  auto Append = [&](StringRef Text) {
     Name += '_';
-    for (char C : Arg) // `vmap::Tensor` -> `vmap_Tensor`, `-1` -> `neg1`
+    for (char C : Text) // `vmap::Tensor` -> `vmap_Tensor`, `-1` -> `neg1`
       if (std::isalnum(static_cast<unsigned char>(C)))
         Name += C;
       else if (C == '-')
         Name += "neg";
       else if (Name.back() != '_')
         Name += '_';
-  }
+  };
+  for (const std::string &Arg : templateArgumentTexts(F))
+    Append(Arg);
+  // Overloads are told apart by their parameter types (`_b_h_int`,
+  // `_b_h_double`).
+  if (isOverloaded(F))
+    for (const ParmVarDecl *Param : F->parameters())
+      Append(Param->getType()
+                 .getNonReferenceType()
+                 .getUnqualifiedType()
+                 .getCanonicalType()
+                 .getAsString(F->getASTContext().getPrintingPolicy()));
   // A user's own `_b_f` keeps its name (Note [Generated names]).
   const IdentifierTable &Idents = F->getASTContext().Idents;
   std::string Base = Name;
