@@ -634,11 +634,26 @@ class Case {
 
   // C++ scalar meaning the batched integers must keep (hunt of issue 31): a short wraps
   // past 32767, a division guarded by `?:` or `&&` must not run for a zero divisor, bool
-  // arithmetic, a float + double sum computed in double, `/` and `%` by negative divisors.
+  // arithmetic, a float + double sum computed in double, `/` and `%` by negative divisors,
+  // an unsigned read as the signed type of its width, overloaded helpers.
   std::string scalar_meaning() {
     const std::string v = "k[i][" + column() + "].item<int>()";
     const std::string c = "longs[i][" + column() + "]";
-    switch (pick(0, 4)) {
+    switch (pick(0, 6)) {
+      case 5:
+        use("same_width_unsigned");
+        return "    {\n      int v = " + v + ";\n      unsigned u = v;\n      int s = u;\n"
+               "      uint16_t w = v * 9000;\n      short t = w;\n      " + c +
+               " = s;\n      counts[i] = t;\n    }\n";
+      case 6: {
+        use("overloaded_helper");
+        const std::string name = "overloaded" + std::to_string(helpers_++) + suffix();
+        helpers_text_ += "static int " + name + "(int a) { return a / 2; }\nstatic double " +
+                         name + "(double a) { return a / 2; }\n\n";
+        return "    {\n      int v = " + v + ";\n      " + c + " = " + name +
+               "(v) * 10;\n      od[i][" + column() + "] = " + name +
+               "(static_cast<double>(v));\n    }\n";
+      }
       case 0:
         use("narrow_signed");
         return "    {\n      int v = " + v + ";\n      short s = v * 15000;\n      s = s + 9000;\n"
