@@ -755,7 +755,10 @@ bool Analyser::recordReduction(const Expr *E, Scope &Where) {
 /// printed with the wrap), and so would a `/=` or `%=` in 64-bit unsigned
 /// arithmetic of anything but a size_t variable (dividesNamedSize, which is
 /// printed as C++ divides). A reduction into a loop-invariant one folds in
-/// int64, whose `+ - *` give C++'s bits.
+/// int64, whose `+ - *` give C++'s bits. Likewise for a signed integer
+/// narrower than int (`short`): C++ computes `s += e` in int and keeps the low
+/// bits (`vb::scalar_cast<short>` does so for `s = s + e`), an int32 Value
+/// keeps the whole sum.
 bool Analyser::checkUnsignedUpdates() {
   llvm::DenseSet<const Expr *> Reductions;
   for (const auto &[Site, R] : Result.Reductions)
@@ -777,8 +780,13 @@ bool Analyser::checkUnsignedUpdates() {
         Updated = Unary->getSubExpr();
     }
     QualType T = Updated ? Updated->getType() : QualType();
-    if (!T.isNull() && T->isUnsignedIntegerType() && !T->isBooleanType())
+    if (!T.isNull() && ((T->isUnsignedIntegerType() && !T->isBooleanType()) ||
+                        isNarrowSigned(Context, T)))
       Updates.push_back(E);
+    else if (const auto *Compound = dyn_cast<CompoundAssignOperator>(E);
+             Compound && Compound->getOpcode() == BO_DivAssign &&
+             isNarrowSigned(Context, Compound->getLHS()->getType()))
+      Updates.push_back(E);  // SHRT_MIN / -1 wraps
   }
   const SourceManager &SM = Context.getSourceManager();
   llvm::sort(Updates, [&](const Expr *A, const Expr *B) {
@@ -791,9 +799,21 @@ bool Analyser::checkUnsignedUpdates() {
             ? UnaryOperator::getOpcodeStr(cast<UnaryOperator>(E)->getOpcode())
                   .str()
             : cast<BinaryOperator>(E)->getOpcodeStr().str();
-    Ok &= refuseAt(diag::refuse_unsupported, E->getSourceRange(),
-                   diag::note_unsigned_update,
-                   {"'" + Op + "' on a per-example unsigned integer"});
+    const Expr *Updated = isa<UnaryOperator>(E)
+                              ? cast<UnaryOperator>(E)->getSubExpr()
+                              : cast<BinaryOperator>(E)->getLHS();
+    if (isNarrowSigned(Context, Updated->getType()))
+      Ok &= refuseAt(
+          diag::refuse_unsupported, E->getSourceRange(),
+          diag::note_narrow_signed_update,
+          {"'" + Op + "' on a per-example '" +
+           Updated->getType().getUnqualifiedType().getAsString(
+               Context.getPrintingPolicy()) +
+           "'"});
+    else
+      Ok &= refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                     diag::note_unsigned_update,
+                     {"'" + Op + "' on a per-example unsigned integer"});
   }
   return Ok;
 }

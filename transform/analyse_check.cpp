@@ -557,6 +557,16 @@ bool Analyser::checkContexts() {
     return SM.isBeforeInTranslationUnit(B->getEndLoc(), A->getEndLoc());
   });
   return checkEach(Batched, [&](const Expr *E) {
+    // A number the batched values cannot hold as C++ computes it: `long
+    // double`, `__int128`, a character, an unscoped enum (isScalarType).
+    if (QualType Type = E->getType().getNonReferenceType();
+        Type->isArithmeticType() && !isScalarType(Type))
+      return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
+                      diag::note_narrow_types,
+                      {"a per-example value of type '" +
+                       Type.getUnqualifiedType().getAsString(
+                           Context.getPrintingPolicy()) +
+                       "'"});
     if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E)) {
       // `x[i].data_ptr<float>()[0]`: the pointer differs, not the index.
       if (levels(Subscript->getBase()))

@@ -67,13 +67,38 @@ bool isTensorTupleType(QualType T) {
 
 bool isScalarType(QualType T) {
   QualType Canonical = T.getNonReferenceType().getCanonicalType();
-  return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType();
+  // The batched numbers are at most 64 bits wide: `long double` and `__int128`
+  // arithmetic (and the half-precision types') would be done in another
+  // precision than C++ does it. An enum converts to its own type, which the
+  // batched code has not (it is refused rather than printed as an integer).
+  if (const auto *Builtin = Canonical->getAs<BuiltinType>())
+    switch (Builtin->getKind()) {
+    case BuiltinType::LongDouble:
+    case BuiltinType::Float128:
+    case BuiltinType::Ibm128:
+    case BuiltinType::Int128:
+    case BuiltinType::UInt128:
+    case BuiltinType::Half:
+    case BuiltinType::Float16:
+    case BuiltinType::BFloat16:
+      return false;
+    default:
+      break;
+    }
+  return Canonical->isArithmeticType() && !Canonical->isAnyCharacterType() &&
+         !Canonical->isEnumeralType();
 }
 
 bool isUnsigned64(const ASTContext &Context, QualType T) {
   QualType Canonical = T.getNonReferenceType().getCanonicalType();
   return Canonical->isUnsignedIntegerType() && !Canonical->isBooleanType() &&
          Context.getTypeSize(Canonical) == 64;
+}
+
+bool isNarrowSigned(const ASTContext &Context, QualType T) {
+  QualType Canonical = T.getNonReferenceType().getCanonicalType();
+  return Canonical->isSignedIntegerType() &&
+         Context.getTypeSize(Canonical) < Context.getTypeSize(Context.IntTy);
 }
 
 bool dividesNamedSize(const CompoundAssignOperator *Compound,
@@ -153,18 +178,44 @@ templateArgumentTexts(const FunctionDecl *F) {
   return Texts;
 }
 
+/// Whether another function or function template of \p F's scope has its name
+/// (`int h(int)` and `double h(double)`), whose clones need names of their own.
+static bool isOverloaded(const FunctionDecl *F) {
+  const FunctionDecl *Declared = F;
+  if (const FunctionTemplateDecl *Primary = F->getPrimaryTemplate())
+    Declared = Primary->getTemplatedDecl();
+  unsigned Functions = 0;
+  for (const NamedDecl *Found :
+       Declared->getDeclContext()->getRedeclContext()->lookup(
+           F->getDeclName()))
+    if (isa<FunctionDecl, FunctionTemplateDecl>(Found->getUnderlyingDecl()))
+      ++Functions;
+  return Functions > 1;
+}
+
 std::string cloneName(const FunctionDecl *F) {
   std::string Name = "_b_" + F->getNameAsString();
-  for (const std::string &Arg : templateArgumentTexts(F)) {
+  auto Append = [&](StringRef Text) {
     Name += '_';
-    for (char C : Arg) // `vmap::Tensor` -> `vmap_Tensor`, `-1` -> `neg1`
+    for (char C : Text) // `vmap::Tensor` -> `vmap_Tensor`, `-1` -> `neg1`
       if (std::isalnum(static_cast<unsigned char>(C)))
         Name += C;
       else if (C == '-')
         Name += "neg";
       else if (Name.back() != '_')
         Name += '_';
-  }
+  };
+  for (const std::string &Arg : templateArgumentTexts(F))
+    Append(Arg);
+  // Overloads are told apart by their parameter types (`_b_h_int`,
+  // `_b_h_double`).
+  if (isOverloaded(F))
+    for (const ParmVarDecl *Param : F->parameters())
+      Append(Param->getType()
+                 .getNonReferenceType()
+                 .getUnqualifiedType()
+                 .getCanonicalType()
+                 .getAsString(F->getASTContext().getPrintingPolicy()));
   // A user's own `_b_f` keeps its name (Note [Generated names]).
   const IdentifierTable &Idents = F->getASTContext().Idents;
   std::string Base = Name;

@@ -35,6 +35,9 @@ bool isScalarType(clang::QualType T);
 /// A 64-bit unsigned integer type (size_t, uint64_t), held by the batched
 /// code as int64 bits (Note [Unsigned per-example integers] in batched.hpp).
 bool isUnsigned64(const clang::ASTContext &Context, clang::QualType T);
+/// A signed integer type narrower than int (`short`), whose arithmetic C++ does
+/// in int and converts back keeping the low bits.
+bool isNarrowSigned(const clang::ASTContext &Context, clang::QualType T);
 
 /// `u /= e` or `u %= e` of a size_t variable `u`: printed as `u =
 /// vb::unsigned_divide(u, e)` (`vb::unsigned_remainder`).

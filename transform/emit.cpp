@@ -334,14 +334,20 @@ bool isArithmeticConversion(const ImplicitCastExpr *Cast,
   case CK_FloatingToBoolean:
   case CK_BooleanToSignedIntegral:
     return true;
-  case CK_IntegralCast:
+  case CK_IntegralCast: {
     // Widening an integer keeps its value; only narrowing is spelled out, and
-    // a signed value made unsigned (Note [Unsigned per-example integers]).
-    return Context.getTypeSize(Cast->getType()) <
-               Context.getTypeSize(Cast->getSubExpr()->getType()) ||
-           Cast->getType()->isBooleanType() ||
+    // a signed value made unsigned, or an unsigned one narrower than 64 bits
+    // (held as its value) made signed of its width (`int s = u;` of u =
+    // 2^32 - 5 is -5); a size_t is held as its int64 bits already (Note
+    // [Unsigned per-example integers]).
+    uint64_t To = Context.getTypeSize(Cast->getType());
+    uint64_t From = Context.getTypeSize(Cast->getSubExpr()->getType());
+    return To < From || Cast->getType()->isBooleanType() ||
            (Cast->getType()->isUnsignedIntegerType() &&
-            Cast->getSubExpr()->getType()->isSignedIntegerType());
+            Cast->getSubExpr()->getType()->isSignedIntegerType()) ||
+           (To == From && To < 64 && Cast->getType()->isSignedIntegerType() &&
+            Cast->getSubExpr()->getType()->isUnsignedIntegerType());
+  }
   default:
     return false;
   }
@@ -496,8 +502,9 @@ std::optional<std::string> Printer::unsignedForm(const Expr *E) {
 /// Whether evaluating \p E for an example that C++ would not evaluate it for
 /// could raise an error (Note [Masked operands] in batched.hpp): an integer
 /// `/` or `%` of per-example values, a per-example index other than an
-/// induction variable, or a call of a function of the user's with a
-/// per-example argument. Inside a compiled kernel nothing is masked.
+/// induction variable, a checked `.item<T>()` conversion, or a call of a
+/// function of the user's with a per-example argument. Inside a compiled
+/// kernel nothing is masked.
 bool Printer::mayRaise(const Expr *E) const {
   if (Kernel || !E || !batched(E))
     return false;
@@ -533,6 +540,18 @@ bool Printer::mayRaise(const Expr *E) const {
                return Kind == vmap::rules::ArgKind::index;
              })))
           Indexes = true;
+    // `.item<T>()` converts checked: a NaN or a value out of T's range raises
+    // (only double and bool take every value).
+    if (Name == "item" && Callee && isInVmapNamespace(Callee))
+      if (const TemplateArgumentList *Args =
+              Callee->getTemplateSpecializationArgs();
+          Args && Args->size() == 1 &&
+          Args->get(0).getKind() == TemplateArgument::Type) {
+        QualType T = Args->get(0).getAsType().getCanonicalType();
+        if (!T->isSpecificBuiltinType(BuiltinType::Double) &&
+            !T->isBooleanType())
+          return true;
+      }
     unsigned First = isa<CXXOperatorCallExpr>(Call) &&
                              isa<CXXMethodDecl>(Callee)
                          ? 1 // the object of a member operator

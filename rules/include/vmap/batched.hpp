@@ -65,6 +65,10 @@ class Value;
 // integer operands, converted to int64 first (C++'s conversion of them to uint64 keeps the
 // same bits).
 Value unsigned_cast(const Value& value, int64_t bits);
+// A conversion to a signed type narrower than int (short) keeps the low `bits` bits, read as
+// two's complement, as C++20 converts (`(short)(s * 3)` past 32767 is negative); int32
+// Values would keep the whole value.
+Value narrow_signed_cast(const Value& value, int64_t bits);
 Value unsigned_less(const Value& a, const Value& b);        // a < b as uint64
 Value unsigned_less_equal(const Value& a, const Value& b);  // a <= b as uint64
 Value unsigned_divide(const Value& a, const Value& b);      // a / b as uint64
@@ -161,12 +165,19 @@ class Value {
   Value to(Device device) const;
   template <vmap::detail::Arithmetic T>
   Value item() const {
+    // An unsigned or short T is held in a wider dtype: its own range is checked, as
+    // Tensor::item<T>() checks it ("value cannot be converted to type short").
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+                  (std::is_unsigned_v<T> || sizeof(T) < sizeof(int)))
+      check_items_fit([](vmap::detail::Scalar item) { (void)item.checked_to<T>("item"); });
     if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
       return unsigned_cast(item_as(kInt64), 8 * sizeof(T));
     else
       return item_as(detail::cpp_dtype<T>());
   }
   Value item_as(Dtype dtype) const;
+  // Calls `check` on each item of the examples the current mask runs.
+  void check_items_fit(void (*check)(vmap::detail::Scalar)) const;
 
   // --- views and indexing; an index may be a batched C++ scalar (Note [Places])
   Value operator[](const Value& index) const;
@@ -327,6 +338,8 @@ template <vmap::detail::Arithmetic T>
 Value scalar_cast(const Value& value) {
   if constexpr (std::is_unsigned_v<T> && !std::is_same_v<T, bool>)
     return unsigned_cast(value, 8 * sizeof(T));
+  else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) < sizeof(int))
+    return narrow_signed_cast(value, 8 * sizeof(T));
   else
     return scalar_cast_to(value, detail::cpp_dtype<T>());
 }
@@ -636,11 +649,12 @@ Value where(const Value& condition, const Value& a, const Value& b);
 // C++ evaluates only one arm of `c ? a : b` and the right of `a && b` / `a || b` only where
 // the left does not decide: `d != 0 ? n / d : 0`, `k >= 0 && x[k].item<float>() > 0`.
 // Where such an operand could raise for an example that skips it (an integer division, a
-// data-dependent index, a call of a function of the user's file), clang-vmap passes it as
-// a lambda, run under the mask of the examples that evaluate it (as in a vb::Where), so
-// their divisors and indices are made safe; the results merge as the eager forms do. So it
-// does where the operand writes (`n < 12 && k++ < L` steps k of the examples with n < 12
-// only), and where the operand C++ evaluates first writes (it runs after it).
+// data-dependent index, an `.item<T>()`, a call of a function of the user's file),
+// clang-vmap passes it as a lambda, run under the mask of the examples that evaluate it (as
+// in a vb::Where), so their divisors and indices are made safe and `.item<int>()` checks
+// only their items; the results merge as the eager forms do. So it does where the operand
+// writes (`n < 12 && k++ < L` steps k of the examples with n < 12 only), and where the
+// operand C++ evaluates first writes (it runs after it).
 template <std::invocable Then, std::invocable Else>
 Value where(const Value& condition, Then&& then, Else&& otherwise) {
   std::optional<Value> taken, other;  // built, not assigned: an assignment is masked

@@ -444,6 +444,12 @@ Value unsigned_cast(const Value& value, int64_t bits) {
   return scalar_cast_to(where(rest < Value(int64_t{0}), rest + modulus, rest), kInt64);
 }
 
+Value narrow_signed_cast(const Value& value, int64_t bits) {
+  const Value low = unsigned_cast(value, bits);  // in [0, 2^bits)
+  const Value half(int64_t{1} << (bits - 1));
+  return scalar_cast_to(where(low < half, low, low - Value(int64_t{1} << bits)), kInt32);
+}
+
 namespace {
 
 Value zero() { return Value(int64_t{0}); }

@@ -384,13 +384,46 @@ bool Value::is_contiguous() const {
   return true;
 }
 
+namespace {
+
+// The items of the examples the current mask runs, the others 0: an example that does not
+// reach the `.item<T>()` as written (an `if` it skips, the arm of `?:` it does not take) may
+// hold a value T cannot take (a NaN for int), and must not make it throw.
+Tensor active_items(const Tensor& scalars, int64_t levels) {
+  const Value* mask = current_mask();
+  if (!mask) return scalars;
+  const Value items = Access::make(scalars, levels, true);
+  return where(*mask, items, Value(false).to(scalars.dtype())).physical();
+}
+
+}  // namespace
+
 Value Value::item_as(Dtype dtype) const {
   if (numel() != 1)
     throw Error("item: a tensor with " + std::to_string(numel()) +
                 " elements cannot be converted to a scalar");
   Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
-  vmap::detail::check_items_convertible("item", scalars, dtype);  // as Tensor::item<T>()
+  // as Tensor::item<T>()
+  vmap::detail::check_items_convertible("item", active_items(scalars, levels_), dtype);
   return Access::make(scalars.to(dtype), levels_, true);
+}
+
+void Value::check_items_fit(void (*check)(vmap::detail::Scalar)) const {
+  const Tensor host =
+      active_items(physical().reshape(level_sizes_of(physical(), levels_)), levels_)
+          .to(kCPU)
+          .contiguous();
+  auto each = [&]<class From>() {
+    const From* data = host.data_ptr<From>();
+    for (int64_t k = 0; k < host.numel(); ++k) check(vmap::detail::Scalar(data[k]));
+  };
+  switch (host.dtype()) {
+    case kFloat32: each.operator()<float>(); break;
+    case kFloat64: each.operator()<double>(); break;
+    case kInt32: each.operator()<int32_t>(); break;
+    case kInt64: each.operator()<int64_t>(); break;
+    case kBool: each.operator()<bool>(); break;
+  }
 }
 
 Device placed_on(const Value& v) { return v.defined() ? v.device() : kCPU; }

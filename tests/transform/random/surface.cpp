@@ -627,7 +627,53 @@ class Case {
           return "    out2[i] = y[i] + global" + suffix() + "[" + column() + "];\n";
         }
         [[fallthrough]];
+      case 15: return chance(50) ? scalar_meaning() : reduction();
       default: return chance(50) ? reduction() : sub_index();
+    }
+  }
+
+  // C++ scalar meaning the batched integers must keep (hunt of issue 31): a short wraps
+  // past 32767, a division guarded by `?:` or `&&` must not run for a zero divisor, bool
+  // arithmetic, a float + double sum computed in double, `/` and `%` by negative divisors,
+  // an unsigned read as the signed type of its width, overloaded helpers.
+  std::string scalar_meaning() {
+    const std::string v = "k[i][" + column() + "].item<int>()";
+    const std::string c = "longs[i][" + column() + "]";
+    switch (pick(0, 6)) {
+      case 5:
+        use("same_width_unsigned");
+        return "    {\n      int v = " + v + ";\n      unsigned u = v;\n      int s = u;\n"
+               "      uint16_t w = v * 9000;\n      short t = w;\n      " + c +
+               " = s;\n      counts[i] = t;\n    }\n";
+      case 6: {
+        use("overloaded_helper");
+        const std::string name = "overloaded" + std::to_string(helpers_++) + suffix();
+        helpers_text_ += "static int " + name + "(int a) { return a / 2; }\nstatic double " +
+                         name + "(double a) { return a / 2; }\n\n";
+        return "    {\n      int v = " + v + ";\n      " + c + " = " + name +
+               "(v) * 10;\n      od[i][" + column() + "] = " + name +
+               "(static_cast<double>(v));\n    }\n";
+      }
+      case 0:
+        use("narrow_signed");
+        return "    {\n      int v = " + v + ";\n      short s = v * 15000;\n      s = s + 9000;\n"
+               "      " + c + " = s;\n      counts[i] = static_cast<short>(v * 12000 - 3);\n    }\n";
+      case 1:
+        use("guarded_division");
+        return "    {\n      int v = " + v + ";\n      int r = v != 0 ? 100 / v : -1;\n"
+               "      if (v != 0 && 7 % v == 0)\n        r += 1000;\n      " + c + " = r;\n    }\n";
+      case 2:
+        use("bool_arithmetic");
+        return "    {\n      bool b = " + count() + " > 1;\n      bool e = " + v + ";\n      " + c +
+               " = b + e * 2 + (b ? 3 : 4) * 10 + !e;\n    }\n";
+      case 3:
+        use("float_plus_double");
+        return "    {\n      float f = static_cast<float>(" + count() + ") + 16777216.0f;\n      " + c +
+               " = static_cast<int64_t>(f + 1.0);\n    }\n";
+      default:
+        use("negative_divisor");
+        return "    {\n      int64_t a = " + count() + " - 3;\n      " + c +
+               " = a / -4 * 100 + a % -4;\n    }\n";
     }
   }
 
