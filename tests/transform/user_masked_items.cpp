@@ -66,3 +66,5 @@ int main() {
     }
   }
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

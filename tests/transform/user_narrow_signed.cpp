@@ -40,3 +40,5 @@ int main() {
   shorts(x, out);
   std::cout << out << "\n";
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

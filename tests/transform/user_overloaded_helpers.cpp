@@ -37,3 +37,5 @@ int main() {
     std::printf("%g %g %g\n", out[r][0].item<double>(), out[r][1].item<double>(),
                 out[r][2].item<double>());
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

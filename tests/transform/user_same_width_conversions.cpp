@@ -38,3 +38,5 @@ int main() {
                 static_cast<long long>(out[r][1].item<int64_t>()),
                 static_cast<long long>(out[r][2].item<int64_t>()));
 }
+
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -20,3 +20,6 @@ void steps(const Tensor& x, Tensor& out) {
     out[i] = s + t;
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags

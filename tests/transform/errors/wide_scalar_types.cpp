@@ -23,3 +23,6 @@ void wide(const Tensor& x, Tensor& out, long double scale) {
     out[i][1] = static_cast<int64_t>(v + w) + static_cast<int>(m);
   }
 }
+
+// RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
+// RUN: %refused-file-untouched %s %t %flags
