@@ -291,11 +291,14 @@ bool Analyser::checkAliasing() {
   };
 
   std::vector<Reached> All;
-  auto Add = [&](Reached R) {
-    auto Known = llvm::find_if(All, [&](const Reached &Other) {
+  auto Find = [&](const Reached &R) {
+    return llvm::find_if(All, [&](const Reached &Other) {
       return Other.Name == R.Name ||
              (isa_and_nonnull<VarDecl>(R.Decl) && Other.Decl == R.Decl);
     });
+  };
+  auto Add = [&](Reached R) {
+    auto Known = Find(R);
     if (Known == All.end())
       return All.push_back(std::move(R));
     if (R.Written && !Known->Written) {
@@ -396,7 +399,26 @@ bool Analyser::checkAliasing() {
         Call, NameInLoop,
         Context, Seen,
         [&](std::string Name, const ValueDecl *Decl, bool Container) {
-          Add({std::move(Name), nullptr, Decl, Call, false, Container});
+          Reached R{std::move(Name), nullptr, Decl, Call, false, Container};
+          // A callee writes only its own locals, so it reads what it
+          // reaches; reading what the loop writes or reduces into, each
+          // example would see the writes of the examples before it.
+          auto Known = Find(R);
+          bool Accumulator =
+              Known != All.end() && Known->Var &&
+              llvm::any_of(ReductionSites, [&](const ReductionSite &Site) {
+                return Site.Accumulator == Known->Var;
+              });
+          if (Known != All.end() && (Known->Written || Accumulator)) {
+            Ok &= refuseAt(diag::refuse_callee_reads_output,
+                           Call->getSourceRange(), diag::note_callee_reads_output,
+                           {"'" + Call->getDirectCallee()->getNameAsString() +
+                                "'",
+                            "'" + Known->Name + "'",
+                            Accumulator ? "reduces into" : "writes"});
+            return;
+          }
+          Add(std::move(R));
         },
         [&](std::string What, bool StaticLocal) {
           Ok &= refuseAt(diag::refuse_callee_tensor_not_checkable,
