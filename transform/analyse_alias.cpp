@@ -534,6 +534,24 @@ bool Analyser::checkAliasing() {
         if (Proved == Proof::Disjoint ||
             (Proved == Proof::SameView && ReadOwnSlots))
           continue;
+        // One tensor under two names (`Tensor h = out;`), read whole or at
+        // slots other examples write: the dependence between examples that
+        // checkReads and checkReductions refuse under one name.
+        if (Proved == Proof::SameView && !Other.Written) {
+          bool Accumulator =
+              llvm::any_of(ReductionSites, [&](const ReductionSite &Site) {
+                return Site.Accumulator == Written.Var;
+              });
+          Ok &= Accumulator
+                    ? refuseAt(diag::refuse_accumulator_read,
+                               Other.Site->getSourceRange(),
+                               diag::note_accumulator,
+                               {"'" + Written.Name + "'"})
+                    : refuseAt(diag::refuse_loop_carried,
+                               Other.Site->getSourceRange(),
+                               diag::note_own_slot, {"'" + Written.Name + "'"});
+          continue;
+        }
         if (Proved == Proof::Overlap) {
           // `Tensor out = x.narrow(0, 1, n - 1);` with x read: out lies in x.
           Access RootW = rootOf(Written.Var), RootO = rootOf(Other.Var);
