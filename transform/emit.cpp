@@ -632,6 +632,10 @@ LoopOutcome Printer::run() {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(LoopIndent + 4, ' ');
       switch (Guard.Check) {
+      case OverlapCheck::Kind::SameObject: // two C++ scalars: their addresses
+        Condition += "static_cast<const void *>(&" + Guard.Written +
+                     ") == static_cast<const void *>(&" + Guard.Read + ")";
+        continue;
       case OverlapCheck::Kind::UnlessSameView:
         Condition += "::vmap::batched::unsafe_overlap(";
         break;

@@ -3,7 +3,9 @@
 // a reference to it), an accumulator updated in place and one rebound by `maximum`. As
 // written each example sees the writes of the examples before it (out = {4, 8, 16, 32} from
 // ones and arange(4)); batched, every example would read the old values ({4, 5, 6, 7}).
-// Each is refused at the call (issue 31).
+// The same for C++ scalars: a global, a static and a member the loop reduces into, read
+// by a helper (as written {1, 2, 3, 4} into 1 gives 120, batched 11). Each is refused at
+// the call (issue 31).
 #include <vmap/vmap.hpp>
 using namespace vmap;
 
@@ -55,4 +57,34 @@ void running_maximum(const Tensor& x) {
     g_acc = maximum(g_acc, times_acc(x[i]));
 // CHECK: {{.*}}callee_reads_output.cpp:[[@LINE-1]]:28: error: 'times_acc', called in the loop, reads 'g_acc', which the loop reduces into
 }
-// CHECK: 5 errors generated.
+double g_total = 1;
+double times_total(double v) { return v * g_total; }
+
+void scalar_global(const Tensor& x) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    g_total += times_total(x[i].item<double>());
+// CHECK: {{.*}}callee_reads_output.cpp:[[@LINE-1]]:16: error: 'times_total', called in the loop, reads 'g_total', which the loop reduces into
+}
+
+static double s_total = 1;
+double& total_ref() { return s_total; }
+
+void scalar_static_through_a_reference(const Tensor& x) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    s_total = s_total + x[i].item<double>() * total_ref();
+// CHECK: {{.*}}callee_reads_output.cpp:[[@LINE-1]]:47: error: 'total_ref', called in the loop, reads 's_total', which the loop reduces into
+}
+
+struct Tracker {
+  float best_ = -100;
+  float above(float v) const { return v - best_; }
+  void track(const Tensor& x) {
+#pragma vmap
+    for (int64_t i = 0; i < x.size(0); ++i)
+      best_ = std::max(best_, above(x[i].item<float>()));
+// CHECK: {{.*}}callee_reads_output.cpp:[[@LINE-1]]:31: error: 'above', called in the loop, reads 'this->best_', which the loop reduces into
+  }
+};
+// CHECK: 8 errors generated.
