@@ -811,6 +811,16 @@ class Case {
       // A global the loop reads, which the caller may bind to an output as well.
       text += "    global" + suffix() + " = invariant(5, 0.5).clone();\n";
       if (alias == 4 && square && use("global_overlap")) out2_argument = "global" + suffix();
+      // Or the global and out2 are from_blob tensors over one buffer, a row apart: storages
+      // of their own, the same bytes.
+      if (alias == 6 && use("blob_overlap")) {
+        text += "    std::vector<float> blob(static_cast<size_t>(B + 6) * 5, 0.5f);\n"
+                "    global" + suffix() + " = from_blob(blob.data() + 5, {5, 5});\n"
+                "    global" + suffix() + ".copy_(invariant(5, 0.5));\n"
+                "    Tensor blob_out2 = from_blob(blob.data(), {B, 5});\n";
+        out2_argument = "blob_out2";
+        dumps.push_back("blob_out2");
+      }
       dumps.push_back("global" + suffix());
     }
     if (context_ == Context::member) {
@@ -827,6 +837,8 @@ class Case {
             "    }\n";
     for (const std::string& dumped : dumps)
       text += "    dump(\"" + dumped + "\", " + dumped + ");\n";
+    if (out2_argument == "blob_out2")  // the buffer ends with the block
+      text += "    global" + suffix() + " = Tensor();\n";
     text += "    std::printf(\"sf %.9g sd %.9g si %lld\\n\", sf, sd, static_cast<long long>(si));\n";
     if (context_ == Context::member)
       text += "    std::printf(\"total_ %.9g\\n\", object.total_);\n";
