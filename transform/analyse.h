@@ -65,6 +65,9 @@ struct OverlapCheck {
     /// Written, a C++ scalar the loop reduces into, and Read, a scalar it
     /// reads, are one object (a reference bound to the other).
     SameObject,
+    /// Read, a C++ scalar reference, may be bound to an element of Written, a
+    /// tensor the loop reaches (written, or Read is reduced into).
+    ScalarInTensor,
   };
   /// Each of Written and Read: how the guard names the tensor (or scalar)
   /// before the loop

@@ -600,9 +600,14 @@ bool Analyser::checkAliasing() {
     return Var->getType()->isReferenceType() || Var->hasGlobalStorage();
   };
   // A const object is no accumulator (and `&` of a `static const int`
-  // member declared only in its class would not link).
-  auto ReadOnly = [](const ValueDecl *Decl) {
-    return Decl->getType().isConstQualified();
+  // member declared only in its class would not link). A member path's type
+  // is the access's: `cfg.scale` through a `const Cfg &` may be the
+  // caller's non-const scalar.
+  auto ReadOnly = [&](const ValueDecl *Decl) {
+    const auto *Var = dyn_cast<VarDecl>(Decl);
+    return Decl->getType().isConstQualified() &&
+           !(Var &&
+             llvm::is_contained(llvm::make_second_range(MemberVars), Var));
   };
   std::vector<Reached> Accumulators, ScalarReads;
   auto AddTo = [](std::vector<Reached> &To, Reached R) {
@@ -615,7 +620,8 @@ bool Analyser::checkAliasing() {
     if (isScalarType(Site.Accumulator->getType()) &&
         !Locals.count(Site.Accumulator) && Shared(Site.Accumulator))
       AddTo(Accumulators, OfVar(Site.Accumulator, Site.Site, true));
-  if (Accumulators.empty())
+  bool WritesTensors = llvm::any_of(All, [](const Reached &R) { return R.Written; });
+  if (Accumulators.empty() && !WritesTensors)
     return Ok;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
     if (!S)
@@ -687,6 +693,24 @@ bool Analyser::checkAliasing() {
            Accumulators[I].Decl->getLocation(), Read.Decl->getLocation(),
            OverlapCheck::Kind::SameObject});
     }
+  // A scalar reference may be bound into a tensor's elements (`float &s =
+  // *t.data_ptr<float>();`): one the loop reduces into against each tensor it
+  // reaches, one it reads against each tensor it writes.
+  auto Reference = [](const Reached &R) {
+    const auto *Value = dyn_cast_or_null<ValueDecl>(R.Decl);
+    return Value && Value->getType()->isReferenceType();
+  };
+  for (const Reached &Tensor : All)
+    if (!Tensor.Container)
+      for (const Reached &Scalar : ScalarReads)
+        if (Reference(Scalar) &&
+            (Tensor.Written || llvm::any_of(Accumulators, [&](const Reached &A) {
+               return A.Decl == Scalar.Decl;
+             })))
+          Result.OverlapChecks.push_back(
+              {Tensor.Name, Scalar.Name,
+               Tensor.Decl ? Tensor.Decl->getLocation() : SourceLocation(),
+               Scalar.Decl->getLocation(), OverlapCheck::Kind::ScalarInTensor});
   return Ok;
 }
 

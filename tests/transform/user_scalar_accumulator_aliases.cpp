@@ -2,8 +2,9 @@
 // parameter the caller binds to the accumulator itself, a global a same-file helper reads,
 // a member of the object. As written each example reads the sum so far; batched, every
 // example would read the value before the loop. The guard compares the addresses and runs
-// the loop as written when the two names are one variable (main() binds them so); a
-// helper that reads the accumulator by its own name is refused (errors/callee_reads_output.cpp).
+// the loop as written when the two names are one variable (main() binds them so), and so
+// it does when a scalar reference is bound into a tensor the loop reaches; a helper that
+// reads the accumulator by its own name is refused (errors/callee_reads_output.cpp).
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -14,7 +15,8 @@ void scaled_sum(const Tensor& x, double& acc, const double& scale) {
     acc += x[i].item<double>() * scale;
 }
 // CHECK-LABEL: void scaled_sum(
-// CHECK-NEXT: if (static_cast<const void *>(&acc) == static_cast<const void *>(&scale)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK-NEXT: if (static_cast<const void *>(&acc) == static_cast<const void *>(&scale) ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(x, ::vmap::from_blob(const_cast<void *>(static_cast<const void *>(&acc)), {static_cast<int64_t>(sizeof(acc))}, ::vmap::kBool))) { // clang-vmap: inputs may overlap outputs, run as written
 
 double g_bias = 0;
 double biased(double v) { return v + g_bias; }
@@ -25,7 +27,20 @@ void biased_sum(const Tensor& x, double& acc) {
     acc += biased(x[i].item<double>());
 }
 // CHECK-LABEL: void biased_sum(
-// CHECK-NEXT: if (static_cast<const void *>(&acc) == static_cast<const void *>(&::g_bias)) {
+// CHECK-NEXT: if (static_cast<const void *>(&acc) == static_cast<const void *>(&::g_bias) ||
+
+// A member read through a const reference may still be the caller's accumulator.
+struct Config {
+  double scale = 2;
+};
+
+void configured_sum(const Tensor& x, double& acc, const Config& config) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    acc += x[i].item<double>() * config.scale;
+}
+// CHECK-LABEL: void configured_sum(
+// CHECK-NEXT: if (static_cast<const void *>(&acc) == static_cast<const void *>(&config.scale) ||
 
 struct Stats {
   float best_ = -100;
@@ -40,8 +55,8 @@ struct Stats {
 // CHECK-LABEL: void track(
 // CHECK-NEXT: if (static_cast<const void *>(&this->best_) == static_cast<const void *>(&limit)) { // clang-vmap
 
-// A const variable is no accumulator: nothing to check (and `&Limits::kFactor` would not
-// link, the member having no definition outside its class).
+// A const variable is no accumulator: nothing to check against it (and `&Limits::kFactor`
+// would not link, the member having no definition outside its class).
 struct Limits {
   static const int kFactor = 3;
 };
@@ -52,8 +67,27 @@ void factor_sum(const Tensor& x, double& acc) {
     acc += x[i].item<double>() * Limits::kFactor;
 }
 // CHECK-LABEL: void factor_sum(
-// CHECK-NOT: static_cast<const void *>
-// CHECK: namespace vb = ::vmap::batched;
+// CHECK-NEXT: if (::vmap::batched::any_overlap(x, ::vmap::from_blob(const_cast<void *>(static_cast<const void *>(&acc)), {static_cast<int64_t>(sizeof(acc))}, ::vmap::kBool))) { // clang-vmap
+
+// A scalar reference bound to an element of a tensor: the accumulator one inside a tensor
+// the loop reads, the read one inside the output. Each is checked against the tensors by
+// its bytes.
+void scaled_by_total(const Tensor& x, float& s, const Tensor& t) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    s += x[i].item<float>() * t.sum().item<float>();
+}
+// CHECK-LABEL: void scaled_by_total(
+// CHECK-NEXT: if (::vmap::batched::any_overlap(x, {{.*}}(&s)), {{.*}} ||
+// CHECK-NEXT: ::vmap::batched::any_overlap(t, {{.*}}(&s)), {static_cast<int64_t>(sizeof(s))}, ::vmap::kBool))) { // clang-vmap
+
+void scale_rows(const Tensor& x, Tensor& out, const float& scale) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i] * scale;
+}
+// CHECK-LABEL: void scale_rows(
+// CHECK: ::vmap::batched::any_overlap(out, ::vmap::from_blob(const_cast<void *>(static_cast<const void *>(&scale)), {static_cast<int64_t>(sizeof(scale))}, ::vmap::kBool))) { // clang-vmap
 
 double g_total = 0;
 
@@ -84,6 +118,10 @@ int main() {
   biased_sum(x, sum);
   std::cout << sum << "\n";
 
+  Config config;
+  configured_sum(x, config.scale, config);  // as written 2+2=4, 4+8=12, ...: 240
+  std::cout << config.scale << "\n";
+
   Stats stats;
   stats.track(x.to(kFloat), stats.best_);  // the limit is the running maximum itself
   std::cout << stats.best_ << "\n";
@@ -94,6 +132,14 @@ int main() {
   double factored = 1;
   factor_sum(x, factored);
   std::cout << factored << "\n";
+
+  Tensor totals = ones({2});
+  float& first = *totals.data_ptr<float>();
+  scaled_by_total(arange(3).to(kFloat) + 1, first, totals);  // as written 47
+  std::cout << totals << "\n";
+  Tensor rows = ones({3});
+  scale_rows(arange(3).to(kFloat) + 2, rows, *rows.data_ptr<float>());  // as written 2, 6, 8
+  std::cout << rows << "\n";
 
   g_total = 0;
   g_bias = 2;
