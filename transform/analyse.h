@@ -62,8 +62,15 @@ struct OverlapCheck {
     /// Written's own elements may overlap (an `expand`ed view): batched, one
     /// write would land on another; as written the last one wins.
     Internal,
+    /// Written, a C++ scalar the loop reduces into, and Read, a scalar it
+    /// reads, are one object (a reference bound to the other).
+    SameObject,
+    /// Read, a C++ scalar reference, may be bound to an element of Written, a
+    /// tensor the loop reaches (written, or Read is reduced into).
+    ScalarInTensor,
   };
-  /// Each of Written and Read: how the guard names the tensor before the loop
+  /// Each of Written and Read: how the guard names the tensor (or scalar)
+  /// before the loop
   /// (`out`, `this->W_`, `layer.bias`), and its declaration, for remarks.
   std::string Written, Read; ///< Read empty for Kind::Internal
   clang::SourceLocation WrittenDecl, ReadDecl;

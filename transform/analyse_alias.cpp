@@ -125,7 +125,8 @@ using NameInCaller =
     llvm::function_ref<std::optional<ObjectName>(const Expr *)>;
 
 /// What a function this file defines reaches besides its tensor arguments
-/// (which the caller reads itself), and the functions it calls in turn:
+/// (which the caller reads itself), and the functions it calls in turn
+/// (with \p Scalars, the C++ scalars instead of the tensors):
 /// globals and static members by their qualified names, members of the object
 /// it is called on and of objects passed to it, each by the name the loop's
 /// function gives it before the loop (\p Caller names the call's own
@@ -136,7 +137,13 @@ void forEachTensorThroughCall(
     const CallExpr *Call, NameInCaller Caller, const ASTContext &Context,
     llvm::SmallPtrSetImpl<const FunctionDecl *> &Seen,
     llvm::function_ref<void(std::string, const ValueDecl *, bool)> Visit,
-    llvm::function_ref<void(std::string, bool StaticLocal)> Unnamed) {
+    llvm::function_ref<void(std::string, bool StaticLocal)> Unnamed,
+    bool Scalars = false) {
+  // A scalar the loop cannot name is no accumulator of the loop's either.
+  auto Wanted = [&](QualType Type) {
+    return Scalars ? isScalarType(Type)
+                   : isTensorType(Type) || holdsTensors(Type);
+  };
   const FunctionDecl *Callee = Call->getDirectCallee();
   const FunctionDecl *Definition = nullptr;
   if (!Callee || isInVmapNamespace(Callee) || !Callee->hasBody(Definition) ||
@@ -205,19 +212,18 @@ void forEachTensorThroughCall(
       return;
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
       if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-          Var && Var->hasGlobalStorage() &&
-          (isTensorType(Var->getType()) || holdsTensors(Var->getType()))) {
-        if (Var->isStaticLocal())
-          Unnamed(Var->getNameAsString(), true);
-        else
+          Var && Var->hasGlobalStorage() && Wanted(Var->getType())) {
+        if (!Var->isStaticLocal())
           Visit(Global(Var), Var, holdsTensors(Var->getType()));
+        else if (!Scalars)
+          Unnamed(Var->getNameAsString(), true);
       }
     if (const auto *Member = dyn_cast<MemberExpr>(S)) {
       QualType Type = Member->getMemberDecl()->getType();
-      if (isTensorType(Type) || holdsTensors(Type)) {
+      if (Wanted(Type)) {
         if (std::optional<ObjectName> Name = NameOf(Member))
           Visit(Name->Name, Member->getMemberDecl(), holdsTensors(Type));
-        else
+        else if (!Scalars)
           Unnamed(sourceText(Context, Member->getSourceRange()).str(), false);
       }
     }
@@ -231,7 +237,8 @@ void forEachTensorThroughCall(
       Pointer = Member->getBase();
     else if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(S))
       Pointer = Subscript->getBase();
-    if (Pointer && pointsToTensors(Pointer->IgnoreParenImpCasts()->getType())) {
+    if (!Scalars && Pointer &&
+        pointsToTensors(Pointer->IgnoreParenImpCasts()->getType())) {
       std::optional<ObjectName> Name = NameOf(Pointer);
       if (Name && !isa<ArraySubscriptExpr>(S))
         Visit("(*" + Name->Name + ")",
@@ -243,7 +250,8 @@ void forEachTensorThroughCall(
         Unnamed(sourceText(Context, S->getSourceRange()).str(), false);
     }
     if (const auto *Inner = dyn_cast<CallExpr>(S))
-      forEachTensorThroughCall(Inner, NameOf, Context, Seen, Visit, Unnamed);
+      forEachTensorThroughCall(Inner, NameOf, Context, Seen, Visit, Unnamed,
+                               Scalars);
     for (const Stmt *Child : S->children())
       Walk(Child);
   };
@@ -291,11 +299,14 @@ bool Analyser::checkAliasing() {
   };
 
   std::vector<Reached> All;
-  auto Add = [&](Reached R) {
-    auto Known = llvm::find_if(All, [&](const Reached &Other) {
+  auto Find = [&](const Reached &R) {
+    return llvm::find_if(All, [&](const Reached &Other) {
       return Other.Name == R.Name ||
              (isa_and_nonnull<VarDecl>(R.Decl) && Other.Decl == R.Decl);
     });
+  };
+  auto Add = [&](Reached R) {
+    auto Known = Find(R);
     if (Known == All.end())
       return All.push_back(std::move(R));
     if (R.Written && !Known->Written) {
@@ -396,7 +407,26 @@ bool Analyser::checkAliasing() {
         Call, NameInLoop,
         Context, Seen,
         [&](std::string Name, const ValueDecl *Decl, bool Container) {
-          Add({std::move(Name), nullptr, Decl, Call, false, Container});
+          Reached R{std::move(Name), nullptr, Decl, Call, false, Container};
+          // A callee writes only its own locals, so it reads what it
+          // reaches; reading what the loop writes or reduces into, each
+          // example would see the writes of the examples before it.
+          auto Known = Find(R);
+          bool Accumulator =
+              Known != All.end() && Known->Var &&
+              llvm::any_of(ReductionSites, [&](const ReductionSite &Site) {
+                return Site.Accumulator == Known->Var;
+              });
+          if (Known != All.end() && (Known->Written || Accumulator)) {
+            Ok &= refuseAt(diag::refuse_callee_reads_output,
+                           Call->getSourceRange(), diag::note_callee_reads_output,
+                           {"'" + Call->getDirectCallee()->getNameAsString() +
+                                "'",
+                            "'" + Known->Name + "'",
+                            Accumulator ? "reduces into" : "writes"});
+            return;
+          }
+          Add(std::move(R));
         },
         [&](std::string What, bool StaticLocal) {
           Ok &= refuseAt(diag::refuse_callee_tensor_not_checkable,
@@ -512,6 +542,24 @@ bool Analyser::checkAliasing() {
         if (Proved == Proof::Disjoint ||
             (Proved == Proof::SameView && ReadOwnSlots))
           continue;
+        // One tensor under two names (`Tensor h = out;`), read whole or at
+        // slots other examples write: the dependence between examples that
+        // checkReads and checkReductions refuse under one name.
+        if (Proved == Proof::SameView && !Other.Written) {
+          bool Accumulator =
+              llvm::any_of(ReductionSites, [&](const ReductionSite &Site) {
+                return Site.Accumulator == Written.Var;
+              });
+          Ok &= Accumulator
+                    ? refuseAt(diag::refuse_accumulator_read,
+                               Other.Site->getSourceRange(),
+                               diag::note_accumulator,
+                               {"'" + Written.Name + "'"})
+                    : refuseAt(diag::refuse_loop_carried,
+                               Other.Site->getSourceRange(),
+                               diag::note_own_slot, {"'" + Written.Name + "'"});
+          continue;
+        }
         if (Proved == Proof::Overlap) {
           // `Tensor out = x.narrow(0, 1, n - 1);` with x read: out lies in x.
           Access RootW = rootOf(Written.Var), RootO = rootOf(Other.Var);
@@ -541,6 +589,128 @@ bool Analyser::checkAliasing() {
                       rootOf(Written.Var).Steps.empty()))
       Guard(Written, Reached{}, OverlapCheck::Kind::Internal);
   }
+
+  // C++ scalars. A reduction into a scalar another name can reach (a global
+  // or static, a member, a reference) must not be read under that name in
+  // the loop: as written each example reads the sum so far, batched every
+  // example reads the value before the loop. Read by a same-file function
+  // under its own name, it is refused at the call (as a tensor is above);
+  // under a name that may be it (a reference), the guard compares addresses.
+  auto Shared = [&](const VarDecl *Var) {
+    return Var->getType()->isReferenceType() || Var->hasGlobalStorage();
+  };
+  // A const object is no accumulator (and `&` of a `static const int`
+  // member declared only in its class would not link). A member path's type
+  // is the access's: `cfg.scale` through a `const Cfg &` may be the
+  // caller's non-const scalar.
+  auto ReadOnly = [&](const ValueDecl *Decl) {
+    const auto *Var = dyn_cast<VarDecl>(Decl);
+    return Decl->getType().isConstQualified() &&
+           !(Var &&
+             llvm::is_contained(llvm::make_second_range(MemberVars), Var));
+  };
+  std::vector<Reached> Accumulators, ScalarReads;
+  auto AddTo = [](std::vector<Reached> &To, Reached R) {
+    if (llvm::none_of(To, [&](const Reached &Other) {
+          return Other.Name == R.Name || Other.Decl == R.Decl;
+        }))
+      To.push_back(std::move(R));
+  };
+  for (const ReductionSite &Site : ReductionSites)
+    if (isScalarType(Site.Accumulator->getType()) &&
+        !Locals.count(Site.Accumulator) && Shared(Site.Accumulator))
+      AddTo(Accumulators, OfVar(Site.Accumulator, Site.Site, true));
+  bool WritesTensors = llvm::any_of(All, [](const Reached &R) { return R.Written; });
+  if (Accumulators.empty() && !WritesTensors)
+    return Ok;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S)
+      return;
+    const VarDecl *Var = nullptr;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      Var = dyn_cast<VarDecl>(Ref->getDecl());
+    else if (const auto *Member = dyn_cast<MemberExpr>(S))
+      Var = memberVar(Member);
+    if (Var && isScalarType(Var->getType()) && !Locals.count(Var) &&
+        !InductionLevel.count(Var) && Shared(Var) && !ReadOnly(Var))
+      AddTo(ScalarReads, OfVar(Var, cast<Expr>(S), false));
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(Loops[Top].For);
+  for (const auto &[Call, Where] : Calls) {
+    llvm::SmallPtrSet<const FunctionDecl *, 8> Seen;
+    bool Refused = false;
+    forEachTensorThroughCall(
+        Call, NameInLoop, Context, Seen,
+        [&](std::string Name, const ValueDecl *Decl, bool) {
+          auto Acc = llvm::find_if(Accumulators, [&](const Reached &A) {
+            return A.Name == Name || A.Decl == Decl;
+          });
+          if (Acc == Accumulators.end()) {
+            if (!ReadOnly(Decl))
+              AddTo(ScalarReads, {Name, nullptr, Decl, Call, false, false});
+            return;
+          }
+          if (!std::exchange(Refused, true))
+            Ok &= refuseAt(diag::refuse_callee_reads_output,
+                           Call->getSourceRange(), diag::note_callee_reads_output,
+                           {"'" + Call->getDirectCallee()->getNameAsString() +
+                                "'",
+                            "'" + Acc->Name + "'", "reduces into"});
+        },
+        [](std::string, bool) {}, /*Scalars=*/true);
+  }
+  // Two names that are two objects: distinct variables that are not
+  // references, or two fields of the object the loop runs on.
+  auto Distinct = [&](const Reached &A, const Reached &B) {
+    const auto *VarA = dyn_cast_or_null<VarDecl>(A.Decl);
+    const auto *VarB = dyn_cast_or_null<VarDecl>(B.Decl);
+    auto Plain = [&](const VarDecl *Var) {
+      return Var && !Var->getType()->isReferenceType() &&
+             !llvm::is_contained(llvm::make_second_range(MemberVars), Var);
+    };
+    auto OwnField = [](llvm::StringRef Name) {
+      return Name.consume_front("this->") &&
+             Name.find_first_of(".->[(") == llvm::StringRef::npos;
+    };
+    return (Plain(VarA) && Plain(VarB)) ||
+           (OwnField(A.Name) && OwnField(B.Name));
+  };
+  for (std::size_t I = 0; I < Accumulators.size(); ++I)
+    for (const Reached &Read : ScalarReads) {
+      auto Same = [&](const Reached &A) {
+        return A.Name == Read.Name || A.Decl == Read.Decl;
+      };
+      // The accumulator itself is checkReductions'; a pair of accumulators
+      // is checked once.
+      if (Same(Accumulators[I]) ||
+          std::any_of(Accumulators.begin(), Accumulators.begin() + I, Same) ||
+          Distinct(Accumulators[I], Read))
+        continue;
+      Result.OverlapChecks.push_back(
+          {Accumulators[I].Name, Read.Name,
+           Accumulators[I].Decl->getLocation(), Read.Decl->getLocation(),
+           OverlapCheck::Kind::SameObject});
+    }
+  // A scalar reference may be bound into a tensor's elements (`float &s =
+  // *t.data_ptr<float>();`): one the loop reduces into against each tensor it
+  // reaches, one it reads against each tensor it writes.
+  auto Reference = [](const Reached &R) {
+    const auto *Value = dyn_cast_or_null<ValueDecl>(R.Decl);
+    return Value && Value->getType()->isReferenceType();
+  };
+  for (const Reached &Tensor : All)
+    if (!Tensor.Container)
+      for (const Reached &Scalar : ScalarReads)
+        if (Reference(Scalar) &&
+            (Tensor.Written || llvm::any_of(Accumulators, [&](const Reached &A) {
+               return A.Decl == Scalar.Decl;
+             })))
+          Result.OverlapChecks.push_back(
+              {Tensor.Name, Scalar.Name,
+               Tensor.Decl ? Tensor.Decl->getLocation() : SourceLocation(),
+               Scalar.Decl->getLocation(), OverlapCheck::Kind::ScalarInTensor});
   return Ok;
 }
 

@@ -651,6 +651,17 @@ LoopOutcome Printer::run() {
       if (!Condition.empty())
         Condition += " ||\n" + std::string(LoopIndent + 4, ' ');
       switch (Guard.Check) {
+      case OverlapCheck::Kind::SameObject: // two C++ scalars: their addresses
+        Condition += "static_cast<const void *>(&" + Guard.Written +
+                     ") == static_cast<const void *>(&" + Guard.Read + ")";
+        continue;
+      case OverlapCheck::Kind::ScalarInTensor: // the scalar's bytes
+        Condition += "::vmap::batched::any_overlap(" + Guard.Written +
+                     ", ::vmap::from_blob(const_cast<void *>(static_cast<const "
+                     "void *>(&" +
+                     Guard.Read + ")), {static_cast<int64_t>(sizeof(" +
+                     Guard.Read + "))}, ::vmap::kBool))";
+        continue;
       case OverlapCheck::Kind::UnlessSameView:
         Condition += "::vmap::batched::unsafe_overlap(";
         break;

@@ -318,6 +318,16 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
                       "too); if they share any memory the loop runs as "
                       "written, per example"});
       break;
+    case OverlapCheck::Kind::SameObject:
+      Args.push_back({"String", "' is read; if they are one variable (a "
+                                "reference bound to the other) the loop runs "
+                                "as written, per example"});
+      break;
+    case OverlapCheck::Kind::ScalarInTensor:
+      Args.push_back({"String", "' is a reference; if it is bound to one of the "
+                                "tensor's elements the loop runs as written, per "
+                                "example"});
+      break;
     case OverlapCheck::Kind::Internal:
       Args.push_back({"String", "' is written; if its elements overlap each "
                                 "other (an expanded view) the loop runs as "

@@ -4,6 +4,7 @@
 #include "../cuda/device_ops.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace vmap {
 namespace detail {
@@ -215,12 +216,15 @@ void check_writable(const char* op, const Tensor& tensor) {
 bool overlaps(const Tensor& a, const Tensor& b) {
   const TensorImpl& x = impl_of(a);
   const TensorImpl& y = impl_of(b);
-  if (x.storage != y.storage || x.numel == 0 || y.numel == 0) return false;
+  // By address, not by storage: two from_blob tensors over one buffer (or from_dlpack of a
+  // tensor's own memory) share bytes through storages of their own.
+  if (x.numel == 0 || y.numel == 0 || x.device() != y.device()) return false;
   auto extent = [](const TensorImpl& impl) {
-    const char* first = impl.data();
+    const auto first = reinterpret_cast<std::uintptr_t>(impl.data());
     int64_t last = 0;
     for (size_t d = 0; d < impl.sizes.size(); ++d) last += (impl.sizes[d] - 1) * impl.strides[d];
-    return std::pair{first, first + (last + 1) * element_size(impl.dtype)};
+    return std::pair{first, first + static_cast<std::uintptr_t>((last + 1) *
+                                                                 element_size(impl.dtype))};
   };
   const auto [x_begin, x_end] = extent(x);
   const auto [y_begin, y_end] = extent(y);

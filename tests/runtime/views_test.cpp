@@ -152,6 +152,10 @@ TEST(Views, ItemAndOverlap) {
   EXPECT_FALSE(detail::overlaps(x[0], x[1]));
   EXPECT_TRUE(detail::overlaps(x.t(), x[1]));
   EXPECT_FALSE(detail::overlaps(x, x.clone()));
+  // Two from_blob tensors over one buffer: their own storages, the same bytes.
+  float buffer[6] = {};
+  EXPECT_TRUE(detail::overlaps(from_blob(buffer, {5}), from_blob(buffer + 1, {5})));
+  EXPECT_FALSE(detail::overlaps(from_blob(buffer, {3}), from_blob(buffer + 3, {3})));
 }
 
 }  // namespace

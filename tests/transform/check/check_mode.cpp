@@ -36,7 +36,10 @@ void scale_and_reduce(const Tensor& x, Tensor& out, float& total, Tensor& peak) 
 // CHECK-NEXT:   _b_check2.put_back(peak);
 // CHECK-NEXT:   try {
 // CHECK-NEXT:     if (::vmap::batched::any_overlap(out, peak) ||
-// CHECK-NEXT:         ::vmap::batched::unsafe_overlap(out, x)) { // clang-vmap: inputs may overlap outputs, run as written
+// CHECK-NEXT:         ::vmap::batched::unsafe_overlap(out, x) ||
+// CHECK-NEXT:         ::vmap::batched::any_overlap(out, ::vmap::from_blob(const_cast<void *>(static_cast<const void *>(&total)), {static_cast<int64_t>(sizeof(total))}, ::vmap::kBool)) ||
+// CHECK-NEXT:         ::vmap::batched::any_overlap(peak, {{.*}}(&total)){{.*}} ||
+// CHECK-NEXT:         ::vmap::batched::any_overlap(x, {{.*}}(&total)){{.*}}) { // clang-vmap: inputs may overlap outputs, run as written
 // CHECK:          } else { // clang-vmap: batched from line 14
 // CHECK:            vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"[](const auto& a) { return a * 2.5f + 1; }"}, [](const auto& a) { {{return a}} * 2.5f + 1; }, vb::at(x, i));  // line 15
 // CHECK:            vb::accumulate_rebinding(peak, vb::at(x, i), vb::Reduce::max);  // line 17
@@ -71,10 +74,10 @@ void pair_mask(const Tensor& a, const Tensor& b, Tensor& mask) {
 // CHECK-NEXT:   _b_check0.put_back(mask);
 // CHECK-NEXT:   try {
 // CHECK-NEXT:     if (::vmap::batched::any_overlap(mask, a) ||
-// CHECK:        } else { // clang-vmap: batched from line 56
-// CHECK:        check_threw(_b_error, "{{.*}}check_mode.cpp", 56);
+// CHECK:        } else { // clang-vmap: batched from line 59
+// CHECK:        check_threw(_b_error, "{{.*}}check_mode.cpp", 59);
 // CHECK-NEXT:   }
-// CHECK-NEXT:   _b_check0.compare(mask, {"{{.*}}check_mode.cpp", 56, "mask", false, 2});
+// CHECK-NEXT:   _b_check0.compare(mask, {"{{.*}}check_mode.cpp", 59, "mask", false, 2});
 // CHECK-NEXT: }
 
 int main() {

@@ -37,7 +37,33 @@ Tensor transposed_handle_copy(const Tensor& x) {
   }
   return out;
 }
-// CHECK: 3 errors generated.
+// One tensor under two names: a handle copy of the output read whole (as written each
+// example adds the sums the examples before it stored), and a reference to an accumulator
+// read in the loop that adds to it.
+void handle_copy_read_whole(Tensor& out) {
+  Tensor same = out;
+#pragma vmap
+  for (int64_t i = 0; i < out.size(0); ++i)
+    out[i] = same.sum() + i;
+// CHECK: {{.*}}provable_overlaps.cpp:[[@LINE-1]]:14: error: loop-carried dependence: 'out' is written per example and read here at a slot of another iteration
+}
+
+void handle_copy_read_next(Tensor& out) {
+  Tensor same = out;
+#pragma vmap
+  for (int64_t i = 0; i < 3; ++i)
+    out[i] = same[i + 1] * 2;
+// CHECK: {{.*}}provable_overlaps.cpp:[[@LINE-1]]:14: error: loop-carried dependence: 'out' is written per example and read here at a slot of another iteration
+}
+
+void accumulator_read_through_a_copy(const Tensor& x, Tensor& acc) {
+  Tensor seen = acc;
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    acc += x[i] * seen;
+// CHECK: {{.*}}provable_overlaps.cpp:[[@LINE-1]]:19: error: accumulator 'acc' is read in the loop it reduces over
+}
+// CHECK: 6 errors generated.
 
 // RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
 // RUN: %refused-file-untouched %s %t %flags

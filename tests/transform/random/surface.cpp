@@ -627,7 +627,9 @@ class Case {
           return "    out2[i] = y[i] + global" + suffix() + "[" + column() + "];\n";
         }
         [[fallthrough]];
-      case 15: return chance(50) ? scalar_meaning() : reduction();
+      case 15:
+        if (chance(40)) return reached_elsewhere();
+        return chance(50) ? scalar_meaning() : reduction();
       default: return chance(50) ? reduction() : sub_index();
     }
   }
@@ -675,6 +677,43 @@ class Case {
         return "    {\n      int64_t a = " + count() + " - 3;\n      " + c +
                " = a / -4 * 100 + a % -4;\n    }\n";
     }
+  }
+
+  // What the loop reaches under another name (issue 31): a global tensor or C++ scalar that a
+  // same-file helper reads, and the object's member, which the caller may bind to the loop's
+  // own accumulator (the run-time guard runs the loop as written then); a helper that reads
+  // the global the loop itself reduces into (refused: left as written).
+  std::string reached_elsewhere() {
+    const std::string name = "helper" + std::to_string(helpers_++) + suffix();
+    const std::string tensor = "gacc" + suffix(), number = "gbias" + suffix();
+    switch (pick(0, 3)) {
+      case 0:
+        if (!claim("acc")) break;
+        use("helper_reads_global_acc");
+        reach_ |= reach_tensor;
+        helpers_text_ += "static Tensor " + name + "(const Tensor& v) {\n  return v * (" +
+                         tensor + ".sum() * 0.125 + 1.0);\n}\n\n";
+        return "    acc += " + name + "(" + value() + ");\n";
+      case 1:
+        if (!claim("sd")) break;
+        use("helper_reads_global_scalar");
+        reach_ |= reach_scalar;
+        helpers_text_ += "static double " + name + "(double v) {\n  return v * 0.5 + " +
+                         number + ";\n}\n\n";
+        return "    sd += " + name + "(d[i][" + column() + "].item<double>());\n";
+      case 2:
+        if (context_ != Context::member || !claim("sf") || !claim("total_")) break;
+        use("member_scalar_read");
+        reach_ |= reach_member;
+        return "    sf += " + item("x[i][" + column() + "]") + " * total_;\n";
+      default:
+        use("helper_reads_loop_global");
+        reach_ |= reach_tensor;
+        helpers_text_ += "static Tensor " + name + "(const Tensor& v) {\n  return v + " +
+                         tensor + " * 0.5;\n}\n\n";
+        return "    " + tensor + " += " + name + "(" + value() + ");\n";
+    }
+    return "    out2[i] = " + value() + " * 0.5;\n";
   }
 
   std::string loop_header() {
@@ -762,6 +801,11 @@ class Case {
     std::string comment = "// case " + std::to_string(id_) + ", forms:";
     for (const std::string& form : forms_) comment += " " + form;
     if (uses_global_) helpers_text_ += "static Tensor global" + suffix() + ";\n\n";
+    // Before the helpers that read them.
+    if (reach_ & reach_tensor)
+      helpers_text_ = "static Tensor gacc" + suffix() + ";\n\n" + helpers_text_;
+    if (reach_ & reach_scalar)
+      helpers_text_ = "static double gbias" + suffix() + ";\n\n" + helpers_text_;
     definitions_ = comment + "\n" + helpers_text_ + function + "\n";
   }
 
@@ -800,26 +844,53 @@ class Case {
       dumps.insert(dumps.end(), {"acc_before", "peak_before"});
     }
     std::string out_argument = "out", out2_argument = "out2";
+    std::string acc_argument = "acc", sf_argument = "sf", sd_argument = "sd";
+    if (reach_ & reach_tensor) {
+      text += "    gacc" + suffix() + " = full({5}, 0.5);\n";
+      if (chance(50) && use("acc_is_global_a_helper_reads")) acc_argument = "gacc" + suffix();
+      dumps.push_back("gacc" + suffix());
+    }
+    if (reach_ & reach_scalar) {
+      text += "    gbias" + suffix() + " = 0.25;\n";
+      if (chance(50) && use("sd_is_global_a_helper_reads")) sd_argument = "gbias" + suffix();
+    }
     if (uses_global_) {
       // A global the loop reads, which the caller may bind to an output as well.
       text += "    global" + suffix() + " = invariant(5, 0.5).clone();\n";
       if (alias == 4 && square && use("global_overlap")) out2_argument = "global" + suffix();
+      // Or the global and out2 are from_blob tensors over one buffer, a row apart: storages
+      // of their own, the same bytes.
+      if (alias == 6 && use("blob_overlap")) {
+        text += "    std::vector<float> blob(static_cast<size_t>(B + 6) * 5, 0.5f);\n"
+                "    global" + suffix() + " = from_blob(blob.data() + 5, {5, 5});\n"
+                "    global" + suffix() + ".copy_(invariant(5, 0.5));\n"
+                "    Tensor blob_out2 = from_blob(blob.data(), {B, 5});\n";
+        out2_argument = "blob_out2";
+        dumps.push_back("blob_out2");
+      }
       dumps.push_back("global" + suffix());
     }
     if (context_ == Context::member) {
       text += "    Case" + std::to_string(id_) + " object{w.clone(), zeros({B, 5}), zeros({5})};\n";
       if (alias == 3 && square && use("member_overlap")) out_argument = "object.W_";
+      if ((reach_ & reach_member) && chance(50) && use("sf_is_member_the_loop_reads"))
+        sf_argument = "object.total_";
       dumps.insert(dumps.end(), {"object.W_", "object.out_", "object.acc_"});
     }
     text += "    try {\n      " + callee + "(" + x_argument + ", y, d, n, k, idx, x3, w, m, " +
-            out_argument + ", " + out2_argument + ", od, o3, ints, longs, counts, flags, acc, peak, sf, sd, "
-            "si);\n    } catch (const std::exception&) {\n      std::printf(\"threw\\n\");\n"
+            out_argument + ", " + out2_argument + ", od, o3, ints, longs, counts, flags, " +
+            acc_argument + ", peak, " + sf_argument + ", " + sd_argument +
+            ", si);\n    } catch (const std::exception&) {\n      std::printf(\"threw\\n\");\n"
             "    }\n";
     for (const std::string& dumped : dumps)
       text += "    dump(\"" + dumped + "\", " + dumped + ");\n";
+    if (out2_argument == "blob_out2")  // the buffer ends with the block
+      text += "    global" + suffix() + " = Tensor();\n";
     text += "    std::printf(\"sf %.9g sd %.9g si %lld\\n\", sf, sd, static_cast<long long>(si));\n";
     if (context_ == Context::member)
       text += "    std::printf(\"total_ %.9g\\n\", object.total_);\n";
+    if (reach_ & reach_scalar)
+      text += "    std::printf(\"gbias %.9g\\n\", gbias" + suffix() + ");\n";
     return text + "  }\n";
   }
 
@@ -860,6 +931,8 @@ class Case {
   int batch_ = 5;
   bool rebinds_ = false;  // the loop rebinds acc or peak (`acc = acc + e`)
   bool uses_global_ = false;
+  enum { reach_tensor = 1, reach_scalar = 2, reach_member = 4 };
+  int reach_ = 0;  // reached_elsewhere's globals and member reads
   bool unsigned_ = false;  // the kernel block being written declares size_t u, unsigned v
   int helpers_ = 0;
   std::set<std::string> forms_;
