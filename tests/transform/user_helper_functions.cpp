@@ -11,6 +11,12 @@ float cosine(const Tensor& a, const Tensor& b) {
   float den = std::sqrt(dot(a, a).item<float>() * dot(b, b).item<float>());
   return num / (den + 1e-6f);
 }
+// CHECK: static ::vmap::batched::Value _b_gelu_approx(const ::vmap::batched::Value& t) {
+// CHECK: return t * vb::sigmoid(t * 1.702);  // line 7
+// CHECK: static ::vmap::batched::Value _b_cosine(const ::vmap::batched::Value& a, const Tensor& b) {
+// CHECK: vb::Value num = vb::dot(a, b).item<float>();  // line 10
+// CHECK: vb::Value den = vb::sqrt(vb::dot(a, a).item<float>() * dot(b, b).item<float>());  // line 11
+// CHECK: return num / (den + 1e-6f);  // line 12
 
 void features(const Tensor& x, const Tensor& ref, Tensor& act, Tensor& sim) {
 #pragma vmap
@@ -19,6 +25,10 @@ void features(const Tensor& x, const Tensor& ref, Tensor& act, Tensor& sim) {
     sim[i] = cosine(x[i], ref);
   }
 }
+// CHECK-LABEL: void features(
+// CHECK: vb::Level _b_level0(0, x.size(0));  // line 23
+// CHECK: vb::at(act, i) = _b_gelu_approx(vb::at(x, i));  // line 24
+// CHECK: vb::at(sim, i) = _b_cosine(vb::at(x, i), ref);  // line 25
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.5) / 3.0;
@@ -29,15 +39,5 @@ int main() {
   std::cout << act << "\n" << sim << "\n";
 }
 
-// CHECK: static ::vmap::batched::Value _b_gelu_approx(const ::vmap::batched::Value& t) {
-// CHECK: return t * vb::sigmoid(t * 1.702);  // line 7
-// CHECK: static ::vmap::batched::Value _b_cosine(const ::vmap::batched::Value& a, const Tensor& b) {
-// CHECK: vb::Value num = vb::dot(a, b).item<float>();  // line 10
-// CHECK: vb::Value den = vb::sqrt(vb::dot(a, a).item<float>() * dot(b, b).item<float>());  // line 11
-// CHECK: return num / (den + 1e-6f);  // line 12
-// CHECK-LABEL: void features(
-// CHECK: vb::Level _b_level0(0, x.size(0));  // line 17
-// CHECK: vb::at(act, i) = _b_gelu_approx(vb::at(x, i));  // line 18
-// CHECK: vb::at(sim, i) = _b_cosine(vb::at(x, i), ref);  // line 19
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

@@ -10,6 +10,9 @@ Tensor centre(Tensor t) {
   t = t - t.mean();
   return t;
 }
+// CHECK: static ::vmap::batched::Value _b_centre(::vmap::batched::Value t) {
+// CHECK: t = t - t.mean();  // line 10
+// CHECK: return t;  // line 11
 
 Tensor norm_row(const Tensor& t) { return centre(t) / (t.abs().sum() + 1.0); }
 
@@ -28,6 +31,19 @@ void mix(const Tensor& x, const Tensor& y, const Tensor& idx, Tensor& a, Tensor&
     prod *= 1.0 + i * 0.5;
   }
 }
+// CHECK: static ::vmap::batched::Value _b_norm_row(const ::vmap::batched::Value& t) {
+// CHECK: return _b_centre(t) / (vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& t) { return t.abs(); }, t).sum() + 1.0);  // line 17
+// CHECK-LABEL: void mix(
+// CHECK: vb::Level _b_level0(0, (x.size(0) - 1) + 1);  // line 22
+// CHECK: const vb::Value& row = vb::at(x, i);  // line 23
+// CHECK: vb::Value col = vb::select(y, 1, i);  // line 24
+// CHECK: vb::Value pos = row.sum().item<float>() > 0;  // line 25
+// CHECK: vb::at(a, i) = vb::where(pos, row, -row);  // line 26
+// CHECK: vb::at(b, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row, const auto& a, const auto& c) { return vb::where(row > 1, row, a) + c * 0.5; }, row, vb::zeros_like(row), col.sum());  // line 27
+// CHECK: vb::at(c, i) = row.index_select(0, idx).reshape({1, 2}).matmul(vb::at(y.t(), i).narrow(0, 0, 2).reshape({2, 1}));  // line 28
+// CHECK: vb::at(d, i) = _b_norm_row(row);  // line 29
+// CHECK: vb::accumulate(smallest, vb::scalar_cast<int>((row.amin(0).item<float>())), vb::Reduce::min);  // line 30
+// CHECK: vb::accumulate(prod, 1.0 + vb::scalar_cast<double>(i) * 0.5, vb::Reduce::mul);  // line 31
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 3.0;
@@ -40,21 +56,5 @@ int main() {
   std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << smallest << " " << prod << "\n";
 }
 
-// CHECK: static ::vmap::batched::Value _b_centre(::vmap::batched::Value t) {
-// CHECK: t = t - t.mean();  // line 10
-// CHECK: return t;  // line 11
-// CHECK: static ::vmap::batched::Value _b_norm_row(const ::vmap::batched::Value& t) {
-// CHECK: return _b_centre(t) / (vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& t) { return t.abs(); }, t).sum() + 1.0);  // line 14
-// CHECK-LABEL: void mix(
-// CHECK: vb::Level _b_level0(0, (x.size(0) - 1) + 1);  // line 19
-// CHECK: const vb::Value& row = vb::at(x, i);  // line 20
-// CHECK: vb::Value col = vb::select(y, 1, i);  // line 21
-// CHECK: vb::Value pos = row.sum().item<float>() > 0;  // line 22
-// CHECK: vb::at(a, i) = vb::where(pos, row, -row);  // line 23
-// CHECK: vb::at(b, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& row, const auto& a, const auto& c) { return vb::where(row > 1, row, a) + c * 0.5; }, row, vb::zeros_like(row), col.sum());  // line 24
-// CHECK: vb::at(c, i) = row.index_select(0, idx).reshape({1, 2}).matmul(vb::at(y.t(), i).narrow(0, 0, 2).reshape({2, 1}));  // line 25
-// CHECK: vb::at(d, i) = _b_norm_row(row);  // line 26
-// CHECK: vb::accumulate(smallest, vb::scalar_cast<int>((row.amin(0).item<float>())), vb::Reduce::min);  // line 27
-// CHECK: vb::accumulate(prod, 1.0 + vb::scalar_cast<double>(i) * 0.5, vb::Reduce::mul);  // line 28
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

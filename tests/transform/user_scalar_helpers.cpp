@@ -21,17 +21,6 @@ void apply(const Tensor& x, const Tensor& y, Tensor& out, Tensor& ids, Tensor& m
     mixed[i] = blend(x[i], y[i], w);
   }
 }
-
-int main() {
-  Tensor x = arange(15).reshape({5, 3}).to(kFloat) - 7.0;
-  Tensor y = (arange(15).reshape({5, 3}).to(kFloat) * 0.4).cos();
-  Tensor out = zeros({5});
-  Tensor ids = zeros({5}, kInt32);
-  Tensor mixed = zeros({5, 3});
-  apply(x, y, out, ids, mixed);
-  std::cout << out << "\n" << ids << "\n" << mixed << "\n";
-}
-
 // CHECK: static ::vmap::batched::Value _b_clip(::vmap::batched::Value v, float lo, float hi) {
 // CHECK: return vb::fmin(vb::fmax(v, lo), hi);  // line 8
 // CHECK: static ::vmap::batched::Value _b_bucket(::vmap::batched::Value n) {
@@ -45,5 +34,16 @@ int main() {
 // CHECK: vb::at(ids, i) = _b_bucket(i * 2);  // line 19
 // CHECK: vb::Value w = _b_clip(m * 0.1f, 0.0f, 1.0f);  // line 20
 // CHECK: vb::at(mixed, i) = _b_blend(vb::at(x, i), vb::at(y, i), w);  // line 21
+
+int main() {
+  Tensor x = arange(15).reshape({5, 3}).to(kFloat) - 7.0;
+  Tensor y = (arange(15).reshape({5, 3}).to(kFloat) * 0.4).cos();
+  Tensor out = zeros({5});
+  Tensor ids = zeros({5}, kInt32);
+  Tensor mixed = zeros({5, 3});
+  apply(x, y, out, ids, mixed);
+  std::cout << out << "\n" << ids << "\n" << mixed << "\n";
+}
+
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
