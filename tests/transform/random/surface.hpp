@@ -19,4 +19,8 @@ struct SurfaceOptions {
 // each case wrote.
 std::string surface_program(uint32_t seed, const SurfaceOptions& options);
 
+// What every such program starts with: its includes and the input and print helpers
+// (surface_prelude.cpp).
+extern const char* const kSurfacePrelude;
+
 }  // namespace vmap_generator
