@@ -8,7 +8,8 @@
 #include <iostream>
 using namespace vmap;
 
-// A mask of any dtype: the bool converted as fill_ converts it.
+// A mask of any dtype: the bool converted as fill_ converts it. The plain loop's trips are
+// independent: it runs as a level (Note [Plain loops as levels]), no element stores.
 void mask_inner(Tensor& mask) {
 #pragma vmap
   for (int64_t i = 0; i < mask.size(0); ++i)
@@ -16,10 +17,9 @@ void mask_inner(Tensor& mask) {
       mask[i][j] = j >= i;
 }
 // CHECK-LABEL: void mask_inner(
-// CHECK: vb::fused_scalar([](long a, int64_t i, vb::WritableElements b) {
-// CHECK-NEXT: for (int64_t j = 0; j < a; ++j)  // line 15
-// CHECK-NEXT: b[j] = j >= i;
-// CHECK-NEXT: }, mask.size(1), i, vb::at(mask, i));  // line 15
+// CHECK: vb::Level _b_level1(0, mask.size(1));  // line 16
+// CHECK-NEXT: const vb::Value j = _b_level1.index();
+// CHECK-NEXT: vb::at(mask, i)[j] = j >= i;  // line 17
 
 // A gather over part of each row (the rest of out keeps its values), through an index
 // computed per element.
@@ -46,13 +46,13 @@ void linear_dot(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y) {
     }
 }
 // CHECK-LABEL: void linear_dot(
-// CHECK: vb::fused_scalar([](long a, vb::Elements b, long c, vb::Elements w, vb::Elements x, int64_t n, vb::WritableElements d) {
-// CHECK-NEXT: for (int64_t o = 0; o < a; ++o) {  // line 42
-// CHECK-NEXT: float acc = b[o].item<float>();
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
-// CHECK-NEXT: d[o] = acc;
-// CHECK-NEXT: }
-// CHECK-NEXT: }, w.size(0), b, w.size(1), w, x, n, vb::at(y, n));  // line 42
+// The loop over o runs as a level; the one over k stays in the kernel of each (n, o).
+// CHECK: vb::Level _b_level1(0, w.size(0));  // line {{[0-9]+}}
+// CHECK-NEXT: const vb::Value o = _b_level1.index();
+// CHECK-NEXT: vb::at(y, n)[o] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float acc, long a, vb::Elements w, int64_t o, vb::Elements x, int64_t n) {
+// CHECK-NEXT: for (int64_t k = 0; k < a; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
+// CHECK-NEXT: return acc;
+// CHECK-NEXT: }, vb::at(b, o).item<float>(), w.size(1), w, o, x, n);
 
 // The sum of products with the whole vector, a plain loop over `.item()` reads: a kernel
 // that returns the sum (batched, each trip of the loop was one op).
