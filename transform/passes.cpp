@@ -78,8 +78,8 @@ bool refuseConditionalsInClones(const BatchPlan &Plan,
 //     stored into a slot indexed along the level (no larger than the output),
 //     or as one element per example along levels that stores index.
 // A loop that fails either stays a loop (its remark OpsPerTrip says what a
-// trip costs); the candidates are dropped one by one, innermost first, and
-// the rest tried again. Only loops reached from a level's body through blocks
+// trip costs). Each loop is tried in turn, outer ones first, beside those
+// kept before it (one analysis of the nest a loop). Only loops reached from a level's body through blocks
 // are tried (not one under an `if` or inside another statement), with a `<`,
 // `<=`, `>` or `>=` condition, and holding no annotated loop.
 
@@ -298,57 +298,48 @@ llvm::DenseSet<const ForStmt *> levelsMakingTemporaries(const BatchPlan &Plan) {
   return Offending;
 }
 
-/// The plain loops of \p Candidates (Note [Plain loops as levels]) that
-/// analyse -> batch -> fuse of loop \p Top accept as levels, trying fewer
-/// each time one is not: \p Candidates, shrunk, or \p Loops alone. Reports
-/// nothing: the caller runs the passes again over what it returns, to report
-/// their warnings.
+/// \p Loops with those plain loops of \p Candidates (the loops after \p
+/// Loops) that analyse -> batch -> fuse of loop \p Top accept as levels
+/// (Note [Plain loops as levels]): each tried in turn, outer loops first,
+/// beside those kept before it. Reports nothing: the caller runs the passes
+/// again over what it returns, to report their warnings.
 std::vector<VmapLoop> plainLoopsAsLevels(ASTContext &Context,
                                          llvm::ArrayRef<VmapLoop> Loops,
-                                         std::vector<VmapLoop> Candidates,
+                                         llvm::ArrayRef<VmapLoop> Candidates,
                                          unsigned Top, Diagnostics &Diags) {
   DiagnosticsEngine &Engine = Context.getDiagnostics();
   const bool WasSuppressed = Engine.getSuppressAllDiagnostics();
   const unsigned RefusalsBefore = Diags.numRefusals();
   Engine.setSuppressAllDiagnostics(true);
-  // Drops the candidates \p Drop names and those nested in them.
-  auto Without = [&](const llvm::DenseSet<const ForStmt *> &Drop) {
-    std::vector<VmapLoop> Kept(Loops.begin(), Loops.end());
-    std::vector<int> NewIndex(Candidates.size(), -1);
-    for (unsigned I = 0; I < Loops.size(); ++I)
-      NewIndex[I] = static_cast<int>(I);
-    for (unsigned I = Loops.size(); I < Candidates.size(); ++I) {
-      VmapLoop Candidate = Candidates[I];
-      if (Drop.count(Candidate.For) || NewIndex[Candidate.Parent] < 0)
-        continue;
-      Candidate.Parent = NewIndex[Candidate.Parent];
-      NewIndex[I] = static_cast<int>(Kept.size());
-      Kept.push_back(Candidate);
-    }
-    return Kept;
-  };
-  // Each try drops at least one candidate: at most one try per candidate.
-  while (Candidates.size() > Loops.size()) {
-    std::optional<LoopAnalysis> Analysis =
-        analyse(Context, Candidates, Top, Diags);
-    std::optional<BatchPlan> Plan;
-    if (Analysis && !Analysis->Refused)
-      Plan = batch(std::move(*Analysis), Diags);
-    if (!Plan) {
-      // Refused, and the refusal does not say which loop: the innermost
-      // (last) candidate goes first.
-      Candidates = Without({Candidates.back().For});
-      continue;
-    }
+  auto Accepted = [&](llvm::ArrayRef<VmapLoop> Tried) {
+    std::optional<LoopAnalysis> Analysis = analyse(Context, Tried, Top, Diags);
+    if (!Analysis || Analysis->Refused)
+      return false;
+    std::optional<BatchPlan> Plan = batch(std::move(*Analysis), Diags);
+    if (!Plan)
+      return false;
     fuse(*Plan);
-    llvm::DenseSet<const ForStmt *> Offending = levelsMakingTemporaries(*Plan);
-    if (Offending.empty())
-      break;
-    Candidates = Without(Offending);
+    return levelsMakingTemporaries(*Plan).empty();
+  };
+  std::vector<VmapLoop> Kept(Loops.begin(), Loops.end());
+  // Where each candidate went in Kept; -1: not kept (nor those inside it).
+  std::vector<int> KeptAt(Candidates.size(), -1);
+  for (unsigned I = 0; I < Loops.size(); ++I)
+    KeptAt[I] = static_cast<int>(I);
+  for (unsigned I = Loops.size(); I < Candidates.size(); ++I) {
+    VmapLoop Candidate = Candidates[I];
+    if (KeptAt[Candidate.Parent] < 0)
+      continue;
+    Candidate.Parent = KeptAt[Candidate.Parent];
+    Kept.push_back(Candidate);
+    if (Accepted(Kept))
+      KeptAt[I] = static_cast<int>(Kept.size() - 1);
+    else
+      Kept.pop_back();
   }
   Engine.setSuppressAllDiagnostics(WasSuppressed);
   Diags.forgetRefusalsAfter(RefusalsBefore);
-  return Candidates;
+  return Kept;
 }
 
 } // namespace
@@ -371,8 +362,7 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   // Note [Plain loops as levels]: the loops the passes run over.
   std::vector<VmapLoop> Promoted = withPlainLoopsAsLevels(Loops, Top);
   if (Promoted.size() > Loops.size())
-    Promoted = plainLoopsAsLevels(Context, Loops, std::move(Promoted), Top,
-                                  Diags);
+    Promoted = plainLoopsAsLevels(Context, Loops, Promoted, Top, Diags);
   Loops = Promoted;
   std::optional<LoopAnalysis> Analysis = analyse(Context, Loops, Top, Diags);
   if (!Analysis)

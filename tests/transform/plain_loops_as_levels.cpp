@@ -114,7 +114,38 @@ void until_negative(const Tensor& x, Tensor& out) {
 }
 // CHECK-LABEL: void until_negative(
 // CHECK-NOT: _b_level1
-// CHECK: int main(
+
+// A local row of the example filled by one loop, then stored; a second loop that reads the
+// first loop's results at other trips' slots; two loops deep; a masked store in a level.
+void forms_around(const Tensor& x, const Tensor& y, Tensor& doubled, Tensor& shifted,
+                  Tensor& outer, Tensor& positive) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor row = zeros({x.size(1)});
+    for (int64_t j = 0; j < x.size(1); ++j)
+      row[j] = x[i][j] * 2;
+    doubled[i] = row;
+    for (int64_t j = 0; j < x.size(1); ++j)
+      shifted[i][j] = x[i][j] + 1;
+    for (int64_t j = 0; j < x.size(1); ++j)
+      shifted[i][j] = shifted[i][(j + 1) % x.size(1)] * 3;
+    for (int64_t j = 0; j < y.size(0); ++j)
+      for (int64_t k = 0; k < y.size(1); ++k)
+        outer[i][j][k] = x[i][k] * y[j][k] + j - k;
+    for (int64_t j = 0; j < x.size(1); ++j)
+      if (x[i][j].item<float>() > 0) positive[i][j] = x[i][j];
+  }
+}
+// CHECK-LABEL: void forms_around(
+// CHECK: vb::Level _b_level1(0, x.size(1));  // line 125
+// CHECK: row[j] = vb::at(x, i)[j] * 2;  // line 126
+// CHECK: vb::Level _b_level1_1(0, x.size(1));  // line 128
+// CHECK: for (int64_t j = 0; j < x.size(1); ++j) {  // line 130
+// CHECK: vb::Level _b_level1_2(0, y.size(0));  // line 132
+// CHECK: vb::Level _b_level2(0, y.size(1));  // line 133
+// CHECK: vb::Level _b_level1_3(0, x.size(1));  // line 135
+// CHECK-NEXT: const vb::Value j = _b_level1_3.index();
+// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i)[j].item<float>() > 0);  // line 136
 
 int main() {
   const Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
@@ -143,6 +174,10 @@ int main() {
   Tensor ones = zeros({4, 3});
   until_negative(x, ones);
   std::cout << ones << "\n";
+  Tensor doubled = zeros({4, 3}), shifted = zeros({4, 3}), outer = zeros({4, 5, 3});
+  Tensor positive = full({4, 3}, -7.0);
+  forms_around(x, y, doubled, shifted, outer, positive);
+  std::cout << doubled << "\n" << shifted << "\n" << outer << "\n" << positive << "\n";
 }
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
