@@ -74,8 +74,9 @@ bool refuseConditionalsInClones(const BatchPlan &Plan,
 //     level, an op's value is every trip's at once, where the loop as written
 //     held one trip's (a [10000, 256] product per trip of a 256-trip loop:
 //     2.6 GB at once). An op along the level is fine in a compiled kernel, as
-//     a view, a store or an in-place update, as a pointwise part of a value
-//     stored into a slot indexed along the level (no larger than the output),
+//     a view, a store or an in-place update, as the value stored into a slot
+//     indexed along the level or a pointwise part of it (no larger than the
+//     output),
 //     or as one element per example along levels that stores index.
 // A loop that fails either stays a loop (its remark OpsPerTrip says what a
 // trip costs). Each loop is tried in turn, outer ones first, beside those
@@ -173,8 +174,8 @@ bool isOneElement(const Expr *E) {
 /// The plain loops run as levels in \p Plan along which a value is made
 /// outside a kernel for every trip at once (Note [Plain loops as levels]): an
 /// op whose value varies along the level, not in a kernel, that is no view,
-/// store or in-place update, nor a pointwise op of a value stored into a slot
-/// indexed along the level, and is more than one element per example or
+/// store or in-place update, nor the value stored into a slot indexed along
+/// the level or a pointwise op of it, and is more than one element per example or
 /// varies along a level no store indexes (a reduction's: `s += d * d` over
 /// k makes every trip's d at once, where the loop made one at a time).
 llvm::DenseSet<const ForStmt *> levelsMakingTemporaries(const BatchPlan &Plan) {
@@ -231,30 +232,35 @@ llvm::DenseSet<const ForStmt *> levelsMakingTemporaries(const BatchPlan &Plan) {
   };
   FindStores(A.Levels.front().For->getBody());
 
-  // A value stored into a slot, and the pointwise ops it is made of, are no
-  // larger than the slot (a store broadcasts its value to the slot's shape):
-  // each mapped to the levels the slot is indexed by.
+  // A value stored into a slot (a gather `input[i][k]` too), and the
+  // pointwise ops it is made of, are no larger than the slot (a store
+  // broadcasts its value to the slot's shape): each mapped to the levels the
+  // slot is indexed by.
   llvm::DenseMap<const CallExpr *, LevelSet> IntoSlot;
-  std::function<void(const Expr *, LevelSet)> Stores = [&](const Expr *E,
-                                                           LevelSet Slot) {
+  std::function<void(const Expr *, LevelSet, bool)> Stores =
+      [&](const Expr *E, LevelSet Slot, bool Stored) {
     E = E->IgnoreParenImpCasts();
     if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(E))
-      return Stores(Temporary->getSubExpr(), Slot);
+      return Stores(Temporary->getSubExpr(), Slot, Stored);
     if (const auto *Bind = dyn_cast<CXXBindTemporaryExpr>(E))
-      return Stores(Bind->getSubExpr(), Slot);
+      return Stores(Bind->getSubExpr(), Slot, Stored);
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E))
-      return Construct->getNumArgs() == 1 ? Stores(Construct->getArg(0), Slot)
-                                          : void();
+      return Construct->getNumArgs() == 1
+                 ? Stores(Construct->getArg(0), Slot, Stored)
+                 : void();
     const auto *Call = dyn_cast<CallExpr>(E);
     if (!Call)
       return;
     std::size_t Op = fuse_detail::opOf(Call);
-    if (Op == vmap::rules::kNoOp ||
-        !fuse_detail::isPointwiseRule(vmap::rules::kOpTable[Op].rule))
+    const bool Pointwise =
+        Op != vmap::rules::kNoOp &&
+        fuse_detail::isPointwiseRule(vmap::rules::kOpTable[Op].rule);
+    if (!Pointwise && !Stored)
       return;
     IntoSlot[Call] |= Slot;
-    for (const Expr *Operand : fuse_detail::operandsOf(Call))
-      Stores(Operand, Slot);
+    if (Pointwise)
+      for (const Expr *Operand : fuse_detail::operandsOf(Call))
+        Stores(Operand, Slot, false);
   };
   std::function<void(const Stmt *)> FindValues = [&](const Stmt *S) {
     if (!S)
@@ -263,7 +269,7 @@ llvm::DenseSet<const ForStmt *> levelsMakingTemporaries(const BatchPlan &Plan) {
       llvm::SmallVector<const Expr *, 4> Operands =
           fuse_detail::operandsOf(Call);
       for (const Expr *Value : ArrayRef(Operands).drop_front())
-        Stores(Value, Mentioned(Operands.front()));
+        Stores(Value, Mentioned(Operands.front()), true);
     }
     for (const Stmt *Child : S->children())
       FindValues(Child);
