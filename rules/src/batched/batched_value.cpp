@@ -485,6 +485,12 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   }
   if (is_reduction(rule))
     if (std::optional<Value> reduced = detail::reduce_pending(op, inputs)) return *reduced;
+  if (rule == RuleId::dot || rule == RuleId::mv || rule == RuleId::matmul) {
+    const auto* x = std::get_if<Value>(&inputs[0].value);
+    const auto* y = std::get_if<Value>(&inputs[1].value);
+    if (x && y)
+      if (std::optional<Value> product = detail::dot_over_levels(rule, *x, *y)) return *product;
+  }
 
   // Note [Levels to one batch dim]
   std::vector<int64_t> common(static_cast<std::size_t>(levels), 1);
