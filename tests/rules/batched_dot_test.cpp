@@ -64,8 +64,7 @@ TEST_P(BatchedDot, AnOperandPairOverASubsetOfLevelsStaysThere) {
   const vb::Value squares = vb::at(x, i).dot(vb::at(x, i));
   EXPECT_EQ(squares.levels(), 1);
   EXPECT_EQ(squares.physical().sizes().vec(), (std::vector<int64_t>{5}));
-  vb::at(out, i)[j] =
-      squares - 2 * vb::at(x, i).dot(vb::at(y, j)) + vb::at(y, j).dot(vb::at(y, j));
+  vb::at(out, i)[j] = squares - 2 * vb::at(x, i).dot(vb::at(y, j)) + vb::at(y, j).dot(vb::at(y, j));
   expect_equal(out, expected);
 }
 
@@ -150,7 +149,9 @@ TEST_P(BatchedDot, MatrixVectorProductsOverTheirOwnLevels) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FloatTypes, BatchedDot, ::testing::Values(kFloat32, kFloat64),
-                         [](const auto& info) { return info.param == kFloat32 ? "float32" : "float64"; });
+                         [](const auto& info) {
+                           return info.param == kFloat32 ? "float32" : "float64";
+                         });
 
 TEST(BatchedDotErrors, MismatchedSizesNameTheOpAndSizes) {
   const Tensor x = ones({5, 7}), y = ones({4, 6});

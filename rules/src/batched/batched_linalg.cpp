@@ -70,8 +70,8 @@ std::optional<Value> dot_over_levels(rules::RuleId rule, const Value& x, const V
     for (int64_t dim : dims) product *= t.size(dim);
     return product;
   };
-  const std::vector<int64_t> rows_dim = x_rank == 2 ? std::vector<int64_t>{rows}
-                                                    : std::vector<int64_t>{};
+  const std::vector<int64_t> rows_dim =
+      x_rank == 2 ? std::vector<int64_t>{rows} : std::vector<int64_t>{};
   const std::vector<int64_t> inner{a.dim() - 1};
   // The result's dims, in the order the matmul lays them out; size 1 along y-only and
   // neither levels in a, along x-only and neither levels in b.
@@ -84,8 +84,8 @@ std::optional<Value> dot_over_levels(rules::RuleId rule, const Value& x, const V
   const Tensor b3 = b.permute(concat({&shared, &y_only, &x_only, &neither, &b_inner}))
                         .reshape({batch, size_product(b, y_only), b.size(-1)});
   std::vector<int64_t> sizes;
-  for (int64_t dim : order) sizes.push_back(dim < levels ? std::max(a.size(dim), b.size(dim))
-                                                         : a.size(dim));
+  for (int64_t dim : order)
+    sizes.push_back(dim < levels ? std::max(a.size(dim), b.size(dim)) : a.size(dim));
   const Tensor product = a3.matmul(b3.transpose(1, 2)).reshape(sizes);
   // Back into level order, x's rows (the result's one example dim) last.
   std::vector<int64_t> back(order.size());
