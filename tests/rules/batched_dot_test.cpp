@@ -148,6 +148,23 @@ TEST_P(BatchedDot, MatrixVectorProductsOverTheirOwnLevels) {
   expect_equal(out_mv, expected_mv);
 }
 
+// An empty level, and empty vectors: empty products and zero dots, as the loop.
+TEST_P(BatchedDot, EmptyLevelsAndVectors) {
+  for (const int64_t rows : {int64_t{0}, int64_t{3}})
+    for (const int64_t width : {int64_t{0}, int64_t{4}}) {
+      const Tensor x = ones({rows, width}, GetParam()), y = ones({2, width}, GetParam());
+      Tensor out = full({rows, 2}, 7.0, GetParam());
+      {
+        vb::Level outer(0, rows);
+        const vb::Value i = outer.index();
+        vb::Level inner(0, 2);
+        const vb::Value j = inner.index();
+        vb::at(out, i)[j] = vb::at(x, i).dot(vb::at(y, j)) + vb::at(x, i).dot(vb::at(x, i));
+      }
+      expect_equal(out, full({rows, 2}, static_cast<double>(2 * width), GetParam()));
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(FloatTypes, BatchedDot, ::testing::Values(kFloat32, kFloat64),
                          [](const auto& info) {
                            return info.param == kFloat32 ? "float32" : "float64";

@@ -85,7 +85,7 @@ std::optional<Value> dot_over_levels(rules::RuleId rule, const Value& x, const V
                         .reshape({batch, size_product(b, y_only), b.size(-1)});
   std::vector<int64_t> sizes;
   for (int64_t dim : order)
-    sizes.push_back(dim < levels ? std::max(a.size(dim), b.size(dim)) : a.size(dim));
+    sizes.push_back(dim < levels && a.size(dim) == 1 ? b.size(dim) : a.size(dim));  // 0 too
   const Tensor product = a3.matmul(b3.transpose(1, 2)).reshape(sizes);
   // Back into level order, x's rows (the result's one example dim) last.
   std::vector<int64_t> back(order.size());
