@@ -6,7 +6,8 @@
 // padded, so nothing is materialised. Other ops merge the level dims into one batch dim:
 // with one batched operand, its own level sizes (1 where it does not vary) are merged,
 // which is a view; with several, each is expanded to the common level sizes first. The
-// result's batch dim is split back into the level dims.
+// result's batch dim is split back into the level dims. (dot, and mv / matmul by a vector,
+// see each operand's own levels first: Note [Dot products over levels].)
 #include "batched_fused.hpp"
 
 #include <vmap/detail/promotion.hpp>
