@@ -6,7 +6,8 @@
 // padded, so nothing is materialised. Other ops merge the level dims into one batch dim:
 // with one batched operand, its own level sizes (1 where it does not vary) are merged,
 // which is a view; with several, each is expanded to the common level sizes first. The
-// result's batch dim is split back into the level dims.
+// result's batch dim is split back into the level dims. (dot, and mv / matmul by a vector,
+// see each operand's own levels first: Note [Dot products over levels].)
 #include "batched_fused.hpp"
 
 #include <vmap/detail/promotion.hpp>
@@ -485,6 +486,12 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   }
   if (is_reduction(rule))
     if (std::optional<Value> reduced = detail::reduce_pending(op, inputs)) return *reduced;
+  if (rule == RuleId::dot || rule == RuleId::mv || rule == RuleId::matmul) {
+    const auto* x = std::get_if<Value>(&inputs[0].value);
+    const auto* y = std::get_if<Value>(&inputs[1].value);
+    if (x && y)
+      if (std::optional<Value> product = detail::dot_over_levels(rule, *x, *y)) return *product;
+  }
 
   // Note [Levels to one batch dim]
   std::vector<int64_t> common(static_cast<std::size_t>(levels), 1);
