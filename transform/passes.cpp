@@ -163,8 +163,10 @@ bool isOneElement(const Expr *E) {
     return false;
   const vmap::rules::OpEntry &Entry = vmap::rules::kOpTable[Op];
   llvm::SmallVector<const Expr *, 4> Operands = fuse_detail::operandsOf(Call);
-  // dot's batched rule multiplies before it sums: not one element in memory.
+  // dot: one GEMM, or a compiled multiply-and-sum, no product made (Note [Dot
+  // products over levels] in rules/src/batched/batched_linalg.cpp).
   if (Entry.rule == vmap::rules::RuleId::reduce_all ||
+      Entry.rule == vmap::rules::RuleId::dot ||
       (Entry.family == vmap::rules::Family::reduce && Operands.size() == 1))
     return true;
   return fuse_detail::isPointwiseRule(Entry.rule) &&
