@@ -16,9 +16,7 @@ namespace {
 namespace vb = vmap::batched;
 using test::Rng;
 
-Tensor random(Rng& rng, std::vector<int64_t> sizes, Dtype dtype = kFloat32) {
-  return test::random_tensor(rng, sizes, dtype);
-}
+using test::random_tensor;
 
 void expect_equal(const Tensor& actual, const Tensor& expected) {
   test::expect_same(actual, expected, false);
@@ -29,7 +27,8 @@ class BatchedDot : public ::testing::TestWithParam<Dtype> {};
 // out[i][j] = x[i].dot(y[j]): x over level 0 only, y over level 1 only; one x @ y^T.
 TEST_P(BatchedDot, DisjointLevelsAreOneProduct) {
   Rng rng(11);
-  const Tensor x = random(rng, {5, 33}, GetParam()), y = random(rng, {4, 33}, GetParam());
+  const Tensor x = random_tensor(rng, {5, 33}, GetParam()),
+               y = random_tensor(rng, {4, 33}, GetParam());
   Tensor expected = zeros({5, 4}, GetParam()), out = zeros({5, 4}, GetParam());
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t j = 0; j < 4; ++j) expected[i][j] = x[i].dot(y[j]);
@@ -52,7 +51,8 @@ TEST_P(BatchedDot, DisjointLevelsAreOneProduct) {
 // x[i].dot(y[j]) over both levels.
 TEST_P(BatchedDot, AnOperandPairOverASubsetOfLevelsStaysThere) {
   Rng rng(12);
-  const Tensor x = random(rng, {5, 40}, GetParam()), y = random(rng, {4, 40}, GetParam());
+  const Tensor x = random_tensor(rng, {5, 40}, GetParam()),
+               y = random_tensor(rng, {4, 40}, GetParam());
   Tensor expected = zeros({5, 4}, GetParam()), out = zeros({5, 4}, GetParam());
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t j = 0; j < 4; ++j)
@@ -72,8 +72,10 @@ TEST_P(BatchedDot, AnOperandPairOverASubsetOfLevelsStaysThere) {
 // when an operand is a pending chain (`d = a - b; d.dot(d)` of a helper).
 TEST_P(BatchedDot, SharedLevelsSumEachExamplesProducts) {
   Rng rng(13);
-  const Tensor a = random(rng, {5, 4, 300}, GetParam()), b = random(rng, {5, 4, 300}, GetParam());
-  const Tensor x = random(rng, {5, 300}, GetParam()), y = random(rng, {4, 300}, GetParam());
+  const Tensor a = random_tensor(rng, {5, 4, 300}, GetParam()),
+               b = random_tensor(rng, {5, 4, 300}, GetParam());
+  const Tensor x = random_tensor(rng, {5, 300}, GetParam()),
+               y = random_tensor(rng, {4, 300}, GetParam());
   Tensor expected = zeros({5, 4}, GetParam()), out = zeros({5, 4}, GetParam());
   Tensor expected_distance = zeros({5, 4}, GetParam()), distance = zeros({5, 4}, GetParam());
   for (int64_t i = 0; i < 5; ++i)
@@ -96,7 +98,8 @@ TEST_P(BatchedDot, SharedLevelsSumEachExamplesProducts) {
 // A level both share and one each: a batch (over j) of products (over i).
 TEST_P(BatchedDot, SharedAndOwnLevelsTogether) {
   Rng rng(14);
-  const Tensor a = random(rng, {5, 4, 9}, GetParam()), y = random(rng, {4, 9}, GetParam());
+  const Tensor a = random_tensor(rng, {5, 4, 9}, GetParam()),
+               y = random_tensor(rng, {4, 9}, GetParam());
   Tensor expected = zeros({5, 4}, GetParam()), out = zeros({5, 4}, GetParam());
   for (int64_t i = 0; i < 5; ++i)
     for (int64_t j = 0; j < 4; ++j) expected[i][j] = a[i][j].dot(y[j]);
@@ -112,7 +115,8 @@ TEST_P(BatchedDot, SharedAndOwnLevelsTogether) {
 // product over the batched operand's rows.
 TEST_P(BatchedDot, OneOperandUnbatched) {
   Rng rng(15);
-  const Tensor x = random(rng, {6, 17}, GetParam()), w = random(rng, {17}, GetParam());
+  const Tensor x = random_tensor(rng, {6, 17}, GetParam()),
+               w = random_tensor(rng, {17}, GetParam());
   Tensor expected = zeros({6}, GetParam()), out = zeros({6}, GetParam());
   for (int64_t i = 0; i < 6; ++i) expected[i] = w.dot(x[i]);
   vb::Level level(0, 6);
@@ -125,8 +129,9 @@ TEST_P(BatchedDot, OneOperandUnbatched) {
 // mv of a per-example matrix by a per-example vector over their own levels.
 TEST_P(BatchedDot, MatrixVectorProductsOverTheirOwnLevels) {
   Rng rng(16);
-  const Tensor x = random(rng, {6, 12}, GetParam()), weight = random(rng, {5, 12}, GetParam());
-  const Tensor matrices = random(rng, {6, 3, 12}, GetParam());
+  const Tensor x = random_tensor(rng, {6, 12}, GetParam()),
+               weight = random_tensor(rng, {5, 12}, GetParam());
+  const Tensor matrices = random_tensor(rng, {6, 3, 12}, GetParam());
   Tensor expected = zeros({6, 5}, GetParam()), out = zeros({6, 5}, GetParam());
   Tensor expected_mv = zeros({6, 5, 3}, GetParam()), out_mv = zeros({6, 5, 3}, GetParam());
   for (int64_t i = 0; i < 6; ++i)

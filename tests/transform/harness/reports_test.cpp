@@ -67,7 +67,7 @@ void kinds(const Tensor& x, const Tensor& w, const Tensor& index, Tensor& out, T
     y[i] = (d * d).sum();
     h[i] = d.matmul(w);
     e[i] = x[i].exp();
-    for (int64_t k = 0; k < index.size(1); ++k)
+    for (int64_t k = 0; k < index.size(1) && index[i][k].item<int64_t>() >= 0; ++k)
       g[i][k] = x[i][index[i][k].item<int64_t>()];
   }
 }
@@ -82,8 +82,8 @@ void sum_prod(const Tensor& x, Tensor& out) {
 void rescale(Tensor& g, const Tensor& x) {
 #pragma vmap
   for (int64_t i = 0; i < g.size(0); ++i)
-    for (int64_t k = 0; k < g.size(1); ++k)
-      g[i][k] = g[i][k] * x[i][k];
+    for (int64_t k = 1; k < g.size(1); ++k)
+      g[i][k] = g[i][k - 1] * x[i][k];
 }
 )";
 
