@@ -702,4 +702,9 @@ bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands
              : accumulate_into(acc, op, *layout, code.f32, code, rebinding);
 }
 
+bool shares_memory(const Value& slot, const Value& other) {
+  if (Access::pending(other) || Access::pending(slot)) return false;
+  return vmap::detail::overlaps(slot.physical(), other.physical());
+}
+
 }  // namespace vmap::batched::detail
