@@ -142,6 +142,24 @@ void sum_after_store(const Tensor& a, const Tensor& b, Tensor& out) {
 // CHECK: vb::at(out, i) = vb::at(a, i) * 2.0f;  // line 137
 // CHECK-NEXT: vb::at(out, i) += vb::at(b, i).sum();  // line 138
 
+// Under a per-example `if`: the kernel's store is masked, as the stores as written are.
+void masked_run(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    if (x[i].item<float>() > 1.5f) {
+      out[i] = x[i];
+      out[i] *= out[i];
+    }
+  }
+}
+// CHECK-LABEL: void masked_run(
+// CHECK: { vb::Where _b_where0(vb::at(x, i).item<float>() > 1.5f);  // line 149
+// CHECK: vb::at(out, i) = vb::fused_slot([](auto a, const auto& b) {
+// CHECK-NEXT: vb::assign(a, b);  // line 150
+// CHECK-NEXT: a *= a;  // line 151
+// CHECK-NEXT: return a;
+// CHECK-NEXT: }, vb::at(out, i), vb::at(x, i));  // lines 150-151
+
 int main() {
   Tensor x = tensor({1.0f, 2.0f, 3.0f, 5.0f});
   Tensor near_one = x * 0.1f + 0.8f;
@@ -183,6 +201,10 @@ int main() {
   Tensor summed = arange(12).reshape({4, 3}).to(kFloat);
   sum_after_store(a, summed, summed);
   std::cout << summed << "\n";
+
+  Tensor masked = full({4}, -1.0f);
+  masked_run(x, masked);
+  std::cout << masked << "\n";
 }
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
