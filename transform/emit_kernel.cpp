@@ -50,10 +50,10 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
     return scalarKernel(Root, Chain);
   std::string Parameters, Operands;
   for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
-    Parameters += std::string(I ? ", " : "") +
-                  (Chain.Locals[I] || (Chain.Slot && I == 0) ? "auto "
-                                                             : "const auto& ") +
-                  Chain.Names[I];
+    Parameters +=
+        std::string(I ? ", " : "") +
+        (Chain.Locals[I] || (Chain.Slot && I == 0) ? "auto " : "const auto& ") +
+        Chain.Names[I];
     Operands += ", " + expr(Chain.Operands[I]);
   }
   Kernel = &Chain;

@@ -246,8 +246,8 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
     StatementIndent = Indent;
     const FusedChain &Chain = Stores->second;
     if (Chain.Slot) // Note [Slot runs] in fuse.cpp
-      return line(Indent, expr(Chain.Slot) + " = " + kernel(nullptr, Chain) + ";",
-                  S);
+      return line(Indent,
+                  expr(Chain.Slot) + " = " + kernel(nullptr, Chain) + ";", S);
     return line(Indent, scalarKernel(nullptr, Chain) + ";", S);
   }
   // A region's statements are printed in their kernel (Printer::kernel).

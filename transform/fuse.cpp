@@ -733,10 +733,9 @@ private:
     const VarDecl *Tensor = referencedVar(Base);
     if (!Tensor || Base == stripImplicit(E) || A.Levels.empty() ||
         Indices.size() != A.Levels.size() ||
-        !llvm::all_of(A.Levels,
-                      [&](const VmapLevel &L) {
-                        return Indices.count(L.Induction);
-                      }) ||
+        !llvm::all_of(
+            A.Levels,
+            [&](const VmapLevel &L) { return Indices.count(L.Induction); }) ||
         !llvm::any_of(A.Outputs, [&](const LoopOutput &Output) {
           return Output.Var == Tensor && !Output.Accumulator;
         }))
@@ -796,21 +795,20 @@ private:
                         bool AfterStore) {
     const Expr *Stripped = stripImplicit(E);
     if (isNode(Stripped))
-      return llvm::all_of(operandsOf(cast<CallExpr>(Stripped)),
-                          [&](const Expr *Operand) {
-                            return collectSlotValue(Operand, Chain, Tensor,
-                                                    AfterStore);
-                          });
-    std::string Text = sourceText(Context, Stripped->getSourceRange()).str();
+      return llvm::all_of(
+          operandsOf(cast<CallExpr>(Stripped)), [&](const Expr *Operand) {
+            return collectSlotValue(Operand, Chain, Tensor, AfterStore);
+          });
     if (sameSlot(Stripped, Chain.Slot)) {
       Chain.Parameters[E] = 0;
       return true;
     }
+    std::string Text = sourceText(Context, Stripped->getSourceRange()).str();
     llvm::DenseMap<const VarDecl *, unsigned> Refs;
     countAllRefs(Stripped, Refs);
     if (Refs.count(Tensor)) {
       whyNot("'" + Text + "' reads '" + Tensor->getNameAsString() +
-                    "' other than as the slot the statements update");
+             "' other than as the slot the statements update");
       return false;
     }
     if (AfterStore && !isLiteral(Stripped) && !isPlainRead(Stripped) &&
@@ -861,12 +859,14 @@ private:
   /// assignment, or a value that names it.
   bool readsSlot(const Stmt *S, const Expr *Slot) const {
     if (const auto *For = dyn_cast<ForStmt>(S))
-      return llvm::any_of(statementsOf(For->getBody()),
-                          [&](const Stmt *Child) { return readsSlot(Child, Slot); });
+      return llvm::any_of(statementsOf(For->getBody()), [&](const Stmt *Child) {
+        return readsSlot(Child, Slot);
+      });
     const auto *Assign = assignmentOf(S);
     std::function<bool(const Stmt *)> Names = [&](const Stmt *Child) {
-      return Child && ((isa<Expr>(Child) && sameSlot(cast<Expr>(Child), Slot)) ||
-                       llvm::any_of(Child->children(), Names));
+      return Child &&
+             ((isa<Expr>(Child) && sameSlot(cast<Expr>(Child), Slot)) ||
+              llvm::any_of(Child->children(), Names));
     };
     return Assign->getOperator() != OO_Equal || Names(Assign->getArg(1));
   }
