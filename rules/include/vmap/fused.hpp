@@ -694,7 +694,8 @@ auto fused(DeviceCode code, Kernel kernel, const Args&... args) {
 // before it stores, where the statements as written read an operand after the stores before
 // it: the same unless the operand shares memory with the slot (`f(out, out)`: the loop's
 // overlap guard lets one view be read and written per example; `Tensor r = out[i];`). Then
-// the batched ops run the lambda, one statement after another as written.
+// the batched ops run the lambda, one statement after another as written. Otherwise the
+// store computes into the slot it reads (Pending::elementwise): no temporary, one pass.
 namespace detail {
 // Whether `other`, computed (not pending: a pending value is a result of its own), views
 // memory of `slot`.
