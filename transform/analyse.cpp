@@ -101,6 +101,7 @@ bool Analyser::canonicalLoop(const ForStmt *For, unsigned Depth) {
   VmapLevel Level;
   Level.For = For;
   Level.Depth = Depth;
+  Level.Promoted = Loops[LoopIndex.lookup(For)].Promoted;
   const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit());
   const VarDecl *Var =
       Init && Init->isSingleDecl() ? dyn_cast<VarDecl>(Init->getSingleDecl())

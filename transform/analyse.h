@@ -32,6 +32,8 @@ struct VmapLevel {
   const clang::Expr *Bound = nullptr; ///< as written
   bool Inclusive = false;             ///< `i <= Bound`
   unsigned Depth = 0;
+  /// A plain loop run as a level (Note [Plain loops as levels] in passes.cpp).
+  bool Promoted = false;
 };
 
 /// FMax and FMin: std::fmax / std::fmin, which skip a NaN operand.

@@ -63,6 +63,9 @@ public:
   static bool isRefusal(diag::Kind Kind);
   /// Refusals reported so far (errors, or warnings under --keep-going).
   unsigned numRefusals() const { return NumRefusals; }
+  /// After a trial whose diagnostics were suppressed (Note [Plain loops as
+  /// levels] in passes.cpp): its refusals were not the user's.
+  void forgetRefusalsAfter(unsigned Count) { NumRefusals = Count; }
   /// The latest refusal, for remarks: its message without its -W name, and
   /// where it was reported.
   struct Refusal {

@@ -32,6 +32,9 @@ struct VmapLoop {
   int Parent = -1; ///< index of the enclosing vmap loop in the list, -1 if none
   /// The clause of the pragma; an outermost loop's covers its nest.
   Randomness Random = Randomness::Refused;
+  /// A plain loop of the nest run as a level, no pragma of its own (Note
+  /// [Plain loops as levels] in passes.cpp); PragmaLoc is its `for`.
+  bool Promoted = false;
 };
 
 /// What a top-level vmap loop (with its nested vmap loops) became.

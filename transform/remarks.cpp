@@ -84,13 +84,6 @@ std::string plural(std::size_t Count, llvm::StringRef One,
   return std::to_string(Count) + " " + (Count == 1 ? One : Many).str();
 }
 
-/// Whether \p Call is one of \p Plan's batched op calls (its NumOps).
-bool isBatchedOp(const BatchPlan &Plan, const CallExpr *Call) {
-  const LoopAnalysis &A = Plan.Analysis;
-  return Plan.Calls.count(Call) ||
-         (A.isBatched(Call) && isInVmapNamespace(Call->getDirectCallee()) &&
-          !isMetadataCall(Call));
-}
 
 /// The kernel roots under \p S.
 void collectKernelRoots(const Stmt *S, const FusionPlan &Fusion,
@@ -112,6 +105,26 @@ std::string quotedNames(llvm::ArrayRef<std::string> Names) {
 }
 
 } // namespace
+
+llvm::DenseSet<const CallExpr *> callsInKernels(const FusionPlan &Fusion) {
+  std::vector<const CallExpr *> InKernels;
+  for (const auto &[Root, Chain] : Fusion.Chains) {
+    for (const Stmt *S : Chain.Region)
+      collectKernelCalls(S, Chain, InKernels);
+    collectKernelCalls(Root, Chain, InKernels);
+  }
+  for (const auto &[Last, Chain] : Fusion.StatementKernels)
+    for (const Stmt *S : Chain.Region)
+      collectKernelCalls(S, Chain, InKernels);
+  return llvm::DenseSet<const CallExpr *>(InKernels.begin(), InKernels.end());
+}
+
+bool isBatchedOp(const BatchPlan &Plan, const CallExpr *Call) {
+  const LoopAnalysis &A = Plan.Analysis;
+  return Plan.Calls.count(Call) ||
+         (A.isBatched(Call) && isInVmapNamespace(Call->getDirectCallee()) &&
+          !isMetadataCall(Call));
+}
 
 void RemarkLog::add(llvm::remarks::Remark Copy) {
   auto Save = [&](llvm::StringRef &S) { S = Strings.save(S); };
@@ -277,6 +290,15 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
   }
   report(llvm::remarks::Type::Passed, "LoopBatched", Loop.PragmaLoc,
          Loop.Function, Args);
+  // Note [Plain loops as levels] in passes.cpp.
+  for (const VmapLevel &Level : A.Levels)
+    if (Level.Promoted)
+      report(llvm::remarks::Type::Passed, "PlainLoopAsLevel",
+             Level.For->getBeginLoc(), Loop.Function,
+             {{"String", "plain loop over '"},
+              {"Induction", Level.Induction->getNameAsString()},
+              {"String", "' runs as a batch level: its trips are "
+                         "independent"}});
   statements(Plan);
 
   std::vector<std::pair<const CallExpr *, const FunctionDecl *>> UserRules;
@@ -356,17 +378,7 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
   const FusionPlan &Fusion = Plan.Fusion;
   // A batched clone's statements are reported in its own function.
   const FunctionDecl *Function = A.Loop ? A.Loop->Function : A.Callee;
-  std::vector<const CallExpr *> InKernels;
-  for (const auto &[Root, Chain] : Fusion.Chains) {
-    for (const Stmt *S : Chain.Region)
-      collectKernelCalls(S, Chain, InKernels);
-    collectKernelCalls(Root, Chain, InKernels);
-  }
-  for (const auto &[Last, Chain] : Fusion.StatementKernels)
-    for (const Stmt *S : Chain.Region)
-      collectKernelCalls(S, Chain, InKernels);
-  llvm::DenseSet<const CallExpr *> KernelCalls(InKernels.begin(),
-                                               InKernels.end());
+  llvm::DenseSet<const CallExpr *> KernelCalls = callsInKernels(Fusion);
   auto Line = [&](SourceLocation Loc) {
     return std::to_string(lineOf(Context, Loc));
   };

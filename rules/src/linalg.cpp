@@ -95,9 +95,9 @@ BatchedResult dot_rule(std::size_t, const CallArgs& args) {
   const TensorArg& y = args.tensor_arg(1);
   check_ranks("dot", x.value, x.bdim, 1, y.value, y.bdim, 1);
   if (logical_sizes(x.value, x.bdim) != logical_sizes(y.value, y.bdim))
-    throw Error("dot: inconsistent tensor size, expected " +
-                std::to_string(logical_sizes(x.value, x.bdim)[0]) + " and " +
-                std::to_string(logical_sizes(y.value, y.bdim)[0]));
+    throw Error("dot: expected 1-D tensors of the same size, got [" +
+                std::to_string(logical_sizes(x.value, x.bdim)[0]) + "] and [" +
+                std::to_string(logical_sizes(y.value, y.bdim)[0]) + "]");
   return matmul_batch_rule(x.value, x.bdim, y.value, y.bdim);
 }
 

@@ -70,6 +70,35 @@ TEST(BatchedApi, DataDependentReadsGatherAndWritesScatter) {
   expect_equal(marks, expected_marks);
 }
 
+// input[i][index[i][j].item<int64_t>()] under levels i and j, the row varying along i alone,
+// rows of several elements, positions from the end, and the loop's own error past the end.
+TEST(BatchedApi, PerExamplePositionsReadRowsOfFewerLevels) {
+  Rng rng(21);
+  const Tensor input = random(rng, {4, 5, 2});
+  const Tensor index = tensor({0, -1, 3, 4, -5, 2, 1, 1, 0, -2, 4, 3}).reshape({4, 3});
+  Tensor expected = zeros({4, 3, 2}), out = zeros({4, 3, 2});
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 3; ++j) expected[i][j] = input[i][index[i][j].item<int64_t>()];
+  const auto read = [&](const Tensor& positions, Tensor& into) {
+    vb::Level level_i(0, 4);
+    const vb::Value i = level_i.index();
+    vb::Level level_j(0, 3);
+    const vb::Value j = level_j.index();
+    vb::at(into, i)[j] = vb::at(input, i)[vb::at(positions, i)[j].item<int64_t>()];
+  };
+  read(index, out);
+  expect_equal(out, expected);
+  Tensor unused = zeros({4, 3, 2});
+  try {
+    read(index + 3, unused);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("select: index 6 out of range for dim 0 of size 5"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BatchedApi, WhereMasksStoresAndRebinding) {
   Rng rng(3);
   const Tensor x = random(rng, {6, 3});

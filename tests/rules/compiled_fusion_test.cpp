@@ -52,16 +52,18 @@ TEST(CompiledFusion, PairwiseDistanceFloatAndDouble) {
 }
 
 // Short examples are summed side by side along the rows (Note [Short examples summed side
-// by side]); widths below, at and above the 16 elements a long example's run is split at.
+// by side]); widths below, at and above the 16 elements a long example's run is split at;
+// float64 through the same loops (Note [Loops per fused kernel]).
 TEST(CompiledFusion, PairwiseDistanceOfShortAndLongRows) {
   Rng rng(11);
-  for (int64_t width : {1, 3, 10, 15, 16, 17, 40})
-    for (int64_t rows : {8, 29}) {
-      SCOPED_TRACE(testing::Message() << rows << " rows of width " << width);
-      const Tensor x = test::random_tensor(rng, {5, width}, kFloat32);
-      const Tensor y = test::random_tensor(rng, {rows, width}, kFloat32);
-      expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y));
-    }
+  for (Dtype dtype : {kFloat32, kFloat64})
+    for (int64_t width : {1, 3, 10, 15, 16, 17, 40})
+      for (int64_t rows : {8, 29}) {
+        SCOPED_TRACE(testing::Message() << rows << " rows of width " << width << ", " << dtype);
+        const Tensor x = test::random_tensor(rng, {5, width}, dtype);
+        const Tensor y = test::random_tensor(rng, {rows, width}, dtype);
+        expect_close(pairwise_distance(x, y), pairwise_distance_loop(x, y));
+      }
   // A row longer than a block of the rows loop (kRowBlock): summed in two blocks.
   const Tensor x = test::random_tensor(rng, {3, 10}, kFloat32);
   const Tensor y = test::random_tensor(rng, {2100, 10}, kFloat32);
@@ -170,9 +172,8 @@ TEST(CompiledFusion, SumsOverOneDimOfTheExample) {
   }
 }
 
-// Long examples read with a stride (columns of x): a float32 kernel has no loop for them
-// (Note [Loops per fused kernel]) and the batched ops sum them; float64 runs its any-stride
-// loop. Both as the loop.
+// Long examples read with a stride (columns of x): a kernel has no loop for them (Note
+// [Loops per fused kernel]) and the batched ops sum them, as the loop.
 TEST(CompiledFusion, LongStridedExamplesSumAsTheLoop) {
   Rng rng(16);
   for (Dtype dtype : {kFloat32, kFloat64}) {
@@ -256,22 +257,24 @@ TEST(CompiledFusion, ComparisonsGiveBoolAndWhereSelects) {
 TEST(CompiledFusion, AccumulatorAddsEveryExampleInDouble) {
   vmap_test::OmpThreads threads(2);
   Rng rng(6);
-  const Tensor x = test::random_tensor(rng, {700}, kFloat32);
-  const Tensor y = test::random_tensor(rng, {300}, kFloat32);
-  Tensor total = zeros({}, kFloat64);
-  {
-    vb::Level level0(0, x.size(0));
-    const vb::Value i = level0.index();
-    vb::Level level1(0, y.size(0));
-    const vb::Value j = level1.index();
-    vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; },
-                                    vb::at(x, i), vb::at(y, j)),
-                   vb::Reduce::add);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    const Tensor x = test::random_tensor(rng, {700}, dtype);
+    const Tensor y = test::random_tensor(rng, {300}, dtype);
+    Tensor total = zeros({}, kFloat64);
+    {
+      vb::Level level0(0, x.size(0));
+      const vb::Value i = level0.index();
+      vb::Level level1(0, y.size(0));
+      const vb::Value j = level1.index();
+      vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return a * b; },
+                                      vb::at(x, i), vb::at(y, j)),
+                     vb::Reduce::add);
+    }
+    Tensor expected = zeros({}, kFloat64);
+    for (int64_t i = 0; i < 700; ++i)
+      for (int64_t j = 0; j < 300; ++j) expected += x[i] * y[j];
+    expect_close(total, expected);
   }
-  Tensor expected = zeros({}, kFloat64);
-  for (int64_t i = 0; i < 700; ++i)
-    for (int64_t j = 0; j < 300; ++j) expected += x[i] * y[j];
-  expect_close(total, expected);
 }
 
 // A float accumulator over a long run: the run is summed in float blocks, the blocks in

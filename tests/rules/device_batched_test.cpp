@@ -155,10 +155,12 @@ TEST_P(DeviceBatched, Gathers) {
 TEST_P(DeviceBatched, NestedLevels) {
   Rng rng(5);
   expect_same_on_device(
-      {random(rng, {3, 4}), random(rng, {5, 4}), zeros({3, 5}), zeros({3}), zeros({3, 5}, kBool)},
+      {random(rng, {3, 4}), random(rng, {5, 4}), zeros({3, 5}), zeros({3}), zeros({3, 5}, kBool),
+       zeros({3, 5})},
       [](std::vector<Tensor> in) {
         const Tensor &a = in[0], &b = in[1];
         Tensor distances = in[2].clone(), row_max = in[3].clone(), mask = in[4].clone();
+        Tensor dots = in[5].clone();
         vb::Level outer(0, a.size(0));
         const vb::Value i = outer.index();
         vb::Value largest = full({}, -10.0, a.device());
@@ -169,9 +171,11 @@ TEST_P(DeviceBatched, NestedLevels) {
           vb::at(vb::at(distances, i), j) = (difference * difference).sum().sqrt();
           vb::accumulate(largest, vb::at(a, i).dot(vb::at(b, j)), vb::Reduce::max);
           vb::at(vb::at(mask, i), j) = j >= i;
+          // Note [Dot products over levels]: shared levels (a pending operand), a subset.
+          vb::at(vb::at(dots, i), j) = difference.dot(difference) + vb::at(a, i).dot(vb::at(a, i));
         }
         vb::at(row_max, i) = largest;
-        return std::vector<Tensor>{distances, row_max, mask};
+        return std::vector<Tensor>{distances, row_max, mask, dots};
       });
 }
 

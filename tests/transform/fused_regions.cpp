@@ -159,7 +159,9 @@ void masked_and_looped(const Tensor& x, Tensor& out, Tensor& steps) {
 // CHECK-NEXT: v = v * v;  // line 144
 // CHECK-NEXT: return v;
 // CHECK-NEXT: }, vb::at(x, i));  // lines 143-145
-// CHECK: for (int64_t t = 0; t < steps.size(1); ++t) {  // line 147
+// The plain loop over t runs as a level (Note [Plain loops as levels]).
+// CHECK: vb::Level _b_level1(0, steps.size(1));  // line 147
+// CHECK-NEXT: const vb::Value t = _b_level1.index();
 // CHECK-NEXT: vb::at(steps, i)[t] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& t) {
 // CHECK-NEXT: auto h = a * t;  // line 148
 // CHECK-NEXT: h = h + 1;  // line 149

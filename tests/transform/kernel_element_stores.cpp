@@ -8,7 +8,8 @@
 #include <iostream>
 using namespace vmap;
 
-// A mask of any dtype: the bool converted as fill_ converts it.
+// A mask of any dtype: the bool converted as fill_ converts it. The plain loop's trips are
+// independent: it runs as a level (Note [Plain loops as levels]), no element stores.
 void mask_inner(Tensor& mask) {
 #pragma vmap
   for (int64_t i = 0; i < mask.size(0); ++i)
@@ -16,24 +17,41 @@ void mask_inner(Tensor& mask) {
       mask[i][j] = j >= i;
 }
 // CHECK-LABEL: void mask_inner(
-// CHECK: vb::fused_scalar([](long a, int64_t i, vb::WritableElements b) {
-// CHECK-NEXT: for (int64_t j = 0; j < a; ++j)  // line 15
-// CHECK-NEXT: b[j] = j >= i;
-// CHECK-NEXT: }, mask.size(1), i, vb::at(mask, i));  // line 15
+// CHECK: vb::Level _b_level1(0, mask.size(1));  // line 16
+// CHECK-NEXT: const vb::Value j = _b_level1.index();
+// CHECK-NEXT: vb::at(mask, i)[j] = j >= i;  // line 17
 
 // A gather over part of each row (the rest of out keeps its values), through an index
-// computed per element.
+// computed per element, up to an index of 5: the `break` ties each trip to the ones before,
+// so the loop stays a loop (Note [Plain loops as levels]) in a kernel that stores elements.
 void gather_inner(const Tensor& input, const Tensor& index, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < input.size(0); ++i)
+    for (int64_t k = 1; k < index.size(1); ++k) {
+      if (index[i][k].item<int64_t>() == 5) break;
+      out[i][k] = input[i][index[i][k].item<int64_t>()];
+    }
+}
+// CHECK-LABEL: void gather_inner(
+// CHECK: vb::fused_scalar([](long a, vb::Elements index, int64_t i, vb::Elements input, vb::WritableElements b) {
+// CHECK-NEXT: for (int64_t k = 1; k < a; ++k) {  // line 30
+// CHECK-NEXT: if (index[i][k].item<int64_t>() == 5) break;
+// CHECK-NEXT: b[k] = input[i][index[i][k].item<int64_t>()];
+// CHECK-NEXT: }
+// CHECK-NEXT: }, index.size(1), index, i, input, vb::at(out, i));  // line 30
+
+// The gather over the whole row but column 0: its trips are independent, so the loop is a
+// level, and the gather one batched read.
+void gather_level(const Tensor& input, const Tensor& index, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < input.size(0); ++i)
     for (int64_t k = 1; k < index.size(1); ++k)
       out[i][k] = input[i][index[i][k].item<int64_t>()];
 }
-// CHECK-LABEL: void gather_inner(
-// CHECK: vb::fused_scalar([](long a, vb::Elements input, int64_t i, vb::Elements index, vb::WritableElements b) {
-// CHECK-NEXT: for (int64_t k = 1; k < a; ++k)  // line 29
-// CHECK-NEXT: b[k] = input[i][index[i][k].item<int64_t>()];
-// CHECK-NEXT: }, index.size(1), input, i, index, vb::at(out, i));  // line 29
+// CHECK-LABEL: void gather_level(
+// CHECK: vb::Level _b_level1(1, index.size(1));  // line 48
+// CHECK-NEXT: const vb::Value k = _b_level1.index();
+// CHECK-NEXT: vb::at(out, i)[k] = vb::at(input, i)[vb::at(index, i)[k].item<int64_t>()];  // line 49
 
 // A dot product per output, the accumulator a C++ float, stored after the inner loop.
 void linear_dot(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y) {
@@ -46,13 +64,13 @@ void linear_dot(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y) {
     }
 }
 // CHECK-LABEL: void linear_dot(
-// CHECK: vb::fused_scalar([](long a, vb::Elements b, long c, vb::Elements w, vb::Elements x, int64_t n, vb::WritableElements d) {
-// CHECK-NEXT: for (int64_t o = 0; o < a; ++o) {  // line 42
-// CHECK-NEXT: float acc = b[o].item<float>();
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
-// CHECK-NEXT: d[o] = acc;
-// CHECK-NEXT: }
-// CHECK-NEXT: }, w.size(0), b, w.size(1), w, x, n, vb::at(y, n));  // line 42
+// The loop over o runs as a level; the one over k stays in the kernel of each (n, o).
+// CHECK: vb::Level _b_level1(0, w.size(0));  // line {{[0-9]+}}
+// CHECK-NEXT: const vb::Value o = _b_level1.index();
+// CHECK-NEXT: vb::at(y, n)[o] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float acc, long a, vb::Elements w, int64_t o, vb::Elements x, int64_t n) {
+// CHECK-NEXT: for (int64_t k = 0; k < a; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
+// CHECK-NEXT: return acc;
+// CHECK-NEXT: }, vb::at(b, o).item<float>(), w.size(1), w, o, x, n);
 
 // The sum of products with the whole vector, a plain loop over `.item()` reads: a kernel
 // that returns the sum (batched, each trip of the loop was one op).
@@ -66,10 +84,10 @@ void sum_prod_inner(const Tensor& x, Tensor& out) {
 }
 // CHECK-LABEL: void sum_prod_inner(
 // CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{.*}}[](long a, vb::Elements x, int64_t i) {
-// CHECK-NEXT: float s = 0;  // line 62
-// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();  // line 63
+// CHECK-NEXT: float s = 0;  // line 80
+// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();  // line 81
 // CHECK-NEXT: return s;
-// CHECK-NEXT: }, x.size(0), x, i);  // lines 62-64
+// CHECK-NEXT: }, x.size(0), x, i);  // lines 80-82
 
 // A row rescaled in place reads the tensor it stores into: the batched ops' order (one
 // element of every example at a time) is kept, no kernel.
@@ -115,6 +133,9 @@ int main() {
     Tensor out = full({4, 3}, -1, dtype);
     gather_inner(input, index, out);
     std::cout << (dtype == kLong ? out - big : out) << "\n";
+    Tensor whole = full({4, 3}, -1, dtype);
+    gather_level(input, index, whole);
+    std::cout << (dtype == kLong ? whole - big : whole) << "\n";
   }
   // Strided outputs: float, and int64 of a float input (converted on store).
   Tensor gathered = zeros({3, 4}).t();

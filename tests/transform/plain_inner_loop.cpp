@@ -1,6 +1,6 @@
-// A plain inner loop stays a loop; its body is batched, or, where it steps through elements
-// with `.item()` into a C++ scalar, is a scalar kernel (Note [Fused control flow]). Reads
-// may use any induction variable at any position.
+// A plain inner loop whose trips are independent runs as a level (Note [Plain loops as
+// levels]); one that steps through elements with `.item()` into a C++ scalar is a scalar
+// kernel (Note [Fused control flow]). Reads may use any induction variable at any position.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -30,8 +30,9 @@ void column_reads(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK-LABEL: void column_reads(
-// CHECK: for (int64_t j = 0; j < x.size(0); ++j) {  // line 28
-// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x[j], i) + vb::select(x, 1, i)[j];  // line 29
+// CHECK: vb::Level _b_level1(0, x.size(0));  // line 28
+// CHECK-NEXT: const vb::Value j = _b_level1.index();
+// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x, j)[i] + vb::select(x, 1, i)[j];  // line 29
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) / 2.0;

@@ -21,8 +21,10 @@ void scale_features(const Tensor& x, const Tensor& w, Tensor& out, Tensor& outer
 }
 // CHECK-LABEL: void scale_features(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 11
-// CHECK: for (int64_t f = 0; f < F; ++f) {  // line 12
-// CHECK: vb::at(out, b)[f] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& c, const auto& f) { return a * c + f; }, vb::at(x, b)[f], w[f], f);  // line 13
+// The plain loop's trips are independent: it runs as a level (Note [Plain loops as levels]).
+// CHECK: vb::Level _b_level1(0, F);  // line 12
+// CHECK-NEXT: const vb::Value f = _b_level1.index();
+// CHECK-NEXT: vb::at(out, b)[f] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& c, const auto& f) { return a * c + f; }, vb::at(x, b)[f], vb::at(w, f), f);  // line 13
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 16
 // CHECK: vb::Level _b_level1(0, w.size(0));  // line 18
 // CHECK: vb::at(outer, i)[j] = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& i, const auto& j) { return a * b - i + j; }, vb::at(x, i).sum(), vb::at(w, j), i, j);  // line 19

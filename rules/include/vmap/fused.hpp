@@ -453,19 +453,17 @@ class Fused {
   // Note [Loops per fused kernel]
   // Each loop is compiled per kernel and per mask (FusedLoops), in one vector ISA (Note
   // [Vector ISA of compiled kernels]): the compile time of a rewritten file, up to about a
-  // tenth of a second each with g++ -O3. So only float32, the default dtype, gets them all:
-  // a loop per mask, rows of short examples (their long examples' runs, whose innermost dim
-  // is the example's own, rarely a broadcast: the all-unit and any-stride loops only, and a
-  // sum the all-unit one alone: a long example read with another stride takes the batched
-  // ops; the any-stride sum loop was a ninth of a rewritten pairwise_distance's compile
-  // time, past its 2x). float64 has the any-stride loop of runs alone (broadcast operands
-  // read through a stride of 0) and, for a sum, the all-unit rows loop (short examples side
-  // by side, their broadcast operands packed). (A second copy in the
-  // user's ISA for CPUs without AVX2 cost a rewritten pairwise_distance a sixth of its
-  // compile time; they take the batched ops.)
-  template <class T>
-  static constexpr bool kAllLoops = std::is_same_v<T, float>;
-
+  // tenth of a second each with g++ -O3. Each element type gets: a loop per mask, rows of
+  // short examples (their long examples' runs, whose innermost dim is the example's own, rarely
+  // a broadcast: the all-unit and any-stride loops only, and a sum the all-unit one alone: a
+  // long example read with another stride takes the batched ops; the any-stride sum loop was
+  // a ninth of a rewritten pairwise_distance's compile time, past its 2x). float64 has the
+  // same loops as float32: with the any-stride loop alone, its stores and accumulators of
+  // contiguous rows did not vectorise (a per-row sqrt 3.9x the plain loop, float32 1.1x),
+  // and without the rows masks its short examples' sums packed a broadcast x[i] again for
+  // every row (a 2000x2000x64 distance 7x float32's). (A second copy in the user's ISA for
+  // CPUs without AVX2 cost a rewritten pairwise_distance a sixth of its compile time; they
+  // take the batched ops.)
   template <class T, Use kUse, detail::VectorIsa kIsa>
   static const detail::TypedKernel<T>* typed() {
     using R = ResultOf<T>;
@@ -485,30 +483,19 @@ class Fused {
   template <class T, Use kUse, bool kRows, detail::VectorIsa kIsa>
   static constexpr detail::FusedLoops<T> loops() {
     detail::FusedLoops<T> loops;
-    constexpr bool kAll = kAllLoops<T>;
-    if constexpr (kRows && kUse != Use::sum) {
-      return loops;
-    } else if constexpr (kRows && !kAll) {
-      // float64 short examples: the all-unit rows loop alone (the others packed), summed
-      // side by side as float32's (one by one, a 100x200x10 distance ran 150x slower).
-      loops.all_unit_mask = (1 << kValues) - 1;
-      loops.all_unit = &loop<T, kUse, true, (1 << kValues) - 1, kIsa>;
-      return loops;
-    } else {
+    if constexpr (!kRows || kUse == Use::sum) {
       constexpr int kAllUnit = (1 << kValues) - 1;
-      if constexpr (kAll) {
-        if constexpr (kValues <= 3 && (kRows || kUse != Use::sum))
-          [&]<int... M>(std::integer_sequence<int, M...>) {
-            ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kIsa>), ...);
-          }(std::make_integer_sequence<int, kAllUnit>{});
-        loops.all_unit_mask = kAllUnit;
-        loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kIsa>;
-      }
-      if constexpr (!kRows && !(kAll && kUse == Use::sum))
-        loops.any = &loop<T, kUse, kRows, -1, kIsa>;
-      return loops;
+      if constexpr (kValues <= 3 && (kRows || kUse != Use::sum))
+        [&]<int... M>(std::integer_sequence<int, M...>) {
+          ((loops.by_mask[M + 1] = &loop<T, kUse, kRows, M + 1, kIsa>), ...);
+        }(std::make_integer_sequence<int, kAllUnit>{});
+      loops.all_unit_mask = kAllUnit;
+      loops.all_unit = &loop<T, kUse, kRows, kAllUnit, kIsa>;
+      if constexpr (!kRows && kUse != Use::sum) loops.any = &loop<T, kUse, kRows, -1, kIsa>;
     }
+    return loops;
   }
+
 
   template <class T>
   static bool computes(const void* kernel, const T* const* first) {

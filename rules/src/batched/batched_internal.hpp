@@ -5,6 +5,7 @@
 #include <vmap/batched.hpp>
 #include <vmap/rules/registry.hpp>
 
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -82,6 +83,13 @@ struct Input {
   Input(std::string_view v) : value(rules::Arg(std::string(v))) {}
 };
 Value dispatch(std::size_t op, std::vector<Input> inputs);
+
+namespace detail {
+// x.dot(y), x.mv(y) or x.matmul(y) of a matrix or vector by a vector (`rule` says which),
+// computed over each operand's own levels (Note [Dot products over levels]); nullopt where
+// the rule runs it (other ranks, dtypes, or sizes: its checks and messages).
+std::optional<Value> dot_over_levels(rules::RuleId rule, const Value& x, const Value& y);
+}  // namespace detail
 
 // Note [C++ scalars follow the tensors]
 // A C++ scalar (a literal, an induction variable, arithmetic on them) has no device in the

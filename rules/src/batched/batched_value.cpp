@@ -6,7 +6,8 @@
 // padded, so nothing is materialised. Other ops merge the level dims into one batch dim:
 // with one batched operand, its own level sizes (1 where it does not vary) are merged,
 // which is a view; with several, each is expanded to the common level sizes first. The
-// result's batch dim is split back into the level dims.
+// result's batch dim is split back into the level dims. (dot, and mv / matmul by a vector,
+// see each operand's own levels first: Note [Dot products over levels].)
 #include "batched_fused.hpp"
 
 #include <vmap/detail/promotion.hpp>
@@ -485,6 +486,12 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   }
   if (is_reduction(rule))
     if (std::optional<Value> reduced = detail::reduce_pending(op, inputs)) return *reduced;
+  if (rule == RuleId::dot || rule == RuleId::mv || rule == RuleId::matmul) {
+    const auto* x = std::get_if<Value>(&inputs[0].value);
+    const auto* y = std::get_if<Value>(&inputs[1].value);
+    if (x && y)
+      if (std::optional<Value> product = detail::dot_over_levels(rule, *x, *y)) return *product;
+  }
 
   // Note [Levels to one batch dim]
   std::vector<int64_t> common(static_cast<std::size_t>(levels), 1);
@@ -630,6 +637,46 @@ Value invariant_view(const Value& x, const char* op, int64_t dim, View view) {
                       false);
 }
 
+// x.select(dim, index) at a per-example position, where the index varies along levels x
+// does not (`input[i][index[i][j].item<int64_t>()]`): one gather along the dim of x's own
+// physical tensor, expanded along those levels as a view. Through dispatch, which merges the
+// level dims into one batch dim, x was first copied once per example of the other levels
+// (a [1024, 256] input read by a [1024, 32] index: 32 copies of it).
+std::optional<Value> select_by_gather(const Value& x, int64_t dim, const Value& index) {
+  const int64_t levels = index.levels();
+  if (levels <= x.levels() || index.physical().dim() != levels ||
+      !vmap::detail::is_integral(index.dtype()))
+    return std::nullopt;
+  Tensor physical = x.physical();
+  for (int64_t l = x.levels(); l < levels; ++l) physical = physical.unsqueeze(l);
+  const int64_t rank = physical.dim() - levels;
+  if (rank == 0) throw Error("select: cannot be applied to a 0-dim tensor");
+  const int64_t selected = rules::wrap_logical_dim("select", dim, rank) + levels;
+  const int64_t extent = physical.size(selected);
+  const Tensor given = index.physical().dtype() == kInt64 ? index.physical()
+                                                          : index.physical().to(kInt64);
+  // Two reductions decide the common case: every position in range, none from the end.
+  const int64_t low = given.numel() ? given.amin().item<int64_t>() : 0;
+  const int64_t high = given.numel() ? given.amax().item<int64_t>() : 0;
+  if (low < -extent || high >= extent) {
+    const Tensor outside = (given < -extent).logical_or(given >= extent).reshape({-1});
+    const int64_t bad = given.reshape({-1})[outside.to(kInt64).argmax()].item<int64_t>();
+    throw Error("select: index " + std::to_string(bad) + " out of range for dim " +
+                std::to_string(selected - levels) + " of size " + std::to_string(extent));
+  }
+  const Tensor position =
+      low < 0 ? vmap::where(given < int64_t{0}, given + extent, given) : given;
+  std::vector<int64_t> sizes = physical.sizes().vec();
+  for (int64_t l = 0; l < levels; ++l) sizes[l] = std::max(sizes[l], given.size(l));
+  std::vector<int64_t> shape(sizes.size(), 1);
+  for (int64_t l = 0; l < levels; ++l) shape[l] = given.size(l);
+  std::vector<int64_t> index_sizes = sizes;
+  index_sizes[selected] = 1;
+  const Tensor gathered =
+      physical.expand(sizes).gather(selected, position.reshape(shape).expand(index_sizes));
+  return Access::make(gathered.squeeze(selected), levels, false);
+}
+
 }  // namespace
 
 Value select(const Value& x, int64_t dim, const Value& index) {
@@ -641,6 +688,10 @@ Value select(const Value& x, int64_t dim, const Value& index) {
   }
   if (auto view = select_by_induction(x, dim, index)) return *view;
   const Value position = masked_index(index);
+  if (auto gathered = select_by_gather(x, dim, position)) {
+    Access::set_place(*gathered, {x, dim, position});
+    return *gathered;
+  }
   Value result = dispatch(op_index("select", OpForm::member), {x, dim, position});
   Access::set_place(result, {x, dim, position});
   return result;

@@ -400,7 +400,28 @@ class Case {
   }
 
   std::string inner_loop() {
-    switch (pick(0, 2)) {
+    const std::string w = std::to_string(width);
+    switch (pick(0, 6)) {
+      // Plain loops the tool may run as levels (Note [Plain loops as levels]): independent
+      // trips, a reduction over them into a local of the example, two outputs, a read at
+      // the trip's position of another dim, and an index computed from the trip.
+      case 3:
+        use("inner_loop_level_stores");
+        return "    for (int64_t q = 0; q < " + w + "; ++q) {\n      out2[i][q] = x[i][q] * " +
+               "y[i][q] + q;\n      ints[i][q] = q * 2 - " + column() + ";\n    }\n";
+      case 4:
+        use("inner_loop_level_reduction");
+        return "    {\n      Tensor t = zeros({});\n      for (int64_t q = 0; q < " + w +
+               "; ++q)\n        t += x[i][q] * y[i][q];\n      out[i][" + column() +
+               "] = t;\n    }\n";
+      case 5:
+        use("inner_loop_level_other_dim");
+        return std::string("    for (int64_t q = 0; q < 4; ++q)\n      o3[i][q] = ") +
+               "x3[i].select(0, q) + x.select(1, q)[i];\n";
+      case 6:
+        use("inner_loop_level_computed_index");
+        return "    for (int64_t q = 0; q < " + w + "; ++q)\n      out2[i][q] = x[i][(q + " +
+               column() + ") % " + w + "] - q;\n";
       case 0:
         use("inner_loop_s_eq_s_plus_e");
         return "    {\n      " + scalar_ + " s = 0;\n      for (int q = 0; q < " +
