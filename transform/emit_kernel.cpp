@@ -21,6 +21,13 @@ namespace clang_vmap::emit_detail {
 /// printed as its parameter.
 std::optional<std::string> Printer::fused(const Expr *E) {
   if (Kernel) {
+    // A store of a slot run: converted to the slot's dtype (Note [Slot runs]
+    // in fuse.cpp).
+    if (const auto *Store = dyn_cast<CXXOperatorCallExpr>(E);
+        Kernel->Slot && Store && Store->getOperator() == OO_Equal &&
+        Kernel->Parameters.count(Store->getArg(0)))
+      return vb("assign(") + Kernel->Names[0] + ", " + expr(Store->getArg(1)) +
+             ")";
     auto Parameter = Kernel->Parameters.find(E);
     if (Parameter == Kernel->Parameters.end())
       return std::nullopt;
@@ -43,8 +50,10 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
     return scalarKernel(Root, Chain);
   std::string Parameters, Operands;
   for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
-    Parameters += std::string(I ? ", " : "") +
-                  (Chain.Locals[I] ? "auto " : "const auto& ") + Chain.Names[I];
+    Parameters +=
+        std::string(I ? ", " : "") +
+        (Chain.Locals[I] || (Chain.Slot && I == 0) ? "auto " : "const auto& ") +
+        Chain.Names[I];
     Operands += ", " + expr(Chain.Operands[I]);
   }
   Kernel = &Chain;
@@ -61,11 +70,14 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
                                               Declaration->getSingleDecl()))
         stmt(S, Indent + 2);
     }
-    // The value and the operands after it: the consumer's line.
+    // The value and the operands after it: the consumer's line (a slot
+    // run's last statement's).
+    const Stmt *Last = Root ? Root : Chain.Region.back();
     std::string Directive =
-        lineDirective(Context, lineOf(Context, Root->getBeginLoc())) + "\n";
+        lineDirective(Context, lineOf(Context, Last->getBeginLoc())) + "\n";
     Out += Directive;
-    line(Indent + 2, "return " + expr(Root) + ";", nullptr);
+    line(Indent + 2, "return " + (Root ? expr(Root) : Chain.Names[0]) + ";",
+         nullptr);
     Body = "\n" + Out + Directive + std::string(Indent, ' ');
     Out = std::move(Outside);
     StatementIndent = Indent;
@@ -74,7 +86,8 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
   std::string Lambda = "[](" + Parameters + ") {" + Body + "}";
   // Note [Fused kernels on a device] in rules/include/vmap/fused.hpp.
   std::string Device = Chain.DeviceCode ? deviceCode(Lambda) : "";
-  return vb("fused(") + Device + Lambda + Operands + ")";
+  return vb(Chain.Slot ? "fused_slot(" : "fused(") + Device + Lambda +
+         Operands + ")";
 }
 
 // `vb::fused_scalar([](float cr, int max_iter) { ... return k; }, operands)`:

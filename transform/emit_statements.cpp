@@ -52,7 +52,7 @@ void Printer::line(unsigned Indent, const std::string &Text,
   if (Origin) {
     unsigned Line = lineOf(Context, Origin->getBeginLoc());
     auto Region = Plan.Fusion.RegionStarts.find(Origin);
-    if (Region != Plan.Fusion.RegionStarts.end())
+    if (Region != Plan.Fusion.RegionStarts.end() && !Kernel)
       Out += "  // lines " +
              std::to_string(lineOf(Context, Region->second->getBeginLoc())) +
              "-" + std::to_string(Line);
@@ -244,7 +244,11 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
   if (auto Stores = Plan.Fusion.StatementKernels.find(S);
       S && !Kernel && Stores != Plan.Fusion.StatementKernels.end()) {
     StatementIndent = Indent;
-    return line(Indent, scalarKernel(nullptr, Stores->second) + ";", S);
+    const FusedChain &Chain = Stores->second;
+    if (Chain.Slot) // Note [Slot runs] in fuse.cpp
+      return line(Indent,
+                  expr(Chain.Slot) + " = " + kernel(nullptr, Chain) + ";", S);
+    return line(Indent, scalarKernel(nullptr, Chain) + ";", S);
   }
   // A region's statements are printed in their kernel (Printer::kernel).
   if (!S || isa<NullStmt>(S) || (!Kernel && Plan.Fusion.InRegions.count(S)) ||

@@ -69,6 +69,45 @@
 // variable's type change: Element's assignment throws on the kernel's first
 // element, and the batched ops run the lambda (fused_element.hpp).
 //
+// Note [Slot runs]
+// A run of statements that store into an example's own slot of an output and
+// then update it,
+//
+//   out[i] = x[i];
+//   for (int round = 0; round < 5; ++round)
+//     out[i] *= out[i];
+//
+// is one kernel whose first operand is the slot, its value stored once (Note
+// [Slot kernels] in rules/include/vmap/fused.hpp):
+//
+//   vb::at(out, i) = vb::fused_slot([](auto a, const auto& b) {
+//     vb::assign(a, b);
+//     for (int round = 0; round < 5; ++round) { a *= a; }
+//     return a;
+//   }, vb::at(out, i), vb::at(x, i));  // lines 12-14
+//
+// (a run that reads the slot first, `out[i] += b[i]; out[i] *= 2;`, reads its
+// old value as that operand). A store is vb::assign, which converts to the
+// slot's dtype at each store as the store as written does (an int output
+// stores ints). The run is the longest one of statements that each are `=` or
+// a compound assignment with an element form to the same slot, or plain `for`
+// loops of those whose literal bounds run them at least once (so every
+// operand's shape meets the slot's, as the stores as written check it), where:
+//   - the slot is `out[k]...` of a tensor the loop writes, its indices literals
+//     and the induction variable of every vmap level: each example's own;
+//   - the run reads that tensor only as the slot (`out[i - 1]`, `out.sum()`
+//     read other examples' slots or the whole, which the stores change);
+//   - what the statements after the first read is read where the kernel
+//     starts, before the stores it follows as written: only a variable or an
+//     element of one (`b[i]`, `r`), whose memory the kernel's call compares
+//     with the slot's at run time (`Tensor r = out[i];`, or `b` the same
+//     tensor as `out`: then the batched ops run it, statement by statement);
+//     not a value computed from one (`b[i].sum()`), which would be computed
+//     before the stores;
+//   - it reads the slot (stores alone, the last wins) and has at least two
+//     runtime passes (a lone statement is a chain of its own: Note [Which
+//     chains are fused]).
+//
 //===----------------------------------------------------------------------===//
 
 #include "fuse.h"
@@ -676,6 +715,227 @@ private:
            lineText(Loop);
   }
 
+  //===-- slot runs (Note [Slot runs]) ------------------------------------===//
+
+  /// The tensor \p E subscripts, where \p E is an example's own slot of an
+  /// output (`out[i]`, `out[i][j]`, `out[i][0]`), else null.
+  const VarDecl *ownSlotOf(const Expr *E) const {
+    llvm::DenseSet<const VarDecl *> Indices;
+    const Expr *Base = stripImplicit(E);
+    while (const CXXOperatorCallExpr *Subscript = elementSubscript(Base)) {
+      const Expr *Index = stripImplicit(Subscript->getArg(1));
+      if (const VarDecl *Var = referencedVar(Index))
+        Indices.insert(Var);
+      else if (!isa<IntegerLiteral>(Index))
+        return nullptr;
+      Base = stripImplicit(Subscript->getArg(0));
+    }
+    const VarDecl *Tensor = referencedVar(Base);
+    if (!Tensor || Base == stripImplicit(E) || A.Levels.empty() ||
+        Indices.size() != A.Levels.size() ||
+        !llvm::all_of(
+            A.Levels,
+            [&](const VmapLevel &L) { return Indices.count(L.Induction); }) ||
+        !llvm::any_of(A.Outputs, [&](const LoopOutput &Output) {
+          return Output.Var == Tensor && !Output.Accumulator;
+        }))
+      return nullptr;
+    return Tensor;
+  }
+
+  bool sameSlot(const Expr *E, const Expr *Slot) const {
+    llvm::FoldingSetNodeID Id, SlotId;
+    stripImplicit(E)->Profile(Id, Context, /*Canonical=*/true);
+    stripImplicit(Slot)->Profile(SlotId, Context, /*Canonical=*/true);
+    return Id == SlotId;
+  }
+
+  /// The slot \p S updates, where it is a statement of a slot run: an update
+  /// of \p Slot, or with a null \p Slot, of an example's own slot; else null.
+  const Expr *slotUpdate(const Stmt *S, const Expr *Slot) const {
+    if (!S || inMacro(S))
+      return nullptr;
+    if (const auto *Assign = assignmentOf(S)) {
+      const Expr *Target = stripImplicit(Assign->getArg(0));
+      if (A.Reductions.count(cast<Expr>(S)) ||
+          !isTensorType(Assign->getArg(0)->getType()) ||
+          (Slot ? !sameSlot(Target, Slot) : !ownSlotOf(Target)))
+        return nullptr;
+      std::string Name = calleeName(Assign);
+      if (Assign->getOperator() != OO_Equal &&
+          (rules::find_op(Name, rules::OpForm::compound_assign) ==
+               rules::kNoOp ||
+           !rules::has_element_form(StringRef(Name).drop_back())))
+        return nullptr;
+      return Target;
+    }
+    const auto *For = dyn_cast<ForStmt>(S);
+    if (!For || A.levelOf(For) || A.MaskedControls.count(For) ||
+        !runsAtLeastOnce(For))
+      return nullptr;
+    for (const Stmt *Child : statementsOf(For->getBody()))
+      if (!(Slot = slotUpdate(Child, Slot)))
+        return nullptr;
+    return Slot;
+  }
+
+  /// Whether \p E is a variable or an element of one, `b[i]` (Note [Slot
+  /// runs]: read where the kernel starts, compared with the slot at run time).
+  static bool isPlainRead(const Expr *E) {
+    E = stripImplicit(E);
+    if (const CXXOperatorCallExpr *Subscript = elementSubscript(E))
+      return isPlainRead(Subscript->getArg(0)) &&
+             isPlainRead(Subscript->getArg(1));
+    return isa<DeclRefExpr, IntegerLiteral>(E);
+  }
+
+  /// The leaves of \p E, a value a slot run stores, added to \p Chain;
+  /// \p AfterStore: read as written after a store of the run.
+  bool collectSlotValue(const Expr *E, FusedChain &Chain, const VarDecl *Tensor,
+                        bool AfterStore) {
+    const Expr *Stripped = stripImplicit(E);
+    if (isNode(Stripped))
+      return llvm::all_of(
+          operandsOf(cast<CallExpr>(Stripped)), [&](const Expr *Operand) {
+            return collectSlotValue(Operand, Chain, Tensor, AfterStore);
+          });
+    if (sameSlot(Stripped, Chain.Slot)) {
+      Chain.Parameters[E] = 0;
+      return true;
+    }
+    std::string Text = sourceText(Context, Stripped->getSourceRange()).str();
+    llvm::DenseMap<const VarDecl *, unsigned> Refs;
+    countAllRefs(Stripped, Refs);
+    if (Refs.count(Tensor)) {
+      whyNot("'" + Text + "' reads '" + Tensor->getNameAsString() +
+             "' other than as the slot the statements update");
+      return false;
+    }
+    if (AfterStore && !isLiteral(Stripped) && !isPlainRead(Stripped) &&
+        !(referencedVar(Stripped) &&
+          Chain.Declared.count(referencedVar(Stripped)))) {
+      whyNot("'" + Text +
+             "' would be computed before the kernel, ahead of the stores "
+             "before it");
+      return false;
+    }
+    return collect(E, Chain, /*Moved=*/true);
+  }
+
+  /// The leaves of \p S, a statement of a slot run, added to \p Chain.
+  bool collectUpdate(const Stmt *S, FusedChain &Chain, const VarDecl *Tensor,
+                     bool AfterStore) {
+    if (const auto *For = dyn_cast<ForStmt>(S)) {
+      for (const Decl *D : cast<DeclStmt>(For->getInit())->decls())
+        if (!collectHeader(cast<VarDecl>(D)->getInit(), Chain))
+          return false;
+      return collectHeader(For->getCond(), Chain) &&
+             collectHeader(For->getInc(), Chain) &&
+             llvm::all_of(statementsOf(For->getBody()), [&](const Stmt *Child) {
+               return collectUpdate(Child, Chain, Tensor, /*AfterStore=*/true);
+             });
+    }
+    const auto *Assign = assignmentOf(S);
+    Chain.Parameters[Assign->getArg(0)] = 0;
+    return collectSlotValue(Assign->getArg(1), Chain, Tensor, AfterStore);
+  }
+
+  /// The runtime passes of \p S, a statement of a slot run as written: a
+  /// store is one (a copy, or its op's into the slot), a compound assignment
+  /// one more than its value's, a loop's counted twice (it repeats them).
+  unsigned slotPasses(const Stmt *S) const {
+    if (const auto *Assign = assignmentOf(S)) {
+      unsigned Nodes = countNodes(Assign->getArg(1));
+      return Assign->getOperator() == OO_Equal ? std::max(Nodes, 1u)
+                                               : Nodes + 1;
+    }
+    unsigned Count = 0;
+    for (const Stmt *Child : statementsOf(cast<ForStmt>(S)->getBody()))
+      Count += 2 * slotPasses(Child);
+    return Count;
+  }
+
+  /// Whether \p S, a statement of a slot run, reads \p Slot: a compound
+  /// assignment, or a value that names it.
+  bool readsSlot(const Stmt *S, const Expr *Slot) const {
+    if (const auto *For = dyn_cast<ForStmt>(S))
+      return llvm::any_of(statementsOf(For->getBody()), [&](const Stmt *Child) {
+        return readsSlot(Child, Slot);
+      });
+    const auto *Assign = assignmentOf(S);
+    std::function<bool(const Stmt *)> Names = [&](const Stmt *Child) {
+      return Child &&
+             ((isa<Expr>(Child) && sameSlot(cast<Expr>(Child), Slot)) ||
+              llvm::any_of(Child->children(), Names));
+    };
+    return Assign->getOperator() != OO_Equal || Names(Assign->getArg(1));
+  }
+
+  /// The kernel of the slot run \p Run updating \p Slot, or std::nullopt.
+  std::optional<FusedChain> buildSlot(const Expr *Slot,
+                                      ArrayRef<const Stmt *> Run) {
+    FusedChain Chain;
+    Chain.Slot = Slot;
+    Chain.Region.assign(Run.begin(), Run.end());
+    unsigned Passes = 0;
+    for (const Stmt *S : Run) {
+      if (Result.InRegions.count(S) || holdsKernel(S))
+        return whyNot("line " + lineText(S) + " is in another kernel");
+      declare(S, Chain);
+      Passes += slotPasses(S);
+    }
+    // Stores alone (`out[i][1] = 5; out[i][1] = 6;`), the last wins: no
+    // update to keep in registers.
+    if (Passes < 2 || (Run.size() == 1 && !isa<ForStmt>(Run.front())) ||
+        !llvm::any_of(Run, [&](const Stmt *S) { return readsSlot(S, Slot); }))
+      return std::nullopt;
+    Chain.Operands.push_back(Slot);
+    Chain.Locals.push_back(nullptr);
+    Chain.ElementReads.push_back(false);
+    Chain.ElementWrites.push_back(false);
+    const VarDecl *Tensor = ownSlotOf(Slot);
+    for (std::size_t I = 0; I < Run.size(); ++I)
+      if (!collectUpdate(Run[I], Chain, Tensor,
+                         /*AfterStore=*/I > 0 || isa<ForStmt>(Run[I])))
+        return Why.empty() ? whyNot("line " + lineText(Run[I]) +
+                                    " cannot run inside a kernel")
+                           : std::nullopt;
+    if (llvm::any_of(Chain.Operands,
+                     [&](const Expr *Operand) { return holdsKernel(Operand); }))
+      return whyNot("it reads the result of another kernel");
+    return Chain;
+  }
+
+  /// Makes the longest slot run at the front of \p Rest (the statements of a
+  /// block from one on) a kernel (Note [Slot runs]); the number of statements
+  /// it takes, or 0.
+  std::size_t slotRun(ArrayRef<const Stmt *> Rest) {
+    const Expr *Slot = slotUpdate(Rest.front(), nullptr);
+    if (!Slot)
+      return 0;
+    std::size_t End = 1;
+    while (End < Rest.size() && slotUpdate(Rest[End], Slot))
+      ++End;
+    for (; End > 0; --End) {
+      Why.clear();
+      std::optional<FusedChain> Chain = buildSlot(Slot, Rest.take_front(End));
+      if (!Chain) {
+        notCompiled(Rest.front());
+        continue;
+      }
+      const Stmt *Last = Rest[End - 1];
+      Statement = nullptr;
+      name(*Chain);
+      for (const Stmt *Inside : Chain->Region)
+        Result.InRegions.insert(Inside);
+      if (End > 1)
+        Result.RegionStarts[Last] = Rest.front();
+      Result.StatementKernels[Last] = std::move(*Chain);
+      return End;
+    }
+    return 0;
+  }
+
   /// Makes \p S, a statement that stores elements, with the longest region
   /// of the statements \p Before that it can take, a scalar kernel that
   /// returns nothing (Note [Fused control flow] in fuse_scalar.cpp).
@@ -779,8 +1039,13 @@ private:
       return;
     if (const auto *Compound = dyn_cast<CompoundStmt>(S)) {
       llvm::SmallVector<const Stmt *, 16> Statements(Compound->body());
-      for (std::size_t I = 0; I < Statements.size(); ++I)
+      for (std::size_t I = 0; I < Statements.size(); ++I) {
+        if (std::size_t Run = slotRun(ArrayRef(Statements).drop_front(I))) {
+          I += Run - 1;
+          continue;
+        }
         scan(Statements[I], ArrayRef(Statements).take_front(I));
+      }
       return;
     }
     Consumer = S;
@@ -821,6 +1086,8 @@ void dropClonesOfKernelCalls(BatchPlan &Plan) {
       llvm::for_each(Chain.Region, Collect);
     }
   for (const auto &[Last, Chain] : Plan.Fusion.StatementKernels) {
+    if (Chain.Slot) // its calls are operands, computed outside the kernel
+      continue;
     Collect(Last);
     llvm::for_each(Chain.Region, Collect);
   }

@@ -55,6 +55,11 @@ struct FusedChain {
   /// the user's C++ scalar code, printed as written in a lambda whose
   /// parameters have C++ types, run by vb::fused_scalar.
   bool Scalar = false;
+  /// A kernel of a run of statements that update one example's slot (Note
+  /// [Slot runs] in fuse.cpp): the slot as the run first writes it (`out[i]`),
+  /// operand 0, whose parameter each of the run's stores assigns; the kernel's
+  /// value is stored into the slot once. Null for the others.
+  const clang::Expr *Slot = nullptr;
   /// A kernel whose text is also its device program (Note [Scalar kernels
   /// on a device] in rules/include/vmap/fused_scalar.hpp, Note [Fused kernels
   /// on a device] in rules/include/vmap/fused.hpp).
@@ -64,9 +69,10 @@ struct FusedChain {
 /// The kernels of a batched body (keyed by the chain's outermost expression).
 struct FusionPlan {
   llvm::DenseMap<const clang::Expr *, FusedChain> Chains;
-  /// Scalar kernels that store elements and return nothing, keyed by their
-  /// region's last statement, where the printer puts the kernel's call
-  /// (Note [Fused control flow] in fuse_scalar.cpp).
+  /// Scalar kernels that store elements and return nothing, and the kernels
+  /// of slot runs, keyed by their region's last statement, where the printer
+  /// puts the kernel's call (Note [Fused control flow] in fuse_scalar.cpp,
+  /// Note [Slot runs] in fuse.cpp).
   llvm::DenseMap<const clang::Stmt *, FusedChain> StatementKernels;
   /// The statements of the regions: printed inside their kernel, not in place.
   llvm::DenseSet<const clang::Stmt *> InRegions;

@@ -227,10 +227,12 @@ const TypedKernel<T>* applicable(const TypedKernel<T>* typed, const FusedLayout&
 // A whole pending node of `sizes` and `dtype` (Note [Deferred results]) that fill(layout,
 // kernel, out) computes into the destination it gets (or a new tensor, when it gets none),
 // with the layout (moved in, not copied: its vectors are a fixed cost of every call) and a
-// copy of the kernel kept alive until then.
+// copy of the kernel kept alive until then. `elementwise`: a store's, each element from the
+// operands' elements at its position (Pending::elementwise).
 Value deferred(FusedLayout layout, std::vector<int64_t> sizes, Dtype dtype,
                const KernelCode& code,
-               std::function<void(const FusedLayout&, const void*, void*)> fill) {
+               std::function<void(const FusedLayout&, const void*, void*)> fill,
+               bool elementwise = false) {
   std::vector<Tensor> inputs = layout.operands;
   const int64_t levels = layout.levels - layout.kept;
   std::shared_ptr<const void> kernel = code.keep(code.kernel);
@@ -244,8 +246,9 @@ Value deferred(FusedLayout layout, std::vector<int64_t> sizes, Dtype dtype,
     return out;
   };
   return Access::make_pending(
-      whole_node(std::move(sizes), dtype, device, std::move(inputs), std::move(compute)), levels,
-      false);
+      whole_node(std::move(sizes), dtype, device, std::move(inputs), std::move(compute),
+                 elementwise),
+      levels, false);
 }
 
 // Writes the kernel's elements, in the flattened order of the layout, to `out`.
@@ -473,7 +476,8 @@ std::optional<Value> store_value(FusedLayout layout, const TypedKernel<T>* compi
   return deferred(std::move(layout), std::move(sizes), typed->result, code,
                   [typed](const FusedLayout& laid_out, const void* kernel, void* out) {
                     store<T>(laid_out, *typed, kernel, out);
-                  });
+                  },
+                  /*elementwise=*/true);
 }
 
 template <class T>
@@ -700,6 +704,11 @@ bool fused_accumulate(Tensor& acc, Reduce op, const std::vector<Value>& operands
   return layout->dtype == kFloat64
              ? accumulate_into(acc, op, *layout, code.f64, code, rebinding)
              : accumulate_into(acc, op, *layout, code.f32, code, rebinding);
+}
+
+bool shares_memory(const Value& slot, const Value& other) {
+  if (Access::pending(other) || Access::pending(slot)) return false;
+  return vmap::detail::overlaps(slot.physical(), other.physical());
 }
 
 }  // namespace vmap::batched::detail

@@ -7,6 +7,7 @@
 #include "rules_test_util.hpp"
 
 #include <vmap/batched.hpp>
+#include <vmap/fused.hpp>
 
 #include <gtest/gtest.h>
 
@@ -453,6 +454,55 @@ struct LinearCase {
     return result;
   }
 };
+
+// A slot run (Note [Slot kernels] in vmap/fused.hpp), `out[i] = x[i];`, `out[i] *= out[i];`
+// twice, `out[i] += b[i];`: its compiled store reads out[i] and is computed into it (no
+// temporary, no copy); where an operand is the slot's own tensor the batched ops run it, as
+// written; an int slot converts at each store.
+TEST(Deferred, SlotRunsAreComputedIntoTheSlotTheyRead) {
+  if (!vb::detail::cpu_runs(vb::detail::kFusedIsa))
+    GTEST_SKIP() << "this CPU lacks the vector ISA the kernels are compiled for";
+  vmap_test::OmpThreads threads(2);
+  Rng rng(23);
+  const Tensor x = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
+  const Tensor b = test::random_tensor(rng, {kRows, kWidth}, kFloat32);
+  // Whether the run's value was computed into `out`.
+  auto run = [](const Tensor& from, const Tensor& add, Tensor& out) {
+    vb::Level level0(0, from.size(0));
+    const vb::Value i = level0.index();
+    const vb::Value value = vb::fused_slot(
+        [](auto s, const auto& a, const auto& c) {
+          vb::assign(s, a);
+          for (int round = 0; round < 2; ++round) s *= s;
+          s += c;
+          return s;
+        },
+        vb::at(out, i), vb::at(from, i), vb::at(add, i));
+    vb::at(out, i) = value;
+    return computed_into(value, out);
+  };
+  Tensor out = zeros({kRows, kWidth});
+  EXPECT_TRUE(run(x, b, out));
+  expect_close(out, x * x * (x * x) + b);
+  // `b` is `out`: `out[i] += b[i]` reads the x^4 just stored.
+  Tensor same = b.clone();
+  run(x, same, same);
+  expect_close(same, x * x * (x * x) * 2);
+  Tensor counts = zeros({kRows, kWidth}, kInt64);
+  {
+    vb::Level level0(0, x.size(0));
+    const vb::Value i = level0.index();
+    vb::at(counts, i) = vb::fused_slot(
+        [](auto s, const auto& a) {
+          vb::assign(s, a * 3.0f);
+          s *= s;
+          return s;
+        },
+        vb::at(counts, i), vb::at(x, i));
+  }
+  const Tensor truncated = (x * 3.0f).to(kInt64);
+  expect_identical(counts, truncated * truncated);
+}
 
 TEST(Deferred, StoredProductsAndGathersLandInTheSlot) {
   const LinearCase c(21);

@@ -664,6 +664,44 @@ auto fused(DeviceCode code, Kernel kernel, const Args&... args) {
       code, std::move(kernel), args...);
 }
 
+// Note [Slot kernels]
+// A run of statements that store into an example's slot and then update it (`out[i] = x[i];
+// out[i] *= out[i];`: Note [Slot runs] in transform/fuse.cpp) is one kernel whose first
+// operand is the slot, its value stored once:
+//
+//   vb::at(out, i) = vb::fused_slot([](auto a, const auto& b) {
+//     vb::assign(a, b);
+//     a *= a;
+//     return a;
+//   }, vb::at(out, i), vb::at(x, i));
+//
+// Each store of the run is vb::assign: in the compiled kernel the value converted to the
+// slot's element type, in the batched ops a write into the slot's elements (the store as
+// written: its conversion, broadcast and errors). The compiled kernel reads every operand
+// before it stores, where the statements as written read an operand after the stores before
+// it: the same unless the operand shares memory with the slot (`f(out, out)`: the loop's
+// overlap guard lets one view be read and written per example; `Tensor r = out[i];`). Then
+// the batched ops run the lambda, one statement after another as written. Otherwise the
+// store computes into the slot it reads (Pending::elementwise): no temporary, one pass.
+namespace detail {
+// Whether `other`, computed (not pending: a pending value is a result of its own), views
+// memory of `slot`.
+bool shares_memory(const Value& slot, const Value& other);
+}  // namespace detail
+
+inline void assign(Value& slot, const Value& value) { std::move(slot) = value; }
+
+template <class Kernel, class... Args>
+Value fused_slot(Kernel kernel, const Value& slot, const Args&... args) {
+  auto shares = [&](const auto& arg) {
+    if constexpr (std::is_arithmetic_v<std::decay_t<decltype(arg)>>) return false;
+    else return detail::shares_memory(slot, arg);
+  };
+  auto chain = fused(std::move(kernel), slot, args...);
+  if ((shares(args) || ...)) return chain.batched();
+  return chain;
+}
+
 // The free forms (`vb::sum(vb::fused(...))`): namespace-scope templates, so that a qualified
 // call finds them rather than sum(const Value&) through the conversion.
 template <class Kernel, class... Args>

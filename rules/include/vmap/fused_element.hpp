@@ -293,4 +293,12 @@ struct Element {
   }
 };
 
+// A store of a run that updates an example's slot (Note [Slot kernels] in fused.hpp): the
+// value converted to the slot's element type, as a store into a tensor converts it.
+template <class T, class X>
+  requires element_detail::Operand<X>
+VMAP_ELEMENT_INLINE void assign(Element<T>& slot, const X& value) {
+  slot.value = static_cast<T>(element_detail::raw(value));
+}
+
 }  // namespace vmap::batched

@@ -267,13 +267,15 @@ const Tensor& materialise(const Pending& node) {
 
 PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
                       std::vector<Tensor> inputs,
-                      std::function<Tensor(const Tensor& destination)> compute) {
+                      std::function<Tensor(const Tensor& destination)> compute,
+                      bool elementwise) {
   auto node = std::make_shared<Pending>();
   node->sizes = std::move(sizes);
   node->dtype = dtype;
   node->device = device;
   node->operands.assign(inputs.begin(), inputs.end());
   node->compute = std::move(compute);
+  node->elementwise = elementwise;
   return registered(std::move(node));
 }
 
@@ -402,15 +404,35 @@ Value pointwise_value(std::vector<PendingOperand> operands, PendingApply apply, 
 
 namespace {
 
+// Whether an elementwise node reads of `destination` only `slot`, element for element (the
+// same first byte, sizes and strides): it may compute into the slot (Note [Slot kernels] in
+// vmap/fused.hpp: `out[i] = x[i]; out[i] *= out[i];` reads and stores out[i]).
+bool computes_in_place(const Pending& node, const Tensor& destination, const Tensor& slot) {
+  if (!node.elementwise) return false;
+  for (const PendingOperand& operand : node.operands) {
+    const auto* leaf = std::get_if<Tensor>(&operand);
+    if (leaf == nullptr || !vmap::detail::overlaps(*leaf, destination)) {
+      if (leaf == nullptr && reads(*std::get<PendingPtr>(operand), destination)) return false;
+      continue;
+    }
+    if (leaf->raw_data() != slot.raw_data() || leaf->sizes().vec() != slot.sizes().vec() ||
+        leaf->strides().vec() != slot.strides().vec())
+      return false;
+  }
+  return true;
+}
+
 // A whole node's call into the destination it fills exactly (Note [Deferred results]).
 bool store_whole(const Tensor& destination, const Pending& node, const SizesMap& reshape_sizes,
                  const Tensor& keep) {
   if (keep.defined() || reshape_sizes(node.sizes) != destination.sizes().vec() ||
       !destination.is_contiguous())
     return false;
-  settle_before_write(destination);  // computes the node when it reads the destination
-  if (!deferred(node)) return false;
   const Tensor slot = destination.view(node.sizes);
+  // Computes the node first when it reads the destination, unless it can in place.
+  settle_before_write(destination,
+                      computes_in_place(node, destination, slot) ? &node : nullptr);
+  if (!deferred(node)) return false;
   const Tensor result = node.compute(slot);
   node.value = result;
   node.value_in_destination = result.raw_data() == slot.raw_data();
@@ -510,13 +532,13 @@ bool for_each_block_in_order(const Value& e, const std::function<void(const Tens
   return true;
 }
 
-void settle_before_write(const Tensor& destination) {
+void settle_before_write(const Tensor& destination, const Pending* in_place) {
   prune_live_nodes();
   // Copied: materialising never registers nodes, but keep the loop independent of that.
   const std::vector<std::weak_ptr<const Pending>> nodes = live_nodes;
   for (const auto& weak : nodes) {
     const PendingPtr node = weak.lock();
-    if (!node) continue;
+    if (!node || node.get() == in_place) continue;
     if (deferred(*node)
             ? reads(*node, destination)
             : node->value_in_destination && vmap::detail::overlaps(node->value, destination))

@@ -93,6 +93,10 @@ struct Pending {
   Device device = kCPU;
   mutable Tensor value;  // set once materialised
   mutable bool value_in_destination = false;  // value views the slot a store computed it into
+  // A compiled kernel's store (Note [Slot kernels] in vmap/fused.hpp): each element of its
+  // value from its operands' elements at that position alone, so it may compute into a slot
+  // it reads as an operand element for element (each is read before it is written).
+  bool elementwise = false;
 };
 
 // A pending source (no operands) computed by `make` (given no operands) when first needed.
@@ -104,7 +108,8 @@ const Tensor& materialise(const Pending& node);
 // call `compute` reads `inputs`.
 PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
                       std::vector<Tensor> inputs,
-                      std::function<Tensor(const Tensor& destination)> compute);
+                      std::function<Tensor(const Tensor& destination)> compute,
+                      bool elementwise = false);
 
 // Note [Probe cache]
 // A pending node's dtype is the eager op's, learnt by running its op on 0-d operands (Note
@@ -173,6 +178,6 @@ bool for_each_block_in_order(const Value& e, const std::function<void(const Tens
 // Materialises every live pending value whose leaves overlap `destination`, before it is
 // written (Note [Pending values]), and copies out a stored whole value that views it (Note
 // [Deferred results]).
-void settle_before_write(const Tensor& destination);
+void settle_before_write(const Tensor& destination, const Pending* in_place = nullptr);
 
 }  // namespace vmap::batched::detail
