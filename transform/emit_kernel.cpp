@@ -22,7 +22,7 @@ namespace clang_vmap::emit_detail {
 std::optional<std::string> Printer::fused(const Expr *E) {
   if (Kernel) {
     // A store of a slot run: converted to the slot's dtype (Note [Slot runs]
-    // in fuse.cpp).
+    // in fuse_slot.cpp).
     if (const auto *Store = dyn_cast<CXXOperatorCallExpr>(E);
         Kernel->Slot && Store && Store->getOperator() == OO_Equal &&
         Kernel->Parameters.count(Store->getArg(0)))

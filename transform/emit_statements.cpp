@@ -245,7 +245,7 @@ void Printer::stmt(const Stmt *S, unsigned Indent) {
       S && !Kernel && Stores != Plan.Fusion.StatementKernels.end()) {
     StatementIndent = Indent;
     const FusedChain &Chain = Stores->second;
-    if (Chain.Slot) // Note [Slot runs] in fuse.cpp
+    if (Chain.Slot) // Note [Slot runs] in fuse_slot.cpp
       return line(Indent,
                   expr(Chain.Slot) + " = " + kernel(nullptr, Chain) + ";", S);
     return line(Indent, scalarKernel(nullptr, Chain) + ";", S);

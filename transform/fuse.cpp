@@ -69,59 +69,20 @@
 // variable's type change: Element's assignment throws on the kernel's first
 // element, and the batched ops run the lambda (fused_element.hpp).
 //
-// Note [Slot runs]
-// A run of statements that store into an example's own slot of an output and
-// then update it,
-//
-//   out[i] = x[i];
-//   for (int round = 0; round < 5; ++round)
-//     out[i] *= out[i];
-//
-// is one kernel whose first operand is the slot, its value stored once (Note
-// [Slot kernels] in rules/include/vmap/fused.hpp):
-//
-//   vb::at(out, i) = vb::fused_slot([](auto a, const auto& b) {
-//     vb::assign(a, b);
-//     for (int round = 0; round < 5; ++round) { a *= a; }
-//     return a;
-//   }, vb::at(out, i), vb::at(x, i));  // lines 12-14
-//
-// (a run that reads the slot first, `out[i] += b[i]; out[i] *= 2;`, reads its
-// old value as that operand). A store is vb::assign, which converts to the
-// slot's dtype at each store as the store as written does (an int output
-// stores ints). The run is the longest one of statements that each are `=` or
-// a compound assignment with an element form to the same slot, or plain `for`
-// loops of those whose literal bounds run them at least once (so every
-// operand's shape meets the slot's, as the stores as written check it), where:
-//   - the slot is `out[k]...` of a tensor the loop writes, its indices literals
-//     and the induction variable of every vmap level: each example's own;
-//   - the run reads that tensor only as the slot (`out[i - 1]`, `out.sum()`
-//     read other examples' slots or the whole, which the stores change);
-//   - what the statements after the first read is read where the kernel
-//     starts, before the stores it follows as written: only a variable or an
-//     element of one (`b[i]`, `r`), whose memory the kernel's call compares
-//     with the slot's at run time (`Tensor r = out[i];`, or `b` the same
-//     tensor as `out`: then the batched ops run it, statement by statement);
-//     not a value computed from one (`b[i].sum()`), which would be computed
-//     before the stores;
-//   - it reads the slot (stores alone, the last wins) and has at least two
-//     runtime passes (a lone statement is a chain of its own: Note [Which
-//     chains are fused]).
-//
 //===----------------------------------------------------------------------===//
 
 #include "fuse.h"
 #include "ast_util.h"
-#include "fuse_detail.h"
 #include "batch.h"
+#include "fuse_detail.h"
 #include "clang/AST/StmtCXX.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
-#include <vmap/rules/op_table.hpp>
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <vmap/rules/op_table.hpp>
 
 using namespace clang;
 namespace rules = vmap::rules;
@@ -170,7 +131,7 @@ private:
     if (!stripImplicit(Operands[1])->EvaluateAsRValue(Exponent, Context))
       return 1;
     const APValue &Value = Exponent.Val;
-    double E = Value.isInt()     ? static_cast<double>(Value.getInt().getExtValue())
+    double E = Value.isInt() ? static_cast<double>(Value.getInt().getExtValue())
                : Value.isFloat() ? Value.getFloat().convertToDouble()
                                  : 0;
     return (E > 3 || E < -2) && std::trunc(E) == E ? 2 : 1;
@@ -277,7 +238,8 @@ private:
     if (const auto *Unary = dyn_cast<UnaryOperator>(Stripped))
       return (!Unary->isIncrementDecrementOp() ||
               CounterOnly(Unary->getSubExpr())) &&
-             Unary->getOpcode() != UO_AddrOf && Unary->getOpcode() != UO_Deref &&
+             Unary->getOpcode() != UO_AddrOf &&
+             Unary->getOpcode() != UO_Deref &&
              collectHeader(Unary->getSubExpr(), Chain);
     return false;
   }
@@ -330,8 +292,9 @@ private:
               Counter->getType()->isReferenceType())
             return false;
         }
-      return llvm::all_of(statementsOf(For->getBody()),
-                          [&](const Stmt *Child) { return mayBeInRegion(Child); });
+      return llvm::all_of(statementsOf(For->getBody()), [&](const Stmt *Child) {
+        return mayBeInRegion(Child);
+      });
     }
     return false;
   }
@@ -519,9 +482,8 @@ private:
 
   /// The kernel of \p Root with the statements \p Region before it, or
   /// std::nullopt where one of the conditions of Note [Fused regions] fails.
-  std::optional<FusedChain> build(const Expr *Root,
-                                  ArrayRef<const Stmt *> Region,
-                                  unsigned MinOps) {
+  std::optional<FusedChain>
+  build(const Expr *Root, ArrayRef<const Stmt *> Region, unsigned MinOps) {
     FusedChain Chain;
     Chain.Region.assign(Region.begin(), Region.end());
     for (const Stmt *S : Region) {
@@ -599,9 +561,9 @@ private:
     unsigned Candidate = 0; // a, ..., z, then _b_0, _b_1, ...
     for (std::string &Name : Chain.Names) {
       while (Name.empty()) {
-        std::string Next = Candidate < 26
-                               ? std::string(1, static_cast<char>('a' + Candidate))
-                               : "_b_" + std::to_string(Candidate - 26);
+        std::string Next =
+            Candidate < 26 ? std::string(1, static_cast<char>('a' + Candidate))
+                           : "_b_" + std::to_string(Candidate - 26);
         ++Candidate;
         if (Taken.insert(Next).second)
           Name = Next;
@@ -612,8 +574,7 @@ private:
   /// Makes the chain under \p E a kernel when it has at least \p MinOps ops,
   /// with the longest region of the statements \p Before that it can take
   /// (Note [Fused regions]).
-  void consider(const Expr *E, unsigned MinOps,
-                ArrayRef<const Stmt *> Before) {
+  void consider(const Expr *E, unsigned MinOps, ArrayRef<const Stmt *> Before) {
     const Expr *Root = stripImplicit(E);
     if (Result.Chains.count(Root) || inMacro(Root))
       return;
@@ -711,83 +672,10 @@ private:
       return "";
     return "reads '" +
            sourceText(Context, Subscript->getArg(0)->getSourceRange()).str() +
-           "' at an index computed in the plain loop at line " +
-           lineText(Loop);
+           "' at an index computed in the plain loop at line " + lineText(Loop);
   }
 
   //===-- slot runs (Note [Slot runs]) ------------------------------------===//
-
-  /// The tensor \p E subscripts, where \p E is an example's own slot of an
-  /// output (`out[i]`, `out[i][j]`, `out[i][0]`), else null.
-  const VarDecl *ownSlotOf(const Expr *E) const {
-    llvm::DenseSet<const VarDecl *> Indices;
-    const Expr *Base = stripImplicit(E);
-    while (const CXXOperatorCallExpr *Subscript = elementSubscript(Base)) {
-      const Expr *Index = stripImplicit(Subscript->getArg(1));
-      if (const VarDecl *Var = referencedVar(Index))
-        Indices.insert(Var);
-      else if (!isa<IntegerLiteral>(Index))
-        return nullptr;
-      Base = stripImplicit(Subscript->getArg(0));
-    }
-    const VarDecl *Tensor = referencedVar(Base);
-    if (!Tensor || Base == stripImplicit(E) || A.Levels.empty() ||
-        Indices.size() != A.Levels.size() ||
-        !llvm::all_of(
-            A.Levels,
-            [&](const VmapLevel &L) { return Indices.count(L.Induction); }) ||
-        !llvm::any_of(A.Outputs, [&](const LoopOutput &Output) {
-          return Output.Var == Tensor && !Output.Accumulator;
-        }))
-      return nullptr;
-    return Tensor;
-  }
-
-  bool sameSlot(const Expr *E, const Expr *Slot) const {
-    llvm::FoldingSetNodeID Id, SlotId;
-    stripImplicit(E)->Profile(Id, Context, /*Canonical=*/true);
-    stripImplicit(Slot)->Profile(SlotId, Context, /*Canonical=*/true);
-    return Id == SlotId;
-  }
-
-  /// The slot \p S updates, where it is a statement of a slot run: an update
-  /// of \p Slot, or with a null \p Slot, of an example's own slot; else null.
-  const Expr *slotUpdate(const Stmt *S, const Expr *Slot) const {
-    if (!S || inMacro(S))
-      return nullptr;
-    if (const auto *Assign = assignmentOf(S)) {
-      const Expr *Target = stripImplicit(Assign->getArg(0));
-      if (A.Reductions.count(cast<Expr>(S)) ||
-          !isTensorType(Assign->getArg(0)->getType()) ||
-          (Slot ? !sameSlot(Target, Slot) : !ownSlotOf(Target)))
-        return nullptr;
-      std::string Name = calleeName(Assign);
-      if (Assign->getOperator() != OO_Equal &&
-          (rules::find_op(Name, rules::OpForm::compound_assign) ==
-               rules::kNoOp ||
-           !rules::has_element_form(StringRef(Name).drop_back())))
-        return nullptr;
-      return Target;
-    }
-    const auto *For = dyn_cast<ForStmt>(S);
-    if (!For || A.levelOf(For) || A.MaskedControls.count(For) ||
-        !runsAtLeastOnce(For))
-      return nullptr;
-    for (const Stmt *Child : statementsOf(For->getBody()))
-      if (!(Slot = slotUpdate(Child, Slot)))
-        return nullptr;
-    return Slot;
-  }
-
-  /// Whether \p E is a variable or an element of one, `b[i]` (Note [Slot
-  /// runs]: read where the kernel starts, compared with the slot at run time).
-  static bool isPlainRead(const Expr *E) {
-    E = stripImplicit(E);
-    if (const CXXOperatorCallExpr *Subscript = elementSubscript(E))
-      return isPlainRead(Subscript->getArg(0)) &&
-             isPlainRead(Subscript->getArg(1));
-    return isa<DeclRefExpr, IntegerLiteral>(E);
-  }
 
   /// The leaves of \p E, a value a slot run stores, added to \p Chain;
   /// \p AfterStore: read as written after a store of the run.
@@ -799,7 +687,7 @@ private:
           operandsOf(cast<CallExpr>(Stripped)), [&](const Expr *Operand) {
             return collectSlotValue(Operand, Chain, Tensor, AfterStore);
           });
-    if (sameSlot(Stripped, Chain.Slot)) {
+    if (Slots.sameSlot(Stripped, Chain.Slot)) {
       Chain.Parameters[E] = 0;
       return true;
     }
@@ -811,7 +699,7 @@ private:
              "' other than as the slot the statements update");
       return false;
     }
-    if (AfterStore && !isLiteral(Stripped) && !isPlainRead(Stripped) &&
+    if (AfterStore && !isLiteral(Stripped) && !Slots.isPlainRead(Stripped) &&
         !(referencedVar(Stripped) &&
           Chain.Declared.count(referencedVar(Stripped)))) {
       whyNot("'" + Text +
@@ -855,22 +743,6 @@ private:
     return Count;
   }
 
-  /// Whether \p S, a statement of a slot run, reads \p Slot: a compound
-  /// assignment, or a value that names it.
-  bool readsSlot(const Stmt *S, const Expr *Slot) const {
-    if (const auto *For = dyn_cast<ForStmt>(S))
-      return llvm::any_of(statementsOf(For->getBody()), [&](const Stmt *Child) {
-        return readsSlot(Child, Slot);
-      });
-    const auto *Assign = assignmentOf(S);
-    std::function<bool(const Stmt *)> Names = [&](const Stmt *Child) {
-      return Child &&
-             ((isa<Expr>(Child) && sameSlot(cast<Expr>(Child), Slot)) ||
-              llvm::any_of(Child->children(), Names));
-    };
-    return Assign->getOperator() != OO_Equal || Names(Assign->getArg(1));
-  }
-
   /// The kernel of the slot run \p Run updating \p Slot, or std::nullopt.
   std::optional<FusedChain> buildSlot(const Expr *Slot,
                                       ArrayRef<const Stmt *> Run) {
@@ -887,13 +759,14 @@ private:
     // Stores alone (`out[i][1] = 5; out[i][1] = 6;`), the last wins: no
     // update to keep in registers.
     if (Passes < 2 || (Run.size() == 1 && !isa<ForStmt>(Run.front())) ||
-        !llvm::any_of(Run, [&](const Stmt *S) { return readsSlot(S, Slot); }))
+        !llvm::any_of(Run,
+                      [&](const Stmt *S) { return Slots.readsSlot(S, Slot); }))
       return std::nullopt;
     Chain.Operands.push_back(Slot);
     Chain.Locals.push_back(nullptr);
     Chain.ElementReads.push_back(false);
     Chain.ElementWrites.push_back(false);
-    const VarDecl *Tensor = ownSlotOf(Slot);
+    const VarDecl *Tensor = Slots.ownSlotOf(Slot);
     for (std::size_t I = 0; I < Run.size(); ++I)
       if (!collectUpdate(Run[I], Chain, Tensor,
                          /*AfterStore=*/I > 0 || isa<ForStmt>(Run[I])))
@@ -910,11 +783,11 @@ private:
   /// block from one on) a kernel (Note [Slot runs]); the number of statements
   /// it takes, or 0.
   std::size_t slotRun(ArrayRef<const Stmt *> Rest) {
-    const Expr *Slot = slotUpdate(Rest.front(), nullptr);
+    const Expr *Slot = Slots.slotUpdate(Rest.front(), nullptr);
     if (!Slot)
       return 0;
     std::size_t End = 1;
-    while (End < Rest.size() && slotUpdate(Rest[End], Slot))
+    while (End < Rest.size() && Slots.slotUpdate(Rest[End], Slot))
       ++End;
     for (; End > 0; --End) {
       Why.clear();
@@ -959,8 +832,7 @@ private:
   /// (`e.norm()`, `norm(e, 2)`: Tensor's norm(p = 2), outside the op table's
   /// norm over dims), which vb::Fused computes as the root of the kernel's
   /// sum of squares.
-  bool isTwoNorm(const CallExpr *Call,
-                 ArrayRef<const Expr *> Operands) const {
+  bool isTwoNorm(const CallExpr *Call, ArrayRef<const Expr *> Operands) const {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee || !isInVmapNamespace(Callee) || Callee->getName() != "norm" ||
         Callee->getNumParams() != (isa<CXXMemberCallExpr>(Call) ? 1u : 2u))
@@ -994,7 +866,8 @@ private:
         rules::kOpTable[Op].family != rules::Family::reduce)
       return;
     const rules::OpEntry &Entry = rules::kOpTable[Op];
-    // vb::Fused's sum(dim, keepdim) and mean(dim, keepdim) (rules/include/vmap/fused.hpp).
+    // vb::Fused's sum(dim, keepdim) and mean(dim, keepdim)
+    // (rules/include/vmap/fused.hpp).
     const bool OverOneDim =
         Entry.rule == rules::RuleId::reduce_dim &&
         (Entry.name == "sum" || Entry.name == "mean") &&
@@ -1022,12 +895,14 @@ private:
     }
     const auto *Assign = dyn_cast<CXXOperatorCallExpr>(stripImplicit(E));
     if (!Assign || Assign->getOperator() != OO_Equal ||
-        Assign->getNumArgs() != 2 || !isTensorType(Assign->getArg(0)->getType()) ||
+        Assign->getNumArgs() != 2 ||
+        !isTensorType(Assign->getArg(0)->getType()) ||
         referencedVar(Assign->getArg(0)) || !A.isBatched(Assign->getArg(0)))
       return;
     // `out[i][j] = input[i][k]`: an element at an index a region computes
     // (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
-    const bool Scalar = isScalarType(stripImplicit(Assign->getArg(1))->getType());
+    const bool Scalar =
+        isScalarType(stripImplicit(Assign->getArg(1))->getType());
     if (Scalar || elementSubscript(Assign->getArg(1)))
       considerScalar(Assign->getArg(1), Assign->getArg(0), Before);
     if (!Scalar)
@@ -1065,6 +940,7 @@ private:
   const Stmt *Consumer = nullptr;  ///< the statement being looked at
   const Expr *Statement = nullptr; ///< its expression being looked at
   ScalarKernels Scalars{*this};
+  SlotRuns Slots{*this};
 };
 
 } // namespace

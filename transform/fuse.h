@@ -56,7 +56,7 @@ struct FusedChain {
   /// parameters have C++ types, run by vb::fused_scalar.
   bool Scalar = false;
   /// A kernel of a run of statements that update one example's slot (Note
-  /// [Slot runs] in fuse.cpp): the slot as the run first writes it (`out[i]`),
+  /// [Slot runs] in fuse_slot.cpp): the slot as the run first writes it (`out[i]`),
   /// operand 0, whose parameter each of the run's stores assigns; the kernel's
   /// value is stored into the slot once. Null for the others.
   const clang::Expr *Slot = nullptr;
@@ -72,7 +72,7 @@ struct FusionPlan {
   /// Scalar kernels that store elements and return nothing, and the kernels
   /// of slot runs, keyed by their region's last statement, where the printer
   /// puts the kernel's call (Note [Fused control flow] in fuse_scalar.cpp,
-  /// Note [Slot runs] in fuse.cpp).
+  /// Note [Slot runs] in fuse_slot.cpp).
   llvm::DenseMap<const clang::Stmt *, FusedChain> StatementKernels;
   /// The statements of the regions: printed inside their kernel, not in place.
   llvm::DenseSet<const clang::Stmt *> InRegions;

@@ -156,6 +156,31 @@ private:
   llvm::DenseMap<const clang::FunctionDecl *, bool> ScalarFunctions;
 };
 
+/// Which statements form a slot run (Note [Slot runs] in fuse_slot.cpp).
+class SlotRuns {
+public:
+  explicit SlotRuns(const KernelChoice &Choice) : Choice(Choice) {}
+
+  /// The tensor \p E subscripts, where \p E is an example's own slot of an
+  /// output (`out[i]`, `out[i][j]`, `out[i][0]`), else null.
+  const clang::VarDecl *ownSlotOf(const clang::Expr *E) const;
+  /// Whether \p E and \p Slot are the same expression.
+  bool sameSlot(const clang::Expr *E, const clang::Expr *Slot) const;
+  /// The slot \p S updates, where it is a statement of a slot run: an update
+  /// of \p Slot, or with a null \p Slot, of an example's own slot; else null.
+  const clang::Expr *slotUpdate(const clang::Stmt *S,
+                                const clang::Expr *Slot) const;
+  /// Whether \p E is a variable or an element of one, `b[i]` (read where the
+  /// kernel starts, compared with the slot at run time).
+  static bool isPlainRead(const clang::Expr *E);
+  /// Whether \p S, a statement of a slot run, reads \p Slot: a compound
+  /// assignment, or a value that names it.
+  bool readsSlot(const clang::Stmt *S, const clang::Expr *Slot) const;
+
+private:
+  const KernelChoice &Choice;
+};
+
 } // namespace clang_vmap::fuse_detail
 
 #endif
