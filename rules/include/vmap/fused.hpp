@@ -666,7 +666,7 @@ auto fused(DeviceCode code, Kernel kernel, const Args&... args) {
 
 // Note [Slot kernels]
 // A run of statements that store into an example's slot and then update it (`out[i] = x[i];
-// out[i] *= out[i];`: Note [Slot runs] in transform/fuse.cpp) is one kernel whose first
+// out[i] *= out[i];`: Note [Slot runs] in transform/fuse_slot.cpp) is one kernel whose first
 // operand is the slot, its value stored once:
 //
 //   vb::at(out, i) = vb::fused_slot([](auto a, const auto& b) {
