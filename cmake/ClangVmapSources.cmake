@@ -65,7 +65,7 @@ function(_clang_vmap_each_config path out_var)
   set(${out_var} "${paths}" PARENT_SCOPE)
 endfunction()
 
-# Note [Vector ISA of compiled kernels] (vmap/fused.hpp): compiled fused kernels target
+# Note [Vector ISA of compiled kernels] (vmap/fused_isa.hpp): compiled fused kernels target
 # AVX-512 where the build machine has it (a plain loop's -march=native there), else AVX2+FMA;
 # either runs only on a CPU that has it (the batched ops otherwise).
 if(NOT DEFINED CLANG_VMAP_FUSED_AVX512)

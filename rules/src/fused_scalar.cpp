@@ -5,6 +5,7 @@
 #include <vmap/detail/parallel.hpp>
 
 #include "backend.hpp"
+#include "batched_fused.hpp"
 #include "batched_internal.hpp"
 
 #include <algorithm>
@@ -99,6 +100,33 @@ Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result
                           bool cpp_scalar) {
   return Value(layout.device == kCPU ? result : result.to(layout.device), layout.levels,
                cpp_scalar);
+}
+
+Value scalar_kernel_deferred(std::shared_ptr<const ScalarKernelLayout> layout, Dtype dtype,
+                             std::function<void(void* out)> fill) {
+  std::vector<Tensor> inputs;
+  for (const ElementOperand& e : layout->operands) inputs.push_back(e.held);
+  for (const ElementOperand& e : layout->elements) inputs.push_back(e.held);
+  if (layout->active.defined()) inputs.push_back(layout->active);
+  std::vector<int64_t> sizes = layout->sizes;
+  const int64_t levels = layout->levels;
+  auto compute = [layout = std::move(layout), dtype, fill = std::move(fill)](const Tensor& destination) {
+    const Tensor out = destination.defined() && destination.dtype() == dtype
+                           ? destination
+                           : vmap::empty(layout->sizes, TensorOptions(dtype));
+    fill(out.raw_data());
+    return out;
+  };
+  // Each example's number from its own operands alone: a store may compute into a slot an
+  // operand reads element for element (Pending::elementwise).
+  return Access::make_pending(whole_node(std::move(sizes), dtype, kCPU, std::move(inputs),
+                                         std::move(compute), true),
+                              levels, true);
+}
+
+void settle_stores(const ScalarKernelLayout& layout, const std::vector<bool>& written) {
+  for (std::size_t n = 0; n < written.size(); ++n)
+    if (written[n]) settle_before_write(layout.elements[n].held);
 }
 
 Tensor element_result(const ScalarKernelLayout& layout, const Elements& first, int64_t example) {

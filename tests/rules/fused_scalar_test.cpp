@@ -47,6 +47,53 @@ TEST(ScalarKernel, OperandsOfDifferentLevelsAndANumber) {
           << y << ", " << x;
 }
 
+// Rows of examples on SIMD lanes (Note [Scalar kernels over rows of examples]): a loop left
+// by a `break`, straight-line code and `?:`, over rows whose lengths are no multiple of a
+// vector, with operands broadcast along one level each; as the same C++ run per example.
+TEST(ScalarKernel, RowsOfExamplesAsThePerExampleCode) {
+  const auto escape_by_break = [](float cr, float ci, int max_iter) {
+    float zr = 0.0f, zi = 0.0f;
+    int k = 0;
+    for (; k < max_iter; ++k) {
+      if (zr * zr + zi * zi >= 4.0f) break;
+      const float next_r = zr * zr - zi * zi + cr;
+      zi = 2.0f * zr * zi + ci;
+      zr = next_r;
+    }
+    return k;
+  };
+  const auto masked = [](int64_t i, int64_t j) { return static_cast<float>(j >= i); };
+  const auto squares = [](float v, double scale) {
+    for (int round = 0; round < 5; ++round) v = v * v;
+    return v < 1.0f ? v * scale : -scale;
+  };
+  // The Mandelbrot sample's grid, whose escape counts depend on every rounding; rows of an
+  // odd length.
+  const int64_t rows = 131, columns = 383;
+  const Tensor re = arange(columns).to(kFloat32) * (3.0f / columns) - 2.0f;
+  const Tensor im = arange(rows).to(kFloat32) * (2.0f / rows) - 1.0f;
+  Tensor counts = zeros({rows, columns}, kInt32), mask = zeros({rows, columns}),
+         powers = zeros({columns, rows}, kFloat64);
+  {
+    vb::Level y_level(0, rows);
+    const vb::Value y = y_level.index();
+    vb::Level x_level(0, columns);
+    const vb::Value x = x_level.index();
+    vb::at(vb::at(counts, y), x) = vb::fused_scalar(escape_by_break, vb::at(re, x).item<float>(),
+                                                    vb::at(im, y).item<float>(), 256);
+    vb::at(vb::at(mask, y), x) = vb::fused_scalar(masked, y, x);
+    // Stored transposed: the slot is no contiguous run of the examples.
+    vb::at(vb::at(powers, x), y) = vb::fused_scalar(squares, vb::at(re, x).item<float>(), 0.5);
+  }
+  for (int64_t y = 0; y < rows; ++y)
+    for (int64_t x = 0; x < columns; ++x) {
+      const float cr = re[x].item<float>(), ci = im[y].item<float>();
+      ASSERT_EQ(counts[y][x].item<int32_t>(), escape_by_break(cr, ci, 256)) << y << ", " << x;
+      ASSERT_EQ(mask[y][x].item<float>(), masked(y, x)) << y << ", " << x;
+      ASSERT_EQ(powers[x][y].item<double>(), squares(cr, 0.5)) << y << ", " << x;
+    }
+}
+
 // Parameters read as their C++ types (an int64 operand into a double parameter) and the
 // result's dtype that of the lambda's return type.
 TEST(ScalarKernel, ParameterAndResultTypes) {

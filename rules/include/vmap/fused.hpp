@@ -59,6 +59,7 @@
 
 #include <vmap/batched.hpp>
 #include <vmap/fused_element.hpp>
+#include <vmap/fused_isa.hpp>
 #include <vmap/fused_device.hpp>
 #include <vmap/kernel_device.hpp>
 
@@ -75,49 +76,6 @@
 namespace vmap::batched {
 
 namespace detail {
-
-// Note [Vector ISA of compiled kernels]
-// A fused kernel is compiled in the user's translation unit, with the user's flags: on
-// x86-64 without -mavx2 that is SSE2, 4 floats a vector, where the runtime's Highway kernels
-// (and a plain loop built with -march=native) use the machine's AVX2 or AVX-512. So each hot
-// loop is a lambda the compiler must inline (VMAP_FUSED_LOOP) run by run_in_fused_isa,
-// compiled for AVX2 + FMA, or for AVX-512 where VMAP_FUSED_AVX512 is defined (the CMake
-// helper clang_vmap_sources defines it on a machine that has AVX-512: 16 floats a vector,
-// as the plain loop's -march=native; a 100x200x10 pairwise distance 14-20% faster), and
-// only where the user's flags target less. rules/src/fused.cpp runs a kernel when the CPU
-// has that ISA (checked once) and takes the batched ops otherwise (a CPU without AVX2, or
-// one without AVX-512 running a binary built where it was). The ISA is a template argument
-// of every loop and of the kernel's table, so two translation units built with different
-// settings never share one. Results may differ from the eager ops by FMA contraction (the
-// compiler's choice, as already under -march=native), never by the thread count.
-enum class VectorIsa { users, avx2_fma, avx512 };
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
-#if defined(VMAP_FUSED_AVX512) && !defined(__AVX512F__)
-#define VMAP_FUSED_TARGET "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma"
-inline constexpr VectorIsa kFusedIsa = VectorIsa::avx512;
-#elif !defined(VMAP_FUSED_AVX512) && !(defined(__AVX2__) && defined(__FMA__))
-#define VMAP_FUSED_TARGET "avx2,fma"
-inline constexpr VectorIsa kFusedIsa = VectorIsa::avx2_fma;
-#endif
-#endif
-// Whether this CPU runs code compiled for `isa` (checked once per ISA).
-bool cpu_runs(VectorIsa isa);
-
-#ifdef VMAP_FUSED_TARGET
-#define VMAP_FUSED_LOOP __attribute__((always_inline))
-template <class Loop>
-__attribute__((target(VMAP_FUSED_TARGET))) void run_in_fused_isa(const Loop& loop) {
-  loop();
-}
-#undef VMAP_FUSED_TARGET
-#else
-#define VMAP_FUSED_LOOP
-inline constexpr VectorIsa kFusedIsa = VectorIsa::users;
-template <class Loop>
-void run_in_fused_isa(const Loop& loop) {
-  loop();
-}
-#endif
 
 // One loop of a compiled kernel over N operands of element type T. Runs (a store, a sum):
 // `per` runs of `count` elements, one after another in the walk's order, run r of operand n
@@ -647,8 +605,6 @@ class Fused {
   ArgTuple args_;
   DeviceCode device_;  // Note [Fused kernels on a device]
 };
-
-#undef VMAP_FUSED_LOOP
 
 // The chain `kernel` over `args`: Values (per-example or loop-invariant tensors) and numbers.
 template <class Kernel, class... Args>

@@ -82,11 +82,15 @@
 #pragma once
 
 #include <vmap/batched.hpp>
+#include <vmap/fused_isa.hpp>
 #include <vmap/kernel_device.hpp>
+
+#include <algorithm>
 
 #include <array>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -301,6 +305,14 @@ void store_elements(const ScalarKernelLayout& layout, const Elements& from, cons
 // one per element operand) that lives on a device gets its CPU copy back.
 void store_back(const ScalarKernelLayout& layout, const std::vector<Value>& elements,
                 const std::vector<bool>& written);
+// A per-example C++ scalar of `dtype` over the layout's levels, computed by fill(out) into a
+// contiguous [layout sizes] `out` when first needed (Note [Scalar kernels over rows of
+// examples]).
+Value scalar_kernel_deferred(std::shared_ptr<const ScalarKernelLayout> layout, Dtype dtype,
+                             std::function<void(void* out)> fill);
+// Before a kernel that stores elements: every pending value reading a stored-into operand
+// (`written`, one per element operand) is computed.
+void settle_stores(const ScalarKernelLayout& layout, const std::vector<bool>& written);
 // A parameter read (vb::Elements) or written (vb::WritableElements) element by element.
 template <class P>
 inline constexpr bool kElementsParameter = std::is_base_of_v<Elements, P>;
@@ -309,7 +321,8 @@ inline constexpr bool kStores = false;
 template <class... P>
 inline constexpr bool kStores<std::tuple<P...>> = (std::is_same_v<P, WritableElements> || ...);
 
-// Example `p`'s position over the active levels, stepped one example at a time.
+// Example `p`'s position over the active levels, stepped a run of the innermost level at a
+// time (Note [Scalar kernels over rows of examples]).
 class ExampleCursor {
  public:
   ExampleCursor(const ScalarKernelLayout& layout, int64_t p)
@@ -319,8 +332,13 @@ class ExampleCursor {
       p /= sizes_[l];
     }
   }
-  void next() {
-    for (std::size_t l = index_.size(); l-- > 0;) {
+  // The examples from here to the end of this row of the innermost level.
+  int64_t row_left() const { return index_.empty() ? 1 : sizes_.back() - index_.back(); }
+  // Steps `n` examples, at most row_left().
+  void advance(int64_t n) {
+    if (index_.empty() || (index_.back() += n) < sizes_.back()) return;
+    index_.back() = 0;
+    for (std::size_t l = index_.size() - 1; l-- > 0;) {
       if (++index_[l] < sizes_[l]) return;
       index_[l] = 0;
     }
@@ -331,15 +349,28 @@ class ExampleCursor {
     for (std::size_t l = 0; l < index_.size(); ++l) data += index_[l] * e.level_strides[l];
     return data;
   }
-  Elements view(const ElementOperand& e) const {
-    return Elements(at(e), e.dtype, static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
-                    e.strides.data());
+  // The bytes from one example's first element of `e` to the next's along the row.
+  static int64_t row_step(const ElementOperand& e) {
+    return e.level_strides.empty() ? 0 : e.level_strides.back();
   }
 
  private:
   const std::vector<int64_t>& sizes_;
   std::vector<int64_t> index_;
 };
+
+// Calls row(at, p, n) for each run [p, p + n) of examples in [begin, end) along one row of
+// the innermost level, `at` at its first.
+template <class Row>
+void for_each_row(const ScalarKernelLayout& layout, int64_t begin, int64_t end, const Row& row) {
+  ExampleCursor at(layout, begin);
+  for (int64_t p = begin; p < end;) {
+    const int64_t n = std::min(end - p, at.row_left());
+    row(at, p, n);
+    at.advance(n);
+    p += n;
+  }
+}
 
 template <class Call>
 struct KernelSignature;
@@ -451,6 +482,126 @@ std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
   return scalar_kernel_value(layout, result);
 }
 
+// Note [Scalar kernels over rows of examples]
+// The examples a thread takes are walked a row of the innermost level at a time: each
+// per-example parameter's address is found once per row (ExampleCursor::at, a sum over the
+// levels) and stepped by its stride along the row, so reading an example's operands is a
+// load each. A kernel that reads no element and stores none (per-example numbers in, one
+// number out: a mask, a cast, `x * x` five times, an escape loop) runs a row as one
+// `omp simd` loop in the compiled kernels' vector ISA without FMA (Note [Vector ISA of
+// compiled kernels]; run_in_exact_isa: each lane rounds as the loop as written), an example
+// a SIMD lane, ISPC's program instances, where the compiler can
+// vectorise the body (straight-line code and `?:`; a loop whose trip count differs per
+// example stays one example at a time). Such a kernel cannot raise an error, so its result
+// is a whole pending node (Note [Deferred results] in src/batched/batched_fused.hpp): a
+// store computes it straight into the slot, with no [examples] temporary copied after; any
+// other use computes it into a new tensor first. A kernel with element reads may raise, so
+// it runs where it is written (its error raised by its statement, in the examples' order).
+template <class Kernel, class Parameters, class Operands>
+class ScalarRunner {
+  static constexpr std::size_t kCount = std::tuple_size_v<Parameters>;
+  template <std::size_t J>
+  using P = std::tuple_element_t<J, Parameters>;
+  template <std::size_t J>
+  static constexpr bool kOperand = std::is_same_v<std::tuple_element_t<J, Operands>, Value>;
+
+ public:
+  // Whether the kernel reads per-example numbers and numbers only (no element).
+  static constexpr bool kNumbersOnly = []<std::size_t... I>(std::index_sequence<I...>) {
+    return (!kElementsParameter<P<I>> && ...);
+  }(std::make_index_sequence<kCount>{});
+
+  // Each parameter's address at a row's first example, and its step along the row, in bytes
+  // (none for a number).
+  struct Row {
+    std::array<const char*, kCount> at{};
+    std::array<int64_t, kCount> step{};
+  };
+
+  ScalarRunner(const Kernel& kernel, const Operands& operands,
+               std::shared_ptr<const ScalarKernelLayout> layout)
+      : kernel_(kernel), operands_(operands), layout_(std::move(layout)),
+        vector_isa_(kFusedIsa == VectorIsa::users || cpu_runs(kFusedIsa)) {
+    std::size_t next = 0, next_element = 0;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (
+          [&] {
+            if constexpr (kElementsParameter<P<I>>)
+              operand_[I] = &layout_->elements[next_element++];
+            else if constexpr (kOperand<I>)
+              operand_[I] = &layout_->operands[next++];
+          }(),
+          ...);
+    }(std::make_index_sequence<kCount>{});
+  }
+
+  Row row(const ExampleCursor& at) const {
+    Row row;
+    for (std::size_t n = 0; n < kCount; ++n)
+      if (operand_[n] != nullptr) {
+        row.at[n] = at.at(*operand_[n]);
+        row.step[n] = ExampleCursor::row_step(*operand_[n]);
+      }
+    return row;
+  }
+
+  // The kernel on example k of `row`.
+  VMAP_FUSED_LOOP decltype(auto) run(const Row& row, int64_t k) const {
+    return run_at(row, k, std::make_index_sequence<kCount>{});
+  }
+
+  // out[k] = the kernel's result on example k of `row`, k < n, an inactive one (active[k]
+  // false) Held{}.
+  template <class Held>
+  void compute_row(const Row& row, int64_t n, Held* out, const bool* active) const {
+    if (active != nullptr) {
+      for (int64_t k = 0; k < n; ++k) out[k] = active[k] ? static_cast<Held>(run(row, k)) : Held{};
+    } else if constexpr (kNumbersOnly) {
+      const auto lanes = [&]() VMAP_FUSED_LOOP {
+        const Row local = row;  // in registers, not re-read through a pointer out may alias
+#pragma omp simd
+        for (int64_t k = 0; k < n; ++k) out[k] = static_cast<Held>(run(local, k));
+      };
+      if (vector_isa_)
+        run_in_exact_isa(lanes);
+      else
+        lanes();
+    } else {
+      for (int64_t k = 0; k < n; ++k) out[k] = static_cast<Held>(run(row, k));
+    }
+  }
+
+ private:
+  template <std::size_t... I>
+  VMAP_FUSED_LOOP decltype(auto) run_at(const Row& row, int64_t k,
+                                        std::index_sequence<I...>) const {
+    return kernel_(argument<I>(row, k)...);
+  }
+  // Parameter J of example k: its elements, its per-example number read as the dtype that
+  // holds it and converted to its type, or the number passed.
+  template <std::size_t J>
+  VMAP_FUSED_LOOP P<J> argument(const Row& row, int64_t k) const {
+    if constexpr (kElementsParameter<P<J>>) {
+      const ElementOperand& e = *operand_[J];
+      return P<J>(Elements(row.at[J] + k * row.step[J], e.dtype,
+                           static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
+                           e.strides.data()));
+    } else if constexpr (kOperand<J>) {
+      HeldAs<P<J>> held;
+      std::memcpy(&held, row.at[J] + k * row.step[J], sizeof held);
+      return static_cast<P<J>>(held);
+    } else {
+      return static_cast<P<J>>(std::get<J>(operands_));
+    }
+  }
+
+  Kernel kernel_;
+  Operands operands_;
+  std::shared_ptr<const ScalarKernelLayout> layout_;
+  std::array<const ElementOperand*, kCount> operand_{};  // null: a number
+  bool vector_isa_;  // this CPU runs kFusedIsa
+};
+
 // The per-example scalar code `kernel` (a lambda with typed parameters) on `args`: Values
 // (per-example C++ scalars, or tensors read element by element where the parameter is a
 // vb::Elements) and numbers, one per parameter; `device_lambda` its text, or null. Note
@@ -492,47 +643,20 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
                 device, operands, values, dtypes, elements))
           return *on_device;
       }
-    const detail::ScalarKernelLayout layout =
-        detail::plan_scalar_kernel(values, dtypes, elements);
-    // Each parameter's elements (a per-example operand), its tensor read element by element,
-    // or null (a number).
-    std::array<const void*, kCount> data{};
-    std::size_t next = 0, next_element = 0;
-    (
-        [&] {
-          if constexpr (detail::kElementsParameter<std::tuple_element_t<I, Parameters>>)
-            data[I] = &layout.elements[next_element++];
-          else if constexpr (std::is_same_v<std::tuple_element_t<I, Operands>, Value>)
-            data[I] = &layout.operands[next++];
-        }(),
-        ...);
-    const auto argument = [&]<std::size_t J>(std::integral_constant<std::size_t, J>,
-                                             const detail::ExampleCursor& at) {
-      using P = std::tuple_element_t<J, Parameters>;
-      if constexpr (detail::kElementsParameter<P>)
-        return P(at.view(*static_cast<const detail::ElementOperand*>(data[J])));
-      else if constexpr (std::is_same_v<std::tuple_element_t<J, Operands>, Value>) {
-        detail::HeldAs<P> held;
-        std::memcpy(&held, at.at(*static_cast<const detail::ElementOperand*>(data[J])),
-                    sizeof held);
-        return static_cast<P>(held);
-      } else
-        return static_cast<P>(std::get<J>(operands));
-    };
-    const auto run = [&](const detail::ExampleCursor& at) {
-      return kernel(argument(std::integral_constant<std::size_t, I>{}, at)...);
-    };
-    const bool* active = layout.active.defined() ? layout.active.template data_ptr<bool>() : nullptr;
+    auto layout = std::make_shared<const detail::ScalarKernelLayout>(
+        detail::plan_scalar_kernel(values, dtypes, elements));
+    using Runner = ScalarRunner<Kernel, Parameters, Operands>;
+    const bool* active = layout->active.defined() ? layout->active.template data_ptr<bool>() : nullptr;
     if constexpr (std::is_same_v<R, Elements>) {
+      const Runner runner(kernel, operands, layout);
       // The result's dtype and dims are those of the elements returned: the first active
       // example's, which every other's share (the same tensor's, at the same depth).
       int64_t first = 0;
-      while (first < layout.count && active && !active[first]) ++first;
-      if (first == layout.count)
-        return detail::scalar_kernel_value(layout, vmap::zeros(layout.sizes), false);
-      const detail::ExampleCursor at_first(layout, first);
-      const Elements first_result = run(at_first);
-      const Tensor result = detail::element_result(layout, first_result, first);
+      while (first < layout->count && active && !active[first]) ++first;
+      if (first == layout->count)
+        return detail::scalar_kernel_value(*layout, vmap::zeros(layout->sizes), false);
+      const Elements first_result = runner.run(runner.row(ExampleCursor(*layout, first)), 0);
+      const Tensor result = detail::element_result(*layout, first_result, first);
       char* const out = static_cast<char*>(result.raw_data());
       const Dtype dtype = first_result.dtype();
       const auto store = [&](const Elements& from, int64_t p) {
@@ -541,37 +665,53 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
           case 1: std::memcpy(out + p, from.data(), 1); return;
           case 4: std::memcpy(out + p * 4, from.data(), 4); return;
           case 8: std::memcpy(out + p * 8, from.data(), 8); return;
-          default: detail::store_elements(layout, from, result, p);
+          default: detail::store_elements(*layout, from, result, p);
         }
       };
-      detail::parallel_chunks(layout.count - first - 1, [&](int64_t begin, int64_t end) {
-        detail::ExampleCursor at(layout, first + 1 + begin);
-        for (int64_t p = first + 1 + begin; p < first + 1 + end; ++p, at.next())
-          if (!active || active[p]) store(run(at), p);
+      detail::parallel_chunks(layout->count - first - 1, [&](int64_t begin, int64_t end) {
+        for_each_row(*layout, first + 1 + begin, first + 1 + end,
+                     [&](const ExampleCursor& at, int64_t p, int64_t n) {
+                       const typename Runner::Row row = runner.row(at);
+                       for (int64_t k = 0; k < n; ++k)
+                         if (!active || active[p + k]) store(runner.run(row, k), p + k);
+                     });
       });
-      detail::store_back(layout, elements, written);
-      return detail::scalar_kernel_value(layout, result, false);
+      detail::store_back(*layout, elements, written);
+      return detail::scalar_kernel_value(*layout, result, false);
     } else if constexpr (std::is_void_v<R>) {
       // A kernel that stores elements (Note [Element stores]): each example writes its own
-      // slot, in place.
-      detail::parallel_chunks(layout.count, [&](int64_t begin, int64_t end) {
-        detail::ExampleCursor at(layout, begin);
-        for (int64_t p = begin; p < end; ++p, at.next())
-          if (!active || active[p]) run(at);
+      // slot, in place, after any pending value that reads the slot is computed.
+      detail::settle_stores(*layout, written);
+      const Runner runner(kernel, operands, layout);
+      detail::parallel_chunks(layout->count, [&](int64_t begin, int64_t end) {
+        for_each_row(*layout, begin, end, [&](const ExampleCursor& at, int64_t p, int64_t n) {
+          const typename Runner::Row row = runner.row(at);
+          for (int64_t k = 0; k < n; ++k)
+            if (!active || active[p + k]) runner.run(row, k);
+        });
       });
-      detail::store_back(layout, elements, written);
+      detail::store_back(*layout, elements, written);
       return Value();
     } else {
-      using Held = detail::HeldAs<R>;
-      Tensor result = vmap::empty(layout.sizes, vmap::detail::dtype_of<Held>);
-      Held* out = result.template data_ptr<Held>();
-      detail::parallel_chunks(layout.count, [&](int64_t begin, int64_t end) {
-        detail::ExampleCursor at(layout, begin);
-        for (int64_t p = begin; p < end; ++p, at.next())
-          out[p] = !active || active[p] ? static_cast<Held>(run(at)) : Held{};
-      });
-      detail::store_back(layout, elements, written);
-      return detail::scalar_kernel_value(layout, result);
+      using Held = HeldAs<R>;
+      // Computed where the value is first needed, into the slot a store gives it (Note
+      // [Scalar kernels over rows of examples]); one that reads elements (it may raise), or a
+      // lambda with captures (never the tool's), now.
+      auto runner = std::make_shared<const Runner>(kernel, operands, layout);
+      auto fill = [runner, layout, active](void* into) {
+        Held* const out = static_cast<Held*>(into);
+        detail::parallel_chunks(layout->count, [&](int64_t begin, int64_t end) {
+          for_each_row(*layout, begin, end, [&](const ExampleCursor& at, int64_t p, int64_t n) {
+            runner->template compute_row<Held>(runner->row(at), n, out + p,
+                                               active ? active + p : nullptr);
+          });
+        });
+      };
+      if constexpr (Runner::kNumbersOnly && std::is_default_constructible_v<Kernel>)
+        if (layout->device == kCPU) return detail::scalar_kernel_deferred(layout, cpp_dtype<R>(), fill);
+      Tensor result = vmap::empty(layout->sizes, vmap::detail::dtype_of<Held>);
+      fill(result.raw_data());
+      return detail::scalar_kernel_value(*layout, result);
     }
   }(std::index_sequence_for<Args...>{});
 }
