@@ -350,7 +350,8 @@ public:
       return true;
     if (const CXXOperatorCallExpr *Store = elementStore(E))
       return collectStore(Store, Chain, Guarded);
-    if (!K.mentionsDeclared(E, Chain) && !callsScalarFunction(E)) {
+    if (!K.mentionsDeclared(E, Chain) && !callsScalarFunction(E) &&
+        !(A.isBatched(E) && isScalarArithmetic(E))) {
       if (isLiteral(E))
         return true;
       // A region that stores reads every element in the kernel, in the
@@ -410,6 +411,41 @@ public:
     return false;
   }
 
+  /// Whether \p E is C++ arithmetic on C++ scalars: a built-in operator
+  /// that writes nothing, a cast, `?:` or a <cmath> function. Where it
+  /// differs per example the kernel computes it, as written, from its leaves
+  /// (a per-example number computed before the kernel would be a batched op
+  /// of its own).
+  bool isScalarArithmetic(const Expr *E) const {
+    // An unsigned value is held as its int64 bits: its arithmetic is the
+    // batched unsigned ops' (no kernel parameter holds it).
+    const auto Unsigned = [](const Expr *Of) {
+      QualType Type = Of->getType();
+      return Type->isUnsignedIntegerType() && !Type->isBooleanType();
+    };
+    if (!isScalarType(E->getType()) || Unsigned(E))
+      return false;
+    E = E->IgnoreParenImpCasts();
+    if (llvm::any_of(E->children(), [&](const Stmt *Child) {
+          const auto *Operand = dyn_cast_or_null<Expr>(Child);
+          return Operand && (Unsigned(Operand) ||
+                             Unsigned(Operand->IgnoreParenImpCasts()));
+        }))
+      return false;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E))
+      return !Binary->isAssignmentOp();
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+      return !Unary->isIncrementDecrementOp() &&
+             Unary->getOpcode() != UO_AddrOf && Unary->getOpcode() != UO_Deref;
+    if (const auto *Call = dyn_cast<CallExpr>(E))
+      return Call->getDirectCallee() &&
+             isCmath(Call->getDirectCallee(), Call->getNumArgs());
+    // `int64_t{v}`: its braces are no operand's text.
+    if (const auto *Functional = dyn_cast<CXXFunctionalCastExpr>(E))
+      return !Functional->isListInitialization();
+    return isa<CStyleCastExpr, CXXStaticCastExpr, ConditionalOperator>(E);
+  }
+
   /// The operands of \p E, a tensor the kernel reads element by element
   /// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the
   /// largest part that reads none of the region's locals, a tensor computed
@@ -443,7 +479,8 @@ public:
         const Expr *Init = Var->getInit();
         if (TopLevel && Init && Declaration->isSingleDecl() &&
             isKernelType(Var->getType()) && !K.mentionsDeclared(Init, Chain) &&
-            !isLiteral(Init) && !(Stores && readsElements(Init))) {
+            !isLiteral(Init) && !(Stores && readsElements(Init)) &&
+            !(A.isBatched(Init) && isScalarArithmetic(Init))) {
           if (!K.isPure(Init))
             return false;
           K.addOperand(Init, Chain, Var);
@@ -550,10 +587,30 @@ public:
     bool Reads = false;
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       Reads |= Chain.ElementReads[I] && !Chain.ElementWrites[I];
-    if ((Stores && !StoresPay) || (!Stores && !Control && !Reads))
-      return K.whyNot("it has no per-example control flow and reads or stores "
-                      "no element at an index it computes: its batched ops "
-                      "already run over every example at once");
+    // A value computed from per-example numbers alone pays too: the kernel
+    // runs on SIMD lanes straight into the store's slot, where the batched
+    // ops make a temporary per op (Note [Scalar kernels over rows of
+    // examples] in rules/include/vmap/fused_scalar.hpp); a value that is an
+    // operand as it is computes nothing.
+    const auto IsParameter = [&](const Stmt *S) {
+      const auto *Declaration = dyn_cast<DeclStmt>(S);
+      return Declaration && Declaration->isSingleDecl() &&
+             llvm::is_contained(Chain.Locals, Declaration->getSingleDecl());
+    };
+    const auto IsOperand = [&](const Expr *E) {
+      const auto *Named = dyn_cast<DeclRefExpr>(stripImplicit(E));
+      return llvm::any_of(Chain.Operands,
+                          [&](const Expr *O) {
+                            return stripImplicit(O) == stripImplicit(E);
+                          }) ||
+             (Named && llvm::is_contained(Chain.Locals, Named->getDecl()));
+    };
+    const bool Computes = !llvm::all_of(Region, IsParameter) ||
+                          (Root && !IsOperand(Root));
+    if ((Stores && !StoresPay) || (!Stores && !Control && !Reads && !Computes))
+      return K.whyNot("it computes nothing and reads or stores no element at "
+                      "an index it computes: its batched op already runs over "
+                      "every example at once");
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;
     // Its text is the device program (Note [Scalar kernels on a device] in
@@ -602,11 +659,9 @@ ScalarKernels::longest(const Expr *Root, const Expr *Destination,
     if (std::optional<FusedChain> Chain =
             Region.buildScalar(Root, Destination, Before.drop_front(Start)))
       return Chain;
-  // No statement: the stored value alone, where it calls a looping helper
-  // (an element read alone is a batched gather already).
-  if (Region.loopsPerExample(Root))
-    return Region.buildScalar(Root, Destination, {});
-  return std::nullopt;
+  // No statement: the stored value alone (an element read alone is a
+  // batched gather already).
+  return Region.buildScalar(Root, Destination, {});
 }
 
 std::optional<FusedChain>

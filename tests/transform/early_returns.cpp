@@ -53,7 +53,7 @@ void apply(const Tensor& x, const Tensor& keys, Tensor& smooth, Tensor& where_fo
            Tensor& unit) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
-    smooth[i] = piecewise(x[i][0].item<float>());
+    smooth[i] = x[i][1] * piecewise(x[i][0].item<float>());
     where_found[i] = find_first(x[i], keys[i].item<float>());
     unit[i] = normalised(x[i]);
   }
@@ -112,7 +112,9 @@ void classify(const Tensor& codes, int64_t mode, Tensor& score, Tensor& kind) {
 // CHECK-NEXT: vb::at(score, i) = s;  // line 86
 // CHECK-NEXT: switch (mode) {  // line 87
 // CHECK-NEXT: case 0:  // line 88
-// CHECK-NEXT: vb::at(kind, i) = code * 2;  // line 89
+// CHECK-NEXT: vb::at(kind, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t code) {
+// CHECK-NEXT: return code * 2;
+// CHECK-NEXT: }, code);  // line 89
 // CHECK-NEXT: break;  // line 90
 // CHECK-NEXT: default:  // line 91
 

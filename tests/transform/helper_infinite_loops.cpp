@@ -112,6 +112,7 @@ void apply(const Tensor& x, const Tensor& codes, Tensor& steps, Tensor& halved,
     steps[i] += codes[i] * 0 + collatz_steps(v);
     firsts[i] += codes[i] * 0 + first_multiple(v, 12);
     sums[i] += codes[i] * 0 + sum_past_20(v + 1);
+    signs[i] += x[i][0] * 0 + sign_of(x[i][1].item<float>());
     // No example takes this branch: the clones run for none.
     if (v > 100) {
       steps[i] = collatz_steps(v) * 1000;

@@ -32,10 +32,12 @@ void scalar_arithmetic(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK-LABEL: void scalar_arithmetic(
-// CHECK: vb::Value half = i / 2;  // line 28
-// CHECK-NEXT: vb::Value v = vb::at(x, i).item<float>();  // line 29
-// CHECK-NEXT: vb::Value truncated = vb::scalar_cast<int>(v);  // line 30
-// CHECK-NEXT: vb::at(out, i) = v * vb::scalar_cast<float>(half) + vb::scalar_cast<float>(truncated);  // line 31
+// The body is one scalar kernel: the C++ as written, per example.
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int i, float v) {
+// CHECK-NEXT: int half = i / 2;  // line 28
+// CHECK-NEXT: int truncated = (int)v;  // line 30
+// CHECK-NEXT: return v * half + truncated;
+// CHECK-NEXT: }, i, vb::at(x, i).item<float>());  // lines 28-31
 
 // Loop-invariant locals stay C++ values.
 void invariant_locals(const Tensor& x, Tensor& out) {
@@ -47,8 +49,8 @@ void invariant_locals(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK-LABEL: void invariant_locals(
-// CHECK: const double factor = 2.0;  // line 44
-// CHECK-NEXT: vb::Value twice = vb::at(x, i) * factor;  // line 45
+// CHECK: const double factor = 2.0;  // line 46
+// CHECK-NEXT: vb::Value twice = vb::at(x, i) * factor;  // line 47
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) / 3.0;

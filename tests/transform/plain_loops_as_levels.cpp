@@ -92,7 +92,8 @@ void scalar_distances(const Tensor& x, const Tensor& y, Tensor& out) {
 // CHECK: for (int64_t k = 0; k < a; ++k) {  // line 82
 
 // A bound that depends on the row (a loop that may run no trip, an int result): a level's
-// bound may not depend on an outer example, so the loop stays a loop, run under a mask.
+// bound may not depend on an outer example, so the loop stays a loop, in a kernel that
+// stores elements, each example running its own trips.
 void lower_triangle(Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < out.size(0); ++i)
@@ -101,7 +102,10 @@ void lower_triangle(Tensor& out) {
 }
 // CHECK-LABEL: void lower_triangle(
 // CHECK-NOT: _b_level1
-// CHECK: for (int64_t j = 0; _b_loop0.next(j < i); ++j) {
+// CHECK: vb::fused_scalar([](int64_t i, vb::WritableElements a) {
+// CHECK-NEXT: for (int64_t j = 0; j < i; ++j)  // line 100
+// CHECK-NEXT: a[j] = i * 10 + j;
+// CHECK-NEXT: }, i, vb::at(out, i));  // line 100
 
 // A `break` ties each trip to the ones before: the loop stays a loop.
 void until_negative(const Tensor& x, Tensor& out) {
@@ -137,15 +141,15 @@ void forms_around(const Tensor& x, const Tensor& y, Tensor& doubled, Tensor& shi
   }
 }
 // CHECK-LABEL: void forms_around(
-// CHECK: vb::Level _b_level1(0, x.size(1));  // line 125
-// CHECK: row[j] = vb::at(x, i)[j] * 2;  // line 126
-// CHECK: vb::Level _b_level1_1(0, x.size(1));  // line 128
-// CHECK: for (int64_t j = 0; j < x.size(1); ++j) {  // line 130
-// CHECK: vb::Level _b_level1_2(0, y.size(0));  // line 132
-// CHECK: vb::Level _b_level2(0, y.size(1));  // line 133
-// CHECK: vb::Level _b_level1_3(0, x.size(1));  // line 135
+// CHECK: vb::Level _b_level1(0, x.size(1));  // line 129
+// CHECK: row[j] = vb::at(x, i)[j] * 2;  // line 130
+// CHECK: vb::Level _b_level1_1(0, x.size(1));  // line 132
+// CHECK: for (int64_t j = 0; j < x.size(1); ++j) {  // line 134
+// CHECK: vb::Level _b_level1_2(0, y.size(0));  // line 136
+// CHECK: vb::Level _b_level2(0, y.size(1));  // line 137
+// CHECK: vb::Level _b_level1_3(0, x.size(1));  // line 139
 // CHECK-NEXT: const vb::Value j = _b_level1_3.index();
-// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i)[j].item<float>() > 0);  // line 136
+// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i)[j].item<float>() > 0);  // line 140
 
 int main() {
   const Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;

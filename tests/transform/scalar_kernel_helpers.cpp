@@ -62,10 +62,10 @@ void guarded_halvings(const Tensor& values, Tensor& counts) {
 // CHECK-NEXT: return halvings_plus(v, 100);
 // CHECK-NEXT: }, v);
 
-// A function without a loop stays batched (its clone: one op per statement over every
-// example already).
+// A function without a loop is called as written too: no clone, the kernel's lanes run
+// it (inlined by the compiler).
 float clipped(float v) { return v > 1.0f ? 1.0f : v; }
-// CHECK-LABEL: batched clone of 'clipped'
+// CHECK-NOT: batched clone of 'clipped'
 
 void clip(const Tensor& values, Tensor& out) {
 #pragma vmap
@@ -73,7 +73,9 @@ void clip(const Tensor& values, Tensor& out) {
     out[i] = clipped(values[i].item<float>());
 }
 // CHECK-LABEL: void clip(
-// CHECK: vb::at(out, i) = _b_clipped(vb::at(values, i).item<float>());
+// CHECK: vb::at(out, i) = vb::fused_scalar([](float a) {
+// CHECK-NEXT: return clipped(a);
+// CHECK-NEXT: }, vb::at(values, i).item<float>());  // line 73
 
 int main() {
   Tensor re = arange(12).to(kFloat) * 0.25f - 2.0f;

@@ -86,12 +86,12 @@ void guarded_read(const Tensor& x, const Tensor& positions, Tensor& out, Tensor&
   }
 }
 // CHECK-LABEL: void guarded_read(
-// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](bool a, vb::Elements x, int64_t i, int64_t p) {
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t p, long a, vb::Elements x, int64_t i) {
 // CHECK-NEXT: float v = -1.0f;  // line 81
-// CHECK-NEXT: if (a)  // line 82
+// CHECK-NEXT: if (p < a)  // line 82
 // CHECK-NEXT: v = x[i][p].item<float>();
 // CHECK-NEXT: return v;
-// CHECK-NEXT: }, p < x.size(1), x, i, p);  // lines 81-84
+// CHECK-NEXT: }, p, x.size(1), x, i);  // lines 81-84
 // CHECK-NEXT: vb::at(used, i) = p;  // line 85
 
 int main() {

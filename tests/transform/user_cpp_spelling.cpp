@@ -12,7 +12,7 @@ void signs(const Tensor& x, Tensor& out) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     float v = x[i].sum().item<float>();
     bool nonzero = v;
-    out[i] = nonzero ? 1.0f : -1.0f;
+    out[i] = x[i].sum() * (nonzero ? 1.0f : -1.0f);
   }
 }
 // CHECK-LABEL: void signs(

@@ -30,8 +30,14 @@ void short_circuits(const Tensor& num, const Tensor& den, Tensor& both, Tensor& 
   }
 }
 // CHECK-LABEL: void short_circuits(
-// CHECK: vb::at(both, i) = vb::logical_and(d != 0, [&] { return n / d > 1; });  // line 27
-// CHECK: vb::Value skip = vb::logical_or(d == 0, [&] { return n % d == 0; });  // line 28
+// Stored C++ scalars: scalar kernels, whose `&&` and `||` are C++'s own.
+// CHECK: vb::at(both, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int d, int n) {
+// CHECK-NEXT: return d != 0 && n / d > 1;
+// CHECK-NEXT: }, d, n);  // line 27
+// CHECK-NEXT: vb::at(either, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int d, int n) {
+// CHECK-NEXT: bool skip = d == 0 || n % d == 0;  // line 28
+// CHECK-NEXT: return skip;
+// CHECK-NEXT: }, d, n);  // lines 28-29
 
 void guarded_rows(const Tensor& table, const Tensor& idx, Tensor& out) {
 #pragma vmap
@@ -41,7 +47,7 @@ void guarded_rows(const Tensor& table, const Tensor& idx, Tensor& out) {
   }
 }
 // CHECK-LABEL: void guarded_rows(
-// CHECK: vb::at(out, i) = vb::where(vb::logical_and(k >= 0, k < table.size(0)), [&] { return vb::at(table, k); }, [&] { return zeros({table.size(1)}); });  // line 40
+// CHECK: vb::at(out, i) = vb::where(vb::logical_and(k >= 0, k < table.size(0)), [&] { return vb::at(table, k); }, [&] { return zeros({table.size(1)}); });  // line 46
 
 void guarded_elements(const Tensor& values, const Tensor& idx, Tensor& out) {
 #pragma vmap
@@ -57,10 +63,10 @@ void guarded_elements(const Tensor& values, const Tensor& idx, Tensor& out) {
 // transform/fuse.cpp); the guarded reads of values run in it where they are written
 // (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
 // CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t k, vb::Elements values) {
-// CHECK-NEXT: float v = k < 0 ? 0.0f : values[k].item<float>();  // line 50
-// CHECK-NEXT: if (k >= 0 && values[k].item<float>() > 3.0f) v = -v;  // line 51
+// CHECK-NEXT: float v = k < 0 ? 0.0f : values[k].item<float>();  // line 56
+// CHECK-NEXT: if (k >= 0 && values[k].item<float>() > 3.0f) v = -v;  // line 57
 // CHECK-NEXT: return v;
-// CHECK-NEXT: }, vb::at(idx, i).item<int64_t>(), values);  // lines 49-52
+// CHECK-NEXT: }, vb::at(idx, i).item<int64_t>(), values);  // lines 55-58
 
 int ratio(int n, int d) { return n / d; }
 
@@ -70,13 +76,13 @@ void guarded_call(const Tensor& num, const Tensor& den, Tensor& out) {
     int n = num[i].item<int>();
     int d = den[i].item<int>();
     float x = num[i].item<float>();
-    out[i] = d != 0 ? ratio(n, d) : 0;
+    out[i] = num[i] * 0 + (d != 0 ? ratio(n, d) : 0);  // in tensor code: batched
     out[i] += x > 0 ? x : 0.5f * x;  // nothing to guard: a plain where
   }
 }
 // CHECK-LABEL: void guarded_call(
-// CHECK: vb::at(out, i) = vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; });  // line 73
-// CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 74
+// CHECK: vb::at(num, i), (vb::where(d != 0, [&] { return _b_ratio(n, d); }, [&] { return 0; })));  // line 79
+// CHECK: vb::at(out, i) += vb::where(x > 0, x, 0.5f * x);  // line 80
 
 int main() {
   Tensor num = tensor({7, -7, 9, 0, 5, -13}).to(kInt64);

@@ -19,7 +19,7 @@ void shorts(const Tensor& x, Tensor& out) {
     s = s + 20000;
     out[i][0] = s;
     out[i][1] = u;
-    out[i][2] = twice(v);
+    out[i][2] = x[i] * 0 + twice(v);  // in tensor code: the clone
     out[i][3] = static_cast<short>(v * 7);
     out[i][4] = (signed short)(v - 70000);
   }
@@ -30,9 +30,14 @@ void shorts(const Tensor& x, Tensor& out) {
 // CHECK: vb::Value s = vb::scalar_cast<short>(v);  // line 17
 // CHECK: vb::Value u = vb::scalar_cast<short>(s + 30000);  // line 18
 // CHECK: s = vb::scalar_cast<short>(s + 20000);  // line 19
-// CHECK: vb::at(out, i)[2] = _b_twice(vb::scalar_cast<short>(v));  // line 22
-// CHECK: vb::at(out, i)[3] = vb::scalar_cast<short>(v * 7);  // line 23
-// CHECK: vb::at(out, i)[4] = vb::scalar_cast<signed short>((v - 70000));  // line 24
+// CHECK: _b_twice(vb::scalar_cast<short>(v)));  // line 22
+// Stored alone, the casts are scalar kernels: C++'s own conversions.
+// CHECK: vb::at(out, i)[3] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int v) {
+// CHECK-NEXT: return static_cast<short>(v * 7);
+// CHECK-NEXT: }, v);  // line 23
+// CHECK-NEXT: vb::at(out, i)[4] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int v) {
+// CHECK-NEXT: return (signed short)(v - 70000);
+// CHECK-NEXT: }, v);  // line 24
 
 int main() {
   Tensor x = tensor({0, 1, -1, 12000, -12000, 32767, 40000, -40000}).to(kInt);

@@ -16,18 +16,18 @@ void halves(const Tensor& x, Tensor& out) {
   for (int64_t i = 0; i < x.size(0); ++i) {
     int v = x[i].item<int>();
     double f = v;
-    out[i][0] = h(v);
-    out[i][1] = h(f);
-    out[i][2] = h(int64_t{v}, int64_t{-4});
+    out[i][0] = x[i] * 0 + h(v);  // in tensor code: the clones
+    out[i][1] = x[i] * 0 + h(f);
+    out[i][2] = x[i] * 0 + h(int64_t{v}, int64_t{-4});
   }
 }
 // CHECK-LABEL: static ::vmap::batched::Value _b_h_int(::vmap::batched::Value a) {
 // CHECK-LABEL: static ::vmap::batched::Value _b_h_double(::vmap::batched::Value a) {
 // CHECK-LABEL: static ::vmap::batched::Value _b_h_long_long(::vmap::batched::Value a, int64_t b) {
 // CHECK-LABEL: void halves(
-// CHECK: vb::at(out, i)[0] = _b_h_int(v);  // line 19
-// CHECK: vb::at(out, i)[1] = _b_h_double(f);  // line 20
-// CHECK: vb::at(out, i)[2] = _b_h_long_long(vb::scalar_cast<int64_t>({v}), int64_t{-4});  // line 21
+// CHECK: vb::at(x, i), _b_h_int(v));  // line 19
+// CHECK: vb::at(x, i), _b_h_double(f));  // line 20
+// CHECK: vb::at(x, i), _b_h_long_long(vb::scalar_cast<int64_t>({v}), int64_t{-4}));  // line 21
 
 int main() {
   Tensor x = tensor({-7, -3, 0, 1, 5}).to(kInt);

@@ -16,11 +16,13 @@ void score(const Tensor& x, Tensor& out) {
 }
 // CHECK-LABEL: void score(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 9
-// CHECK: vb::Value s = vb::at(x, i).sum().item<float>();  // line 10
-// CHECK: vb::Value a = vb::fabs(s);  // line 11
-// CHECK: vb::Value r = vb::sqrt(a) + vb::exp(-a / 10.0f);  // line 12
-// CHECK: vb::Value sgn = vb::where(s >= 0, 1.0f, -1.0f);  // line 13
-// CHECK: vb::at(out, i) = sgn * r + vb::pow(a, 0.5f) * 0.0f + vb::log(1.0f + a);  // line 14
+// The scalar code is one kernel, the user's C++ and <cmath> as written.
+// CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float s) {
+// CHECK-NEXT: float a = std::fabs(s);  // line 11
+// CHECK-NEXT: float r = std::sqrt(a) + std::exp(-a / 10.0f);  // line 12
+// CHECK-NEXT: float sgn = s >= 0 ? 1.0f : -1.0f;  // line 13
+// CHECK-NEXT: return sgn * r + std::pow(a, 0.5f) * 0.0f + std::log(1.0f + a);
+// CHECK-NEXT: }, vb::at(x, i).sum().item<float>());  // lines 10-14
 
 int main() {
   Tensor x = arange(15).reshape({5, 3}).to(kFloat) - 7.0;

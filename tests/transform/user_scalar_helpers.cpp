@@ -23,15 +23,19 @@ void apply(const Tensor& x, const Tensor& y, Tensor& out, Tensor& ids, Tensor& m
 }
 // CHECK: static ::vmap::batched::Value _b_clip(::vmap::batched::Value v, float lo, float hi) {
 // CHECK: return vb::fmin(vb::fmax(v, lo), hi);  // line 8
-// CHECK: static ::vmap::batched::Value _b_bucket(::vmap::batched::Value n) {
-// CHECK: return vb::scalar_cast<int>(n / 3);  // line 10
 // CHECK: static ::vmap::batched::Value _b_blend(const ::vmap::batched::Value& a, const ::vmap::batched::Value& b, ::vmap::batched::Value w) {
 // CHECK: return a * w + b * (1 - w);  // line 12
 // CHECK-LABEL: void apply(
 // CHECK: vb::Level _b_level0(0, x.size(0));  // line 16
 // CHECK: vb::Value m = vb::at(x, i).mean().item<float>();  // line 17
-// CHECK: vb::at(out, i) = _b_clip(m, -1.0f, 1.0f);  // line 18
-// CHECK: vb::at(ids, i) = _b_bucket(i * 2);  // line 19
+// Stored alone, a helper's value is a scalar kernel calling it as written; as an
+// operand of tensor code (w), its clone.
+// CHECK: vb::at(out, i) = vb::fused_scalar([](float m) {
+// CHECK-NEXT: return clip(m, -1.0f, 1.0f);
+// CHECK-NEXT: }, m);  // line 18
+// CHECK-NEXT: vb::at(ids, i) = vb::fused_scalar([](int64_t i) {
+// CHECK-NEXT: return bucket(i * 2);
+// CHECK-NEXT: }, i);  // line 19
 // CHECK: vb::Value w = _b_clip(m * 0.1f, 0.0f, 1.0f);  // line 20
 // CHECK: vb::at(mixed, i) = _b_blend(vb::at(x, i), vb::at(y, i), w);  // line 21
 

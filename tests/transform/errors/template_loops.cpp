@@ -20,7 +20,7 @@ void differ(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
 // CHECK: {{.*}}template_loops.cpp:[[@LINE-1]]:3: error: the specializations 'differ<float>' and 'differ<long>' of this function template need different rewrites, but the template has one body
-    T v = x[i].sum().item<float>() + 1;
+    T v = x[i].sum().item<float>();
     out[i] = v;
   }
 }
