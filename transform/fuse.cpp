@@ -891,6 +891,10 @@ private:
       if ((R.Op == ReduceOp::Add || R.Op == ReduceOp::Sub) &&
           isTensorType(R.Accumulator->getType()))
         consider(R.Value, 1, Before);
+      // `total += x[i].item<float>() * y[j].item<float>()`: the value a
+      // scalar kernel, its sum into a C++ number taken in it.
+      else if (isScalarType(stripImplicit(R.Value)->getType()))
+        considerScalar(R.Value, R.Accumulator, Before);
       return;
     }
     const auto *Assign = dyn_cast<CXXOperatorCallExpr>(stripImplicit(E));

@@ -597,11 +597,13 @@ public:
       return Declaration && Declaration->isSingleDecl() &&
              llvm::is_contained(Chain.Locals, Declaration->getSingleDecl());
     };
+    // (A cast alone, `(int)v`, computes nothing either.)
     const auto IsOperand = [&](const Expr *E) {
-      const auto *Named = dyn_cast<DeclRefExpr>(stripImplicit(E));
+      E = E->IgnoreParenCasts();
+      const auto *Named = dyn_cast<DeclRefExpr>(E);
       return llvm::any_of(Chain.Operands,
                           [&](const Expr *O) {
-                            return stripImplicit(O) == stripImplicit(E);
+                            return O->IgnoreParenCasts() == E;
                           }) ||
              (Named && llvm::is_contained(Chain.Locals, Named->getDecl()));
     };

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <numeric>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -103,7 +104,7 @@ Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result
 }
 
 Value scalar_kernel_deferred(std::shared_ptr<const ScalarKernelLayout> layout, Dtype dtype,
-                             std::function<void(void* out)> fill) {
+                             std::function<void(void* out)> fill, std::function<double()> sum) {
   std::vector<Tensor> inputs;
   for (const ElementOperand& e : layout->operands) inputs.push_back(e.held);
   for (const ElementOperand& e : layout->elements) inputs.push_back(e.held);
@@ -120,8 +121,18 @@ Value scalar_kernel_deferred(std::shared_ptr<const ScalarKernelLayout> layout, D
   // Each example's number from its own operands alone: a store may compute into a slot an
   // operand reads element for element (Pending::elementwise).
   return Access::make_pending(whole_node(std::move(sizes), dtype, kCPU, std::move(inputs),
-                                         std::move(compute), true),
+                                         std::move(compute), true, std::move(sum)),
                               levels, true);
+}
+
+double sum_chunks(int64_t count, const std::function<double(int64_t, int64_t)>& body) {
+  constexpr int64_t kChunk = 4096;
+  const int64_t chunks = (count + kChunk - 1) / kChunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks));
+  vmap::detail::parallel_for_each(chunks, vmap::detail::parallel_grain, [&](int64_t chunk) {
+    partial[chunk] = body(chunk * kChunk, std::min(count, (chunk + 1) * kChunk));
+  });
+  return std::accumulate(partial.begin(), partial.end(), 0.0);
 }
 
 void settle_stores(const ScalarKernelLayout& layout, const std::vector<bool>& written) {

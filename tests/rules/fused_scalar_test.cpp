@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vmap {
 namespace {
@@ -92,6 +93,28 @@ TEST(ScalarKernel, RowsOfExamplesAsThePerExampleCode) {
       ASSERT_EQ(mask[y][x].item<float>(), masked(y, x)) << y << ", " << x;
       ASSERT_EQ(powers[x][y].item<double>(), squares(cr, 0.5)) << y << ", " << x;
     }
+}
+
+// `total += v` of a scalar kernel into a C++ double (Note [Sums of scalar kernels]): each
+// value converted to double before it is added, as `+=` converts it (summed in float, the
+// ones would vanish next to 2^24), over every pair of two levels.
+TEST(ScalarKernel, SumsIntoADoubleConvertEachValue) {
+  std::vector<float> values(1001, 1.0f);
+  values[0] = 16777216.0f;  // 2^24
+  const Tensor x = tensor(values);
+  const Tensor y = tensor({1.0f, 2.0f, -0.5f});
+  double total = 0.5;
+  {
+    vb::Level rows(0, x.size(0));
+    const vb::Value i = rows.index();
+    vb::Level columns(0, y.size(0));
+    const vb::Value j = columns.index();
+    vb::accumulate(total,
+                   vb::fused_scalar([](float a, float b) { return a * b; },
+                                    vb::at(x, i).item<float>(), vb::at(y, j).item<float>()),
+                   vb::Reduce::add);
+  }
+  EXPECT_EQ(total, 0.5 + (16777216.0 + 1000.0) * 2.5);
 }
 
 // Parameters read as their C++ types (an int64 operand into a double parameter) and the

@@ -43,7 +43,9 @@ void mix(const Tensor& x, const Tensor& y, const Tensor& idx, Tensor& a, Tensor&
 // CHECK: vb::at(c, i) = row.index_select(0, idx).reshape({1, 2}).matmul(vb::at(y.t(), i).narrow(0, 0, 2).reshape({2, 1}));  // line 28
 // CHECK: vb::at(d, i) = _b_norm_row(row);  // line 29
 // CHECK: vb::accumulate(smallest, vb::scalar_cast<int>((row.amin(0).item<float>())), vb::Reduce::min);  // line 30
-// CHECK: vb::accumulate(prod, 1.0 + vb::scalar_cast<double>(i) * 0.5, vb::Reduce::mul);  // line 31
+// CHECK: vb::accumulate(prod, vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double i) {
+// CHECK-NEXT: return 1.0 + i * 0.5;
+// CHECK-NEXT: }, vb::scalar_cast<double>(i)), vb::Reduce::mul);  // line 31
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) - 3.0;

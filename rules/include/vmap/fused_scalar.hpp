@@ -309,7 +309,10 @@ void store_back(const ScalarKernelLayout& layout, const std::vector<Value>& elem
 // contiguous [layout sizes] `out` when first needed (Note [Scalar kernels over rows of
 // examples]).
 Value scalar_kernel_deferred(std::shared_ptr<const ScalarKernelLayout> layout, Dtype dtype,
-                             std::function<void(void* out)> fill);
+                             std::function<void(void* out)> fill, std::function<double()> sum);
+// The sum of body(begin, end) over chunks of [0, count) taken by threads, added in the chunks'
+// order (the same total on any number of threads).
+double sum_chunks(int64_t count, const std::function<double(int64_t, int64_t)>& body);
 // Before a kernel that stores elements: every pending value reading a stored-into operand
 // (`written`, one per element operand) is computed.
 void settle_stores(const ScalarKernelLayout& layout, const std::vector<bool>& written);
@@ -497,6 +500,13 @@ std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
 // store computes it straight into the slot, with no [examples] temporary copied after; any
 // other use computes it into a new tensor first. A kernel with element reads may raise, so
 // it runs where it is written (its error raised by its statement, in the examples' order).
+//
+// Note [Sums of scalar kernels]
+// `total += x[i].item<float>() * y[j].item<float>()` into a C++ double: the value is a
+// scalar kernel's node, and accumulate (batched_control.cpp) takes its sum from the kernel
+// (Pending::sum): each example's value converted to double, as `+=` converts it, summed on
+// SIMD lanes (reassociated, as SPEC allows a reduction), chunks added in order; no
+// [examples] tensor of values exists.
 template <class Kernel, class Parameters, class Operands>
 class ScalarRunner {
   static constexpr std::size_t kCount = std::tuple_size_v<Parameters>;
@@ -548,6 +558,25 @@ class ScalarRunner {
   // The kernel on example k of `row`.
   VMAP_FUSED_LOOP decltype(auto) run(const Row& row, int64_t k) const {
     return run_at(row, k, std::make_index_sequence<kCount>{});
+  }
+
+  // The sum in double of the kernel's results on examples [0, n) of `row` (no mask).
+  double sum_row(const Row& row, int64_t n) const {
+    double total = 0;
+    if constexpr (kNumbersOnly) {
+      const auto lanes = [&]() VMAP_FUSED_LOOP {
+        const Row local = row;
+#pragma omp simd reduction(+ : total)
+        for (int64_t k = 0; k < n; ++k) total += static_cast<double>(run(local, k));
+      };
+      if (vector_isa_)
+        run_in_exact_isa(lanes);
+      else
+        lanes();
+    } else {
+      for (int64_t k = 0; k < n; ++k) total += static_cast<double>(run(row, k));
+    }
+    return total;
   }
 
   // out[k] = the kernel's result on example k of `row`, k < n, an inactive one (active[k]
@@ -707,8 +736,19 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
           });
         });
       };
+      // Its sum, where `total += v` takes it (Note [Sums of scalar kernels]).
+      auto sum = [runner, layout] {
+        return detail::sum_chunks(layout->count, [&](int64_t begin, int64_t end) {
+          double total = 0;
+          for_each_row(*layout, begin, end, [&](const ExampleCursor& at, int64_t, int64_t n) {
+            total += runner->sum_row(runner->row(at), n);
+          });
+          return total;
+        });
+      };
       if constexpr (Runner::kNumbersOnly && std::is_default_constructible_v<Kernel>)
-        if (layout->device == kCPU) return detail::scalar_kernel_deferred(layout, cpp_dtype<R>(), fill);
+        if (layout->device == kCPU && !active)
+          return detail::scalar_kernel_deferred(layout, cpp_dtype<R>(), fill, sum);
       Tensor result = vmap::empty(layout->sizes, vmap::detail::dtype_of<Held>);
       fill(result.raw_data());
       return detail::scalar_kernel_value(*layout, result);

@@ -689,7 +689,11 @@ void accumulate_scalar(double& acc, Dtype acc_type, const Value& e, Reduce op) {
   if (any_level_empty()) return;
   const bool sums = op == Reduce::add || op == Reduce::sub;
   if (acc_type == kFloat64 && sums && current_mask() == nullptr && e.numel() == 1) {
-    acc = fold(acc, reduce_levels(e, 0, op).to(kFloat64).item<double>(), op);
+    // Each element converted to double first, as `total += e` converts it.
+    if (const std::optional<double> sum = detail::pending_sum(e))
+      acc = fold(acc, *sum, op);
+    else
+      acc = fold(acc, reduce_levels(e.to(kFloat64), 0, op).item<double>(), op);
     return;
   }
   if (acc_type == kFloat32 && e.dtype() == kFloat32) {

@@ -268,8 +268,9 @@ const Tensor& materialise(const Pending& node) {
 PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
                       std::vector<Tensor> inputs,
                       std::function<Tensor(const Tensor& destination)> compute,
-                      bool elementwise) {
+                      bool elementwise, std::function<double()> sum) {
   auto node = std::make_shared<Pending>();
+  node->sum = std::move(sum);
   node->sizes = std::move(sizes);
   node->dtype = dtype;
   node->device = device;
@@ -277,6 +278,12 @@ PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
   node->compute = std::move(compute);
   node->elementwise = elementwise;
   return registered(std::move(node));
+}
+
+std::optional<double> pending_sum(const Value& e) {
+  const PendingPtr& node = Access::pending(e);
+  if (!node || !node->sum || node->value.defined()) return std::nullopt;
+  return node->sum();
 }
 
 PendingOperand operand_of(const Value& v, const SizesMap& reshape_sizes) {

@@ -97,6 +97,9 @@ struct Pending {
   // value from its operands' elements at that position alone, so it may compute into a slot
   // it reads as an operand element for element (each is read before it is written).
   bool elementwise = false;
+  // A scalar kernel's node: the sum of its elements in double, computed without
+  // materialising them (Note [Sums of scalar kernels] in vmap/fused_scalar.hpp); else empty.
+  std::function<double()> sum;
 };
 
 // A pending source (no operands) computed by `make` (given no operands) when first needed.
@@ -109,7 +112,10 @@ const Tensor& materialise(const Pending& node);
 PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,
                       std::vector<Tensor> inputs,
                       std::function<Tensor(const Tensor& destination)> compute,
-                      bool elementwise = false);
+                      bool elementwise = false, std::function<double()> sum = {});
+// The sum in double of `e`'s elements where e is a scalar kernel's node not yet computed
+// (Pending::sum), else nothing.
+std::optional<double> pending_sum(const Value& e);
 
 // Note [Probe cache]
 // A pending node's dtype is the eager op's, learnt by running its op on 0-d operands (Note
