@@ -84,16 +84,16 @@ ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
   return layout;
 }
 
-void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body) {
+void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body,
+                     int64_t chunk) {
   // Small enough that the examples of an expensive corner (Mandelbrot's set itself) spread
   // over the threads (taken by whichever thread is free, parallel_for_each), large enough
   // that taking one costs nothing next to running it. An element read out of range throws
   // (Note [Element reads]): the first chunk's error is thrown, a chunk runs its examples in
   // order, so it is the first example's in loop order, the one the loop as written raises.
-  constexpr int64_t kChunk = 64;
-  const int64_t chunks = (count + kChunk - 1) / kChunk;
-  vmap::detail::parallel_for_each(chunks, vmap::detail::parallel_grain, [&](int64_t chunk) {
-    body(chunk * kChunk, std::min(count, (chunk + 1) * kChunk));
+  const int64_t chunks = (count + chunk - 1) / chunk;
+  vmap::detail::parallel_for_each(chunks, vmap::detail::parallel_grain, [&](int64_t c) {
+    body(c * chunk, std::min(count, (c + 1) * chunk));
   });
 }
 

@@ -291,7 +291,9 @@ bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
 
 // Calls body(begin, end) over [0, count) in small chunks that OpenMP threads take as they
 // finish the one before (the examples' costs differ).
-void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body);
+// `chunk` examples at a time (Note [Scalar kernels over rows of examples]).
+void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body,
+                     int64_t chunk = 64);
 // `result` (of the layout's sizes, on the CPU) as a per-example C++ scalar, or, where the
 // kernel returns elements of a tensor, as a per-example tensor.
 Value scalar_kernel_value(const ScalarKernelLayout& layout, const Tensor& result,
@@ -493,8 +495,9 @@ std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
 // number out: a mask, a cast, `x * x` five times, an escape loop) runs a row as one
 // `omp simd` loop in the compiled kernels' vector ISA without FMA (Note [Vector ISA of
 // compiled kernels]; run_in_exact_isa: each lane rounds as the loop as written), an example
-// a SIMD lane, ISPC's program instances, where the compiler can
-// vectorise the body (straight-line code and `?:`; a loop whose trip count differs per
+// a SIMD lane, ISPC's program instances, in blocks whose per-example numbers are contiguous
+// (copied so where the row broadcasts or strides them: plain vector loads, no gathers),
+// where the compiler can vectorise the body (straight-line code and `?:`; a loop whose trip count differs per
 // example stays one example at a time). Such a kernel cannot raise an error, so its result
 // is a whole pending node (Note [Deferred results] in src/batched/batched_fused.hpp): a
 // store computes it straight into the slot, with no [examples] temporary copied after; any
@@ -520,6 +523,9 @@ class ScalarRunner {
   static constexpr bool kNumbersOnly = []<std::size_t... I>(std::index_sequence<I...>) {
     return (!kElementsParameter<P<I>> && ...);
   }(std::make_index_sequence<kCount>{});
+  // The examples a thread takes at a time: rows of SIMD lanes, or a few examples of one
+  // whose costs may differ widely (an escape loop's corner of the set).
+  static constexpr int64_t kChunk = kNumbersOnly ? 2048 : 64;
 
   // Each parameter's address at a row's first example, and its step along the row, in bytes
   // (none for a number).
@@ -555,24 +561,32 @@ class ScalarRunner {
     return row;
   }
 
-  // The kernel on example k of `row`.
+  // The kernel on example k of `row`; kUnit: each per-example number's step is its size
+  // (a block from contiguous()).
+  template <bool kUnit = false>
   VMAP_FUSED_LOOP decltype(auto) run(const Row& row, int64_t k) const {
-    return run_at(row, k, std::make_index_sequence<kCount>{});
+    return run_at<kUnit>(row, k, std::make_index_sequence<kCount>{});
   }
 
   // The sum in double of the kernel's results on examples [0, n) of `row` (no mask).
   double sum_row(const Row& row, int64_t n) const {
     double total = 0;
     if constexpr (kNumbersOnly) {
-      const auto lanes = [&]() VMAP_FUSED_LOOP {
-        const Row local = row;
-#pragma omp simd reduction(+ : total)
-        for (int64_t k = 0; k < n; ++k) total += static_cast<double>(run(local, k));
-      };
-      if (vector_isa_)
-        run_in_exact_isa(lanes);
-      else
-        lanes();
+      // Independent partial sums (GCC vectorises no `omp simd reduction` in this inlined
+      // lambda), eight vectors of them, so no add waits on the one before (as sum_run's
+      // lanes in vmap/fused.hpp), added up once a row.
+      constexpr int64_t kLanes = 32;
+      std::array<double, kLanes> lanes{};
+      in_blocks(row, n, [&](const Row& block, int64_t, int64_t m) VMAP_FUSED_LOOP {
+        std::array<double, kLanes> local = lanes;  // in registers, not through the capture
+        int64_t k = 0;
+        for (; k + kLanes <= m; k += kLanes)
+          for (int64_t l = 0; l < kLanes; ++l)
+            local[l] += static_cast<double>(run<true>(block, k + l));
+        for (; k < m; ++k) local[0] += static_cast<double>(run<true>(block, k));
+        lanes = local;
+      });
+      for (const double lane : lanes) total += lane;
     } else {
       for (int64_t k = 0; k < n; ++k) total += static_cast<double>(run(row, k));
     }
@@ -586,29 +600,67 @@ class ScalarRunner {
     if (active != nullptr) {
       for (int64_t k = 0; k < n; ++k) out[k] = active[k] ? static_cast<Held>(run(row, k)) : Held{};
     } else if constexpr (kNumbersOnly) {
-      const auto lanes = [&]() VMAP_FUSED_LOOP {
-        const Row local = row;  // in registers, not re-read through a pointer out may alias
+      in_blocks(row, n, [&](const Row& block, int64_t b, int64_t m) VMAP_FUSED_LOOP {
+        Held* const into = out + b;
 #pragma omp simd
-        for (int64_t k = 0; k < n; ++k) out[k] = static_cast<Held>(run(local, k));
-      };
-      if (vector_isa_)
-        run_in_exact_isa(lanes);
-      else
-        lanes();
+        for (int64_t k = 0; k < m; ++k) into[k] = static_cast<Held>(run<true>(block, k));
+      });
     } else {
       for (int64_t k = 0; k < n; ++k) out[k] = static_cast<Held>(run(row, k));
     }
   }
 
  private:
-  template <std::size_t... I>
+  // Calls lanes(block, b, m) on examples [b, b + m) of `row`, blocks of at most kBlock, in
+  // the lanes' ISA, each per-example number contiguous in the block: where it is already
+  // (its step its size), else copied into a scratch block (a number the row broadcasts
+  // repeated, a strided one gathered), so the lanes load it as plain vectors.
+  static constexpr int64_t kBlock = 256;
+  template <class Lanes>
+  void in_blocks(const Row& row, int64_t n, const Lanes& lanes) const {
+    alignas(64) std::array<std::array<unsigned char, kBlock * 8>, kCount> scratch;
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t m = std::min(kBlock, n - b);
+      Row block = row;
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (
+            [&] {
+              if constexpr (kOperand<I>) {
+                constexpr int64_t kSize = sizeof(HeldAs<P<I>>);
+                using Held = HeldAs<P<I>>;
+                block.at[I] = row.at[I] + b * row.step[I];
+                if (row.step[I] != kSize) {
+                  Held* const to = reinterpret_cast<Held*>(scratch[I].data());
+                  Held value;
+                  std::memcpy(&value, block.at[I], kSize);
+                  if (row.step[I] == 0)
+                    std::fill_n(to, m, value);
+                  else
+                    for (int64_t k = 0; k < m; ++k)
+                      std::memcpy(to + k, block.at[I] + k * row.step[I], kSize);
+                  block.at[I] = reinterpret_cast<const char*>(scratch[I].data());
+                }
+                block.step[I] = kSize;
+              }
+            }(),
+            ...);
+      }(std::make_index_sequence<kCount>{});
+      const auto run_block = [&]() VMAP_FUSED_LOOP { lanes(block, b, m); };
+      if (vector_isa_)
+        run_in_exact_isa(run_block);
+      else
+        run_block();
+    }
+  }
+
+  template <bool kUnit, std::size_t... I>
   VMAP_FUSED_LOOP decltype(auto) run_at(const Row& row, int64_t k,
                                         std::index_sequence<I...>) const {
-    return kernel_(argument<I>(row, k)...);
+    return kernel_(argument<kUnit, I>(row, k)...);
   }
   // Parameter J of example k: its elements, its per-example number read as the dtype that
   // holds it and converted to its type, or the number passed.
-  template <std::size_t J>
+  template <bool kUnit, std::size_t J>
   VMAP_FUSED_LOOP P<J> argument(const Row& row, int64_t k) const {
     if constexpr (kElementsParameter<P<J>>) {
       const ElementOperand& e = *operand_[J];
@@ -617,7 +669,8 @@ class ScalarRunner {
                            e.strides.data()));
     } else if constexpr (kOperand<J>) {
       HeldAs<P<J>> held;
-      std::memcpy(&held, row.at[J] + k * row.step[J], sizeof held);
+      const int64_t step = kUnit ? static_cast<int64_t>(sizeof held) : row.step[J];
+      std::memcpy(&held, row.at[J] + k * step, sizeof held);
       return static_cast<P<J>>(held);
     } else {
       return static_cast<P<J>>(std::get<J>(operands_));
@@ -729,12 +782,16 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
       auto runner = std::make_shared<const Runner>(kernel, operands, layout);
       auto fill = [runner, layout, active](void* into) {
         Held* const out = static_cast<Held*>(into);
-        detail::parallel_chunks(layout->count, [&](int64_t begin, int64_t end) {
-          for_each_row(*layout, begin, end, [&](const ExampleCursor& at, int64_t p, int64_t n) {
-            runner->template compute_row<Held>(runner->row(at), n, out + p,
-                                               active ? active + p : nullptr);
-          });
-        });
+        detail::parallel_chunks(
+            layout->count,
+            [&](int64_t begin, int64_t end) {
+              for_each_row(*layout, begin, end,
+                           [&](const ExampleCursor& at, int64_t p, int64_t n) {
+                             runner->template compute_row<Held>(runner->row(at), n, out + p,
+                                                                active ? active + p : nullptr);
+                           });
+            },
+            Runner::kChunk);
       };
       // Its sum, where `total += v` takes it (Note [Sums of scalar kernels]).
       auto sum = [runner, layout] {
