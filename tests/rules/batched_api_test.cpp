@@ -396,26 +396,90 @@ TEST(BatchedApi, TensorLiteralsOfPerExampleNumbers) {
   EXPECT_THROW(vb::tensor({{f, f}, {f}}), Error);
 }
 
-TEST(BatchedApi, CppMinMaxTreatNaNAsTheStandardLibraryDoes) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> as = {1.0f, nan, 2.0f, nan, -4.0f};
-  const std::vector<float> bs = {nan, 1.0f, 3.0f, nan, -5.0f};
+// The C library's fmax / fmin, called through pointers the compiler cannot see through: GCC
+// takes std::fmax as commutative and may swap its operands (Note [fmax and fmin on ties]).
+float (*volatile library_fmaxf)(float, float) = ::fmaxf;
+float (*volatile library_fminf)(float, float) = ::fminf;
+double (*volatile library_fmax)(double, double) = ::fmax;
+double (*volatile library_fmin)(double, double) = ::fmin;
+float library_fmax_of(float a, float b) { return library_fmaxf(a, b); }
+float library_fmin_of(float a, float b) { return library_fminf(a, b); }
+double library_fmax_of(double a, double b) { return library_fmax(a, b); }
+double library_fmin_of(double a, double b) { return library_fmin(a, b); }
+
+template <class T>
+bool same_value(T got, T expected) {  // -0 differs from +0; any NaN is a NaN
+  return std::isnan(got) ? std::isnan(expected)
+                         : got == expected && std::signbit(got) == std::signbit(expected);
+}
+
+// std::max / std::min keep or drop a NaN by position and return the first of equal zeros;
+// std::fmax / std::fmin skip a NaN and, on equal zeros, give what the C library gives; in
+// every argument order, float and double.
+template <class T>
+void check_cpp_min_max() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> values = {T(-0.0), T(0.0), nan, T(1), T(-4)};
+  std::vector<T> as, bs;
+  for (T p : values)
+    for (T q : values) {
+      as.push_back(p);
+      bs.push_back(q);
+    }
   const Tensor a_values = tensor(as), b_values = tensor(bs);
-  vb::Level level(0, 5);
+  vb::Level level(0, static_cast<int64_t>(as.size()));
   const vb::Value i = level.index();
-  const vb::Value a = vb::at(a_values, i).item<float>();
-  const vb::Value b = vb::at(b_values, i).item<float>();
+  const vb::Value a = vb::at(a_values, i).item<T>();
+  const vb::Value b = vb::at(b_values, i).item<T>();
   const vb::Value results[] = {vb::max(a, b), vb::min(a, b), vb::fmax(a, b), vb::fmin(a, b)};
   for (std::size_t k = 0; k < as.size(); ++k) {
-    const float expected[] = {std::max(as[k], bs[k]), std::min(as[k], bs[k]),
-                              std::fmax(as[k], bs[k]), std::fmin(as[k], bs[k])};
+    const T expected[] = {std::max(as[k], bs[k]), std::min(as[k], bs[k]),
+                          library_fmax_of(as[k], bs[k]), library_fmin_of(as[k], bs[k])};
     for (int f = 0; f < 4; ++f) {
       EXPECT_TRUE(results[f].is_cpp_scalar());
-      const float got = results[f].physical()[static_cast<int64_t>(k)].item<float>();
-      EXPECT_TRUE(got == expected[f] || (std::isnan(got) && std::isnan(expected[f])))
-          << "function " << f << " at " << k << ": got " << got << ", expected " << expected[f];
+      const T got = results[f].physical()[static_cast<int64_t>(k)].template item<T>();
+      EXPECT_TRUE(same_value(got, expected[f]))
+          << "function " << f << " of " << as[k] << ", " << bs[k] << ": got " << got
+          << ", expected " << expected[f];
     }
   }
+}
+
+TEST(BatchedApi, CppMinMaxTreatNaNAndZerosAsTheStandardLibraryDoes) {
+  check_cpp_min_max<float>();
+  check_cpp_min_max<double>();
+}
+
+// `m = std::fmax(m, v)` folded over the examples gives the loop's m with the library's
+// calls, equal zeros of different sign and NaNs included, from either zero.
+template <class T>
+void check_fmax_folds() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> values = {T(-0.0), T(0.0), nan, T(-0.0), T(0.0), T(-0.0)};
+  const Tensor x = tensor(values);
+  for (const T start : {T(0.0), T(-0.0)}) {
+    for (std::size_t prefix = 1; prefix <= values.size(); ++prefix) {
+      T top = start, bottom = start, top_expected = start, bottom_expected = start;
+      for (std::size_t k = 0; k < prefix; ++k) {
+        top_expected = library_fmax_of(top_expected, values[k]);
+        bottom_expected = library_fmin_of(bottom_expected, values[k]);
+      }
+      {
+        vb::Level level(0, static_cast<int64_t>(prefix));
+        const vb::Value i = level.index();
+        vb::accumulate(top, vb::at(x, i).item<T>(), vb::Reduce::fmax);
+        vb::accumulate(bottom, vb::at(x, i).item<T>(), vb::Reduce::fmin);
+      }
+      EXPECT_TRUE(same_value(top, top_expected)) << "fmax from " << start << " over " << prefix;
+      EXPECT_TRUE(same_value(bottom, bottom_expected))
+          << "fmin from " << start << " over " << prefix;
+    }
+  }
+}
+
+TEST(BatchedApi, FmaxFoldsPickZerosAsTheStandardLibraryDoes) {
+  check_fmax_folds<float>();
+  check_fmax_folds<double>();
 }
 
 TEST(BatchedApi, PromotionUsesPerExampleRanks) {

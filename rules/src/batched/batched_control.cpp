@@ -13,6 +13,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -643,6 +644,25 @@ void for_each_run_in_order(const Value& e, Visit&& visit) {
   });
 }
 
+// Note [fmax and fmin on ties]
+// glibc's fmax / fmin (x86-64: a NaN check, then maxsd / minsd) return the first operand only
+// where it is larger (smaller) or the second is NaN: on equal zeros of different sign, the
+// second. C leaves that sign unspecified, so GCC takes std::fmax as commutative and may call
+// it with the operands swapped (GCC 12 -O3 did, in the fold below); written out, the pick
+// keeps the library's order. (A program as written compiled by GCC may get the other zero;
+// BatchedApi tests compare with the library's own calls, should another one differ.)
+template <class F>
+F c_library_fmax(F a, F b) {
+  return a > b || b != b ? a : b;
+}
+template <class F>
+F c_library_fmin(F a, F b) {
+  return a < b || b != b ? a : b;
+}
+// std::fmax's type on T: float stays float, the rest is double.
+template <class T>
+using Floating = std::conditional_t<std::is_same_v<T, float>, float, double>;
+
 template <class T>
 T fold(T acc, T value, Reduce op) {
   switch (op) {
@@ -657,9 +677,9 @@ T fold(T acc, T value, Reduce op) {
     case Reduce::min:
       return std::min(acc, value);
     case Reduce::fmax:  // on integers, in double as C++ calls it
-      return static_cast<T>(std::fmax(acc, value));
+      return static_cast<T>(c_library_fmax<Floating<T>>(acc, value));
     case Reduce::fmin:
-      return static_cast<T>(std::fmin(acc, value));
+      return static_cast<T>(c_library_fmin<Floating<T>>(acc, value));
   }
   return acc;
 }
