@@ -890,5 +890,64 @@ TEST(BatchedApi, SortingOpsMatchTheLoop) {
   expect_equal(out, expected);
 }
 
+// LibTorch's sub_check: a subtraction with a bool tensor on either side raises the error the
+// loop as written raises, in every batched form (eager, the casting pointwise node, a compiled
+// fused kernel, `-=`, reductions), only where some example runs it; C++ bools subtract as ints.
+TEST(BatchedApi, SubtractionWithABoolRaisesAsTheLoopDoes) {
+  const Tensor x = tensor({1.0f, 2.0f, 3.0f}), m = tensor({true, false, true});
+  const std::string one_bool = message_of([&] { (void)(x[0] - m[0]); });
+  const std::string two_bools = message_of([&] { (void)(m[0] - m[0]); });
+  const std::string in_place = message_of([&] { x.clone()[0] -= m[0]; });
+  ASSERT_EQ(one_bool.rfind("sub: subtraction, the `-` operator, with a bool tensor", 0), 0u)
+      << one_bool;
+  ASSERT_EQ(two_bools.rfind("sub: subtraction, the `-` operator, with two bool tensors", 0), 0u)
+      << two_bools;
+  ASSERT_EQ(in_place.rfind("sub_: subtraction", 0), 0u) << in_place;
+  EXPECT_EQ(message_of([&] { (void)(x - 1.5 - m); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(1.5f - m); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)x.sub(m); }), one_bool);
+
+  Tensor acc = zeros({}), rebound = zeros({});
+  vb::Level level(0, 3);
+  const vb::Value i = level.index();
+  const vb::Value xi = vb::at(x, i), mi = vb::at(m, i);
+  EXPECT_EQ(message_of([&] { (void)(xi - mi); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(mi - vb::Value(1)); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(vb::Value(1.5f) - mi); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)xi.sub(mi); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(mi - mi); }), two_bools);
+  EXPECT_EQ(message_of([&] { (void)(xi - vb::Value(true)); }), one_bool);
+  EXPECT_EQ(message_of([&] {
+              vb::Value t = xi * 2.0f;
+              t -= mi;
+            }),
+            in_place);
+  EXPECT_EQ(message_of([&] {
+              vb::Value t = xi * 2.0f;
+              t = vb::fused([](const auto& a, const auto& b) { return a - b; }, t, mi);
+            }),
+            one_bool);
+  EXPECT_EQ(message_of([&] {
+              const vb::Value r =
+                  vb::fused([](const auto& a) { return (a > 1.0f) - (a < 3.0f); }, xi);
+              (void)r.physical();  // computed where it is read, as a store reads it
+            }),
+            two_bools);
+  EXPECT_EQ(message_of([&] { vb::accumulate(acc, mi, vb::Reduce::sub); }),
+            "sub_" + one_bool.substr(3));
+  EXPECT_EQ(message_of([&] { vb::accumulate_rebinding(rebound, mi, vb::Reduce::sub); }),
+            one_bool);
+  EXPECT_EQ(acc.item<float>(), 0.0f);
+  {
+    vb::Where none(xi > 10.0f);  // no example subtracts
+    EXPECT_EQ(message_of([&] { (void)(xi - mi); }), "no error");
+    EXPECT_EQ(message_of([&] { vb::accumulate(acc, mi, vb::Reduce::sub); }), "no error");
+  }
+  const vb::Value p = mi.item<bool>();
+  const vb::Value difference = p - vb::Value(true);  // C++: int
+  EXPECT_EQ(difference.dtype(), kInt32);
+  EXPECT_EQ(difference.physical()[1].item<int32_t>(), -1);
+}
+
 }  // namespace
 }  // namespace vmap

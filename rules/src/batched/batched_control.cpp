@@ -277,6 +277,17 @@ const Value* current_mask() {
   return &*mask_stack.back().effective;
 }
 
+bool some_example_runs() {
+  if (any_level_empty()) return false;
+  const Value* mask = current_mask();
+  return mask == nullptr || fit(*mask, active_levels(), 0, kCPU).to(kBool).any().item<bool>();
+}
+
+void check_bool_subtraction(const char* op, Dtype a, Dtype b) {
+  if ((a == kBool || b == kBool) && some_example_runs())
+    vmap::detail::check_subtraction(op, a, b);
+}
+
 namespace {
 
 std::optional<Value> copy_of_current_mask() {
@@ -422,6 +433,7 @@ Value post_decrement(Value& value) { return stepped(value, -1); }
 
 void accumulate(Tensor& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
+  if (op == Reduce::sub) check_bool_subtraction("sub_", acc.dtype(), e.dtype());
   const Tensor reduced = reduce_levels(e, 0, op);
   detail::settle_before_write(acc);
   if (op == Reduce::add)
@@ -539,6 +551,8 @@ std::pair<Tensor, Tensor> reduced_into(const Value& acc, const Value& e, Reduce 
 
 void accumulate(Value& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
+  if (op == Reduce::sub && !acc.is_cpp_scalar())  // C++ subtracts bools as ints
+    check_bool_subtraction("sub_", acc.dtype(), e.dtype());
   const int64_t keep = std::max(acc.levels(), acc.home_levels());
   const auto [current, reduced] = reduced_into(acc, e, op, keep);
   const Tensor updated = combine(current, reduced, op).to(acc.dtype());
@@ -551,15 +565,14 @@ void accumulate(Value& acc, const Value& e, Reduce op) {
 }
 
 void accumulate_rebinding(Tensor& acc, const Value& e, Reduce op) {
-  if (any_level_empty()) return;  // no example runs: acc keeps its handle
-  if (const Value* mask = current_mask();
-      mask != nullptr && !fit(*mask, active_levels(), 0, kCPU).to(kBool).any().item<bool>())
-    return;  // no example assigns: likewise
+  if (!some_example_runs()) return;  // no example assigns: acc keeps its handle
+  if (op == Reduce::sub) check_bool_subtraction("sub", acc.dtype(), e.dtype());
   acc = combine(acc, reduce_levels(e, 0, op), op, /*promote=*/true);
 }
 
 void accumulate_rebinding(Value& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
+  if (op == Reduce::sub && !acc.is_cpp_scalar()) check_bool_subtraction("sub", acc.dtype(), e.dtype());
   const int64_t keep = std::max(acc.levels(), acc.home_levels());
   const auto [current, reduced] = reduced_into(acc, e, op, keep);
   Access::rebind_physical(acc, combine(current, reduced, op, /*promote=*/true), keep);
