@@ -935,8 +935,7 @@ TEST(BatchedApi, SubtractionWithABoolRaisesAsTheLoopDoes) {
             two_bools);
   EXPECT_EQ(message_of([&] { vb::accumulate(acc, mi, vb::Reduce::sub); }),
             "sub_" + one_bool.substr(3));
-  EXPECT_EQ(message_of([&] { vb::accumulate_rebinding(rebound, mi, vb::Reduce::sub); }),
-            one_bool);
+  EXPECT_EQ(message_of([&] { vb::accumulate_rebinding(rebound, mi, vb::Reduce::sub); }), one_bool);
   EXPECT_EQ(acc.item<float>(), 0.0f);
   {
     vb::Where none(xi > 10.0f);  // no example subtracts

@@ -150,7 +150,8 @@ void run(const char* name, const std::function<void()>& f) {
     f();
     std::cout << name << ": ran\n";
   } catch (const Error& e) {
-    std::cout << name << ":\n" << e.what() << "\n";  // the batched one starts at the statement's file:line
+    // On a line of its own: the batched error starts with the statement's file:line.
+    std::cout << name << ":\n" << e.what() << "\n";
   }
 }
 

@@ -284,8 +284,7 @@ bool some_example_runs() {
 }
 
 void check_bool_subtraction(const char* op, Dtype a, Dtype b) {
-  if ((a == kBool || b == kBool) && some_example_runs())
-    vmap::detail::check_subtraction(op, a, b);
+  if ((a == kBool || b == kBool) && some_example_runs()) vmap::detail::check_subtraction(op, a, b);
 }
 
 namespace {
@@ -572,7 +571,8 @@ void accumulate_rebinding(Tensor& acc, const Value& e, Reduce op) {
 
 void accumulate_rebinding(Value& acc, const Value& e, Reduce op) {
   if (any_level_empty()) return;
-  if (op == Reduce::sub && !acc.is_cpp_scalar()) check_bool_subtraction("sub", acc.dtype(), e.dtype());
+  if (op == Reduce::sub && !acc.is_cpp_scalar())
+    check_bool_subtraction("sub", acc.dtype(), e.dtype());
   const int64_t keep = std::max(acc.levels(), acc.home_levels());
   const auto [current, reduced] = reduced_into(acc, e, op, keep);
   Access::rebind_physical(acc, combine(current, reduced, op, /*promote=*/true), keep);

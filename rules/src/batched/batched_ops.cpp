@@ -629,9 +629,9 @@ Value cpp_binary(std::size_t op, const Value& a, const Value& b, Dtype dtype) {
 }
 // std::max / std::min pick by one comparison (`a < b ? b : a`, `b < a ? b : a`), so a NaN
 // is kept or dropped by its position, not propagated as by maximum, and on ties (-0 and +0)
-// they return the first operand. std::fmax / std::fmin as the C library computes them
-// (Note [fmax and fmin on ties] in batched_control.cpp): the first only where it is larger (smaller) or the second
-// is NaN, so the second on ties.
+// they return the first operand. std::fmax / std::fmin as the C library computes them (Note
+// [fmax and fmin on ties] in batched_control.cpp): the first only where it is larger
+// (smaller) or the second is NaN, so the second on ties.
 Value cpp_pick(const Value& a, const Value& b, Dtype dtype, bool larger, bool skip_nan) {
   const Value x = scalar_cast_to(a, dtype), y = scalar_cast_to(b, dtype);
   if (!skip_nan) return where(larger ? x < y : y < x, y, x);
