@@ -55,19 +55,20 @@ void shifted(const Tensor& x, Tensor& out) {
 // CHECK-NEXT: vb::at(out, n)[i] = vb::at(x, n)[i] - vb::at(x, n).mean();  // line 49
 // CHECK: for (int64_t i = 0; i < out.size(0); ++i) out[i][0] += 1.0f;
 
-// (d) the plain loop's variable is `vb`.
+// (d) the plain loop's variable is `vb`, the vmap loop's `vb_1`.
 void named_vb(const Tensor& x, Tensor& out) {
 #pragma vmap
-  for (int64_t n = 0; n < x.size(0); ++n)
+  for (int64_t vb_1 = 0; vb_1 < x.size(0); ++vb_1)
     for (int64_t vb = 0; vb < x.size(1); ++vb)
-      out[n][vb] = x[n][vb] * x[n][vb];
+      out[vb_1][vb] = x[vb_1][vb] * x[vb_1][vb] + vb_1;
 }
-// The alias takes another name: `vb` is the loop's.
+// The alias takes a name neither loop has.
 // CHECK-LABEL: void named_vb(
-// CHECK: namespace vb_1 = ::vmap::batched;
-// CHECK: vb_1::Level _b_level1(0, x.size(1));  // line 62
-// CHECK-NEXT: const vb_1::Value vb = _b_level1.index();
-// CHECK-NEXT: vb_1::at(out, n)[vb] = vb_1::at(x, n)[vb] * vb_1::at(x, n)[vb];  // line 63
+// CHECK: namespace vb_2 = ::vmap::batched;
+// CHECK: const vb_2::Value vb_1 = _b_level0.index();
+// CHECK: vb_2::Level _b_level1(0, x.size(1));  // line 62
+// CHECK-NEXT: const vb_2::Value vb = _b_level1.index();
+// CHECK-NEXT: vb_2::at(out, vb_1)[vb] = {{.*}};  // line 63
 
 // (e) the bound is a `const int` local.
 void first_columns(const Tensor& x, Tensor& out) {
@@ -78,9 +79,9 @@ void first_columns(const Tensor& x, Tensor& out) {
       out[n][j] = x[n][j].exp();
 }
 // CHECK-LABEL: void first_columns(
-// CHECK: vb::Level _b_level1(0, columns);  // line 77
+// CHECK: vb::Level _b_level1(0, columns);  // line 78
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
-// CHECK-NEXT: vb::at(out, n)[j] = vb::at(x, n)[j].exp();  // line 78
+// CHECK-NEXT: vb::at(out, n)[j] = vb::at(x, n)[j].exp();  // line 79
 
 int main() {
   Tensor x = (arange(20).reshape({4, 5}).to(kFloat32) - 9.0f) * 0.25f;
@@ -104,7 +105,7 @@ int main() {
         result[n][j] = input[n][j].clamp(-1.0f, 1.0f) + input[n].amax() * bias[j];
   };
   // CHECK-LABEL: auto clipped = [&](
-  // CHECK: vb::Level _b_level1(0, width);  // line 103
+  // CHECK: vb::Level _b_level1(0, width);  // line 104
   // CHECK-NEXT: const vb::Value j = _b_level1.index();
   // CHECK-NEXT: vb::at(result, n)[j] = vb::fused(
   Tensor clip = zeros({4, 5});
