@@ -171,6 +171,7 @@ Tensor binary_op(const char* name, const Arg& a, const Arg& b, Domain domain) {
   });
 }
 
+// LibTorch's sub_check on the operands as given (a bool number is a bool operand).
 void check_subtraction(const char* name, const Arg& a, const Arg& b) {
   detail::check_subtraction(name, a.operand.dtype, b.operand.dtype);
 }
