@@ -2,6 +2,7 @@
 // promotion (Note [Promotion tiers]). Integer arithmetic wraps like torch's (no UB).
 #include "internal.hpp"
 #include "../cuda/device_ops.hpp"
+#include <vmap/detail/promotion.hpp>
 #include <vmap/detail/scalar_functors.hpp>
 
 #include <cmath>
@@ -170,14 +171,9 @@ Tensor binary_op(const char* name, const Arg& a, const Arg& b, Domain domain) {
   });
 }
 
-// LibTorch's sub_check, in its order: no bool operand on either side.
+// LibTorch's sub_check on the operands as given (a bool number is a bool operand).
 void check_subtraction(const char* name, const Arg& a, const Arg& b) {
-  if (a.operand.dtype == kBool && b.operand.dtype == kBool)
-    fail(name, "subtraction, the `-` operator, with two bool tensors is not supported. "
-               "Use the `^` or `logical_xor()` operator instead.");
-  if (a.operand.dtype == kBool || b.operand.dtype == kBool)
-    fail(name, "subtraction, the `-` operator, with a bool tensor is not supported. If you "
-               "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  detail::check_subtraction(name, a.operand.dtype, b.operand.dtype);
 }
 
 Tensor add_alpha(const char* name, const Arg& a, const Arg& b, Scalar alpha, bool subtract) {
@@ -575,6 +571,17 @@ bool equal(const Tensor& self, const Tensor& other) {
     if (!flags[k]) return false;
   return true;
 }
+
+namespace detail {
+void check_subtraction(const char* op, Dtype a, Dtype b) {
+  if (a == kBool && b == kBool)
+    fail(op, "subtraction, the `-` operator, with two bool tensors is not supported. "
+             "Use the `^` or `logical_xor()` operator instead.");
+  if (a == kBool || b == kBool)
+    fail(op, "subtraction, the `-` operator, with a bool tensor is not supported. If you "
+             "are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+}  // namespace detail
 
 // --- C++ scalar semantics for batched code
 // A zero divisor raises only where a quotient is computed: with no dividends (a batch of no

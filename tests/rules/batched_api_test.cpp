@@ -396,26 +396,90 @@ TEST(BatchedApi, TensorLiteralsOfPerExampleNumbers) {
   EXPECT_THROW(vb::tensor({{f, f}, {f}}), Error);
 }
 
-TEST(BatchedApi, CppMinMaxTreatNaNAsTheStandardLibraryDoes) {
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> as = {1.0f, nan, 2.0f, nan, -4.0f};
-  const std::vector<float> bs = {nan, 1.0f, 3.0f, nan, -5.0f};
+// The C library's fmax / fmin, called through pointers the compiler cannot see through: GCC
+// takes std::fmax as commutative and may swap its operands (Note [fmax and fmin on ties]).
+float (*volatile library_fmaxf)(float, float) = ::fmaxf;
+float (*volatile library_fminf)(float, float) = ::fminf;
+double (*volatile library_fmax)(double, double) = ::fmax;
+double (*volatile library_fmin)(double, double) = ::fmin;
+float library_fmax_of(float a, float b) { return library_fmaxf(a, b); }
+float library_fmin_of(float a, float b) { return library_fminf(a, b); }
+double library_fmax_of(double a, double b) { return library_fmax(a, b); }
+double library_fmin_of(double a, double b) { return library_fmin(a, b); }
+
+template <class T>
+bool same_value(T got, T expected) {  // -0 differs from +0; any NaN is a NaN
+  return std::isnan(got) ? std::isnan(expected)
+                         : got == expected && std::signbit(got) == std::signbit(expected);
+}
+
+// std::max / std::min keep or drop a NaN by position and return the first of equal zeros;
+// std::fmax / std::fmin skip a NaN and, on equal zeros, give what the C library gives; in
+// every argument order, float and double.
+template <class T>
+void check_cpp_min_max() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> values = {T(-0.0), T(0.0), nan, T(1), T(-4)};
+  std::vector<T> as, bs;
+  for (T p : values)
+    for (T q : values) {
+      as.push_back(p);
+      bs.push_back(q);
+    }
   const Tensor a_values = tensor(as), b_values = tensor(bs);
-  vb::Level level(0, 5);
+  vb::Level level(0, static_cast<int64_t>(as.size()));
   const vb::Value i = level.index();
-  const vb::Value a = vb::at(a_values, i).item<float>();
-  const vb::Value b = vb::at(b_values, i).item<float>();
+  const vb::Value a = vb::at(a_values, i).item<T>();
+  const vb::Value b = vb::at(b_values, i).item<T>();
   const vb::Value results[] = {vb::max(a, b), vb::min(a, b), vb::fmax(a, b), vb::fmin(a, b)};
   for (std::size_t k = 0; k < as.size(); ++k) {
-    const float expected[] = {std::max(as[k], bs[k]), std::min(as[k], bs[k]),
-                              std::fmax(as[k], bs[k]), std::fmin(as[k], bs[k])};
+    const T expected[] = {std::max(as[k], bs[k]), std::min(as[k], bs[k]),
+                          library_fmax_of(as[k], bs[k]), library_fmin_of(as[k], bs[k])};
     for (int f = 0; f < 4; ++f) {
       EXPECT_TRUE(results[f].is_cpp_scalar());
-      const float got = results[f].physical()[static_cast<int64_t>(k)].item<float>();
-      EXPECT_TRUE(got == expected[f] || (std::isnan(got) && std::isnan(expected[f])))
-          << "function " << f << " at " << k << ": got " << got << ", expected " << expected[f];
+      const T got = results[f].physical()[static_cast<int64_t>(k)].template item<T>();
+      EXPECT_TRUE(same_value(got, expected[f]))
+          << "function " << f << " of " << as[k] << ", " << bs[k] << ": got " << got
+          << ", expected " << expected[f];
     }
   }
+}
+
+TEST(BatchedApi, CppMinMaxTreatNaNAndZerosAsTheStandardLibraryDoes) {
+  check_cpp_min_max<float>();
+  check_cpp_min_max<double>();
+}
+
+// `m = std::fmax(m, v)` folded over the examples gives the loop's m with the library's
+// calls, equal zeros of different sign and NaNs included, from either zero.
+template <class T>
+void check_fmax_folds() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::vector<T> values = {T(-0.0), T(0.0), nan, T(-0.0), T(0.0), T(-0.0)};
+  const Tensor x = tensor(values);
+  for (const T start : {T(0.0), T(-0.0)}) {
+    for (std::size_t prefix = 1; prefix <= values.size(); ++prefix) {
+      T top = start, bottom = start, top_expected = start, bottom_expected = start;
+      for (std::size_t k = 0; k < prefix; ++k) {
+        top_expected = library_fmax_of(top_expected, values[k]);
+        bottom_expected = library_fmin_of(bottom_expected, values[k]);
+      }
+      {
+        vb::Level level(0, static_cast<int64_t>(prefix));
+        const vb::Value i = level.index();
+        vb::accumulate(top, vb::at(x, i).item<T>(), vb::Reduce::fmax);
+        vb::accumulate(bottom, vb::at(x, i).item<T>(), vb::Reduce::fmin);
+      }
+      EXPECT_TRUE(same_value(top, top_expected)) << "fmax from " << start << " over " << prefix;
+      EXPECT_TRUE(same_value(bottom, bottom_expected))
+          << "fmin from " << start << " over " << prefix;
+    }
+  }
+}
+
+TEST(BatchedApi, FmaxFoldsPickZerosAsTheStandardLibraryDoes) {
+  check_fmax_folds<float>();
+  check_fmax_folds<double>();
 }
 
 TEST(BatchedApi, PromotionUsesPerExampleRanks) {
@@ -824,6 +888,64 @@ TEST(BatchedApi, SortingOpsMatchTheLoop) {
     vb::at(vb::at(out, i), j) = std::get<0>((vb::at(rows, i) + vb::at(shifts, j)).topk(2));
   }
   expect_equal(out, expected);
+}
+
+// LibTorch's sub_check: a subtraction with a bool tensor on either side raises the error the
+// loop as written raises, in every batched form (eager, the casting pointwise node, a compiled
+// fused kernel, `-=`, reductions), only where some example runs it; C++ bools subtract as ints.
+TEST(BatchedApi, SubtractionWithABoolRaisesAsTheLoopDoes) {
+  const Tensor x = tensor({1.0f, 2.0f, 3.0f}), m = tensor({true, false, true});
+  const std::string one_bool = message_of([&] { (void)(x[0] - m[0]); });
+  const std::string two_bools = message_of([&] { (void)(m[0] - m[0]); });
+  const std::string in_place = message_of([&] { x.clone()[0] -= m[0]; });
+  ASSERT_EQ(one_bool.rfind("sub: subtraction, the `-` operator, with a bool tensor", 0), 0u)
+      << one_bool;
+  ASSERT_EQ(two_bools.rfind("sub: subtraction, the `-` operator, with two bool tensors", 0), 0u)
+      << two_bools;
+  ASSERT_EQ(in_place.rfind("sub_: subtraction", 0), 0u) << in_place;
+  EXPECT_EQ(message_of([&] { (void)(x - 1.5 - m); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(1.5f - m); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)x.sub(m); }), one_bool);
+
+  Tensor acc = zeros({}), rebound = zeros({});
+  vb::Level level(0, 3);
+  const vb::Value i = level.index();
+  const vb::Value xi = vb::at(x, i), mi = vb::at(m, i);
+  EXPECT_EQ(message_of([&] { (void)(xi - mi); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(mi - vb::Value(1)); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(vb::Value(1.5f) - mi); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)xi.sub(mi); }), one_bool);
+  EXPECT_EQ(message_of([&] { (void)(mi - mi); }), two_bools);
+  EXPECT_EQ(message_of([&] { (void)(xi - vb::Value(true)); }), one_bool);
+  EXPECT_EQ(message_of([&] {
+              vb::Value t = xi * 2.0f;
+              t -= mi;
+            }),
+            in_place);
+  EXPECT_EQ(message_of([&] {
+              vb::Value t = xi * 2.0f;
+              t = vb::fused([](const auto& a, const auto& b) { return a - b; }, t, mi);
+            }),
+            one_bool);
+  EXPECT_EQ(message_of([&] {
+              const vb::Value r =
+                  vb::fused([](const auto& a) { return (a > 1.0f) - (a < 3.0f); }, xi);
+              (void)r.physical();  // computed where it is read, as a store reads it
+            }),
+            two_bools);
+  EXPECT_EQ(message_of([&] { vb::accumulate(acc, mi, vb::Reduce::sub); }),
+            "sub_" + one_bool.substr(3));
+  EXPECT_EQ(message_of([&] { vb::accumulate_rebinding(rebound, mi, vb::Reduce::sub); }), one_bool);
+  EXPECT_EQ(acc.item<float>(), 0.0f);
+  {
+    vb::Where none(xi > 10.0f);  // no example subtracts
+    EXPECT_EQ(message_of([&] { (void)(xi - mi); }), "no error");
+    EXPECT_EQ(message_of([&] { vb::accumulate(acc, mi, vb::Reduce::sub); }), "no error");
+  }
+  const vb::Value p = mi.item<bool>();
+  const vb::Value difference = p - vb::Value(true);  // C++: int
+  EXPECT_EQ(difference.dtype(), kInt32);
+  EXPECT_EQ(difference.physical()[1].item<int32_t>(), -1);
 }
 
 }  // namespace

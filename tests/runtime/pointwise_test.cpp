@@ -152,6 +152,11 @@ TEST(Pointwise, UnaryMath) {
   EXPECT_NE(error_of([&] { floats -= true; }).find("with a bool tensor"), std::string::npos);
   EXPECT_NE(error_of([&] { mask -= mask; }).find("two bool tensors"), std::string::npos);
   EXPECT_NE(error_of([&] { mask -= 1; }).find("with a bool tensor"), std::string::npos);
+  EXPECT_EQ(error_of([&] { (void)(floats - mask); }).rfind("sub: subtraction", 0), 0u);
+  EXPECT_EQ(error_of([&] { (void)(mask - floats); }).rfind("sub: subtraction", 0), 0u);
+  EXPECT_EQ(error_of([&] { (void)(1.5f - mask); }).rfind("sub: subtraction", 0), 0u);
+  EXPECT_EQ(error_of([&] { (void)floats.sub(mask); }).rfind("sub: subtraction", 0), 0u);
+  EXPECT_NE(error_of([&] { (void)sub(mask, mask); }).find("two bool tensors"), std::string::npos);
   EXPECT_EQ(elements<float>(floats), F({1, 2}));
 }
 

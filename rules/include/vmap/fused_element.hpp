@@ -107,6 +107,14 @@ VMAP_ELEMENT_INLINE Element<std::conditional_t<std::is_void_v<Out>, T, Out>> app
   }
 }
 
+// LibTorch's sub_check: a subtraction with a bool operand computes nothing here; it throws on
+// the first element, so the batched ops run the call and raise the eager op's error.
+template <class A, class B>
+VMAP_ELEMENT_INLINE void check_subtraction() {
+  if constexpr (std::is_same_v<Raw<A>, bool> || std::is_same_v<Raw<B>, bool>)
+    VMAP_ELEMENT_FAIL("fused kernel: subtraction with a bool operand");
+}
+
 // base^exponent in the form the runtime's pow takes for a scalar exponent (power_form, Note
 // [pow strength reduction]) with its functors, so bit for bit the eager result; a literal
 // exponent folds at compile time.
@@ -175,7 +183,6 @@ VMAP_ELEMENT_BINARY(minimum, Minimum, T, void)
 VMAP_ELEMENT_BINARY(logical_and, LogicalAnd, bool, bool)
 VMAP_ELEMENT_BINARY(logical_or, LogicalOr, bool, bool)
 VMAP_ELEMENT_BINARY(operator+, Add, T, void)
-VMAP_ELEMENT_BINARY(operator-, Sub, T, void)
 VMAP_ELEMENT_BINARY(operator*, Mul, T, void)
 VMAP_ELEMENT_BINARY(operator/, Div, element_detail::Floating<T>, void)
 VMAP_ELEMENT_BINARY(operator&, BitwiseAnd, T, void)
@@ -190,6 +197,14 @@ auto operator-(const X& x) {
 template <element_detail::IsElement X>
 auto operator!(const X& x) {
   return logical_not(x);
+}
+
+template <class A, class B>
+  requires element_detail::ElementOperands<A, B>
+VMAP_ELEMENT_INLINE auto operator-(const A& a, const B& b) {
+  element_detail::check_subtraction<A, B>();
+  return element_detail::apply<void, element_detail::Promoted<A, B>>(
+      element_detail::functors::Sub{}, a, b);
 }
 
 // add / sub with LibTorch's alpha: a + alpha * b.
@@ -207,6 +222,7 @@ auto add(const A& a, const B& b, const Alpha& alpha = 1) {
 template <class A, class B, class Alpha = vmap::detail::Scalar>
   requires element_detail::ElementOperands<A, B>
 auto sub(const A& a, const B& b, const Alpha& alpha = 1) {
+  element_detail::check_subtraction<A, B>();
   if constexpr (element_detail::IsElement<Alpha>) {
     return a - alpha * b;  // a per-example alpha (an operand of the kernel)
   } else {

@@ -66,6 +66,12 @@ bool any_level_empty();
 // The effective mask of the innermost live vb::Where (conjunction with the enclosing
 // ones), or nullptr.
 const Value* current_mask();
+// No level is empty and the live mask, if any, holds for some example.
+bool some_example_runs();
+// LibTorch's sub_check (vmap::detail::check_subtraction) on the operands' dtypes as written,
+// where some example runs the subtraction: a batched op may cast a bool operand (the
+// promoted operands of a pointwise node) or reduce it (`acc -= e`) before any op sees it.
+void check_bool_subtraction(const char* op, Dtype a, Dtype b);
 
 // --- dispatch: one op-table entry, Values in tensor positions.
 struct Input {

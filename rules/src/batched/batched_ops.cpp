@@ -628,13 +628,14 @@ Value cpp_binary(std::size_t op, const Value& a, const Value& b, Dtype dtype) {
   return scalar_cast_to(dispatch(op, {scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)}), dtype);
 }
 // std::max / std::min pick by one comparison (`a < b ? b : a`, `b < a ? b : a`), so a NaN
-// is kept or dropped by its position, not propagated as by maximum; std::fmax / std::fmin
-// return the other operand when one is NaN (as glibc: the first on ties).
+// is kept or dropped by its position, not propagated as by maximum, and on ties (-0 and +0)
+// they return the first operand. std::fmax / std::fmin as the C library computes them (Note
+// [fmax and fmin on ties] in batched_control.cpp): the first only where it is larger
+// (smaller) or the second is NaN, so the second on ties.
 Value cpp_pick(const Value& a, const Value& b, Dtype dtype, bool larger, bool skip_nan) {
   const Value x = scalar_cast_to(a, dtype), y = scalar_cast_to(b, dtype);
-  Value take_y = larger ? x < y : y < x;
-  if (skip_nan) take_y = take_y || x != x;
-  return where(take_y, y, x);
+  if (!skip_nan) return where(larger ? x < y : y < x, y, x);
+  return where((larger ? x > y : x < y) || y != y, x, y);
 }
 }  // namespace
 

@@ -158,6 +158,15 @@ std::optional<Value> deferred_call(std::size_t op, const std::vector<rules::Arg>
                               levels, false);
 }
 
+// `a - b`, a.sub(b), sub(a, b) (`a -= b` is compound's `a - b`): pointwise casts the promoted
+// operands before the runtime's sub sees them, so its bool check is made first, on their own
+// dtypes (check_bool_subtraction).
+bool subtracts(std::size_t op) {
+  const rules::OpEntry& entry = kOpTable[op];
+  return entry.name == "sub" ||
+         (entry.name == "operator-" && entry.form == OpForm::binary_operator);
+}
+
 // Pointwise op over Values with `levels` level dims: broadcasting does the batching. The op
 // may stay pending (Note [Pending values]); the operands are brought to `levels` level dims
 // and a common logical rank, the promoted ones cast to the result type inside the node.
@@ -471,6 +480,12 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
     if (placed_on(v) != kCPU) device = placed_on(v);
   });
   const RuleId rule = kOpTable[op].rule;
+  if (subtracts(op)) {
+    const auto* a = std::get_if<Value>(&inputs[0].value);
+    const auto* b = std::get_if<Value>(&inputs[1].value);
+    if (a && b && a->defined() && b->defined())
+      check_bool_subtraction("sub", a->dtype(), b->dtype());
+  }
   if (is_pointwise(rule)) return pointwise(op, inputs, levels, device);
   // Note [C++ scalars follow the tensors]. Emplaced: assigning a Value under a mask merges.
   if (device != kCPU) {

@@ -83,6 +83,12 @@ constexpr Dtype result_type(std::initializer_list<Operand> operands) {
   return result_type<std::initializer_list<Operand>>(operands);
 }
 
+// LibTorch's sub_check, in its order: subtraction (`-`, sub, `-=`) with a bool operand on
+// either side throws vmap::Error naming `op` (Note [The op the user called]). Checked on the
+// operands' own dtypes: after promotion a bool operand is no longer bool (the batched ops
+// cast the promoted operands first).
+void check_subtraction(const char* op, Dtype a, Dtype b);
+
 static_assert(result_type({tensor_operand(kFloat32, 1), tensor_operand(kFloat64, 0)}) == kFloat32);
 static_assert(result_type({tensor_operand(kInt32, 1), tensor_operand(kInt64, 0)}) == kInt32);
 static_assert(result_type({tensor_operand(kInt32, 1), number_operand(kFloat64)}) == kFloat32);
