@@ -124,7 +124,10 @@ void cpp_bools(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK-LABEL: void cpp_bools(
-// CHECK: vb::at(out, i)[0] = p - true;
+// CHECK: vb::at(out, i)[0] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float a) {
+// CHECK-NEXT: bool p = a > 0.0f;  // line 122
+// CHECK-NEXT: return p - true;
+// CHECK-NEXT: }, vb::at(x, i).sum().item<float>());  // lines 122-123
 
 // No example takes the branch: nothing raises, as written or batched.
 void untaken_branch(const Tensor& x, const Tensor& m, Tensor& out) {
