@@ -446,6 +446,45 @@ public:
     return isa<CStyleCastExpr, CXXStaticCastExpr, ConditionalOperator>(E);
   }
 
+  /// The batched ops \p S makes where it is not compiled: its operators,
+  /// arithmetic conversions (not a literal's: the compiler folds it) and
+  /// <cmath> calls (a call of a function of this file counts two: its clone
+  /// runs an op per statement), not what its operands compute before the
+  /// kernel.
+  unsigned batchedOps(const Stmt *S, const FusedChain &Chain) const {
+    if (!S || (isa<Expr>(S) && Chain.Parameters.count(cast<Expr>(S))))
+      return 0;
+    unsigned Ops = 0;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S))
+      Ops = Binary->getOpcode() != BO_Assign && Binary->getOpcode() != BO_Comma;
+    else if (const auto *Unary = dyn_cast<UnaryOperator>(S))
+      Ops = Unary->getOpcode() != UO_Plus && Unary->getOpcode() != UO_AddrOf &&
+            Unary->getOpcode() != UO_Deref;
+    else if (isa<ConditionalOperator>(S))
+      Ops = 1;
+    else if (const auto *Cast = dyn_cast<CastExpr>(S);
+             Cast && !isLiteral(Cast->getSubExpr()->IgnoreParenImpCasts()))
+      switch (Cast->getCastKind()) {
+      case CK_IntegralCast:
+      case CK_IntegralToFloating:
+      case CK_FloatingToIntegral:
+      case CK_FloatingCast:
+      case CK_IntegralToBoolean:
+      case CK_FloatingToBoolean:
+      case CK_BooleanToSignedIntegral:
+        Ops = 1;
+        break;
+      default:
+        break;
+      }
+    else if (const auto *Call = dyn_cast<CallExpr>(S))
+      if (const FunctionDecl *Callee = Call->getDirectCallee())
+        Ops = isCmath(Callee, Call->getNumArgs()) ? 1 : 2;
+    for (const Stmt *Child : S->children())
+      Ops += batchedOps(Child, Chain);
+    return Ops;
+  }
+
   /// The operands of \p E, a tensor the kernel reads element by element
   /// (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the
   /// largest part that reads none of the region's locals, a tensor computed
@@ -587,32 +626,18 @@ public:
     bool Reads = false;
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       Reads |= Chain.ElementReads[I] && !Chain.ElementWrites[I];
-    // A value computed from per-example numbers alone pays too: the kernel
-    // runs on SIMD lanes straight into the store's slot, where the batched
-    // ops make a temporary per op (Note [Scalar kernels over rows of
-    // examples] in rules/include/vmap/fused_scalar.hpp); a value that is an
-    // operand as it is computes nothing.
-    const auto IsParameter = [&](const Stmt *S) {
-      const auto *Declaration = dyn_cast<DeclStmt>(S);
-      return Declaration && Declaration->isSingleDecl() &&
-             llvm::is_contained(Chain.Locals, Declaration->getSingleDecl());
-    };
-    // (A cast alone, `(int)v`, computes nothing either.)
-    const auto IsOperand = [&](const Expr *E) {
-      E = E->IgnoreParenCasts();
-      const auto *Named = dyn_cast<DeclRefExpr>(E);
-      return llvm::any_of(Chain.Operands,
-                          [&](const Expr *O) {
-                            return O->IgnoreParenCasts() == E;
-                          }) ||
-             (Named && llvm::is_contained(Chain.Locals, Named->getDecl()));
-    };
-    const bool Computes = !llvm::all_of(Region, IsParameter) ||
-                          (Root && !IsOperand(Root));
-    if ((Stores && !StoresPay) || (!Stores && !Control && !Reads && !Computes))
-      return K.whyNot("it computes nothing and reads or stores no element at "
-                      "an index it computes: its batched op already runs over "
-                      "every example at once");
+    // A value computed from per-example numbers alone pays where its batched
+    // form is more than one op: the kernel runs on SIMD lanes straight into
+    // the store's slot (Note [Scalar kernels over rows of examples] in
+    // rules/include/vmap/fused_scalar.hpp), where each batched op makes a
+    // temporary; one op is already one pass over every example into the slot.
+    unsigned Ops = batchedOps(Root, Chain);
+    for (const Stmt *S : Region)
+      Ops += batchedOps(S, Chain);
+    if ((Stores && !StoresPay) || (!Stores && !Control && !Reads && Ops < 2))
+      return K.whyNot("it is one op on per-example numbers, and reads or "
+                      "stores no element at an index it computes: its batched "
+                      "op already runs over every example at once");
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;
     // Its text is the device program (Note [Scalar kernels on a device] in

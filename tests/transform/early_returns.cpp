@@ -112,9 +112,7 @@ void classify(const Tensor& codes, int64_t mode, Tensor& score, Tensor& kind) {
 // CHECK-NEXT: vb::at(score, i) = s;  // line 86
 // CHECK-NEXT: switch (mode) {  // line 87
 // CHECK-NEXT: case 0:  // line 88
-// CHECK-NEXT: vb::at(kind, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t code) {
-// CHECK-NEXT: return code * 2;
-// CHECK-NEXT: }, code);  // line 89
+// CHECK-NEXT: vb::at(kind, i) = code * 2;  // line 89
 // CHECK-NEXT: break;  // line 90
 // CHECK-NEXT: default:  // line 91
 

@@ -19,10 +19,7 @@ float pairwise_sum_prod(const Tensor& x) {
 // CHECK-NEXT: {
 // CHECK-NEXT: vb::Level _b_level1(0, x.size(0));  // line 11
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
-// The product is a scalar kernel; the float sum is taken in the loop's order.
-// CHECK-NEXT: vb::accumulate(total, vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float a, float b) {
-// CHECK-NEXT: return a * b;
-// CHECK-NEXT: }, vb::at(x, i).item<float>(), vb::at(x, j).item<float>()), vb::Reduce::add);  // line 12
+// CHECK-NEXT: vb::accumulate(total, vb::at(x, i).item<float>() * vb::at(x, j).item<float>(), vb::Reduce::add);  // line 12
 
 // The tensor form: accumulate into a 0-d tensor.
 Tensor pairwise_sum_prod_tensor(const Tensor& x) {
@@ -35,7 +32,7 @@ Tensor pairwise_sum_prod_tensor(const Tensor& x) {
   return total;
 }
 // CHECK-LABEL: Tensor pairwise_sum_prod_tensor(
-// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i), vb::at(x, j)), vb::Reduce::add);  // line 34
+// CHECK: vb::accumulate(total, vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) { return a * b; }, vb::at(x, i), vb::at(x, j)), vb::Reduce::add);  // line 31
 
 int main() {
   Tensor x = arange(10).to(kFloat) / 4.0;

@@ -29,9 +29,7 @@ void grade(const Tensor& scores, Tensor& grades, Tensor& bonus, float& total) {
 // CHECK: vb::Value g = 0;  // line 11
 // CHECK: { vb::Where _b_where0(v >= 90.0f);  // line 12
 // CHECK: g = 4;  // line 13
-// CHECK: vb::at(bonus, s) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float v) {
-// CHECK-NEXT: return v - 90.0f;
-// CHECK-NEXT: }, v);  // line 14
+// CHECK: vb::at(bonus, s) = v - 90.0f;  // line 14
 // CHECK: { vb::Where _b_where1(v >= 75.0f);  // line 15
 // CHECK: g = 3;  // line 16
 // CHECK: { vb::Where _b_where2(v >= 50.0f);  // line 17

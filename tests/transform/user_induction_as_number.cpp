@@ -16,9 +16,7 @@ void positions(const Tensor& x, Tensor& out, Tensor& halves, Tensor& mask) {
 // CHECK-LABEL: void positions(
 // CHECK: vb::Level _b_level0(0, n);  // line 9
 // CHECK: vb::at(out, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b, const auto& n) { return a * b / n; }, vb::at(x, i), vb::scalar_cast<float>(i), n);  // line 10
-// CHECK: vb::at(halves, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t i) {
-// CHECK-NEXT: return i / 2;
-// CHECK-NEXT: }, i);  // line 11
+// CHECK: vb::at(halves, i) = i / 2;  // line 11
 // CHECK: vb::Value k = i * 3 + 1;  // line 12
 // CHECK: vb::at(mask, i) = vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& k) { return (a > k) | (a < 1); }, vb::at(x, i), k);  // line 13
 

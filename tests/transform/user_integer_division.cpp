@@ -17,16 +17,11 @@ void split(const Tensor& flat_ids, Tensor& rows, Tensor& cols, int64_t width) {
   }
 }
 // CHECK-LABEL: void split(
-// Stored alone, each is a scalar kernel: C++'s own `/` and `%`.
-// CHECK: vb::at(rows, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t flat, int64_t width) {
-// CHECK-NEXT: return flat / width;
-// CHECK-NEXT: }, flat, width);  // line 15
-// CHECK-NEXT: vb::at(cols, i) = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t flat, int64_t width) {
-// CHECK-NEXT: return flat % width;
-// CHECK-NEXT: }, flat, width);  // line 16
+// CHECK: vb::at(rows, i) = flat / width;  // line 15
+// CHECK-NEXT: vb::at(cols, i) = flat % width;  // line 16
 // CHECK: static ::vmap::batched::Value _b_wrap(::vmap::batched::Value k, int n) {
 // CHECK-NEXT: namespace vb = ::vmap::batched;
-// CHECK-NEXT: return k % n;  // line 31
+// CHECK-NEXT: return k % n;  // line 26
 
 int wrap(int k, int n) { return k % n; }
 
@@ -49,11 +44,11 @@ void compound(const Tensor& values, Tensor& out) {
   }
 }
 // CHECK-LABEL: void compound(
-// CHECK: d /= 3;  // line 38
-// CHECK-NEXT: k %= -4;  // line 39
-// CHECK: wide %= 7;  // line 41
-// CHECK-NEXT: vb::Value ratio = vb::scalar_cast<float>(d) / 2.0f;  // line 42
-// CHECK-NEXT: vb::Value mixed = d / vb::scalar_cast<int>(i + 1) + _b_wrap(k, 3);  // line 43
+// CHECK: d /= 3;  // line 33
+// CHECK-NEXT: k %= -4;  // line 34
+// CHECK: wide %= 7;  // line 36
+// CHECK-NEXT: vb::Value ratio = vb::scalar_cast<float>(d) / 2.0f;  // line 37
+// CHECK-NEXT: vb::Value mixed = d / vb::scalar_cast<int>(i + 1) + _b_wrap(k, 3);  // line 38
 
 void unsigned_sizes(const Tensor& counts, Tensor& out, std::size_t group) {
 #pragma vmap
@@ -69,10 +64,10 @@ void unsigned_sizes(const Tensor& counts, Tensor& out, std::size_t group) {
   }
 }
 // CHECK-LABEL: void unsigned_sizes(
-// CHECK: vb::Value groups = vb::unsigned_divide(n, group);  // line 62
-// CHECK-NEXT: vb::Value rest = vb::unsigned_remainder(n, group);  // line 63
-// CHECK-NEXT: rest = vb::unsigned_remainder(rest, 3);  // line 64
-// CHECK-NEXT: n = vb::unsigned_divide(n, 2u);  // line 65
+// CHECK: vb::Value groups = vb::unsigned_divide(n, group);  // line 57
+// CHECK-NEXT: vb::Value rest = vb::unsigned_remainder(n, group);  // line 58
+// CHECK-NEXT: rest = vb::unsigned_remainder(rest, 3);  // line 59
+// CHECK-NEXT: n = vb::unsigned_divide(n, 2u);  // line 60
 
 int main() {
   Tensor flat_ids = arange(-11, 12, 2, kInt64);  // -11 .. 11

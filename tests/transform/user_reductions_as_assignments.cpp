@@ -27,9 +27,7 @@ void sums(const Tensor& x, const Tensor& y, Tensor& total, Tensor& count, float&
 // CHECK: vb::accumulate_rebinding(total, {{.*}}, vb::Reduce::add);  // line 18
 // CHECK: vb::accumulate_rebinding(count, {{.*}}, vb::Reduce::add);  // line 19
 // CHECK: vb::accumulate(s, vb::at(x, i).dot(vb::at(y, j)).item<float>(), vb::Reduce::add);  // line 20
-// CHECK: vb::accumulate(d, vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](double a) {
-// CHECK-NEXT: return a * 0.1;
-// CHECK-NEXT: }, vb::at(x, i).sum().item<double>()), vb::Reduce::add);  // line 21
+// CHECK: vb::accumulate(d, vb::at(x, i).sum().item<double>() * 0.1, vb::Reduce::add);  // line 21
 // CHECK-NEXT: vb::accumulate(n, vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int64_t i, int64_t j) {
 // CHECK-NEXT: return i + 2 * j;
 // CHECK-NEXT: }, i, j), vb::Reduce::sub);  // line 22
@@ -49,15 +47,15 @@ void extremes(const Tensor& x, Tensor& hi, Tensor& lo, float& top, float& bottom
   }
 }
 // CHECK-LABEL: void extremes(
-// CHECK: vb::accumulate_rebinding(hi, vb::at(x, i), vb::Reduce::max);  // line 41
-// CHECK: vb::accumulate_rebinding(lo, vb::at(x, i), vb::Reduce::min);  // line 42
-// CHECK: vb::accumulate(top, v, vb::Reduce::max);  // line 44
-// CHECK: vb::accumulate(bottom, v, vb::Reduce::min);  // line 45
-// CHECK: vb::accumulate(ftop, v, vb::Reduce::fmax);  // line 46
-// CHECK: vb::accumulate(fbottom, vb::scalar_cast<double>(v), vb::Reduce::fmin);  // line 47
+// CHECK: vb::accumulate_rebinding(hi, vb::at(x, i), vb::Reduce::max);  // line 39
+// CHECK: vb::accumulate_rebinding(lo, vb::at(x, i), vb::Reduce::min);  // line 40
+// CHECK: vb::accumulate(top, v, vb::Reduce::max);  // line 42
+// CHECK: vb::accumulate(bottom, v, vb::Reduce::min);  // line 43
+// CHECK: vb::accumulate(ftop, v, vb::Reduce::fmax);  // line 44
+// CHECK: vb::accumulate(fbottom, vb::scalar_cast<double>(v), vb::Reduce::fmin);  // line 45
 // CHECK: vb::accumulate(widest, vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](long a, int64_t i) {
 // CHECK-NEXT: return static_cast<int>(a * (i % 3));
-// CHECK-NEXT: }, vb::at(x, i).size(0), i), vb::Reduce::max);  // line 48
+// CHECK-NEXT: }, vb::at(x, i).size(0), i), vb::Reduce::max);  // line 46
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) * 0.25f - 1.0f;
