@@ -623,7 +623,7 @@ private:
       return;
     Why.clear();
     if (std::optional<FusedChain> Chain =
-            Scalars.longest(Root, Destination, Before))
+            Scalars.longest(E, Destination, Before))
       return commit(Root, std::move(*Chain));
     if (Why.empty()) {
       std::string Outside = elementIndexOutside(Root);

@@ -137,10 +137,11 @@ class ScalarKernels {
 public:
   explicit ScalarKernels(const KernelChoice &Choice) : Choice(Choice) {}
 
-  /// The scalar kernel of the store of \p Root into \p Destination with the
-  /// longest region of the statements \p Before that it can take, or
+  /// The scalar kernel of the store of \p Consumed (the value as its
+  /// consumer reads it, its conversion included) into \p Destination with
+  /// the longest region of the statements \p Before that it can take, or
   /// std::nullopt.
-  std::optional<FusedChain> longest(const clang::Expr *Root,
+  std::optional<FusedChain> longest(const clang::Expr *Consumed,
                                     const clang::Expr *Destination,
                                     llvm::ArrayRef<const clang::Stmt *> Before);
 

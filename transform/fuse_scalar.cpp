@@ -631,7 +631,7 @@ public:
     // the store's slot (Note [Scalar kernels over rows of examples] in
     // rules/include/vmap/fused_scalar.hpp), where each batched op makes a
     // temporary; one op is already one pass over every example into the slot.
-    unsigned Ops = batchedOps(Root, Chain);
+    unsigned Ops = batchedOps(Consumed ? Consumed : Root, Chain);
     for (const Stmt *S : Region)
       Ops += batchedOps(S, Chain);
     if ((Stores && !StoresPay) || (!Stores && !Control && !Reads && Ops < 2))
@@ -654,6 +654,10 @@ public:
     return Chain;
   }
 
+  /// The stored value as its consumer reads it (a conversion into an
+  /// accumulator's type is an op of the kernel), or null.
+  const Expr *Consumed = nullptr;
+
 private:
   const KernelChoice &K;
   const LoopAnalysis &A;
@@ -669,6 +673,7 @@ private:
   /// statement being collected.
   bool Stores = false;
   bool StoresPay = false;
+
   unsigned LoopDepth = 0;
   llvm::DenseMap<const VarDecl *, unsigned> StoredRefs;
 };
@@ -676,9 +681,11 @@ private:
 } // namespace
 
 std::optional<FusedChain>
-ScalarKernels::longest(const Expr *Root, const Expr *Destination,
+ScalarKernels::longest(const Expr *Consumed, const Expr *Destination,
                        ArrayRef<const Stmt *> Before) {
   ScalarRegion Region(Choice, ScalarFunctions);
+  Region.Consumed = Consumed;
+  const Expr *Root = stripImplicit(Consumed);
   std::size_t First = Before.size();
   while (First > 0 && Region.mayBeInScalarRegion(Before[First - 1], 0))
     --First;
