@@ -384,6 +384,35 @@ std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken) {
   return Name;
 }
 
+bool isArithmeticConversion(const ImplicitCastExpr *Cast,
+                            const ASTContext &Context) {
+  switch (Cast->getCastKind()) {
+  case CK_IntegralToFloating:
+  case CK_FloatingToIntegral:
+  case CK_FloatingCast:
+  case CK_IntegralToBoolean:
+  case CK_FloatingToBoolean:
+  case CK_BooleanToSignedIntegral:
+    return true;
+  case CK_IntegralCast: {
+    // Widening an integer keeps its value; only narrowing is spelled out, and
+    // a signed value made unsigned, or an unsigned one narrower than 64 bits
+    // (held as its value) made signed of its width (`int s = u;` of u =
+    // 2^32 - 5 is -5); a size_t is held as its int64 bits already (Note
+    // [Unsigned per-example integers]).
+    uint64_t To = Context.getTypeSize(Cast->getType());
+    uint64_t From = Context.getTypeSize(Cast->getSubExpr()->getType());
+    return To < From || Cast->getType()->isBooleanType() ||
+           (Cast->getType()->isUnsignedIntegerType() &&
+            Cast->getSubExpr()->getType()->isSignedIntegerType()) ||
+           (To == From && To < 64 && Cast->getType()->isSignedIntegerType() &&
+            Cast->getSubExpr()->getType()->isUnsignedIntegerType());
+  }
+  default:
+    return false;
+  }
+}
+
 bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
   const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
   if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())

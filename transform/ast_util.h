@@ -136,6 +136,12 @@ bool hasOwnElements(const clang::Expr *E);
 /// (the op table's kCmathFunctions), by name and argument count.
 bool isCmath(const clang::FunctionDecl *Callee, unsigned NumArgs);
 
+/// Whether \p Cast changes a C++ scalar's value or its held dtype: a
+/// conversion the batched code spells out (`vb::scalar_cast<T>`), one batched
+/// op.
+bool isArithmeticConversion(const clang::ImplicitCastExpr *Cast,
+                            const clang::ASTContext &Context);
+
 /// True if a metadata member of Tensor (`size`, `dim`, ... : the same for
 /// every example, so the result is never batched).
 bool isMetadataCall(const clang::Expr *E);

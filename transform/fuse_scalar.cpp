@@ -464,19 +464,8 @@ public:
       Ops = 1;
     else if (const auto *Cast = dyn_cast<CastExpr>(S);
              Cast && !isLiteral(Cast->getSubExpr()->IgnoreParenImpCasts()))
-      switch (Cast->getCastKind()) {
-      case CK_IntegralCast:
-      case CK_IntegralToFloating:
-      case CK_FloatingToIntegral:
-      case CK_FloatingCast:
-      case CK_IntegralToBoolean:
-      case CK_FloatingToBoolean:
-      case CK_BooleanToSignedIntegral:
-        Ops = 1;
-        break;
-      default:
-        break;
-      }
+      Ops = isa<ExplicitCastExpr>(Cast) ||
+            isArithmeticConversion(cast<ImplicitCastExpr>(Cast), Context);
     else if (const auto *Call = dyn_cast<CallExpr>(S))
       if (const FunctionDecl *Callee = Call->getDirectCallee())
         Ops = isCmath(Callee, Call->getNumArgs()) ? 1 : 2;
