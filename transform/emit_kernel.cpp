@@ -100,13 +100,15 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
   for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
     const VarDecl *Local = Chain.Locals[I];
     QualType Type = Local ? Local->getType() : Chain.Operands[I]->getType();
-    // A variable's type as declared (`int64_t n`), unless deduced; else the
-    // type itself, which every scope can name.
+    // A variable's type as declared (`int64_t n`), unless deduced or a
+    // reference (the parameter is a copy); else the type itself, which every
+    // scope can name.
     const VarDecl *Declared = Local ? Local : referencedVar(Chain.Operands[I]);
     std::string Spelled;
     if (Chain.ElementReads[I])
       Spelled = vb(Chain.ElementWrites[I] ? "WritableElements" : "Elements");
     else if (Declared && Declared->getTypeSourceInfo() &&
+             !Declared->getType()->isReferenceType() &&
         Context.hasSameUnqualifiedType(Declared->getType().getNonReferenceType(),
                                        Type.getNonReferenceType()))
       Spelled = sourceText(Context, Declared->getTypeSourceInfo()

@@ -620,9 +620,20 @@ public:
     // the store's slot (Note [Scalar kernels over rows of examples] in
     // rules/include/vmap/fused_scalar.hpp), where each batched op makes a
     // temporary; one op is already one pass over every example into the slot.
+    // A value that is an operand as it is (a cast of one too) computes
+    // nothing, whatever the region before it does.
+    const auto IsOperand = [&](const Expr *E) {
+      E = E->IgnoreParenCasts();
+      return llvm::any_of(Chain.Operands, [&](const Expr *Operand) {
+        return Operand->IgnoreParenCasts() == E;
+      });
+    };
     unsigned Ops = batchedOps(Consumed ? Consumed : Root, Chain);
     for (const Stmt *S : Region)
       Ops += batchedOps(S, Chain);
+    if (Root && !ReturnsElements && IsOperand(Root))
+      return K.whyNot("its value is read as it is: the kernel would compute "
+                      "nothing of it");
     if ((Stores && !StoresPay) || (!Stores && !Control && !Reads && Ops < 2))
       return K.whyNot("it is one op on per-example numbers, and reads or "
                       "stores no element at an index it computes: its batched "

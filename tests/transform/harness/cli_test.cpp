@@ -141,7 +141,7 @@ TEST_F(CommandLine, DumpAfterFindListsTheLoops) {
 }
 
 // The fuse pass (between batch and emit) shows each kernel with its operands, in the loop
-// and in the clones, and why a statement is not compiled.
+// and in the clones (halved, called in tensor code), and why a statement is not compiled.
 TEST_F(CommandLine, DumpAfterFuseListsTheKernels) {
   file("a.cpp", R"(#include <vmap/vmap.hpp>
 using namespace vmap;
@@ -155,7 +155,7 @@ void f(const Tensor& x, Tensor& out, Tensor& half) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     out[i] = steps(x[i].item<float>());
-    half[i] = halved(x[i].item<float>());
+    half[i] = x[i] * halved(x[i].item<float>());
   }
 }
 )");
