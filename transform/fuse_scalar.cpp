@@ -41,7 +41,9 @@
 //     none of the locals (`x[i]`; where the code may not reach it, the
 //     variable `x`, the rest selected in the kernel) is a `vb::Elements`
 //     operand;
-//   - each largest part of it that reads none of its locals and is no literal
+//   - each largest part of it that reads none of its locals, is no literal
+//     and is no per-example C++ arithmetic (the kernel computes that from its
+//     leaves; unsigned arithmetic, held as int64 bits, excepted)
 //     (`x[i].item<float>()`, a per-example C++ scalar of the body, a number
 //     the same for every example) is an operand: it must be pure (computed
 //     once, before the kernel, for every example), of a type the kernel passes
@@ -60,9 +62,11 @@
 //   - at least one operand is per example, the stored value has a type the
 //     kernel returns (or is such an element, which it returns as it is), and
 //     the destination reads none of the region's locals;
-//   - the region holds per-example control flow (a loop of a function it
-//     calls counts: its clone runs the loop under masks), or reads or stores
-//     elements:
+//   - the stored value is not an operand as it is, and the region holds
+//     per-example control flow (a loop of a function it calls counts: its
+//     clone runs the loop under masks), or reads or stores elements, or is
+//     straight-line arithmetic of two batched ops or more (batchedOps: one op
+//     is one batched pass into the slot already):
 //     batched, an element at an index the region computes, or each trip of a
 //     plain loop over elements, is one op over every example, and the kernel
 //     reads it in place. (An earlier choice kept a plain loop over elements
