@@ -35,6 +35,8 @@ class EmulatedBackend final : public detail::DeviceBackend {
 
   int64_t live_blocks() const { return static_cast<int64_t>(blocks_.size()); }
   int64_t calls() const { return calls_; }
+  // Bytes copied from the host to the device so far.
+  int64_t host_to_device_bytes() const { return host_to_device_bytes_; }
 
   void* allocate(size_t nbytes) override {
     std::lock_guard lock(mutex_);
@@ -49,8 +51,11 @@ class EmulatedBackend final : public detail::DeviceBackend {
     munmap(data, blocks_.at(data));
     blocks_.erase(data);
   }
-  void copy(void* destination, Device, const void* source, Device, size_t nbytes) override {
+  void copy(void* destination, Device destination_device, const void* source,
+            Device source_device, size_t nbytes) override {
     Access access(*this);
+    if (source_device == kCPU && destination_device != kCPU)
+      host_to_device_bytes_ += static_cast<int64_t>(nbytes);
     std::memmove(destination, source, nbytes);
   }
   void elementwise(const char* op, const ElementwiseCall& call) override {
@@ -203,6 +208,7 @@ class EmulatedBackend final : public detail::DeviceBackend {
   std::unordered_map<void*, size_t> blocks_;
   int64_t calls_ = 0;
   int64_t compiled_kernels_ = 0;
+  int64_t host_to_device_bytes_ = 0;
 };
 
 }  // namespace vmap::device_testing

@@ -179,6 +179,38 @@ TEST_P(DeviceBatched, NestedLevels) {
       });
 }
 
+// Note [Pending values on a device]: arithmetic of the induction variables, large enough to
+// be pending, stored into a device tensor, masking a store into one, and an operand of a
+// device op, is computed on the device: what crosses from the host is a few numbers, not the
+// [n, n] values (on CUDA the copies are not counted; the results still must agree).
+TEST_P(DeviceBatched, IndexArithmeticOnTheDevice) {
+  Rng rng(9);
+  const int64_t n = 256;  // n * n elements: past one pending block
+  const int64_t copied_before = emulated_.host_to_device_bytes();
+  expect_same_on_device(
+      {random(rng, {n, n}), zeros({n, n}, kBool), zeros({n, n}), zeros({n, n})},
+      [n](std::vector<Tensor> in) {
+        const Tensor& x = in[0];
+        Tensor mask = in[1].clone(), masked = in[2].clone(), product = in[3].clone();
+        vb::Level outer(0, n);
+        const vb::Value i = outer.index();
+        vb::Level inner(0, n);
+        const vb::Value j = inner.index();
+        vb::at(vb::at(mask, i), j) = j >= i;
+        {
+          vb::Where branch(i + j < n);
+          vb::at(vb::at(masked, i), j) = 1.5f;
+        }
+        vb::at(vb::at(product, i), j) = vb::at(vb::at(x, i), j) * (j * 2 - i);
+        return std::vector<Tensor>{mask, masked, product};
+      });
+  if (GetParam() == Backend::emulated) {
+    // The inputs moved over (n * n floats, bools and floats thrice), plus index vectors.
+    const int64_t inputs = n * n * (4 + 1 + 4 + 4);
+    EXPECT_LT(emulated_.host_to_device_bytes() - copied_before, inputs + n * 64);
+  }
+}
+
 // Note [Deferred results]: a product and a gather large enough to be stored straight into
 // their device slots, and the same product used again after its slot is overwritten.
 TEST_P(DeviceBatched, DeferredResultsIntoSlots) {

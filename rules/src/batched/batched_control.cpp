@@ -55,7 +55,7 @@ std::vector<int64_t> fit_sizes(std::vector<int64_t> sizes, int64_t from, int64_t
 // v fitted (fit_sizes) and on `device`: the destination's, for a write (copy_ crosses
 // devices too), or the values' a mask selects (Note [C++ scalars follow the tensors]).
 Tensor fit(const Value& v, int64_t levels, int64_t rank, Device device) {
-  const Tensor t = v.physical().to(device);
+  const Tensor t = follow_device(v, device).physical().to(device);
   const std::vector<int64_t> sizes = fit_sizes(t.sizes().vec(), v.levels(), levels, rank);
   return sizes == t.sizes().vec() ? t : t.reshape(sizes);
 }

@@ -237,12 +237,48 @@ std::optional<std::vector<int64_t>> broadcast_sizes(const std::vector<PendingOpe
 
 }  // namespace
 
-PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype, PendingApply make) {
+PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype,
+                          std::function<Tensor(Device)> make) {
   auto node = std::make_shared<Pending>();
   node->sizes = std::move(sizes);
   node->dtype = dtype;
-  node->apply = std::move(make);
+  node->apply = [make](const std::vector<Tensor>&) { return make(kCPU); };
+  node->source = std::move(make);
   return node;  // reads nothing: never settled
+}
+
+namespace {
+
+bool holds_whole_node(const Pending& node) {
+  if (node.value.defined()) return false;
+  if (node.compute) return true;
+  return std::ranges::any_of(node.operands, [](const PendingOperand& operand) {
+    const auto* child = std::get_if<PendingPtr>(&operand);
+    return child && holds_whole_node(**child);
+  });
+}
+
+Tensor evaluate_whole_on(const Pending& node, Device device, Memo& memo) {
+  if (node.value.defined()) return node.value.to(device);
+  for (const auto& [done, result] : memo)
+    if (done == &node) return result;
+  std::vector<Tensor> operands;
+  for (const PendingOperand& operand : node.operands)
+    operands.push_back(std::holds_alternative<Tensor>(operand)
+                           ? std::get<Tensor>(operand).to(device)
+                           : evaluate_whole_on(*std::get<PendingPtr>(operand), device, memo));
+  Tensor result = node.source ? node.source(device) : node.apply(operands);
+  memo.emplace_back(&node, result);
+  return result;
+}
+
+}  // namespace
+
+std::optional<Tensor> evaluate_on(const Value& v, Device device) {
+  const PendingPtr& node = Access::pending(v);
+  if (!node || holds_whole_node(*node)) return std::nullopt;
+  Memo memo;
+  return evaluate_whole_on(*node, device, memo);
 }
 
 const Tensor& materialise(const Pending& node) {
@@ -454,7 +490,8 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
   const PendingPtr& node = Access::pending(value);
   if (node && node->compute && deferred(*node))
     return store_whole(destination, *node, reshape_sizes, keep);
-  if (!node || !fusable(*node)) return false;
+  // On a device the value is computed there (Note [Pending values on a device]).
+  if (!node || !fusable(*node) || destination.device() != kCPU) return false;
   settle_before_write(destination);  // computes `value` too when it reads the destination
   if (!fusable(*node)) return false;
   const PendingPtr source = relayout(node, reshape_sizes);
@@ -467,11 +504,10 @@ bool store_pending(const Tensor& destination, const Value& value, const SizesMap
                                         : plan_blocks(destination.sizes().vec(), destination.dim());
   for_blocks(blocks, [&](const Block& block) {
     const Tensor slot = narrow_block(destination, block);
-    if (!keep.defined()) return store_block(*source, block, slot);  // copy_ moves devices
+    if (!keep.defined()) return store_block(*source, block, slot);
     Memo memo;
-    // Pending values are computed on the CPU.
     const Tensor result = evaluate_block(*source, block, memo).to(destination.dtype());
-    slot.copy_(vmap::where(narrow_block(keep, block), result.to(slot.device()), slot));
+    slot.copy_(vmap::where(narrow_block(keep, block), result, slot));
   });
   return true;
 }

@@ -279,8 +279,8 @@ Value Level::index() const {
   Value index = Access::make_pending(
       detail::pending_source(
           std::move(sizes), kInt64,
-          [start = state.start, end = state.start + state.size, shape](const std::vector<Tensor>&) {
-            return vmap::arange(start, end, kInt64).reshape(shape);
+          [start = state.start, end = state.start + state.size, shape](Device device) {
+            return vmap::arange(start, end, TensorOptions(kInt64).device(device)).reshape(shape);
           }),
       depth_ + 1, true);
   Access::set_induction_level(index, depth_);
@@ -440,7 +440,8 @@ Device placed_on(const Value& v) { return v.defined() ? v.device() : kCPU; }
 
 Value follow_device(const Value& v, Device device) {
   if (device == kCPU || !v.is_cpp_scalar() || placed_on(v) == device) return v;
-  return Access::make(v.physical().to(device), v.levels(), true);
+  std::optional<Tensor> there = detail::evaluate_on(v, device);  // Note [Pending values on a device]
+  return Access::make(there ? *there : v.physical().to(device), v.levels(), true);
 }
 
 namespace detail {
@@ -457,6 +458,7 @@ PendingOperand operand_on(
 }  // namespace detail
 
 Value scalar_cast_to(const Value& value, Dtype dtype) {
+  if (value.dtype() == dtype && value.is_cpp_scalar()) return value;  // may stay pending
   const Tensor& physical = value.physical();
   return Access::make(physical.dtype() == dtype ? physical : physical.to(dtype), value.levels(),
                       true);
