@@ -217,6 +217,138 @@ void BM_MandelbrotHandWritten(benchmark::State& state) {
   state.counters["iterations_total"] = counts.to(kCPU).sum().item<double>();
 }
 
+// The other seed samples as a performance engineer writes them in CUDA, the limits for their
+// rewrites on the device (scripts/device_run.sh prints both). Each checks its result against
+// the same computation on the host and reports an error instead of a time when it differs.
+void expect_near(benchmark::State& state, const Tensor& device_result, const Tensor& expected,
+                 double tolerance) {
+  const Tensor got = device_result.to(kCPU).to(kFloat64), want = expected.to(kFloat64);
+  const double error = (got - want).abs().amax().item<double>();
+  if (!(error <= tolerance))
+    state.SkipWithError(("differs from the host's result by " + std::to_string(error)).c_str());
+}
+
+// samples/triangular_mask.cpp: mask[i][j] = j >= i, 1024x1024 bools.
+__global__ void triangular_mask_kernel(bool* mask, int n) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x, i = blockIdx.y;
+  if (j < n) mask[int64_t{i} * n + j] = j >= i;
+}
+
+void BM_TriangularMaskHandWritten(benchmark::State& state) {
+  const int n = 1024;
+  const Tensor mask = empty({n, n}, TensorOptions(kBool).device(kCUDA));
+  synchronize();
+  for (auto _ : state) {
+    triangular_mask_kernel<<<dim3(n / 256, n), 256>>>(mask.data_ptr<bool>(), n);
+    check(cudaGetLastError());
+    check(cudaDeviceSynchronize());
+  }
+  const Tensor index = arange(n);
+  expect_near(state, mask, index.unsqueeze(0) >= index.unsqueeze(1), 0);
+}
+
+// samples/add_1d.cpp: out = a + b over 1e6 floats.
+__global__ void add_kernel(const float* a, const float* b, float* out, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = a[k] + b[k];
+}
+
+void BM_Add1dHandWritten(benchmark::State& state) {
+  const int n = 1000000;
+  manual_seed(5);
+  const Tensor a = randn({n}), b = randn({n});
+  const Tensor da = a.to(kCUDA), db = b.to(kCUDA), out = empty({n}, kCUDA);
+  synchronize();
+  for (auto _ : state) {
+    add_kernel<<<(n + 255) / 256, 256>>>(da.data_ptr<float>(), db.data_ptr<float>(),
+                                          out.data_ptr<float>(), n);
+    check(cudaGetLastError());
+    check(cudaDeviceSynchronize());
+  }
+  expect_near(state, out, a + b, 0);
+}
+
+// samples/square_five_times.cpp: x = x * x five times, in place, over 1e6 floats.
+__global__ void square_five_times_kernel(float* x, int n) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  float v = x[k];
+  for (int r = 0; r < 5; ++r) v = v * v;
+  x[k] = v;
+}
+
+void BM_SquareFiveTimesHandWritten(benchmark::State& state) {
+  const int n = 1000000;
+  manual_seed(6);
+  const Tensor start = rand({n}) * 0.5 + 0.5;
+  const Tensor x = empty({n}, kCUDA);
+  for (auto _ : state) {
+    state.PauseTiming();
+    x.copy_(start);  // in place: each timed run starts from the same values
+    synchronize();
+    state.ResumeTiming();
+    square_five_times_kernel<<<(n + 255) / 256, 256>>>(x.data_ptr<float>(), n);
+    check(cudaGetLastError());
+    check(cudaDeviceSynchronize());
+  }
+  Tensor expected = start.clone();
+  for (int r = 0; r < 5; ++r) expected = expected * expected;
+  expect_near(state, x, expected, 0);
+}
+
+// samples/pairwise_distance.cpp: out[i][j] = |x[i] - y[j]|, 2000x2000 pairs of 64 floats.
+// A 64x64 tile of pairs a block, each thread a 4x4 of them held in registers, the tile's rows
+// staged in shared memory 16 elements at a time (padded: no bank conflicts); each pair's
+// squares are added in element order, as the per-example loop adds them.
+constexpr int kTile = 64, kStep = 16;
+__global__ void pairwise_distance_kernel(const float* x, const float* y, float* out, int n,
+                                         int m, int d) {
+  __shared__ float xs[kStep][kTile + 1], ys[kStep][kTile + 1];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int i0 = blockIdx.y * kTile, j0 = blockIdx.x * kTile;
+  float total[4][4] = {};
+  for (int k0 = 0; k0 < d; k0 += kStep) {
+    for (int e = threadIdx.x; e < kTile * kStep; e += 256) {
+      const int row = e / kStep, k = e % kStep;
+      xs[k][row] = i0 + row < n && k0 + k < d ? x[int64_t{i0 + row} * d + k0 + k] : 0.0f;
+      ys[k][row] = j0 + row < m && k0 + k < d ? y[int64_t{j0 + row} * d + k0 + k] : 0.0f;
+    }
+    __syncthreads();
+    const int steps = min(kStep, d - k0);
+    for (int k = 0; k < steps; ++k) {
+      float a[4], b[4];
+      for (int r = 0; r < 4; ++r) a[r] = xs[k][ty + 16 * r], b[r] = ys[k][tx + 16 * r];
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) {
+          const float difference = a[r] - b[c];
+          total[r][c] = __fadd_rn(total[r][c], __fmul_rn(difference, difference));
+        }
+    }
+    __syncthreads();
+  }
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      const int i = i0 + ty + 16 * r, j = j0 + tx + 16 * c;
+      if (i < n && j < m) out[int64_t{i} * m + j] = sqrtf(total[r][c]);
+    }
+}
+
+void BM_PairwiseDistanceHandWritten(benchmark::State& state) {
+  const int n = 2000, m = 2000, d = 64;
+  manual_seed(7);
+  const Tensor x = randn({n, d}), y = randn({m, d});
+  const Tensor dx = x.to(kCUDA), dy = y.to(kCUDA), out = empty({n, m}, kCUDA);
+  synchronize();
+  for (auto _ : state) {
+    pairwise_distance_kernel<<<dim3((m + kTile - 1) / kTile, (n + kTile - 1) / kTile), 256>>>(
+        dx.data_ptr<float>(), dy.data_ptr<float>(), out.data_ptr<float>(), n, m, d);
+    check(cudaGetLastError());
+    check(cudaDeviceSynchronize());
+  }
+  const Tensor difference = x.unsqueeze(1) - y.unsqueeze(0);
+  expect_near(state, out, (difference * difference).sum({2}).sqrt(), 1e-4);
+}
+
 constexpr int64_t large = int64_t{1} << 26;  // 64 Mi floats: 256 MiB, far beyond L2
 BENCHMARK(BM_CopyDeviceToDevice)->Arg(large)->UseRealTime();
 BENCHMARK(BM_Add)->Arg(large)->UseRealTime();
@@ -232,6 +364,10 @@ BENCHMARK(BM_BatchedMatmul)->UseRealTime();
 BENCHMARK(BM_CublasSgemmStridedBatched)->UseRealTime();
 BENCHMARK(BM_SmallAddLatency)->UseRealTime();
 BENCHMARK(BM_MandelbrotHandWritten)->UseRealTime();
+BENCHMARK(BM_TriangularMaskHandWritten)->UseRealTime();
+BENCHMARK(BM_Add1dHandWritten)->UseRealTime();
+BENCHMARK(BM_SquareFiveTimesHandWritten)->UseRealTime();
+BENCHMARK(BM_PairwiseDistanceHandWritten)->UseRealTime();
 
 }  // namespace
 
