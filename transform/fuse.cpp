@@ -627,10 +627,12 @@ private:
       return commit(Root, std::move(*Chain));
     if (Why.empty()) {
       std::string Outside = elementIndexOutside(Root);
-      whyNot(Outside.empty() ? "a store of a C++ scalar is compiled only with "
-                               "statements before it that hold per-example "
-                               "control flow or element reads"
-                             : Outside);
+      whyNot(Outside.empty()
+                 ? "a store of a C++ scalar is compiled only with statements "
+                   "that make a kernel: per-example control flow, element "
+                   "reads, or two batched ops or more, whose values are not "
+                   "used after the store"
+                 : Outside);
     }
     notCompiled(Consumer);
   }
