@@ -311,5 +311,27 @@ TEST(BatchedControl, ResultAfterEveryPathReturnedIsWhatEachExampleReturned) {
   EXPECT_EQ(values_of(out), (std::vector<int64_t>{10, 20, 200, 20}));
 }
 
+// Note [Errors no example raises]: a branch whose ops would raise (matmul of [3] by [5, 2])
+// raises nothing where no example takes it, as the loop as written never runs it:
+//   for (i) if (x[i].sum().item<float>() > 100) out[i] = matmul(x[i], w).sum(); else out[i] = 1;
+// Where an example takes it, the batched code raises the loop's error.
+void branch_with_bad_shapes(const Tensor& x, const Tensor& w, Tensor& out) {
+  vb::Level level(0, x.size(0));
+  const vb::Value i = level.index();
+  vb::Where big(vb::at(x, i).sum().item<float>() > 100.0f);
+  const vb::Value product = vb::matmul(vb::at(x, i), w);
+  vb::at(out, i) = product.sum();
+  big.flip();
+  vb::at(out, i) = 1.0f;
+}
+
+TEST(BatchedControl, OpsOfABranchNoExampleTakesRaiseNothing) {
+  Tensor x = ones({4, 3}), w = ones({5, 2}), out = zeros({4});
+  EXPECT_NO_THROW(branch_with_bad_shapes(x, w, out));
+  EXPECT_EQ(values_of(out), (std::vector<int64_t>{1, 1, 1, 1}));
+  x[2].fill_(50.0);  // example 2 takes the branch: the loop as written raises
+  EXPECT_THROW(branch_with_bad_shapes(x, w, out), Error);
+}
+
 }  // namespace
 }  // namespace vmap

@@ -249,8 +249,12 @@ Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op, bool promote
 
 void store(const Value& place, const Value& value) {
   if (any_level_empty()) return;  // no example runs, nothing is written
-  if (const auto& origin = Access::place(place)) return scatter_into(*origin, value);
-  write_into(place.physical(), place.levels(), value);
+  try {
+    if (const auto& origin = Access::place(place)) return scatter_into(*origin, value);
+    write_into(place.physical(), place.levels(), value);
+  } catch (const Error&) {
+    if (!raised_by_no_example()) throw;  // Note [Errors no example raises]
+  }
 }
 
 bool can_hold(const Value& place, const Value& value) {
@@ -282,6 +286,8 @@ bool some_example_runs() {
   const Value* mask = current_mask();
   return mask == nullptr || fit(*mask, active_levels(), 0, kCPU).to(kBool).any().item<bool>();
 }
+
+bool raised_by_no_example() { return current_mask() != nullptr && !some_example_runs(); }
 
 void check_bool_subtraction(const char* op, Dtype a, Dtype b) {
   if ((a == kBool || b == kBool) && some_example_runs()) vmap::detail::check_subtraction(op, a, b);

@@ -68,6 +68,23 @@ bool any_level_empty();
 const Value* current_mask();
 // No level is empty and the live mask, if any, holds for some example.
 bool some_example_runs();
+// Note [Errors no example raises]
+// The batched code runs a statement under a mask no example holds (an `if` no example
+// takes, the iterations after an example's `break`): the loop as written never runs it, so
+// an op's error there (a shape no example would meet, `matmul` of the wrong sizes or
+// `row[7]` of a row of 3 in a branch the data never reaches) is not raised: dispatch and the
+// views at a fixed position return a number in its place, and store writes nothing. Asked only once an error is thrown: no cost when none is.
+bool raised_by_no_example();
+// op(), or a number in its place where it throws and no example runs it.
+template <class Op>
+Value unless_no_example_runs(const Op& op) {
+  try {
+    return op();
+  } catch (const Error&) {
+    if (raised_by_no_example()) return Value(0.0f);
+    throw;
+  }
+}
 // LibTorch's sub_check (vmap::detail::check_subtraction) on the operands' dtypes as written,
 // where some example runs the subtraction: a batched op may cast a bool operand (the
 // promoted operands of a pointwise node) or reduce it (`acc -= e`) before any op sees it.

@@ -466,7 +466,18 @@ Value scalar_cast_to(const Value& value, Dtype dtype) {
 
 // --- dispatch ------------------------------------------------------------------------
 
+namespace {
+Value dispatch_op(std::size_t op, std::vector<Input> inputs);
+}  // namespace
+
 Value dispatch(std::size_t op, std::vector<Input> inputs) {
+  // Note [Errors no example raises]
+  return unless_no_example_runs([&] { return dispatch_op(op, std::move(inputs)); });
+}
+
+namespace {
+
+Value dispatch_op(std::size_t op, std::vector<Input> inputs) {
   const profile::detail::OpScope profiled(kOpTable[op].name);
   int64_t levels = 0;
   auto visit_values = [&](auto&& visitor) {
@@ -562,6 +573,8 @@ Value dispatch(std::size_t op, std::vector<Input> inputs) {
   return Access::make(split_levels(result, bdim, merged_sizes), levels, cpp_scalar);
 }
 
+}  // namespace
+
 // Note [One pointwise path]
 // The pointwise ops' rules (RuleId unary_pointwise, binary_pointwise, ternary_where, clamp)
 // are dispatch itself on one level: each batched argument, its batch dim in front, is a Value
@@ -646,12 +659,14 @@ std::optional<Value> select_by_induction(const Value& x, int64_t dim, const Valu
 // merge only by a copy, and a store into the copy would be lost.
 template <class View>
 Value invariant_view(const Value& x, const char* op, int64_t dim, View view) {
-  const int64_t levels = x.levels();
-  const Tensor& physical = x.physical();
-  const int64_t rank = physical.dim() - levels;
-  if (rank == 0) throw Error(std::string(op) + ": cannot be applied to a 0-dim tensor");
-  return Access::make(view(physical, rules::wrap_logical_dim(op, dim, rank) + levels), levels,
-                      false);
+  return unless_no_example_runs([&] {  // Note [Errors no example raises]
+    const int64_t levels = x.levels();
+    const Tensor& physical = x.physical();
+    const int64_t rank = physical.dim() - levels;
+    if (rank == 0) throw Error(std::string(op) + ": cannot be applied to a 0-dim tensor");
+    return Access::make(view(physical, rules::wrap_logical_dim(op, dim, rank) + levels), levels,
+                        false);
+  });
 }
 
 // x.select(dim, index) at a per-example position, where the index varies along levels x
