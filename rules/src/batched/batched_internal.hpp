@@ -73,7 +73,8 @@ bool some_example_runs();
 // takes, the iterations after an example's `break`): the loop as written never runs it, so
 // an op's error there (a shape no example would meet, `matmul` of the wrong sizes or
 // `row[7]` of a row of 3 in a branch the data never reaches) is not raised: dispatch and the
-// views at a fixed position return a number in its place, and store writes nothing. Asked only once an error is thrown: no cost when none is.
+// views at a fixed position return a number in its place, and store writes nothing. Asked
+// only once an error is thrown: no cost when none is.
 bool raised_by_no_example();
 // op(), or a number in its place where it throws and no example runs it.
 template <class Op>
