@@ -673,6 +673,23 @@ TEST(BatchedApi, BatchGatherMatchesTheLoop) {
   }
 }
 
+// A per-example position read from an empty level (no example: a batch of zero, or a loop
+// from 1 to size - 1 over one row) selects nothing and raises nothing, as the loop as
+// written runs no example: `out2[i] = x[idx[i][2].item<int64_t>() % x.size(0)] + y[i]`.
+// Found by the random sweep (seeds 70024 and 70025): an argmax of no elements, an expand.
+TEST(BatchedApi, PerExamplePositionsOfNoExampleSelectNothing) {
+  for (const int64_t rows : {int64_t{0}, int64_t{1}}) {
+    SCOPED_TRACE(::testing::Message() << rows << " rows");
+    const Tensor x = ones({rows, 5}), y = ones({rows, 5}), idx = zeros({rows, 4}, kInt64);
+    Tensor out = full({rows, 5}, 0.5);
+    vb::Level level(rows == 0 ? 0 : 1, rows == 0 ? 0 : rows - 1);
+    const vb::Value i = level.index();
+    EXPECT_NO_THROW(vb::at(out, i) =
+                        vb::at(x, vb::at(idx, i)[2].item<int64_t>() % x.size(0)) + vb::at(y, i));
+    if (rows == 1) EXPECT_EQ(out[0][0].item<float>(), 0.5f);
+  }
+}
+
 // A bad index of any example raises index_select's message for the example's dim, as the
 // per-example loop does: negative, past the end, in the first or a later example; an empty
 // index selects nothing.

@@ -687,9 +687,17 @@ std::optional<Value> select_by_gather(const Value& x, int64_t dim, const Value& 
   const int64_t extent = physical.size(selected);
   const Tensor given = index.physical().dtype() == kInt64 ? index.physical()
                                                           : index.physical().to(kInt64);
+  if (given.numel() == 0) {  // no example (an empty level): nothing selected, nothing raised
+    std::vector<int64_t> sizes = physical.sizes().vec();
+    for (int64_t l = 0; l < levels; ++l)
+      sizes[l] = sizes[l] == 0 || given.size(l) == 0 ? 0 : std::max(sizes[l], given.size(l));
+    sizes.erase(sizes.begin() + selected);
+    return Access::make(vmap::empty(sizes, TensorOptions(physical.dtype()).device(physical.device())),
+                        levels, false);
+  }
   // Two reductions decide the common case: every position in range, none from the end.
-  const int64_t low = given.numel() ? given.amin().item<int64_t>() : 0;
-  const int64_t high = given.numel() ? given.amax().item<int64_t>() : 0;
+  const int64_t low = given.amin().item<int64_t>();
+  const int64_t high = given.amax().item<int64_t>();
   if (low < -extent || high >= extent) {
     const Tensor outside = (given < -extent).logical_or(given >= extent).reshape({-1});
     const int64_t bad = given.reshape({-1})[outside.to(kInt64).argmax()].item<int64_t>();
