@@ -42,8 +42,8 @@ struct FusedLayout {
 // The layout of `operands` for a compiled kernel, or nullopt when it does not apply (see
 // Note [Compiled fusion]). With `every_example`, the level dims are every active level at its
 // full size, also where no operand varies (an accumulator adds each example's value). With
-// `reduced_dim` (a sum or mean over one example dim), that dim must be the innermost one; the
-// example dims before it are kept, laid out as level dims.
+// `reduced_dim` (a sum or mean over one example dim), that dim is moved innermost and the
+// other example dims are kept, laid out as level dims.
 std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool every_example,
                                       std::optional<int64_t> reduced_dim, Device on = kCPU) {
   FusedLayout layout;
@@ -92,8 +92,17 @@ std::optional<FusedLayout> plan_fused(const std::vector<Value>& operands, bool e
     for (int64_t d = 0; d < active_levels(); ++d)
       layout.sizes[static_cast<std::size_t>(d)] = level_size(d);
   if (reduced_dim) {
-    if (rank == 0 || (*reduced_dim < 0 ? *reduced_dim + rank : *reduced_dim) != rank - 1)
-      return std::nullopt;
+    const int64_t reduced = *reduced_dim < 0 ? *reduced_dim + rank : *reduced_dim;
+    if (reduced < 0 || reduced >= rank) return std::nullopt;  // the batched op raises
+    // The reduced dim is walked innermost, whatever its place: the dims kept keep their
+    // order, which is the result's (a GNN's (gathered * w).sum(0) sums rows of 64 features
+    // side by side, as a loop over the 8 neighbours would).
+    auto innermost = [&](std::vector<int64_t>& along) {
+      const auto at = along.begin() + layout.levels + reduced;
+      std::rotate(at, at + 1, along.end());
+    };
+    innermost(layout.sizes);
+    for (std::vector<int64_t>& operand_strides : strides) innermost(operand_strides);
     layout.kept = rank - 1;
     layout.levels += layout.kept;
   }
@@ -331,6 +340,7 @@ void pack(const T* from, int64_t along_row, int64_t along_example, int64_t per, 
 // is still summed by one thread in its elements' order in the element type, so the result
 // does not depend on the thread count; long examples keep sum_run's blocked lanes.
 constexpr int64_t kShortExample = 256;
+constexpr int64_t kStridedExample = 4096;
 // A row's sums (8 KB of floats) and the two rows of an operand a pass reads stay in L1; a
 // pass over 512 had its per-pass setup cost a quarter of a 2000x2000x64 distance (14.1 ->
 // 10.2 ms, plain loop 9.1).
@@ -440,8 +450,16 @@ void sum_rows(const FusedLayout& layout, const TypedKernel<T>& typed, const void
 // summed example by example.
 template <class T>
 bool side_by_side(const FusedLayout& layout, const TypedKernel<T>& typed) {
-  if (layout.example_rank != 1 || layout.dims.size() < 2 ||
-      layout.example_count > kShortExample || typed.rows.all_unit == nullptr)
+  if (layout.example_rank != 1 || layout.dims.size() < 2 || typed.rows.all_unit == nullptr)
+    return false;
+  // Long examples keep sum_run's blocked lanes where the kernel has a loop for their
+  // elements' strides. Strided ones (a sum over a dim that is not the innermost, its
+  // elements a row apart: `(x[i] - y).pow(2).sum(0)`) have none: summed side by side, the
+  // kept dim the row, up to kStridedExample elements (each added in order in T: its
+  // rounding bounded as the runtime's sum bounds its lanes'); longer, the batched ops.
+  if (layout.example_count > kShortExample &&
+      (layout.example_count > kStridedExample ||
+       typed.runs.pick(Walker<T>(layout).inner_mask) != nullptr))
     return false;
   const std::size_t row_dim = layout.dims.size() - 2;
   const int64_t outer_rows = layout.level_count / layout.dims[row_dim];

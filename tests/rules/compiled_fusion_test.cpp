@@ -137,9 +137,10 @@ TEST(CompiledFusion, RowsOfThreeLevelsAcrossOuterStepsAndThreads) {
   }
 }
 
-// A sum or mean over one dim: compiled over the innermost example dim (the dims before it
-// kept, as rows: `(x[i] - y).pow(2).sum(1)`); any other dim, or keepdim, runs the batched
-// ops. Every form against the loop.
+// A sum or mean over one dim: compiled over any dim of the example, walked innermost (the
+// other dims kept, in order, as rows: `(x[i] - y).pow(2).sum(1)`, a column sum `sum(0)`, the
+// middle dim of a 3-d example with a broadcast operand); keepdim runs the batched ops. Every
+// form against the loop.
 TEST(CompiledFusion, SumsOverOneDimOfTheExample) {
   Rng rng(14);
   for (Dtype dtype : {kFloat32, kFloat64}) {
@@ -147,8 +148,13 @@ TEST(CompiledFusion, SumsOverOneDimOfTheExample) {
     const Tensor x = test::random_tensor(rng, {7, 10}, dtype);
     const Tensor y = test::random_tensor(rng, {30, 10}, dtype);
     auto squares = [](const auto& a, const auto& b) { return (a - b).pow(2); };
+    const Tensor cube = test::random_tensor(rng, {7, 4, 5, 6}, dtype);
+    const Tensor weights = test::random_tensor(rng, {4, 1, 6}, dtype);
+    auto scaled = [](const auto& a, const auto& w) { return a * w; };
     Tensor last = zeros({7, 30}, dtype), negative = zeros({7, 30}, dtype),
-           first = zeros({7, 10}, dtype), kept = zeros({7, 30, 1}, dtype);
+           first = zeros({7, 10}, dtype), kept = zeros({7, 30, 1}, dtype),
+           middle = zeros({7, 4, 6}, dtype), middle_mean = zeros({7, 4, 6}, dtype),
+           outer = zeros({7, 5, 6}, dtype);
     {
       vb::Level level(0, 7);
       const vb::Value i = level.index();
@@ -156,39 +162,53 @@ TEST(CompiledFusion, SumsOverOneDimOfTheExample) {
       vb::at(negative, i) = vb::mean(vb::fused(squares, vb::at(x, i), y), -1);
       vb::at(first, i) = vb::fused(squares, vb::at(x, i), y).sum(0);
       vb::at(kept, i) = vb::fused(squares, vb::at(x, i), y).sum(1, true);
+      vb::at(middle, i) = vb::fused(scaled, vb::at(cube, i), weights).sum(1);
+      vb::at(middle_mean, i) = vb::fused(scaled, vb::at(cube, i), weights).mean(-2);
+      vb::at(outer, i) = vb::fused(scaled, vb::at(cube, i), weights).sum(0);
     }
     Tensor expected_last = zeros({7, 30}, dtype), expected_negative = zeros({7, 30}, dtype),
-           expected_first = zeros({7, 10}, dtype), expected_kept = zeros({7, 30, 1}, dtype);
+           expected_first = zeros({7, 10}, dtype), expected_kept = zeros({7, 30, 1}, dtype),
+           expected_middle = zeros({7, 4, 6}, dtype), expected_middle_mean = zeros({7, 4, 6}, dtype),
+           expected_outer = zeros({7, 5, 6}, dtype);
     for (int64_t i = 0; i < 7; ++i) {
       expected_last[i] = (x[i] - y).pow(2).sum(1);
       expected_negative[i] = mean((x[i] - y).pow(2), -1);
       expected_first[i] = (x[i] - y).pow(2).sum(0);
       expected_kept[i] = (x[i] - y).pow(2).sum(1, true);
+      expected_middle[i] = (cube[i] * weights).sum(1);
+      expected_middle_mean[i] = (cube[i] * weights).mean(-2);
+      expected_outer[i] = (cube[i] * weights).sum(0);
     }
     expect_close(last, expected_last);
     expect_close(negative, expected_negative);
     expect_close(first, expected_first);
     expect_close(kept, expected_kept);
+    expect_close(middle, expected_middle);
+    expect_close(middle_mean, expected_middle_mean);
+    expect_close(outer, expected_outer);
   }
 }
 
 // Long examples read with a stride (columns of x): a kernel has no loop for them (Note
-// [Loops per fused kernel]) and the batched ops sum them, as the loop.
+// [Loops per fused kernel]); up to 4096 elements they are summed side by side, the columns
+// the row, longer ones by the batched ops. Both as the loop.
 TEST(CompiledFusion, LongStridedExamplesSumAsTheLoop) {
   Rng rng(16);
-  for (Dtype dtype : {kFloat32, kFloat64}) {
-    const Tensor x = test::random_tensor(rng, {300, 40}, dtype);
-    const Tensor columns = x.t();  // example i: column i, 300 elements 40 apart
-    Tensor out = zeros({40}, dtype), expected = zeros({40}, dtype);
-    {
-      vb::Level level(0, 40);
-      const vb::Value i = level.index();
-      vb::at(out, i) =
-          vb::fused([](const auto& a) { return a * a + 1; }, vb::at(columns, i)).sum();
+  for (Dtype dtype : {kFloat32, kFloat64})
+    for (int64_t length : {300, 5000}) {
+      SCOPED_TRACE(testing::Message() << dtype << ", " << length << " elements");
+      const Tensor x = test::random_tensor(rng, {length, 40}, dtype);
+      const Tensor columns = x.t();  // example i: column i, `length` elements 40 apart
+      Tensor out = zeros({40}, dtype), expected = zeros({40}, dtype);
+      {
+        vb::Level level(0, 40);
+        const vb::Value i = level.index();
+        vb::at(out, i) =
+            vb::fused([](const auto& a) { return a * a + 1; }, vb::at(columns, i)).sum();
+      }
+      for (int64_t i = 0; i < 40; ++i) expected[i] = (columns[i] * columns[i] + 1).sum();
+      expect_close(out, expected);
     }
-    for (int64_t i = 0; i < 40; ++i) expected[i] = (columns[i] * columns[i] + 1).sum();
-    expect_close(out, expected);
-  }
 }
 
 TEST(CompiledFusion, MeanOfALocalComputedInTheKernel) {
@@ -594,7 +614,7 @@ TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
   auto cost = [&](int64_t rows) {
     const Tensor x = test::random_tensor(rng, {rows, 16}, kFloat32);
     Tensor squares = zeros({rows, 300}), scaled = zeros({rows, 16}), total = zeros({}),
-           row_squares = zeros({rows, 300});
+           row_squares = zeros({rows, 300}), column_squares = zeros({rows, 16});
     const int64_t before = vmap::detail::op_count();
     {
       vb::Level level0(0, rows);
@@ -604,6 +624,10 @@ TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
       vb::at(row_squares, i) =
           vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), y)
               .sum(-1);
+      // Over its first dim (walked innermost): y's columns kept.
+      vb::at(column_squares, i) =
+          vb::fused([](const auto& a, const auto& b) { return (a - b).pow(2); }, vb::at(x, i), y)
+              .sum(0);
       vb::Level level1(0, y.size(0));
       const vb::Value j = level1.index();
       vb::at(vb::at(squares, i), j) = vb::sum(vb::fused(
@@ -617,6 +641,8 @@ TEST(CompiledFusion, TheKernelCostsTheSameOpsWhateverTheBatch) {
     expect_close(scaled, (x * 2 + 1).relu());
     expect_close(squares, pairwise_distance_loop(x, y), 1e-4);
     expect_close(row_squares, squares, 1e-4);
+    for (int64_t r = 0; r < rows; r += rows / 10)
+      expect_close(column_squares[r], (x[r] - y).pow(2).sum(0), 1e-4);
     expect_close(total, x.select(1, 0).sum() * y.select(1, 3).sum(), 1e-4);
     return ops;
   };

@@ -155,7 +155,7 @@ struct KernelCode {
 };
 
 // The compiled kernel's value for a store, its per-example sums (or means; over the
-// innermost example dim alone with `dim`), or acc op= its total (true when done; with
+// example dim `dim` alone, walked innermost), or acc op= its total (true when done; with
 // `rebinding`, `acc = acc op total`: acc becomes a new tensor of the promoted dtype, as the
 // assignment as written makes, and its handle copies keep the old one); nullopt / false when
 // it does not apply (the batched ops then run the chain): Note [Compiled fusion].
@@ -251,7 +251,7 @@ class Fused {
   }
 
   // The reductions of the whole example (the op table's reduce_all rule), and over one dim
-  // (reduce_dim): compiled where that dim is the example's innermost and the result drops it;
+  // (reduce_dim): compiled where the result drops that dim (any of the example's dims);
   // any and all run as the batched ops.
   Value sum() const { return reduce(false); }
   Value mean() const { return reduce(true); }

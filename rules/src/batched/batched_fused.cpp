@@ -98,20 +98,24 @@ using Memo = std::vector<std::pair<const Pending*, Tensor>>;
 
 // The node's block. With `into` (a slot the DAG does not read), the node's own op computes
 // into it when it can (Note [Results into a destination] in vmap/tensor.hpp); the caller
-// copies a result that is not the slot.
+// copies a result that is not the slot. With `on`, the block is computed on that device
+// (Note [Pending values on a device]): its leaves copied there, its sources made there.
 Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo,
-                      const Tensor* into = nullptr) {
-  if (node.value.defined()) return narrow_block(node.value, block);
+                      const Tensor* into = nullptr, std::optional<Device> on = std::nullopt) {
+  auto leaf = [&](const Tensor& t) {
+    return on ? narrow_block(t, block).to(*on) : narrow_block(t, block);
+  };
+  if (node.value.defined()) return leaf(node.value);
   for (const auto& [done, result] : memo)
     if (done == &node) return result;
   std::vector<Tensor> blocks;
   for (const PendingOperand& operand : node.operands)
     blocks.push_back(std::holds_alternative<Tensor>(operand)
-                         ? narrow_block(std::get<Tensor>(operand), block)
-                         : evaluate_block(*std::get<PendingPtr>(operand), block, memo));
+                         ? leaf(std::get<Tensor>(operand))
+                         : evaluate_block(*std::get<PendingPtr>(operand), block, memo, nullptr, on));
   std::optional<vmap::detail::ResultInto> destination;
   if (into) destination.emplace(*into);
-  Tensor result = node.apply(blocks);
+  Tensor result = on && node.source ? node.source(*on) : node.apply(blocks);
   memo.emplace_back(&node, result);
   return result;
 }
@@ -258,27 +262,13 @@ bool holds_whole_node(const Pending& node) {
   });
 }
 
-Tensor evaluate_whole_on(const Pending& node, Device device, Memo& memo) {
-  if (node.value.defined()) return node.value.to(device);
-  for (const auto& [done, result] : memo)
-    if (done == &node) return result;
-  std::vector<Tensor> operands;
-  for (const PendingOperand& operand : node.operands)
-    operands.push_back(std::holds_alternative<Tensor>(operand)
-                           ? std::get<Tensor>(operand).to(device)
-                           : evaluate_whole_on(*std::get<PendingPtr>(operand), device, memo));
-  Tensor result = node.source ? node.source(device) : node.apply(operands);
-  memo.emplace_back(&node, result);
-  return result;
-}
-
 }  // namespace
 
 std::optional<Tensor> evaluate_on(const Value& v, Device device) {
   const PendingPtr& node = Access::pending(v);
   if (!node || holds_whole_node(*node)) return std::nullopt;
   Memo memo;
-  return evaluate_whole_on(*node, device, memo);
+  return evaluate_block(*node, Block{}, memo, nullptr, device);
 }
 
 const Tensor& materialise(const Pending& node) {

@@ -687,10 +687,11 @@ std::optional<Value> select_by_gather(const Value& x, int64_t dim, const Value& 
   const int64_t extent = physical.size(selected);
   const Tensor given = index.physical().dtype() == kInt64 ? index.physical()
                                                           : index.physical().to(kInt64);
-  if (given.numel() == 0) {  // no example (an empty level): nothing selected, nothing raised
-    std::vector<int64_t> sizes = physical.sizes().vec();
-    for (int64_t l = 0; l < levels; ++l)
-      sizes[l] = sizes[l] == 0 || given.size(l) == 0 ? 0 : std::max(sizes[l], given.size(l));
+  // The level dims broadcast, an empty one (no example) staying empty.
+  std::vector<int64_t> sizes = physical.sizes().vec();
+  for (int64_t l = 0; l < levels; ++l)
+    sizes[l] = sizes[l] == 0 || given.size(l) == 0 ? 0 : std::max(sizes[l], given.size(l));
+  if (given.numel() == 0) {  // no example: nothing selected, nothing raised
     sizes.erase(sizes.begin() + selected);
     return Access::make(vmap::empty(sizes, TensorOptions(physical.dtype()).device(physical.device())),
                         levels, false);
@@ -706,8 +707,6 @@ std::optional<Value> select_by_gather(const Value& x, int64_t dim, const Value& 
   }
   const Tensor position =
       low < 0 ? vmap::where(given < int64_t{0}, given + extent, given) : given;
-  std::vector<int64_t> sizes = physical.sizes().vec();
-  for (int64_t l = 0; l < levels; ++l) sizes[l] = std::max(sizes[l], given.size(l));
   std::vector<int64_t> shape(sizes.size(), 1);
   for (int64_t l = 0; l < levels; ++l) shape[l] = given.size(l);
   std::vector<int64_t> index_sizes = sizes;
