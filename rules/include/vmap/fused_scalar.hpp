@@ -478,7 +478,8 @@ class ScalarRunner {
   // Calls lanes(block, b, m) on examples [b, b + m) of `row`, blocks of at most kBlock, in
   // the lanes' ISA, each per-example number contiguous in the block: where it is already
   // (its step its size), else copied into a scratch block (a number the row broadcasts
-  // repeated, a strided one gathered), so the lanes load it as plain vectors.
+  // repeated, once for the row: every block reads the same; a strided one gathered), so the
+  // lanes load it as plain vectors.
   static constexpr int64_t kBlock = 256;
   template <class Lanes>
   void in_blocks(const Row& row, int64_t n, const Lanes& lanes) const {
@@ -495,13 +496,14 @@ class ScalarRunner {
                 block.at[I] = row.at[I] + b * row.step[I];
                 if (row.step[I] != kSize) {
                   Held* const to = reinterpret_cast<Held*>(scratch[I].data());
-                  Held value;
-                  std::memcpy(&value, block.at[I], kSize);
-                  if (row.step[I] == 0)
-                    std::fill_n(to, m, value);
-                  else
+                  if (row.step[I] != 0) {
                     for (int64_t k = 0; k < m; ++k)
                       std::memcpy(to + k, block.at[I] + k * row.step[I], kSize);
+                  } else if (b == 0) {  // the later blocks are no longer than the first
+                    Held value;
+                    std::memcpy(&value, block.at[I], kSize);
+                    std::fill_n(to, m, value);
+                  }
                   block.at[I] = reinterpret_cast<const char*>(scratch[I].data());
                 }
                 block.step[I] = kSize;
