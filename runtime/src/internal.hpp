@@ -296,8 +296,8 @@ bool simd_unary(SimdOp op, Dtype dtype, void* out, const void* in, int64_t count
 
 // out[k] = condition[k] ? a[k] : b[k] over `rows` runs of `count` (row_strides: bytes between
 // runs of out, condition, a, b), the condition's bools contiguous along a run, a and b
-// advancing (step 1) or staying (step 0). Returns false when there is no kernel for `dtype`
-// (bool has none). The masked updates of a per-example loop are wheres (Note [Control
+// advancing (step 1) or staying (step 0). Returns false when there is no kernel for `dtype`.
+// The masked updates of a per-example loop are wheres (Note [Control
 // masks] in the batched API).
 bool simd_where(Dtype dtype, void* out, const bool* condition, const void* a, int64_t a_step,
                 const void* b, int64_t b_step, int64_t count, const int64_t* row_strides,

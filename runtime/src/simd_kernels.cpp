@@ -271,13 +271,16 @@ VMAP_SIMD_KERNEL(LogicalOrB8, uint8_t, uint8_t, LogicalOrKernel)
 // out, condition, a, b), condition a run of bools, a and b advancing (step 1) or staying on
 // one element (step 0): both sides are loaded and blended, so the lanes are not a branch
 // each (what the engine's scalar loop compiles to).
-// The lanes of `d` whose bool (one byte each, from `condition`) is true; 64-bit lanes widen
-// the bytes in two steps (Highway promotes bytes to 32 bits at most).
+// The lanes of `d` whose bool (one byte each, from `condition`) is true; bytes are the
+// lanes of a bool where (one byte each too), 64-bit lanes widen the bytes in two steps
+// (Highway promotes bytes to 32 bits at most).
 template <class D>
 auto lanes_set(D d, const uint8_t* condition) {
   const hn::RebindToUnsigned<D> du;
   const hn::Rebind<uint8_t, D> d8;  // one byte per lane of d
-  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+  if constexpr (sizeof(hn::TFromD<D>) == 1) {
+    return hn::RebindMask(d, hn::Ne(hn::LoadU(du, condition), hn::Zero(du)));
+  } else if constexpr (sizeof(hn::TFromD<D>) == 4) {
     return hn::RebindMask(d, hn::Ne(hn::PromoteTo(du, hn::LoadU(d8, condition)), hn::Zero(du)));
   } else {
     const hn::Rebind<uint32_t, D> d32;
@@ -327,6 +330,7 @@ VMAP_WHERE_KERNEL(F32, float)
 VMAP_WHERE_KERNEL(F64, double)
 VMAP_WHERE_KERNEL(I32, int32_t)
 VMAP_WHERE_KERNEL(I64, int64_t)
+VMAP_WHERE_KERNEL(B8, uint8_t)  // bool: its bytes blended (0 and 1 stay 0 and 1)
 #undef VMAP_WHERE_KERNEL
 
 // Unary float math: `vec` computes a vector with Highway, `accurate` says whether every lane
@@ -579,6 +583,7 @@ HWY_EXPORT(WhereF32);
 HWY_EXPORT(WhereF64);
 HWY_EXPORT(WhereI32);
 HWY_EXPORT(WhereI64);
+HWY_EXPORT(WhereB8);
 HWY_EXPORT(UnaryF32);
 HWY_EXPORT(UnaryF64);
 
@@ -675,7 +680,7 @@ bool simd_where(Dtype dtype, void* out, const bool* condition, const void* a, in
     case Dtype::Float64: kernel = HWY_DYNAMIC_DISPATCH(WhereF64); break;
     case Dtype::Int32: kernel = HWY_DYNAMIC_DISPATCH(WhereI32); break;
     case Dtype::Int64: kernel = HWY_DYNAMIC_DISPATCH(WhereI64); break;
-    case Dtype::Bool: return false;
+    case Dtype::Bool: kernel = HWY_DYNAMIC_DISPATCH(WhereB8); break;
   }
   if (kernel == nullptr) return false;
   kernel(out, condition, a, a_step, b, b_step, count, row_strides, rows);

@@ -270,6 +270,18 @@ TEST(Pointwise, WhereVectorKernelMatchesNaiveLoop) {
     EXPECT_EQ(elements<int64_t>(where(condition, counter, -7)), ints);  // int64: no kernel
     const Tensor strided_condition = condition.t().contiguous().t();  // the scalar loop
     EXPECT_EQ(elements<int64_t>(where(strided_condition, counter.to(kInt32), -7).to(kInt64)), ints);
+    // bool: bytes blended (a per-example `if (c) mask[i][j] = true;` is such a where).
+    const Tensor flags = rand({3, length}) < 0.3;
+    const std::vector<bool> fv = elements<bool>(flags);
+    std::vector<bool> bool_both, bool_true, bool_false;
+    for (size_t k = 0; k < picks.size(); ++k) {
+      bool_both.push_back(picks[k] ? !fv[k] : fv[k]);
+      bool_true.push_back(picks[k] || fv[k]);
+      bool_false.push_back(!picks[k] && fv[k]);
+    }
+    EXPECT_EQ(elements<bool>(where(condition, flags.logical_not(), flags)), bool_both);
+    EXPECT_EQ(elements<bool>(where(condition, tensor(true), flags)), bool_true);
+    EXPECT_EQ(elements<bool>(where(condition, tensor(false), flags)), bool_false);
   }
 }
 
