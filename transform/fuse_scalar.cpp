@@ -64,9 +64,12 @@
 //     the destination reads none of the region's locals;
 //   - the stored value is not an operand as it is, and the region holds
 //     per-example control flow (a loop of a function it calls counts: its
-//     clone runs the loop under masks), or reads or stores elements, or is
-//     straight-line arithmetic of two batched ops or more (batchedOps: one op
-//     is one batched pass into the slot already):
+//     clone runs the loop under masks), or reads elements with four batched
+//     ops or more around them (straight-line reads with fewer are each one
+//     batched gather, many elements a row; the kernel reads one example at a
+//     time), or stores elements, or is straight-line arithmetic of two
+//     batched ops or more (batchedOps: one op is one batched pass into the
+//     slot already):
 //     batched, an element at an index the region computes, or each trip of a
 //     plain loop over elements, is one op over every example, and the kernel
 //     reads it in place. (An earlier choice kept a plain loop over elements
@@ -104,6 +107,11 @@ using namespace clang;
 
 namespace clang_vmap::fuse_detail {
 namespace {
+
+/// The batched ops around straight-line element reads from which their kernel
+/// pays (ScalarRegion::buildScalar): below, each batched op is one pass over
+/// every example, and the reads are gathers.
+constexpr unsigned kOpsAroundStraightLineReads = 4;
 
 /// The scalar kernel of one store (ScalarKernels::longest).
 class ScalarRegion {
@@ -642,6 +650,17 @@ public:
       return K.whyNot("it is one op on per-example numbers, and reads or "
                       "stores no element at an index it computes: its batched "
                       "op already runs over every example at once");
+    // Straight-line element reads (`int64_t k = index[i][j].item<int64_t>();
+    // out[i][j] = input[i][k];`) are each one batched gather of every
+    // example's element, many a row (select_by_gather); the kernel runs them
+    // one example at a time (no lanes: a read may raise). It pays only with
+    // several ops around them (measured, 1 thread, 1024x32 picks from rows of
+    // 256: the gather 50 us, the kernel 190-290 us, a plain loop 27-54 us).
+    if (!Stores && !Control && Reads && Ops < kOpsAroundStraightLineReads)
+      return K.whyNot("its element reads are straight-line code with few ops "
+                      "around them: each is one batched gather over every "
+                      "example, faster than a kernel that runs one example at "
+                      "a time");
     if (!K.diesAtConsumer(Region, Root, Chain))
       return std::nullopt;
     // Its text is the device program (Note [Scalar kernels on a device] in

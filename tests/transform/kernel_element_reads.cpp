@@ -1,7 +1,7 @@
 // Element reads at indices the body computes, in the forms a user writes first (issue 26):
 // a gather through a local index, pairwise distances as a plain inner loop over `.item()`
-// reads, in float and double. A region that reads elements once per example, or loops over
-// them under per-example control flow, is one scalar kernel that reads the tensors through
+// reads, in float and double. A region that loops over elements, or reads them under
+// per-example control flow, is one scalar kernel that reads the tensors through
 // vb::Elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp): the tensor's
 // own data, dtype and strides, bounds-checked as Tensor::operator[]. A plain loop over
 // elements is one too: batched, each trip was ops (Note [Fused control flow]).
@@ -20,10 +20,12 @@ void gather_local(const Tensor& input, const Tensor& index, Tensor& out) {
       out[i][j] = input[i][k];
     }
 }
+// Straight-line reads with no ops around them stay batched: each read is one gather of
+// every example's element (a kernel would run one example at a time).
 // CHECK-LABEL: void gather_local(
-// CHECK: vb::at(out, i)[j] = vb::fused_scalar([](int64_t k, vb::Elements a) {
-// CHECK-NEXT: return a[k];
-// CHECK-NEXT: }, vb::at(index, i)[j].item<int64_t>(), vb::at(input, i));  // lines 19-20
+// CHECK: vb::Value k = vb::at(index, i)[j].item<int64_t>();
+// CHECK-NEXT: vb::at(out, i)[j] = vb::at(input, i)[k];
+// CHECK-NOT: fused_scalar
 
 // Pairwise distances with a plain inner loop accumulating a C++ float.
 void distances(const Tensor& a, const Tensor& b, Tensor& out) {
@@ -43,13 +45,13 @@ void distances(const Tensor& a, const Tensor& b, Tensor& out) {
 // The loop steps through the elements with no control flow: batched, each trip was a few
 // ops over every example; the kernel reads each element where it is.
 // CHECK: vb::at(out, i)[j] = vb::fused_scalar({{.*}}[](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j) {
-// CHECK-NEXT: float s = 0;  // line 34
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 35
+// CHECK-NEXT: float s = 0;  // line 36
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 37
 // CHECK-NEXT: float d = a[i][k].item<float>() - b[j][k].item<float>();
 // CHECK-NEXT: s += d * d;
 // CHECK-NEXT: }
 // CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, a.size(1), a, i, b, j);  // lines 34-39
+// CHECK-NEXT: }, a.size(1), a, i, b, j);  // lines 36-41
 
 // On doubles, differences past a cutoff skipped (per-example control flow), the square
 // through a helper of this file: one kernel.
@@ -72,15 +74,15 @@ void clipped_distances(const Tensor& a, const Tensor& b, double cutoff, Tensor& 
 }
 // CHECK-LABEL: void clipped_distances(
 // CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j, double cutoff) {
-// CHECK-NEXT: double s = 0;  // line 63
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 64
+// CHECK-NEXT: double s = 0;  // line 65
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 66
 // CHECK-NEXT: double d = a[i][k].item<double>() - b[j][k].item<double>();
 // CHECK-NEXT: if (std::fabs(d) > cutoff)
 // CHECK-NEXT: continue;
 // CHECK-NEXT: s += squared(d);
 // CHECK-NEXT: }
 // CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 63-70
+// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 65-72
 
 // Rows of a table at each example's id (the element returned has dims of its own), only
 // for the examples kept (inside a per-example if: the others never run, their ids unread).
@@ -95,9 +97,8 @@ void embedding_rows(const Tensor& table, const Tensor& ids, const Tensor& keep, 
 }
 // CHECK-LABEL: void embedding_rows(
 // CHECK: { vb::Where _b_where0(vb::at(keep, t).item<bool>());
-// CHECK: vb::at(out, t) = vb::fused_scalar([](int64_t id, vb::Elements table) {
-// CHECK-NEXT: return table[id];
-// CHECK-NEXT: }, vb::at(ids, t).item<int64_t>(), table);
+// CHECK: vb::Value id = vb::at(ids, t).item<int64_t>();
+// CHECK-NEXT: vb::at(out, t) = vb::at(table, id);
 
 int main() {
   manual_seed(5);

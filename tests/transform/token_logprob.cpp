@@ -21,10 +21,9 @@ int main() {
 }
 
 // CHECK: vb::Value logp = vb::log_softmax(vb::at(logits, t), 0);  // line 9
-// The read at the target is a gather through a local: a scalar kernel reading logp's
-// elements (Note [Element reads] in rules/include/vmap/fused_scalar.hpp).
-// CHECK-NEXT: vb::at(out, t) = vb::fused_scalar([](int64_t target, vb::Elements logp) {
-// CHECK-NEXT: return logp[target];
-// CHECK-NEXT: }, vb::at(targets, t).item<int64_t>(), logp);  // lines 10-11
+// The read at the target, through a local, is one batched gather of every token's element
+// (straight-line, no ops around it: no scalar kernel).
+// CHECK-NEXT: vb::Value target = vb::at(targets, t).item<int64_t>();  // line 10
+// CHECK-NEXT: vb::at(out, t) = logp[target];  // line 11
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s

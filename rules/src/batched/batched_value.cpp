@@ -696,24 +696,46 @@ std::optional<Value> select_by_gather(const Value& x, int64_t dim, const Value& 
     return Access::make(vmap::empty(sizes, TensorOptions(physical.dtype()).device(physical.device())),
                         levels, false);
   }
-  // Two reductions decide the common case: every position in range, none from the end.
-  const int64_t low = given.amin().item<int64_t>();
-  const int64_t high = given.amax().item<int64_t>();
-  if (low < -extent || high >= extent) {
-    const Tensor outside = (given < -extent).logical_or(given >= extent).reshape({-1});
+  // Gathers at `position` (each in [0, extent)), through a gather that checks each.
+  auto gathered_at = [&](const Tensor& position) {
+    if (rank == 1) {
+      // An element of a 1-d example (`input[i][index[i][j].item<int64_t>()]`): x's rows
+      // gathered along themselves, the positions of the levels x lacks (the inner ones) side
+      // by side in a row, many picks a row; the general gather below takes one element a row.
+      const int64_t own = x.levels();
+      std::vector<int64_t> row_sizes(sizes.begin(), sizes.begin() + own);
+      int64_t picks = 1;
+      for (int64_t l = own; l < levels; ++l) picks *= sizes[l];
+      row_sizes.push_back(picks);
+      const std::vector<int64_t> level_sizes(sizes.begin(), sizes.begin() + levels);
+      std::vector<int64_t> rows = row_sizes;
+      rows.back() = extent;
+      const Tensor picked = x.physical().expand(rows).gather(
+          own, position.expand(level_sizes).reshape(row_sizes));
+      return Access::make(picked.reshape(level_sizes), levels, false);
+    }
+    std::vector<int64_t> shape(sizes.size(), 1);
+    for (int64_t l = 0; l < levels; ++l) shape[l] = given.size(l);
+    std::vector<int64_t> index_sizes = sizes;
+    index_sizes[selected] = 1;
+    const Tensor picked =
+        physical.expand(sizes).gather(selected, position.reshape(shape).expand(index_sizes));
+    return Access::make(picked.squeeze(selected), levels, false);
+  };
+  // The common case, every position in range and none from the end, is the gather alone;
+  // else (its error) the positions are read: those from the end counted from it, or select's
+  // error naming the first out of range.
+  try {
+    return gathered_at(given);
+  } catch (const vmap::Error&) {
+  }
+  const Tensor outside = (given < -extent).logical_or(given >= extent).reshape({-1});
+  if (outside.any().item<bool>()) {
     const int64_t bad = given.reshape({-1})[outside.to(kInt64).argmax()].item<int64_t>();
     throw Error("select: index " + std::to_string(bad) + " out of range for dim " +
                 std::to_string(selected - levels) + " of size " + std::to_string(extent));
   }
-  const Tensor position =
-      low < 0 ? vmap::where(given < int64_t{0}, given + extent, given) : given;
-  std::vector<int64_t> shape(sizes.size(), 1);
-  for (int64_t l = 0; l < levels; ++l) shape[l] = given.size(l);
-  std::vector<int64_t> index_sizes = sizes;
-  index_sizes[selected] = 1;
-  const Tensor gathered =
-      physical.expand(sizes).gather(selected, position.reshape(shape).expand(index_sizes));
-  return Access::make(gathered.squeeze(selected), levels, false);
+  return gathered_at(vmap::where(given < int64_t{0}, given + extent, given));
 }
 
 }  // namespace
