@@ -99,6 +99,46 @@ TEST(BatchedApi, PerExamplePositionsReadRowsOfFewerLevels) {
   }
 }
 
+// An element of a 1-d example at a per-example position (select_by_gather's picks along
+// rows): the rows varying along i, along neither level (a table), the positions along both or
+// along j alone; positions from the end; the loop's own error past the end.
+TEST(BatchedApi, PerExamplePositionsPickElementsOfRows) {
+  Rng rng(22);
+  const Tensor input = random(rng, {4, 5}), table = random(rng, {5});
+  const Tensor index = tensor({0, -1, 3, 4, -5, 2, 1, 1, 0, -2, 4, 3}).reshape({4, 3});
+  const Tensor columns = tensor({2, -1, 0});
+  Tensor expected = zeros({4, 3}), expected_table = zeros({4, 3}), expected_columns = zeros({4, 3});
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      expected[i][j] = input[i][index[i][j].item<int64_t>()];
+      expected_table[i][j] = table[index[i][j].item<int64_t>()];
+      expected_columns[i][j] = input[i][columns[j].item<int64_t>()];
+    }
+  Tensor out = zeros({4, 3}), out_table = zeros({4, 3}), out_columns = zeros({4, 3});
+  const auto read = [&](const Tensor& positions, Tensor& into, Tensor& from_table,
+                        Tensor& by_column) {
+    vb::Level level_i(0, 4);
+    const vb::Value i = level_i.index();
+    vb::Level level_j(0, 3);
+    const vb::Value j = level_j.index();
+    vb::at(into, i)[j] = vb::at(input, i)[vb::at(positions, i)[j].item<int64_t>()];
+    vb::at(from_table, i)[j] = vb::at(table, vb::at(positions, i)[j].item<int64_t>());
+    vb::at(by_column, i)[j] = vb::at(input, i)[vb::at(columns, j).item<int64_t>()];
+  };
+  read(index, out, out_table, out_columns);
+  expect_equal(out, expected);
+  expect_equal(out_table, expected_table);
+  expect_equal(out_columns, expected_columns);
+  try {
+    read(index + 3, out, out_table, out_columns);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("select: index 6 out of range for dim 0 of size 5"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(BatchedApi, WhereMasksStoresAndRebinding) {
   Rng rng(3);
   const Tensor x = random(rng, {6, 3});
