@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace vmap::test {
@@ -86,6 +88,16 @@ inline void expect_stacked(const Tensor& result, std::optional<int64_t> bdim,
     const Tensor slice = bdim ? result.select(*bdim, static_cast<int64_t>(b)) : result;
     expect_same(slice, examples[b], values_unspecified);
   }
+}
+
+// The message of the first failing example, as the per-example loop raises it.
+inline std::string message_of(const std::function<void()>& run) {
+  try {
+    run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 }  // namespace vmap::test
