@@ -44,6 +44,9 @@ struct BatchPlan {
       UserRules;
   /// The chains emitted as compiled kernels: the fuse pass's (fuse.h).
   FusionPlan Fusion;
+  /// A clone whose every call a kernel computes element by element: not
+  /// printed (Note [Helpers in kernels] in fuse_helpers.cpp).
+  bool OnlyInKernels = false;
 };
 
 /// Note [User batching rules] (vmap/vmap.hpp): the batched function that

@@ -287,6 +287,9 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
            "))";
   }
   case Lowering::Clone: {
+    // Note [Helpers in kernels] in fuse_helpers.cpp.
+    if (Kernel && !Kernel->Scalar && inlinesIntoKernels(Call, Plan))
+      return inlinedHelper(Call);
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
     // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,
     // `Class::f(x)` calls `Class::_b_f(x)`.
@@ -786,6 +789,8 @@ using emit_detail::Printer;
 void addClones(const BatchPlan &Plan, CloneNames &Names,
                LoopOutcome &Outcome) {
   for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
+    if (Clone->OnlyInKernels) // printed in them, its callees too
+      continue;
     addClones(*Clone, Names, Outcome); // its own callees go first
     std::vector<std::pair<SourceLocation, std::string>> Texts =
         Printer(*Clone, Names).clone();

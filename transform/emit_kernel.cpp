@@ -14,6 +14,7 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <functional>
 
 namespace clang_vmap::emit_detail {
 
@@ -173,6 +174,41 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
   }
   return vb("fused_scalar(") + Device + "[](" + Parameters + ") {" + Body +
          "}" + Operands + ")";
+}
+
+// `[](const auto& v) { return v * v; }(value)`: inside a kernel, a call of a
+// function of this file that the kernel computes element by element (Note
+// [Helpers in kernels] in fuse_helpers.cpp), its body printed as the kernel's
+// own text over the function's parameters, by the printer of its clone.
+std::string Printer::inlinedHelper(const CallExpr *Call) {
+  const BatchPlan &Clone = *Plan.CloneOf.lookup(Call);
+  const FunctionDecl *Definition = nullptr;
+  Clone.Analysis.Callee->getBody(Definition);
+  const Expr *Value =
+      cast<ReturnStmt>(cast<CompoundStmt>(Definition->getBody())->body_front())
+          ->getRetValue();
+  FusedChain Parameters;
+  std::string Declared;
+  for (const ParmVarDecl *Parameter : Definition->parameters()) {
+    Declared += (Parameters.Names.empty() ? "const auto& " : ", const auto& ") +
+                Parameter->getNameAsString();
+    Parameters.Names.push_back(Parameter->getNameAsString());
+  }
+  std::function<void(const Stmt *)> Bind = [&](const Stmt *S) {
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Parameter = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+        Parameters.Parameters[Ref] = Parameter->getFunctionScopeIndex();
+    llvm::for_each(S->children(), Bind);
+  };
+  Bind(Value);
+  Printer Body(Clone, Names);
+  Body.Alias = Alias;
+  Body.Kernel = &Parameters;
+  std::string Text = Body.expr(Value);
+  if (!Body.Error.empty())
+    return fail(Body.Error, Body.ErrorRange);
+  llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+  return "[](" + Declared + ") { return " + Text + "; }(" + args(Args) + ")";
 }
 
 /// `vb::DeviceCode{"<Lambda>"}, `: a kernel's text for the device, with the

@@ -71,6 +71,7 @@ private:
   std::optional<std::string> fused(const Expr *E);
   std::string kernel(const Expr *Root, const FusedChain &Chain);
   std::string scalarKernel(const Expr *Root, const FusedChain &Chain);
+  std::string inlinedHelper(const CallExpr *Call);
   std::string asWritten(SourceRange Range, const FusedChain &Chain);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   bool inTemplate() const;

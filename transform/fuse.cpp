@@ -3,7 +3,8 @@
 // Note [Which chains are fused]
 // A chain is a tree of calls of the op table's pointwise ops (rules
 // unary_pointwise, binary_pointwise, ternary_where, clamp) that give a
-// per-example Tensor; its leaves are whatever else it reads (per-example
+// per-example Tensor, and of this file's functions of such chains (Note
+// [Helpers in kernels] in fuse_helpers.cpp); its leaves are whatever else it reads (per-example
 // reads, loop-invariant tensors, numbers), which become the kernel's
 // operands, except literals, which stay in the kernel (so the C++ compiler
 // folds `pow(2)` into a multiply, `pow(32)` into five, and a mode such as
@@ -94,7 +95,8 @@ using namespace fuse_detail;
 
 class Fuser : KernelChoice {
 public:
-  explicit Fuser(const BatchPlan &Plan) : KernelChoice(Plan.Analysis) {}
+  explicit Fuser(const BatchPlan &Plan)
+      : KernelChoice(Plan.Analysis), Plan(Plan) {}
 
   FusionPlan run() {
     scan(Body, {});
@@ -102,20 +104,12 @@ public:
   }
 
 private:
-  /// A call of a pointwise op giving a per-example Tensor.
+  /// A call of a pointwise op giving a per-example Tensor, or of a function
+  /// of this file that computes one (Note [Helpers in kernels]).
   bool isNode(const Expr *E) const {
     const auto *Call = dyn_cast<CallExpr>(E);
-    if (!Call || !A.isBatched(Call) || !isTensorType(Call->getType()))
-      return false;
-    std::size_t Op = opOf(Call);
-    if (Op == rules::kNoOp || !isPointwiseRule(rules::kOpTable[Op].rule) ||
-        !rules::has_element_form(rules::kOpTable[Op].name))
-      return false;
-    // A mode such as div's rounding_mode is not an element operand.
-    return llvm::all_of(operandsOf(Call), [](const Expr *Operand) {
-      QualType Type = stripImplicit(Operand)->getType();
-      return isTensorType(Type) || isScalarType(Type);
-    });
+    return Call && (isElementOp(Call, A) ||
+                    (A.isBatched(Call) && inlinesIntoKernels(Call, Plan)));
   }
 
   /// The runtime passes node \p Call takes: one, but two (several) for a pow
@@ -123,6 +117,11 @@ private:
   /// runtime computes by repeated squaring, a multiply pass per step (Note [pow
   /// strength reduction] in runtime/src/pointwise.cpp), and a kernel in one.
   unsigned passesOf(const CallExpr *Call) const {
+    // A helper's ops (Note [Helpers in kernels]): one of one op is one pass
+    // at a store, as that op written in place (a kernel runs exp or sqrt an
+    // element at a time, the runtime's op in SIMD).
+    if (opOf(Call) == rules::kNoOp)
+      return helperOps(Call, Plan);
     llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
     if (rules::kOpTable[opOf(Call)].name != "pow" || Operands.size() != 2 ||
         !isLiteral(Operands[1]))
@@ -943,6 +942,7 @@ private:
       scan(Child, {});
   }
 
+  const BatchPlan &Plan;
   const Stmt *Consumer = nullptr;  ///< the statement being looked at
   const Expr *Statement = nullptr; ///< its expression being looked at
   ScalarKernels Scalars{*this};
@@ -951,47 +951,9 @@ private:
 
 } // namespace
 
-namespace {
-
-/// Drops the clones of \p Plan whose every call a scalar kernel holds (Note
-/// [Fused control flow] in fuse_scalar.cpp): the kernel runs the function as
-/// written.
-void dropClonesOfKernelCalls(BatchPlan &Plan) {
-  llvm::DenseSet<const Stmt *> InKernels;
-  std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
-    if (S && InKernels.insert(S).second)
-      llvm::for_each(S->children(), Collect);
-  };
-  for (const auto &[Root, Chain] : Plan.Fusion.Chains)
-    if (Chain.Scalar) {
-      Collect(Root);
-      llvm::for_each(Chain.Region, Collect);
-    }
-  for (const auto &[Last, Chain] : Plan.Fusion.StatementKernels) {
-    if (Chain.Slot) // its calls are operands, computed outside the kernel
-      continue;
-    Collect(Last);
-    llvm::for_each(Chain.Region, Collect);
-  }
-  llvm::SmallVector<const CallExpr *, 4> Held;
-  llvm::DenseSet<const BatchPlan *> Used;
-  for (const auto &[Call, Clone] : Plan.CloneOf)
-    if (InKernels.count(Call))
-      Held.push_back(Call);
-    else
-      Used.insert(Clone);
-  for (const CallExpr *Call : Held)
-    Plan.CloneOf.erase(Call);
-  llvm::erase_if(Plan.Clones, [&](const std::unique_ptr<BatchPlan> &Clone) {
-    return !Used.count(Clone.get());
-  });
-}
-
-} // namespace
-
 void fuse(BatchPlan &Plan) {
   Plan.Fusion = Fuser(Plan).run();
-  dropClonesOfKernelCalls(Plan);
+  settleClones(Plan);
   for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
     fuse(*Clone);
 }

@@ -89,6 +89,19 @@ struct FusionPlan {
 /// kernel holds runs the function as written.
 void fuse(BatchPlan &Plan);
 
+/// Whether \p Call, a call of \p Plan's body, calls a function of this file
+/// that a kernel computes element by element, printing its body in the
+/// kernel (Note [Helpers in kernels] in fuse_helpers.cpp).
+bool inlinesIntoKernels(const clang::CallExpr *Call, const BatchPlan &Plan);
+
+/// The op calls of \p Fusion's kernels, down to their operands (a kernel's
+/// calls run inside it; what is left of a statement runs around it).
+llvm::DenseSet<const clang::CallExpr *> callsInKernels(const FusionPlan &Fusion);
+/// The op calls of a kernel under \p S (its root or a statement of its
+/// region), down to its operands, into \p Calls in the order met.
+void collectKernelCalls(const clang::Stmt *S, const FusedChain &Chain,
+                        std::vector<const clang::CallExpr *> &Calls);
+
 /// Whether \p Call is a library-shaped op (the matmul family, softmax, sort,
 /// topk...): one batched call of its own, which no kernel holds.
 bool isLibraryOp(const clang::CallExpr *Call);

@@ -49,6 +49,20 @@ bool isPointwiseRule(rules::RuleId Rule) {
          Rule == rules::RuleId::ternary_where || Rule == rules::RuleId::clamp;
 }
 
+bool isElementOp(const CallExpr *Call, const LoopAnalysis &A) {
+  if (!A.isBatched(Call) || !isTensorType(Call->getType()))
+    return false;
+  std::size_t Op = opOf(Call);
+  if (Op == rules::kNoOp || !isPointwiseRule(rules::kOpTable[Op].rule) ||
+      !rules::has_element_form(rules::kOpTable[Op].name))
+    return false;
+  // A mode such as div's rounding_mode is not an element operand.
+  return llvm::all_of(operandsOf(Call), [](const Expr *Operand) {
+    QualType Type = stripImplicit(Operand)->getType();
+    return isTensorType(Type) || isScalarType(Type);
+  });
+}
+
 /// The operands of a call as the user writes them: the object first.
 llvm::SmallVector<const Expr *, 4> operandsOf(const CallExpr *Call) {
   llvm::SmallVector<const Expr *, 4> Operands;

@@ -36,6 +36,10 @@ bool isPointwiseRule(vmap::rules::RuleId Rule);
 /// The operands of a call as the user writes them: the object first.
 llvm::SmallVector<const clang::Expr *, 4> operandsOf(const clang::CallExpr *Call);
 
+/// A call of a pointwise op (with an element form) giving a Tensor of \p A's
+/// examples, all of whose operands are Tensors or C++ numbers.
+bool isElementOp(const clang::CallExpr *Call, const LoopAnalysis &A);
+
 /// A number, bool or string literal, or `std::nullopt`: the same for every
 /// example and every element, so it stays in the kernel's text.
 bool isLiteral(const clang::Expr *E);
@@ -80,6 +84,17 @@ const clang::Expr *itemObject(const clang::Expr *E);
 /// A C++ type a scalar kernel passes or returns: one a dtype holds as it is
 /// (bool, signed integers, float, double).
 bool isKernelType(clang::QualType T);
+
+/// The ops of the function of this file that \p Call calls, where a kernel
+/// computes it element by element (Note [Helpers in kernels] in
+/// fuse_helpers.cpp), else 0.
+unsigned helperOps(const clang::CallExpr *Call, const BatchPlan &Plan);
+
+/// After the choice of \p Plan's kernels: drops the clones whose every call
+/// a scalar kernel holds (it runs the function as written), and marks those
+/// whose every call a kernel computes element by element (Note [Helpers in
+/// kernels] in fuse_helpers.cpp), which are not printed.
+void settleClones(BatchPlan &Plan);
 
 /// The kernels of a body chosen so far, and what both halves of the choice
 /// (fuse.cpp: chains of Tensor ops and their regions; fuse_scalar.cpp: scalar

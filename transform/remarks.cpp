@@ -51,23 +51,6 @@ void collectFallbacks(const BatchPlan &Plan,
     collectFallbacks(*Clone, Fallbacks);
 }
 
-/// The op calls of a fused kernel under \p S (its root or a statement of its
-/// region), down to its operands.
-void collectKernelCalls(const Stmt *S, const FusedChain &Chain,
-                        std::vector<const CallExpr *> &Calls) {
-  if (!S)
-    return;
-  if (const auto *E = dyn_cast<Expr>(S); E && Chain.Parameters.count(E))
-    return;
-  // A region's `v = ...` rebinds a local: not an op of the kernel.
-  const auto *Assignment = dyn_cast<CXXOperatorCallExpr>(S);
-  if (const auto *Call = dyn_cast<CallExpr>(S);
-      Call && !(Assignment && Assignment->getOperator() == OO_Equal))
-    Calls.push_back(Call);
-  for (const Stmt *Child : S->children())
-    collectKernelCalls(Child, Chain, Calls);
-}
-
 /// The fused kernels of \p Plan and of the clones it calls: each chain's root
 /// and its chain.
 void collectKernels(
@@ -105,19 +88,6 @@ std::string quotedNames(llvm::ArrayRef<std::string> Names) {
 }
 
 } // namespace
-
-llvm::DenseSet<const CallExpr *> callsInKernels(const FusionPlan &Fusion) {
-  std::vector<const CallExpr *> InKernels;
-  for (const auto &[Root, Chain] : Fusion.Chains) {
-    for (const Stmt *S : Chain.Region)
-      collectKernelCalls(S, Chain, InKernels);
-    collectKernelCalls(Root, Chain, InKernels);
-  }
-  for (const auto &[Last, Chain] : Fusion.StatementKernels)
-    for (const Stmt *S : Chain.Region)
-      collectKernelCalls(S, Chain, InKernels);
-  return llvm::DenseSet<const CallExpr *>(InKernels.begin(), InKernels.end());
-}
 
 bool isBatchedOp(const BatchPlan &Plan, const CallExpr *Call) {
   const LoopAnalysis &A = Plan.Analysis;

@@ -39,9 +39,6 @@ private:
   std::vector<llvm::remarks::Remark> Remarks;
 };
 
-/// The op calls of \p Fusion's kernels, down to their operands (a kernel's
-/// calls run inside it; what is left of a statement runs around it).
-llvm::DenseSet<const clang::CallExpr *> callsInKernels(const FusionPlan &Fusion);
 /// Whether \p Call is one of \p Plan's batched op calls (its NumOps).
 bool isBatchedOp(const BatchPlan &Plan, const clang::CallExpr *Call);
 

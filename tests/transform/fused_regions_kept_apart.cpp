@@ -4,7 +4,7 @@
 #include <iostream>
 using namespace vmap;
 
-Tensor halved(const Tensor& t) { return t * 0.5f; }
+Tensor scaled_by_dot(const Tensor& t) { return t.matmul(t) * t; }  // a library op: a clone
 
 // The local is read after the store.
 void read_after(const Tensor& x, Tensor& out, Tensor& again) {
@@ -68,19 +68,19 @@ void matmul_between(const Tensor& x, const Tensor& w, Tensor& out) {
 // CHECK-NEXT: return g + 1;
 // CHECK-NEXT: }, vb::matmul(w, h));  // lines 59-61
 
-// A local passed to a function.
+// A local passed to a function a kernel cannot compute.
 void passed_to_helper(const Tensor& x, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     Tensor v = x[i] * 2;
     v = v + 1;
-    out[i] = halved(v) * v;
+    out[i] = scaled_by_dot(v) * v;
   }
 }
 // CHECK-LABEL: void passed_to_helper(
 // CHECK: vb::Value v = vb::at(x, i) * 2;  // line 75
 // CHECK-NEXT: v = v + 1;  // line 76
-// CHECK-NEXT: vb::at(out, i) = _b_halved(v) * v;  // line 77
+// CHECK-NEXT: vb::at(out, i) = _b_scaled_by_dot(v) * v;  // line 77
 
 // A loop that may run zero times reads w: the kernel's shape would be w's broadcast with
 // x's even where the loop does not run (the sum of 2 rows of 3 instead of 3).

@@ -17,9 +17,9 @@ const float batched = 3.0f;
 struct vmap {}; // hides ::vmap in app: the rewrite names ::vmap::batched
 }
 
-// `_b_twice` is what the batched clone of `twice` would be named.
-Tensor _b_twice(const Tensor& t) { return t * 2; }
-Tensor twice(const Tensor& t) { return t + t; }
+// `_b_twice` names `twice`'s clone; two statements each keep their clones (fuse_helpers.cpp).
+Tensor _b_twice(const Tensor& t) { Tensor u = t * 2; return u; }
+Tensor twice(const Tensor& t) { Tensor u = t + t; return u; }
 
 void parameters(const Tensor& x, float vb, int64_t _b_level0, float batched, Tensor& out) {
 #pragma vmap

@@ -1,0 +1,109 @@
+// RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
+// Functions of this file that a chain calls: a kernel computes them element by element, the
+// body printed inside it (Note [Helpers in kernels] in transform/fuse_helpers.cpp), and the
+// ones it cannot take stay batched clones.
+#include <vmap/vmap.hpp>
+#include <iostream>
+using namespace vmap;
+
+Tensor squared(const Tensor& v) { return v * v; }
+Tensor cubed(Tensor v) { return squared(v) * v; }
+Tensor product(const Tensor& a, const Tensor& b) { return a.mul(b); }
+Tensor soft_clip(const Tensor& v) { return tanh(v * 0.5) + relu(v - 3); }
+// Not taken: a C++ number parameter, two statements, a parameter the value never reads, a
+// default argument.
+Tensor scaled(const Tensor& v, double factor) { return v * factor; }
+Tensor shifted_square(const Tensor& v) {
+  Tensor shifted = v - 1;
+  return shifted * shifted;
+}
+Tensor first_only(const Tensor& a, const Tensor& b) { return a + 1; }
+Tensor plus(const Tensor& a, const Tensor& b = ones({})) { return a + b; }
+// The clones of those a kernel takes everywhere are not printed.
+// CHECK-NOT: _b_squared
+// CHECK-NOT: _b_cubed
+// CHECK-NOT: _b_product
+// CHECK: // clang-vmap: batched clone of 'soft_clip' (line 12)
+// CHECK: // clang-vmap: batched clone of 'scaled' (line 15)
+
+// A helper in a region's loop, as `x = x * x` five times through a helper.
+void squared_five_times(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    Tensor value = x[i];
+    for (int round = 0; round < 5; ++round)
+      value = squared(value);
+    out[i] = value;
+  }
+}
+// CHECK-LABEL: void squared_five_times(
+// CHECK: vb::at(out, i) = vb::fused([](auto value) {
+// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 34
+// CHECK-NEXT: value = [](const auto& v) { return v * v; }(value);  // line 35
+// CHECK-NEXT: }
+// CHECK-NEXT: return value;
+// CHECK-NEXT: }, vb::at(x, i));  // lines 33-36
+
+// Helpers calling helpers, in a whole-example sum and an accumulator.
+void sums(const Tensor& x, const Tensor& y, Tensor& cubes, Tensor& total) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    cubes[i] = cubed(x[i] + 1).sum();
+#pragma vmap
+    for (int64_t j = 0; j < y.size(0); ++j)
+      total += product(x[i], y[j]);
+  }
+}
+// CHECK-LABEL: void sums(
+// CHECK: vb::at(cubes, i) = vb::fused([](const auto& a) { return [](const auto& v) { return [](const auto& v) { return v * v; }(v) * v; }(a + 1); }, vb::at(x, i)).sum();  // line 51
+// CHECK: vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return [](const auto& a, const auto& b) { return a.mul(b); }(a, b); }, vb::at(x, i), vb::at(y, j)), vb::Reduce::add);  // line 54
+
+// Free functions in the helper's body print as the batched API's; the helper also runs
+// outside a kernel (matmul's operand), where its clone is called.
+void clipped(const Tensor& x, const Tensor& w, Tensor& out, Tensor& projected) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out[i] = soft_clip(x[i]) * 2;
+    projected[i] = matmul(w, soft_clip(x[i]));
+  }
+}
+// CHECK-LABEL: void clipped(
+// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return [](const auto& v) { return vb::tanh(v * 0.5) + vb::relu(v - 3); }(a) * 2; }, vb::at(x, i));  // line 66
+// CHECK-NEXT: vb::at(projected, i) = vb::matmul(w, _b_soft_clip(vb::at(x, i)));  // line 67
+
+// The helpers a kernel does not take: their clones' calls, as before.
+void not_taken(const Tensor& x, Tensor& a, Tensor& b, Tensor& c, Tensor& d) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    a[i] = scaled(x[i], 3) + 1;
+    b[i] = shifted_square(x[i]) + 1;
+    c[i] = first_only(x[i], x[i] * 2) + 1;
+    d[i] = plus(x[i]) * 2;
+  }
+}
+// CHECK-LABEL: void not_taken(
+// CHECK: vb::at(a, i) = _b_scaled(vb::at(x, i), 3) + 1;  // line 78
+// CHECK-NEXT: vb::at(b, i) = _b_shifted_square(vb::at(x, i)) + 1;  // line 79
+// CHECK-NEXT: vb::at(c, i) = _b_first_only(vb::at(x, i), vb::at(x, i) * 2) + 1;  // line 80
+// CHECK-NEXT: vb::at(d, i) = _b_plus(vb::at(x, i)) * 2;  // line 81
+
+int main() {
+  Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
+  Tensor y = cos(arange(6).reshape({2, 3}).to(kFloat));
+  Tensor w = sin(arange(6).reshape({2, 3}).to(kFloat));
+  for (Dtype dtype : {kFloat, kDouble, kInt64}) {  // int64: the batched ops run the kernels
+    Tensor xd = dtype == kInt64 ? (x * 4).to(dtype) : x.to(dtype), yd = y.to(dtype) * 3;
+    Tensor fifth = zeros({4, 3}, dtype), cubes = zeros({4}, dtype), total = zeros({3}, dtype);
+    squared_five_times(xd * 0.5, fifth);
+    sums(xd, yd, cubes, total);
+    std::cout << fifth << "\n" << cubes << "\n" << total << "\n";
+    if (dtype == kInt64) continue;
+    Tensor out = zeros({4, 3}, dtype), projected = zeros({4, 2}, dtype);
+    clipped(xd * 3, w.to(dtype), out, projected);
+    std::cout << out << "\n" << projected << "\n";
+    Tensor a = zeros({4, 3}, dtype), b = zeros({4, 3}, dtype), c = zeros({4, 3}, dtype),
+           d = zeros({4, 3}, dtype);
+    not_taken(xd, a, b, c, d);
+    std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n";
+  }
+}
