@@ -184,31 +184,45 @@ std::string Printer::inlinedHelper(const CallExpr *Call) {
   const BatchPlan &Clone = *Plan.CloneOf.lookup(Call);
   const FunctionDecl *Definition = nullptr;
   Clone.Analysis.Callee->getBody(Definition);
-  const Expr *Value =
-      cast<ReturnStmt>(cast<CompoundStmt>(Definition->getBody())->body_front())
-          ->getRetValue();
+  // A Tensor parameter takes the kernel's element; a number keeps its type,
+  // converting what the call passes as the call does.
   FusedChain Parameters;
   std::string Declared;
   for (const ParmVarDecl *Parameter : Definition->parameters()) {
-    Declared += (Parameters.Names.empty() ? "const auto& " : ", const auto& ") +
-                Parameter->getNameAsString();
+    QualType Type = Parameter->getType().getNonReferenceType();
+    Declared += std::string(Parameters.Names.empty() ? "" : ", ") +
+                (isTensorType(Type)
+                     ? "const auto&"
+                     : Type.getUnqualifiedType().getAsString(
+                           Context.getPrintingPolicy())) +
+                " " + Parameter->getNameAsString();
     Parameters.Names.push_back(Parameter->getNameAsString());
   }
+  const Stmt *Body = Definition->getBody();
   std::function<void(const Stmt *)> Bind = [&](const Stmt *S) {
     if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
       if (const auto *Parameter = dyn_cast<ParmVarDecl>(Ref->getDecl()))
         Parameters.Parameters[Ref] = Parameter->getFunctionScopeIndex();
     llvm::for_each(S->children(), Bind);
   };
-  Bind(Value);
-  Printer Body(Clone, Names);
-  Body.Alias = Alias;
-  Body.Kernel = &Parameters;
-  std::string Text = Body.expr(Value);
-  if (!Body.Error.empty())
-    return fail(Body.Error, Body.ErrorRange);
+  Bind(Body);
+  Printer Inner(Clone, Names);
+  Inner.Alias = Alias;
+  Inner.Kernel = &Parameters;
+  std::string Text;
+  for (const Stmt *S : Body->children()) {
+    if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+      Text += "return " + Inner.expr(Return->getRetValue()) + "; ";
+      continue;
+    }
+    const auto *Local = cast<VarDecl>(cast<DeclStmt>(S)->getSingleDecl());
+    Text += "auto " + Local->getNameAsString() + " = " +
+            Inner.expr(Local->getInit()) + "; ";
+  }
+  if (!Inner.Error.empty())
+    return fail(Inner.Error, Inner.ErrorRange);
   llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-  return "[](" + Declared + ") { return " + Text + "; }(" + args(Args) + ")";
+  return "[](" + Declared + ") { " + Text + "}(" + args(Args) + ")";
 }
 
 /// `vb::DeviceCode{"<Lambda>"}, `: a kernel's text for the device, with the

@@ -5,15 +5,20 @@
 //
 //   Tensor squared(const Tensor& v) { return v * v; }
 //
-// is a node of the chain as the ops in it are, where its body is one
-// `return e;` with e a chain of its parameters and literals, every parameter
-// a Tensor (by value or const reference) that e reads (so that each operand
-// reaches the value, as Note [Fused regions] in fuse.cpp asks), and the call
-// passes every argument (a default one has no text at the call). A C++ number
-// parameter is not taken: a kernel passes a per-example number as an
-// element, which `double s` could not hold. The kernel then computes the
-// function element by element, its body printed inside the kernel as an
-// immediately invoked lambda of the same parameters,
+// is a node of the chain as the ops in it are, where its body is
+// declarations of Tensor locals initialised by chains (`Tensor d = a - b;`,
+// never assigned again) and then `return e;`, each a chain of the
+// function's parameters, its locals before it and literals; where every
+// Tensor parameter (by value or const reference) and every local is read (so
+// that each operand reaches the value, as Note [Fused regions] in fuse.cpp
+// asks); where any other parameter is a C++ number that the call passes the
+// same for every example (the clone's role: a per-example number reaches the
+// kernel as an element, which `double s` cannot hold), read as arithmetic of
+// numbers (`factor * 0.5`); and where the call passes every argument (a
+// default one has no text at the call). The kernel then computes the function
+// element by element, its body printed inside the kernel as an immediately
+// invoked lambda of the same parameters, a number one of its declared type
+// (converting the argument as the call does),
 //
 //   vb::at(out, i) = vb::fused([](auto value) {
 //     for (int round = 0; round < 5; ++round) {
@@ -25,7 +30,9 @@
 // where a batched clone's call would write the function's value to memory
 // and the caller read it back: a pass more per call, and a kernel ended at
 // every helper. A function the body of such a one calls is taken the same
-// way. A clone whose every call a kernel holds is not printed
+// way; the ops of all of them count as the chain's (a store of a helper of
+// one op is one pass, as that op written in place).
+// A clone whose every call a kernel holds is not printed
 // (BatchPlan::OnlyInKernels); it stays in the plan, so that its body is
 // still checked as a clone's (a preprocessor conditional in it is refused).
 // A kernel holding a call of the user's function has no device program (its
@@ -59,39 +66,123 @@ constexpr unsigned MaxHelperDepth = 8;
 std::optional<unsigned> inlines(const CallExpr *Call, const BatchPlan &Plan,
                                 unsigned Depth);
 
-/// Whether \p E, in \p Clone's function \p F, is a chain of F's parameters
-/// and literals; the parameters it reads go into \p Read, its ops are added
-/// to \p Ops.
-bool isChainOfParameters(const Expr *E, const FunctionDecl *F,
-                         const BatchPlan &Clone,
-                         llvm::SmallPtrSetImpl<const ParmVarDecl *> &Read,
-                         unsigned Depth, unsigned &Ops) {
-  E = stripImplicit(E);
-  if (isLiteral(E))
-    return true;
-  if (const auto *Parameter =
-          dyn_cast_or_null<ParmVarDecl>(referencedVar(E))) {
-    if (!llvm::is_contained(F->parameters(), Parameter))
-      return false;
-    Read.insert(Parameter);
-    return true;
+/// The body of a function a kernel may compute (Note [Helpers in kernels]):
+/// what its statements read, and its ops.
+class HelperBody {
+public:
+  HelperBody(const FunctionDecl *F, const BatchPlan &Clone, unsigned Depth)
+      : F(F), Clone(Clone), Depth(Depth) {}
+
+  /// The function's ops, where it is one a kernel computes.
+  std::optional<unsigned> ops() {
+    for (const ParmVarDecl *Parameter : F->parameters()) {
+      QualType Type = Parameter->getType();
+      if (Type->isReferenceType() &&
+          !Type.getNonReferenceType().isConstQualified())
+        return std::nullopt;
+      if (isTensorType(Type.getNonReferenceType()))
+        ++TensorParameters;
+      // A number the call passes the same for every example: a C++ number
+      // in the kernel too, which the parameter converts as the call does.
+      else if (!isScalarType(Type.getNonReferenceType()) ||
+               Clone.Analysis.BatchedParams[Parameter->getFunctionScopeIndex()])
+        return std::nullopt;
+    }
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(F->getBody());
+    if (!Body || Body->body_empty())
+      return std::nullopt;
+    for (const Stmt *S : Body->body()) {
+      if (const auto *Return = dyn_cast<ReturnStmt>(S)) {
+        if (S != Body->body_back() || !Return->getRetValue() ||
+            !isa<CallExpr>(stripImplicit(Return->getRetValue())) ||
+            !chain(Return->getRetValue()))
+          return std::nullopt;
+        continue;
+      }
+      // `Tensor d = a - b;`, a local of the kernel.
+      const auto *Declaration = dyn_cast<DeclStmt>(S);
+      const auto *Local = Declaration && Declaration->isSingleDecl()
+                              ? dyn_cast<VarDecl>(Declaration->getSingleDecl())
+                              : nullptr;
+      if (!Local || !Local->getInit() || Local->getType()->isReferenceType() ||
+          !isTensorType(Local->getType()) || !chain(Local->getInit()))
+        return std::nullopt;
+      Locals.insert(Local);
+    }
+    // Each operand reaches the value (Note [Fused regions] in fuse.cpp).
+    if (!isa<ReturnStmt>(Body->body_back()) ||
+        ReadParameters.size() != TensorParameters ||
+        ReadLocals.size() != Locals.size())
+      return std::nullopt;
+    return Ops;
   }
-  const auto *Call = dyn_cast<CallExpr>(E);
-  if (!Call)
+
+private:
+  /// Whether \p E is a chain of the function's parameters, its locals before
+  /// \p E and literals.
+  bool chain(const Expr *E) {
+    E = stripImplicit(E);
+    if (isLiteral(E))
+      return true;
+    if (const VarDecl *Var = referencedVar(E)) {
+      if (Locals.count(Var)) {
+        ReadLocals.insert(Var);
+        return true;
+      }
+      const auto *Parameter = dyn_cast<ParmVarDecl>(Var);
+      if (!Parameter || !llvm::is_contained(F->parameters(), Parameter))
+        return false;
+      if (isTensorType(Parameter->getType().getNonReferenceType()))
+        ReadParameters.insert(Parameter);
+      return true;
+    }
+    if (isScalarType(E->getType()))
+      return number(E);
+    const auto *Call = dyn_cast<CallExpr>(E);
+    if (!Call)
+      return false;
+    if (isElementOp(Call, Clone.Analysis))
+      ++Ops;
+    else if (std::optional<unsigned> Inner =
+                 Clone.Analysis.isBatched(Call)
+                     ? inlines(Call, Clone, Depth + 1)
+                     : std::nullopt)
+      Ops += *Inner;
+    else
+      return false;
+    return llvm::all_of(operandsOf(Call),
+                        [&](const Expr *Operand) { return chain(Operand); });
+  }
+
+  /// Whether \p E is C++ arithmetic of the function's number parameters and
+  /// literals (`factor * 0.5`), which the kernel computes as written.
+  bool number(const Expr *E) const {
+    E = E->IgnoreParens();
+    if (const auto *Cast = dyn_cast<CastExpr>(E))
+      return isScalarType(Cast->getType()) && number(Cast->getSubExpr());
+    if (isLiteral(E))
+      return true;
+    if (const auto *Parameter =
+            dyn_cast_or_null<ParmVarDecl>(referencedVar(E)))
+      return llvm::is_contained(F->parameters(), Parameter) &&
+             isScalarType(Parameter->getType().getNonReferenceType());
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E))
+      return !Binary->isAssignmentOp() && !Binary->isCommaOp() &&
+             number(Binary->getLHS()) && number(Binary->getRHS());
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+      return (Unary->getOpcode() == UO_Minus ||
+              Unary->getOpcode() == UO_Plus) &&
+             number(Unary->getSubExpr());
     return false;
-  if (isElementOp(Call, Clone.Analysis))
-    ++Ops;
-  else if (std::optional<unsigned> Inner =
-               Clone.Analysis.isBatched(Call)
-                   ? inlines(Call, Clone, Depth + 1)
-                   : std::nullopt)
-    Ops += *Inner;
-  else
-    return false;
-  return llvm::all_of(operandsOf(Call), [&](const Expr *Operand) {
-    return isChainOfParameters(Operand, F, Clone, Read, Depth, Ops);
-  });
-}
+  }
+
+  const FunctionDecl *F;
+  const BatchPlan &Clone;
+  unsigned Depth;
+  unsigned TensorParameters = 0, Ops = 0;
+  llvm::SmallPtrSet<const VarDecl *, 4> Locals, ReadLocals;
+  llvm::SmallPtrSet<const ParmVarDecl *, 4> ReadParameters;
+};
 
 /// The number of ops of the function \p Call calls, where a kernel computes
 /// it element by element, else std::nullopt.
@@ -111,27 +202,7 @@ std::optional<unsigned> inlines(const CallExpr *Call, const BatchPlan &Plan,
         return isa<CXXDefaultArgExpr>(Arg);
       }))
     return std::nullopt;
-  for (const ParmVarDecl *Parameter : Definition->parameters()) {
-    QualType Type = Parameter->getType();
-    if (!isTensorType(Type.getNonReferenceType()) ||
-        (Type->isReferenceType() &&
-         !Type.getNonReferenceType().isConstQualified()))
-      return std::nullopt;
-  }
-  const auto *Body = dyn_cast_or_null<CompoundStmt>(Definition->getBody());
-  const auto *Return =
-      Body && Body->size() == 1 ? dyn_cast<ReturnStmt>(Body->body_front())
-                                : nullptr;
-  if (!Return || !Return->getRetValue() ||
-      !isa<CallExpr>(stripImplicit(Return->getRetValue())))
-    return std::nullopt;
-  llvm::SmallPtrSet<const ParmVarDecl *, 4> Read;
-  unsigned Ops = 0;
-  if (!isChainOfParameters(Return->getRetValue(), Definition, *Clone, Read,
-                           Depth, Ops) ||
-      Read.size() != Definition->getNumParams())
-    return std::nullopt;
-  return Ops;
+  return HelperBody(Definition, *Clone, Depth).ops();
 }
 
 } // namespace

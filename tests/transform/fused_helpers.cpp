@@ -10,12 +10,17 @@ Tensor squared(const Tensor& v) { return v * v; }
 Tensor cubed(Tensor v) { return squared(v) * v; }
 Tensor product(const Tensor& a, const Tensor& b) { return a.mul(b); }
 Tensor soft_clip(const Tensor& v) { return tanh(v * 0.5) + relu(v - 3); }
-// Not taken: a C++ number parameter, two statements, a parameter the value never reads, a
-// default argument.
-Tensor scaled(const Tensor& v, double factor) { return v * factor; }
+// A number parameter passed the same for every example, and a local.
+Tensor scaled(const Tensor& v, double factor) { return v * (factor * 0.5); }
 Tensor shifted_square(const Tensor& v) {
   Tensor shifted = v - 1;
   return shifted * shifted;
+}
+// Not taken: a local assigned again, a parameter the value never reads, a default argument.
+Tensor rebound(const Tensor& v) {
+  Tensor s = v * 2;
+  s = s + 1;
+  return s;
 }
 Tensor first_only(const Tensor& a, const Tensor& b) { return a + 1; }
 Tensor plus(const Tensor& a, const Tensor& b = ones({})) { return a + b; }
@@ -23,8 +28,10 @@ Tensor plus(const Tensor& a, const Tensor& b = ones({})) { return a + b; }
 // CHECK-NOT: _b_squared
 // CHECK-NOT: _b_cubed
 // CHECK-NOT: _b_product
+// CHECK-NOT: _b_shifted_square
 // CHECK: // clang-vmap: batched clone of 'soft_clip' (line 12)
-// CHECK: // clang-vmap: batched clone of 'scaled' (line 15)
+// CHECK: // clang-vmap: batched clone of 'scaled' (line 14)
+// CHECK: // clang-vmap: batched clone of 'rebound' (line 20)
 
 // A helper in a region's loop, as `x = x * x` five times through a helper.
 void squared_five_times(const Tensor& x, Tensor& out) {
@@ -38,11 +45,11 @@ void squared_five_times(const Tensor& x, Tensor& out) {
 }
 // CHECK-LABEL: void squared_five_times(
 // CHECK: vb::at(out, i) = vb::fused([](auto value) {
-// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 34
-// CHECK-NEXT: value = [](const auto& v) { return v * v; }(value);  // line 35
+// CHECK-NEXT: for (int round = 0; round < 5; ++round) {  // line 41
+// CHECK-NEXT: value = [](const auto& v) { return v * v; }(value);  // line 42
 // CHECK-NEXT: }
 // CHECK-NEXT: return value;
-// CHECK-NEXT: }, vb::at(x, i));  // lines 33-36
+// CHECK-NEXT: }, vb::at(x, i));  // lines 40-43
 
 // Helpers calling helpers, in a whole-example sum and an accumulator.
 void sums(const Tensor& x, const Tensor& y, Tensor& cubes, Tensor& total) {
@@ -55,8 +62,8 @@ void sums(const Tensor& x, const Tensor& y, Tensor& cubes, Tensor& total) {
   }
 }
 // CHECK-LABEL: void sums(
-// CHECK: vb::at(cubes, i) = vb::fused([](const auto& a) { return [](const auto& v) { return [](const auto& v) { return v * v; }(v) * v; }(a + 1); }, vb::at(x, i)).sum();  // line 51
-// CHECK: vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return [](const auto& a, const auto& b) { return a.mul(b); }(a, b); }, vb::at(x, i), vb::at(y, j)), vb::Reduce::add);  // line 54
+// CHECK: vb::at(cubes, i) = vb::fused([](const auto& a) { return [](const auto& v) { return [](const auto& v) { return v * v; }(v) * v; }(a + 1); }, vb::at(x, i)).sum();  // line 58
+// CHECK: vb::accumulate(total, vb::fused([](const auto& a, const auto& b) { return [](const auto& a, const auto& b) { return a.mul(b); }(a, b); }, vb::at(x, i), vb::at(y, j)), vb::Reduce::add);  // line 61
 
 // Free functions in the helper's body print as the batched API's; the helper also runs
 // outside a kernel (matmul's operand), where its clone is called.
@@ -68,24 +75,31 @@ void clipped(const Tensor& x, const Tensor& w, Tensor& out, Tensor& projected) {
   }
 }
 // CHECK-LABEL: void clipped(
-// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return [](const auto& v) { return vb::tanh(v * 0.5) + vb::relu(v - 3); }(a) * 2; }, vb::at(x, i));  // line 66
-// CHECK-NEXT: vb::at(projected, i) = vb::matmul(w, _b_soft_clip(vb::at(x, i)));  // line 67
+// CHECK: vb::at(out, i) = vb::fused([](const auto& a) { return [](const auto& v) { return vb::tanh(v * 0.5) + vb::relu(v - 3); }(a) * 2; }, vb::at(x, i));  // line 73
+// CHECK-NEXT: vb::at(projected, i) = vb::matmul(w, _b_soft_clip(vb::at(x, i)));  // line 74
 
-// The helpers a kernel does not take: their clones' calls, as before.
-void not_taken(const Tensor& x, Tensor& a, Tensor& b, Tensor& c, Tensor& d) {
+// A number parameter and a local; a per-example number, and the helpers a kernel does not
+// take: their clones' calls.
+void numbers_and_locals(const Tensor& x, Tensor& a, Tensor& b, Tensor& c, Tensor& d,
+                        Tensor& e, Tensor& f) {
+  const float half = 0.5f;
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
-    a[i] = scaled(x[i], 3) + 1;
+    a[i] = scaled(x[i], 3) + scaled(x[i], half);
     b[i] = shifted_square(x[i]) + 1;
-    c[i] = first_only(x[i], x[i] * 2) + 1;
-    d[i] = plus(x[i]) * 2;
+    c[i] = scaled(x[i], x[i].sum().item<double>()) + 1;  // line 90
+    d[i] = rebound(x[i]) * 2;
+    e[i] = first_only(x[i], x[i] * 2) + 1;
+    f[i] = plus(x[i]) * 2;
   }
 }
-// CHECK-LABEL: void not_taken(
-// CHECK: vb::at(a, i) = _b_scaled(vb::at(x, i), 3) + 1;  // line 78
-// CHECK-NEXT: vb::at(b, i) = _b_shifted_square(vb::at(x, i)) + 1;  // line 79
-// CHECK-NEXT: vb::at(c, i) = _b_first_only(vb::at(x, i), vb::at(x, i) * 2) + 1;  // line 80
-// CHECK-NEXT: vb::at(d, i) = _b_plus(vb::at(x, i)) * 2;  // line 81
+// CHECK-LABEL: void numbers_and_locals(
+// CHECK: vb::at(a, i) = vb::fused([](const auto& b, const auto& half) { return [](const auto& v, double factor) { return v * (factor * 0.5); }(b, 3) + [](const auto& v, double factor) { return v * (factor * 0.5); }(b, half); }, vb::at(x, i), half);  // line 88
+// CHECK-NEXT: vb::at(b, i) = vb::fused([](const auto& a) { return [](const auto& v) { auto shifted = v - 1; return shifted * shifted; }(a) + 1; }, vb::at(x, i));  // line 89
+// CHECK-NEXT: vb::at(c, i) = _b_scaled(vb::at(x, i), vb::at(x, i).sum().item<double>()) + 1;
+// CHECK-NEXT: vb::at(d, i) = _b_rebound(vb::at(x, i)) * 2;  // line 91
+// CHECK-NEXT: vb::at(e, i) = _b_first_only(vb::at(x, i), vb::at(x, i) * 2) + 1;  // line 92
+// CHECK-NEXT: vb::at(f, i) = _b_plus(vb::at(x, i)) * 2;  // line 93
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
@@ -102,8 +116,8 @@ int main() {
     clipped(xd * 3, w.to(dtype), out, projected);
     std::cout << out << "\n" << projected << "\n";
     Tensor a = zeros({4, 3}, dtype), b = zeros({4, 3}, dtype), c = zeros({4, 3}, dtype),
-           d = zeros({4, 3}, dtype);
-    not_taken(xd, a, b, c, d);
-    std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n";
+           d = zeros({4, 3}, dtype), e = zeros({4, 3}, dtype), f = zeros({4, 3}, dtype);
+    numbers_and_locals(xd, a, b, c, d, e, f);
+    std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << e << "\n" << f << "\n";
   }
 }
