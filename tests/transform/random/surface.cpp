@@ -188,7 +188,7 @@ class Case {
 
   std::string helper_call() {
     const std::string name = "helper" + std::to_string(helpers_++) + suffix();
-    switch (pick(0, 6)) {
+    switch (pick(0, 7)) {
       case 0:
         use("helper_early_return");
         helpers_text_ += "static int64_t " + name +
@@ -227,6 +227,24 @@ class Case {
                          "(Tensor& slot, const Tensor& v) { slot += v * 0.25; }\n\n";
         return "    {\n      Tensor row = out[i];\n      " + name + "(row, " + value() +
                ");\n    }\n";
+      case 6: {
+        // A helper a kernel computes (Note [Helpers in kernels] in transform/fuse_helpers.cpp)
+        // with a number the same for every example; with a per-example one, its clone.
+        use("helper_in_kernel");
+        helpers_text_ += "static Tensor " + name +
+                         "(const Tensor& v, double k) {\n  Tensor s = v * k - 1.0;\n"
+                         "  return s * s + v;\n}\n\n";
+        const std::string k = one_of({"0.5", "2", count()});
+        switch (pick(0, 2)) {
+          case 0: return "    out[i] = " + name + "(" + value() + ", " + k + ") * 0.5;\n";
+          case 1:
+            return "    out[i][" + column() + "] = " + name + "(" + value() + ", " + k +
+                   ").sum();\n";
+          default:
+            return "    out[i] = " + name + "(" + name + "(" + value() + ", " + k +
+                   "), 1.5) + 1;\n";
+        }
+      }
       default:
         use("helper_reference_scalar");
         helpers_text_ += "static void " + name + "(" + scalar_ + "& v) { v = v * 2 + 1; }\n\n";
