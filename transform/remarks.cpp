@@ -483,8 +483,21 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
       };
   Walk(A.Loop ? A.Loop->For->getBody() : A.Callee->getBody(), nullptr,
        nullptr);
-  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
-    statements(*Clone);
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones) {
+    if (!Clone->OnlyInKernels) {
+      statements(*Clone);
+      continue;
+    }
+    // Note [Helpers in kernels] in fuse_helpers.cpp: its body is printed in
+    // each kernel that calls it.
+    const FunctionDecl *Definition = nullptr;
+    Clone->Analysis.Callee->getBody(Definition);
+    const Stmt *First = *cast<CompoundStmt>(Definition->getBody())->body_begin();
+    report(llvm::remarks::Type::Passed, "InKernels", First->getBeginLoc(),
+           Definition,
+           {{"String", "runs inside the compiled kernels that call it, "
+                       "printed in each (no batched clone)"}});
+  }
 }
 
 void LoopRemarks::notBatched(const VmapLoop &Loop, llvm::StringRef Why,
