@@ -102,6 +102,31 @@ void numbers_and_locals(const Tensor& x, Tensor& a, Tensor& b, Tensor& c, Tensor
 // CHECK-NEXT: vb::at(e, i) = _b_first_only(vb::at(x, i), vb::at(x, i) * 2) + 1;  // line 93
 // CHECK-NEXT: vb::at(f, i) = _b_plus(vb::at(x, i)) * 2;  // line 94
 
+// More places a taken helper goes: one argument twice, a bool value under `where`, under a
+// per-example `if`, a slot updated in place, two kernels in one statement, an int input.
+Tensor positive(const Tensor& v) { return v > 0; }
+Tensor halve(const Tensor& v) { return v / 2; }
+void more_places(const Tensor& x, const Tensor& n, Tensor& a, Tensor& b, Tensor& c, Tensor& d,
+                 Tensor& e) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    a[i] = where(positive(x[i]), product(x[i], x[i]), halve(n[i]) - 1);
+    if (x[i].sum().item<float>() > 0)
+      b[i] = squared(shifted_square(x[i])) * 2;
+    c[i] = x[i];
+    c[i] += squared(x[i]) * 2;
+    d[i] = squared(x[i] - 1).sum() + cubed(x[i]).mean();
+    e[i] = halve(n[i]) * 3;
+  }
+}
+// CHECK-LABEL: void more_places(
+// CHECK: vb::at(a, i) = vb::fused([](const auto& b, const auto& c) { return vb::where([](const auto& v) { return v > 0; }(b), [](const auto& a, const auto& b) { return a.mul(b); }(b, b), [](const auto& v) { return v / 2; }(c) - 1); }, vb::at(x, i), vb::at(n, i));  // line 113
+// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i).sum().item<float>() > 0);  // line 114
+// CHECK-NEXT: vb::at(b, i) = vb::fused([](const auto& a) { return [](const auto& v) { return v * v; }([](const auto& v) { auto shifted = v - 1; return shifted * shifted; }(a)) * 2; }, vb::at(x, i));  // line 115
+// CHECK: vb::at(c, i) = vb::fused_slot([](auto a, const auto& b) {
+// CHECK-NEXT: vb::assign(a, b);  // line 116
+// CHECK-NEXT: a += [](const auto& v) { return v * v; }(b) * 2;  // line 117
+
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
   Tensor y = cos(arange(6).reshape({2, 3}).to(kFloat));
@@ -120,5 +145,10 @@ int main() {
            d = zeros({4, 3}, dtype), e = zeros({4, 3}, dtype), f = zeros({4, 3}, dtype);
     numbers_and_locals(xd, a, b, c, d, e, f);
     std::cout << a << "\n" << b << "\n" << c << "\n" << d << "\n" << e << "\n" << f << "\n";
+    Tensor n = arange(12).reshape({4, 3}) - 5, m = zeros({4}, dtype);
+    Tensor p = zeros({4, 3}, dtype), q = zeros({4, 3}, dtype), r = zeros({4, 3}, dtype),
+           t = zeros({4, 3}, dtype);
+    more_places(xd, n, p, q, r, m, t);
+    std::cout << p << "\n" << q << "\n" << r << "\n" << m << "\n" << t << "\n";
   }
 }
