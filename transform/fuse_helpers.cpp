@@ -30,7 +30,9 @@
 // where a batched clone's call would write the function's value to memory
 // and the caller read it back: a pass more per call, and a kernel ended at
 // every helper. A function the body of such a one calls is taken the same
-// way; the ops of all of them count as the chain's (a store of a helper of
+// way, and so is a function template's specialization whose body names no
+// template parameter (its parameters typed as the specialization has them:
+// `float factor`); the ops of all of them count as the chain's (a store of a helper of
 // one op is one pass, as that op written in place).
 // A clone whose every call a kernel holds is not printed
 // (BatchPlan::OnlyInKernels); it stays in the plan, so that its body is
@@ -47,6 +49,8 @@
 #include "fuse_detail.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/CharInfo.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include <functional>
@@ -184,6 +188,36 @@ private:
   llvm::SmallPtrSet<const ParmVarDecl *, 4> ReadParameters;
 };
 
+/// Whether \p F, a specialization of a function template, names one of the
+/// template's parameters in its body (`static_cast<T>(k)`): the kernel prints
+/// the body's text, where no `T` is declared. Its parameters' types are
+/// printed as the specialization has them.
+bool namesTemplateParameter(const FunctionDecl *F) {
+  const FunctionTemplateDecl *Template = F->getPrimaryTemplate();
+  if (!Template)
+    return F->isTemplateInstantiation();
+  const SourceManager &SM = F->getASTContext().getSourceManager();
+  const LangOptions &Options = F->getASTContext().getLangOpts();
+  CharSourceRange Range =
+      CharSourceRange::getTokenRange(F->getBody()->getSourceRange());
+  StringRef Text = Lexer::getSourceText(Range, SM, Options);
+  if (Text.empty())
+    return true;
+  for (const NamedDecl *Parameter : *Template->getTemplateParameters()) {
+    StringRef Name = Parameter->getName();
+    for (std::size_t At = Text.find(Name); At != StringRef::npos;
+         At = Text.find(Name, At + 1)) {
+      auto IsIdentifier = [](char C) { return isAlphanumeric(C) || C == '_'; };
+      bool Before = At > 0 && IsIdentifier(Text[At - 1]);
+      bool After = At + Name.size() < Text.size() &&
+                   IsIdentifier(Text[At + Name.size()]);
+      if (!Before && !After)
+        return true;
+    }
+  }
+  return false;
+}
+
 /// The number of ops of the function \p Call calls, where a kernel computes
 /// it element by element, else std::nullopt.
 std::optional<unsigned> inlines(const CallExpr *Call, const BatchPlan &Plan,
@@ -194,7 +228,7 @@ std::optional<unsigned> inlines(const CallExpr *Call, const BatchPlan &Plan,
   const FunctionDecl *Definition = nullptr;
   if (!Clone->Analysis.Callee->getBody(Definition) || !Definition ||
       isa<CXXMethodDecl>(Definition) || Definition->isTemplated() ||
-      Definition->isTemplateInstantiation() ||
+      namesTemplateParameter(Definition) ||
       !isTensorType(Definition->getReturnType()) ||
       Definition->getReturnType()->isReferenceType())
     return std::nullopt;

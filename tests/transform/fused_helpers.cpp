@@ -101,13 +101,20 @@ void numbers_and_locals(const Tensor& x, Tensor& a, Tensor& b, Tensor& c, Tensor
 // CHECK-NEXT: vb::at(d, i) = _b_rebound(vb::at(x, i)) * 2;  // line 92
 // CHECK-NEXT: vb::at(e, i) = _b_first_only(vb::at(x, i), vb::at(x, i) * 2) + 1;  // line 93
 // CHECK-NEXT: vb::at(f, i) = _b_plus(vb::at(x, i)) * 2;  // line 94
+// The specializations of scaled_by below have no clone.
+// CHECK-NOT: _b_scaled_by
 
 // More places a taken helper goes: one argument twice, a bool value under `where`, under a
-// per-example `if`, a slot updated in place, two kernels in one statement, an int input.
+// per-example `if`, a slot updated in place, two kernels in one statement, an int input,
+// a function template's specializations.
 Tensor positive(const Tensor& v) { return v > 0; }
+template <class T>
+Tensor scaled_by(const Tensor& v, T factor) { return v * factor + factor; }
+template <class T>  // names T in its body: a clone
+Tensor scaled_twice(const Tensor& v, T factor) { return v * static_cast<T>(factor * 2); }
 Tensor halve(const Tensor& v) { return v / 2; }
 void more_places(const Tensor& x, const Tensor& n, Tensor& a, Tensor& b, Tensor& c, Tensor& d,
-                 Tensor& e) {
+                 Tensor& e, Tensor& f) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     a[i] = where(positive(x[i]), product(x[i], x[i]), halve(n[i]) - 1);
@@ -116,16 +123,19 @@ void more_places(const Tensor& x, const Tensor& n, Tensor& a, Tensor& b, Tensor&
     c[i] = x[i];
     c[i] += squared(x[i]) * 2;
     d[i] = squared(x[i] - 1).sum() + cubed(x[i]).mean();
-    e[i] = halve(n[i]) * 3;
+    e[i] = halve(n[i]) * 3 + scaled_by(x[i], 2.5f) + scaled_by(x[i], 3);
+    f[i] = scaled_twice(x[i], 2.0) + 1;
   }
 }
 // CHECK-LABEL: void more_places(
-// CHECK: vb::at(a, i) = vb::fused([](const auto& b, const auto& c) { return vb::where([](const auto& v) { return v > 0; }(b), [](const auto& a, const auto& b) { return a.mul(b); }(b, b), [](const auto& v) { return v / 2; }(c) - 1); }, vb::at(x, i), vb::at(n, i));  // line 113
-// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i).sum().item<float>() > 0);  // line 114
-// CHECK-NEXT: vb::at(b, i) = vb::fused([](const auto& a) { return [](const auto& v) { return v * v; }([](const auto& v) { auto shifted = v - 1; return shifted * shifted; }(a)) * 2; }, vb::at(x, i));  // line 115
+// CHECK: vb::at(a, i) = vb::fused([](const auto& b, const auto& c) { return vb::where([](const auto& v) { return v > 0; }(b), [](const auto& a, const auto& b) { return a.mul(b); }(b, b), [](const auto& v) { return v / 2; }(c) - 1); }, vb::at(x, i), vb::at(n, i));  // line 120
+// CHECK-NEXT: { vb::Where _b_where0(vb::at(x, i).sum().item<float>() > 0);  // line 121
+// CHECK-NEXT: vb::at(b, i) = vb::fused([](const auto& a) { return [](const auto& v) { return v * v; }([](const auto& v) { auto shifted = v - 1; return shifted * shifted; }(a)) * 2; }, vb::at(x, i));  // line 122
 // CHECK: vb::at(c, i) = vb::fused_slot([](auto a, const auto& b) {
-// CHECK-NEXT: vb::assign(a, b);  // line 116
-// CHECK-NEXT: a += [](const auto& v) { return v * v; }(b) * 2;  // line 117
+// CHECK-NEXT: vb::assign(a, b);  // line 123
+// CHECK-NEXT: a += [](const auto& v) { return v * v; }(b) * 2;  // line 124
+// CHECK: vb::at(e, i) = vb::fused([](const auto& a, const auto& b) { return [](const auto& v) { return v / 2; }(a) * 3 + [](const auto& v, float factor) { return v * factor + factor; }(b, 2.5f) + [](const auto& v, int factor) { return v * factor + factor; }(b, 3); }, vb::at(n, i), vb::at(x, i));  // line 126
+// CHECK-NEXT: vb::at(f, i) = _b_scaled_twice_double(vb::at(x, i), 2.0) + 1;  // line 127
 
 int main() {
   Tensor x = (arange(12).reshape({4, 3}).to(kFloat) - 5.0) / 4.0;
@@ -148,7 +158,8 @@ int main() {
     Tensor n = arange(12).reshape({4, 3}) - 5, m = zeros({4}, dtype);
     Tensor p = zeros({4, 3}, dtype), q = zeros({4, 3}, dtype), r = zeros({4, 3}, dtype),
            t = zeros({4, 3}, dtype);
-    more_places(xd, n, p, q, r, m, t);
-    std::cout << p << "\n" << q << "\n" << r << "\n" << m << "\n" << t << "\n";
+    Tensor u = zeros({4, 3}, dtype);
+    more_places(xd, n, p, q, r, m, t, u);
+    std::cout << p << "\n" << q << "\n" << r << "\n" << m << "\n" << t << "\n" << u << "\n";
   }
 }

@@ -24,7 +24,7 @@ Tensor quantile_of_sorted(const Tensor& v, float q) {
 // CHECK: int64_t lo = static_cast<int64_t>(pos);  // line 14
 
 template <class T>
-Tensor scaled(const Tensor& x, T factor) { return x * factor + factor; }
+Tensor scaled(const Tensor& x, T factor) { return x * static_cast<T>(factor) + factor; }  // names T: a clone
 // CHECK: // clang-vmap: batched clone of 'scaled<float>' (line 27){{$}}
 // CHECK-NEXT: static ::vmap::batched::Value _b_scaled_float(const ::vmap::batched::Value& x, ::vmap::batched::Value factor) {
 // CHECK: // clang-vmap: batched clone of 'scaled<float>' (line 27) for calls with per-example 'x' only

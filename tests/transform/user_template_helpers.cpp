@@ -6,7 +6,7 @@
 using namespace vmap;
 
 template <class T>
-Tensor scaled(const Tensor& x, T factor) { return x * factor; }
+Tensor scaled(const Tensor& x, T factor) { return x * static_cast<T>(factor); }  // names T: a clone
 
 template <class T>
 T halved_square(T v) {
@@ -48,7 +48,7 @@ int main() {
 // CHECK: // clang-vmap: batched clone of 'scaled<float>' (line 9)
 // CHECK-NEXT: static ::vmap::batched::Value _b_scaled_float(const ::vmap::batched::Value& x, float factor) {
 // CHECK: using T {{\[\[}}maybe_unused{{\]\]}} = float;
-// CHECK-NEXT: return x * factor;  // line 9
+// CHECK-NEXT: return x * static_cast<T>(factor);  // line 9
 // CHECK: // clang-vmap: batched clone of 'scaled<double>' (line 9)
 // CHECK-NEXT: static ::vmap::batched::Value _b_scaled_double(const ::vmap::batched::Value& x, double factor) {
 // CHECK: using T {{\[\[}}maybe_unused{{\]\]}} = double;
