@@ -2,29 +2,28 @@
 // 1-7, many independent loops to a program so that one pair of compiles tests many loops.
 //
 // A program is a list of cases. A case is one function holding a `#pragma vmap` loop (a free
-// function, a member function, a lambda's body, or a function template instantiated for float
-// and double), the same-file helpers it calls, and a runner that builds its own inputs (its
-// own batch size: 0, 1 or more; contiguous, transposed, sliced or expanded), calls it, and
-// prints every output, accumulator and handle it could have written. A case draws from its
-// own random stream (the seed and the case's number), so `--only=<case>` writes the same case
-// alone: the first step of reducing a failing program.
+// function, a member function, a lambda's body, or a function template instantiated for float and
+// double), the same-file helpers it calls, and a runner that builds its own inputs (its own batch
+// size: 0, 1 or more; contiguous, transposed, sliced or expanded), calls it, and prints every
+// output, accumulator and handle it could have written. A case draws from its own random stream
+// (the seed and the case's number), so `--only=<case>` writes the same case alone: the first step
+// of reducing a failing program.
 //
-// The loop body is 2-5 fragments, each one form of the surface: the increment forms in
-// conditions, per-example while/do/switch/if, helpers with early returns, switch and while,
-// partial ranges and nested vmaps with constant sub-index stores, aliasing through references,
-// handle copies and views, the five dtypes and 0-d promotion, size_t and unsigned scalars,
-// std::fmax/std::max, `.item()` scalars and data-dependent indices, plain inner loops,
-// reductions written as `s = s + e`, members, globals, lambda captures. About a third of the
-// cases (drawn from a stream of their own) are instead 1-2 blocks of C++ scalars alone
-// (kernel_block: the bodies compiled scalar kernels take), sometimes followed by one fragment.
-// The caller may bind arguments so that they alias (a handle copy of an accumulator, two outputs of one buffer, an
-// accumulator that is a row of an input, an expanded output, an output that is a member or a
-// global the loop reads).
+// The loop body is 2-5 fragments, each one form of the surface: the increment forms in conditions,
+// per-example while/do/switch/if, helpers with early returns, switch and while, partial ranges and
+// nested vmaps with constant sub-index stores, aliasing through references, handle copies and
+// views, the five dtypes and 0-d promotion, size_t and unsigned scalars, std::fmax/std::max,
+// `.item()` scalars and data-dependent indices, plain inner loops, reductions written as `s = s +
+// e`, members, globals, lambda captures. About a third of the cases (drawn from a stream of their
+// own) are instead 1-2 blocks of C++ scalars alone (kernel_block: the bodies compiled scalar
+// kernels take), sometimes followed by one fragment. The caller may bind arguments so that they
+// alias (a handle copy of an accumulator, two outputs of one buffer, an accumulator that is a row
+// of an input, an expanded output, an output that is a member or a global the loop reads).
 //
-// Every form is valid per SPEC, and the program as written is deterministic and finite: the
-// tool may refuse a loop (a warning under --keep-going, the loop left as written), but a loop
-// it rewrites must print what it prints as written. Values stay away from ties: conditions
-// compare integers, and float scalar sums add non-negative terms.
+// Every form is valid per SPEC, and the program as written is deterministic and finite: the tool
+// may refuse a loop (a warning under --keep-going, the loop left as written), but a loop it
+// rewrites must print what it prints as written. Values stay away from ties: conditions compare
+// integers, and float scalar sums add non-negative terms.
 //
 // The forms behind open defects (KNOWN.md) carry a name in `known_forms`; --avoid-known
 // leaves them out, so that the CI slice stays green while they are open. Delete a name there
@@ -227,24 +226,12 @@ class Case {
                          "(Tensor& slot, const Tensor& v) { slot += v * 0.25; }\n\n";
         return "    {\n      Tensor row = out[i];\n      " + name + "(row, " + value() +
                ");\n    }\n";
-      case 6: {
-        // A helper a kernel computes (Note [Helpers in kernels] in transform/fuse_helpers.cpp)
-        // with a number the same for every example; with a per-example one, its clone.
+      case 6:  // a kernel computes it (fuse_helpers.cpp); with a per-example k, its clone
         use("helper_in_kernel");
-        helpers_text_ += "static Tensor " + name +
-                         "(const Tensor& v, double k) {\n  Tensor s = v * k - 1.0;\n"
-                         "  return s * s + v;\n}\n\n";
-        const std::string k = one_of({"0.5", "2", count()});
-        switch (pick(0, 2)) {
-          case 0: return "    out[i] = " + name + "(" + value() + ", " + k + ") * 0.5;\n";
-          case 1:
-            return "    out[i][" + column() + "] = " + name + "(" + value() + ", " + k +
-                   ").sum();\n";
-          default:
-            return "    out[i] = " + name + "(" + name + "(" + value() + ", " + k +
-                   "), 1.5) + 1;\n";
-        }
-      }
+        helpers_text_ += "static Tensor " + name + "(const Tensor& v, double k) {\n" +
+                         "  Tensor s = v * k - 1.0;\n  return s * s + v;\n}\n\n";
+        return "    out[i][" + column() + "] = " + name + "(" + value() + ", " +
+               one_of({"0.5", "2", count()}) + ").sum() + 1;\n";
       default:
         use("helper_reference_scalar");
         helpers_text_ += "static void " + name + "(" + scalar_ + "& v) { v = v * 2 + 1; }\n\n";
