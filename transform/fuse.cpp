@@ -4,11 +4,11 @@
 // A chain is a tree of calls of the op table's pointwise ops (rules
 // unary_pointwise, binary_pointwise, ternary_where, clamp) that give a
 // per-example Tensor, and of this file's functions of such chains (Note
-// [Helpers in kernels] in fuse_helpers.cpp); its leaves are whatever else it reads (per-example
-// reads, loop-invariant tensors, numbers), which become the kernel's
-// operands, except literals, which stay in the kernel (so the C++ compiler
-// folds `pow(2)` into a multiply, `pow(32)` into five, and a mode such as
-// gelu's "tanh" reads as written). A chain becomes a kernel where it
+// [Helpers in kernels] in fuse_helpers.cpp); its leaves are whatever else it
+// reads (per-example reads, loop-invariant tensors, numbers), which become the
+// kernel's operands, except literals, which stay in the kernel (so the C++
+// compiler folds `pow(2)` into a multiply, `pow(32)` into five, and a mode
+// such as gelu's "tanh" reads as written). A chain becomes a kernel where it
 // is consumed whole:
 //   - by a reduction of the whole example (`.sum()`, `mean(e)`: the reduce
 //     family's reduce_all rule; `.norm()`, `norm(e, 2)`: the root of the

@@ -32,8 +32,8 @@
 // every helper. A function the body of such a one calls is taken the same
 // way, and so is a function template's specialization whose body names no
 // template parameter (its parameters typed as the specialization has them:
-// `float factor`); the ops of all of them count as the chain's (a store of a helper of
-// one op is one pass, as that op written in place).
+// `float factor`); the ops of all of them count as the chain's (a store of a
+// helper of one op is one pass, as that op written in place).
 // A clone whose every call a kernel holds is not printed
 // (BatchPlan::OnlyInKernels); it stays in the plan, so that its body is
 // still checked as a clone's (a preprocessor conditional in it is refused).
