@@ -288,7 +288,7 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
   }
   case Lowering::Clone: {
     // Note [Helpers in kernels] in fuse_helpers.cpp.
-    if (Kernel && !Kernel->Scalar && inlinesIntoKernels(Call, Plan))
+    if (Kernel && HelpersInKernels->count(Call))
       return inlinedHelper(Call);
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
     // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,

@@ -209,6 +209,7 @@ std::string Printer::inlinedHelper(const CallExpr *Call) {
   Printer Inner(Clone, Names);
   Inner.Alias = Alias;
   Inner.Kernel = &Parameters;
+  Inner.HelpersInKernels = HelpersInKernels;
   std::string Text;
   for (const Stmt *S : Body->children()) {
     if (const auto *Return = dyn_cast<ReturnStmt>(S)) {

@@ -142,6 +142,10 @@ private:
   /// The kernel whose lambda is being printed (its operands print as its
   /// parameters), or null.
   const FusedChain *Kernel = nullptr;
+  /// The calls printed as lambdas in kernels: the plan's, or, in a function's
+  /// body printed in a kernel, those of the plan whose kernel it is.
+  const llvm::DenseSet<const CallExpr *> *HelpersInKernels =
+      &Plan.Fusion.HelpersInKernels;
   /// The indentation of the statement being printed (a kernel's region is
   /// printed one level in).
   unsigned StatementIndent = 0;

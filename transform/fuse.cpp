@@ -109,7 +109,16 @@ private:
   bool isNode(const Expr *E) const {
     const auto *Call = dyn_cast<CallExpr>(E);
     return Call && (isElementOp(Call, A) ||
-                    (A.isBatched(Call) && inlinesIntoKernels(Call, Plan)));
+                    (A.isBatched(Call) && helper(Call).has_value()));
+  }
+
+  /// The ops of the file's function \p Call calls, where a kernel may compute
+  /// it (Note [Helpers in kernels] in fuse_helpers.cpp): found once a call.
+  std::optional<unsigned> helper(const CallExpr *Call) const {
+    auto [At, New] = Helpers.try_emplace(Call);
+    if (New)
+      At->second = helperOps(Call, Plan);
+    return At->second;
   }
 
   /// The runtime passes node \p Call takes: one, but two (several) for a pow
@@ -121,7 +130,7 @@ private:
     // at a store, as that op written in place (a kernel runs exp or sqrt an
     // element at a time, the runtime's op in SIMD).
     if (opOf(Call) == rules::kNoOp)
-      return helperOps(Call, Plan);
+      return helper(Call).value_or(0);
     llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
     if (rules::kOpTable[opOf(Call)].name != "pow" || Operands.size() != 2 ||
         !isLiteral(Operands[1]))
@@ -943,6 +952,7 @@ private:
   }
 
   const BatchPlan &Plan;
+  mutable llvm::DenseMap<const CallExpr *, std::optional<unsigned>> Helpers;
   const Stmt *Consumer = nullptr;  ///< the statement being looked at
   const Expr *Statement = nullptr; ///< its expression being looked at
   ScalarKernels Scalars{*this};

@@ -82,17 +82,16 @@ struct FusionPlan {
   /// --remarks: why the kernel of its value failed, or the region that would
   /// have started at it. Recorded where the choice is made; the first stands.
   llvm::DenseMap<const clang::Stmt *, std::string> NotCompiled;
+  /// The calls of the file's functions that a kernel computes element by
+  /// element, their bodies printed in it, with the calls those bodies make
+  /// (Note [Helpers in kernels] in fuse_helpers.cpp).
+  llvm::DenseSet<const clang::CallExpr *> HelpersInKernels;
 };
 
 /// Finds the kernels of \p Plan's body and of its clones' (Plan.Fusion), and
 /// drops the clones that no call runs batched any more: a call a scalar
 /// kernel holds runs the function as written.
 void fuse(BatchPlan &Plan);
-
-/// Whether \p Call, a call of \p Plan's body, calls a function of this file
-/// that a kernel computes element by element, printing its body in the
-/// kernel (Note [Helpers in kernels] in fuse_helpers.cpp).
-bool inlinesIntoKernels(const clang::CallExpr *Call, const BatchPlan &Plan);
 
 /// The op calls of \p Fusion's kernels, down to their operands (a kernel's
 /// calls run inside it; what is left of a statement runs around it).

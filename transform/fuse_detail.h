@@ -20,6 +20,7 @@
 #include <vmap/rules/op_table.hpp>
 #include <cstddef>
 #include <optional>
+#include <optional>
 #include <string>
 
 namespace clang_vmap {
@@ -86,14 +87,16 @@ const clang::Expr *itemObject(const clang::Expr *E);
 bool isKernelType(clang::QualType T);
 
 /// The ops of the function of this file that \p Call calls, where a kernel
-/// computes it element by element (Note [Helpers in kernels] in
-/// fuse_helpers.cpp), else 0.
-unsigned helperOps(const clang::CallExpr *Call, const BatchPlan &Plan);
+/// may compute it element by element (Note [Helpers in kernels] in
+/// fuse_helpers.cpp), else std::nullopt.
+std::optional<unsigned> helperOps(const clang::CallExpr *Call,
+                                  const BatchPlan &Plan);
 
 /// After the choice of \p Plan's kernels: drops the clones whose every call
-/// a scalar kernel holds (it runs the function as written), and marks those
-/// whose every call a kernel computes element by element (Note [Helpers in
-/// kernels] in fuse_helpers.cpp), which are not printed.
+/// a scalar kernel holds (it runs the function as written), records the
+/// calls kernels compute element by element (FusionPlan::HelpersInKernels),
+/// and marks the clones whose every call is one (Note [Helpers in kernels]
+/// in fuse_helpers.cpp), which are not printed.
 void settleClones(BatchPlan &Plan);
 
 /// The kernels of a body chosen so far, and what both halves of the choice

@@ -241,12 +241,21 @@ std::optional<unsigned> inlines(const CallExpr *Call, const BatchPlan &Plan,
 
 } // namespace
 
-bool inlinesIntoKernels(const CallExpr *Call, const BatchPlan &Plan) {
-  return inlines(Call, Plan, 0).has_value();
+std::optional<unsigned> fuse_detail::helperOps(const CallExpr *Call,
+                                               const BatchPlan &Plan) {
+  return inlines(Call, Plan, 0);
 }
 
-unsigned fuse_detail::helperOps(const CallExpr *Call, const BatchPlan &Plan) {
-  return inlines(Call, Plan, 0).value_or(0);
+/// Records \p Call, a call of \p Plan that a kernel computes element by
+/// element, and the calls its function's body makes, down the nest (each a
+/// helper too, or the body would not have been taken), into \p Into.
+static void recordHelper(const CallExpr *Call, const BatchPlan &Plan,
+                         llvm::DenseSet<const CallExpr *> &Into) {
+  if (!Into.insert(Call).second)
+    return;
+  const BatchPlan &Clone = *Plan.CloneOf.lookup(Call);
+  for (const auto &[Inner, Callee] : Clone.CloneOf)
+    recordHelper(Inner, Clone, Into);
 }
 
 void collectKernelCalls(const Stmt *S, const FusedChain &Chain,
@@ -300,12 +309,15 @@ void fuse_detail::settleClones(BatchPlan &Plan) {
   llvm::SmallVector<const CallExpr *, 4> Held;
   llvm::DenseSet<const BatchPlan *> Used, Inlined;
   for (const auto &[Call, Clone] : Plan.CloneOf)
-    if (InScalarKernels.count(Call))
+    if (InScalarKernels.count(Call)) {
       Held.push_back(Call);
-    else if (InKernels.count(Call))
+    } else if (InKernels.count(Call)) {
+      // In a kernel a call of the file's function is one it computes.
       Inlined.insert(Clone);
-    else
+      recordHelper(Call, Plan, Plan.Fusion.HelpersInKernels);
+    } else {
       Used.insert(Clone);
+    }
   for (const CallExpr *Call : Held)
     Plan.CloneOf.erase(Call);
   llvm::erase_if(Plan.Clones, [&](const std::unique_ptr<BatchPlan> &Clone) {
