@@ -53,12 +53,6 @@ const char* const parameters =
     "    Tensor& out2, Tensor& od, Tensor& o3, Tensor& ints, Tensor& longs, Tensor& counts,\n"
     "    Tensor& flags, Tensor& acc, Tensor& peak, float& sf, double& sd, int64_t& si";
 
-// The stream of case `id` of program `seed`: the same whatever other cases are written.
-std::mt19937 engine(uint32_t seed, int id) {
-  std::seed_seq sequence{seed, static_cast<uint32_t>(id), 31u};
-  return std::mt19937(sequence);
-}
-
 class Case {
  public:
   Case(uint32_t seed, int id, bool avoid_known)
@@ -226,12 +220,18 @@ class Case {
                          "(Tensor& slot, const Tensor& v) { slot += v * 0.25; }\n\n";
         return "    {\n      Tensor row = out[i];\n      " + name + "(row, " + value() +
                ");\n    }\n";
-      case 6:  // a kernel computes it (fuse_helpers.cpp); with a per-example k, its clone
-        use("helper_in_kernel");
+      case 6: {  // a kernel computes it, or it and a helper calling it with its own numbers
+        use("helper_in_kernel");  // (fuse_helpers.cpp); with a per-example k, their clones
         helpers_text_ += "static Tensor " + name + "(const Tensor& v, double k) {\n" +
                          "  Tensor s = v * k - 1.0;\n  return s * s + v;\n}\n\n";
-        return "    out[i][" + column() + "] = " + name + "(" + value() + ", " +
-               one_of({"0.5", "2", count()}) + ").sum() + 1;\n";
+        const bool nested = chance(50);
+        if (nested)
+          helpers_text_ += "static Tensor " + name + "_of_two(const Tensor& a, const Tensor& b, "
+                           "float k) {\n  return " + name + "(a - b, k * 2) * " + name +
+                           "(b, 0.5);\n}\n\n";
+        return "    out[i][" + column() + "] = " + name + (nested ? "_of_two(" + value() + ", " : "(") +
+               value() + ", " + one_of({"0.5", "2", count()}) + ").sum() + 1;\n";
+      }
       default:
         use("helper_reference_scalar");
         helpers_text_ += "static void " + name + "(" + scalar_ + "& v) { v = v * 2 + 1; }\n\n";

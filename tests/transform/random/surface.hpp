@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <set>
 #include <string>
 
@@ -22,5 +23,8 @@ std::string surface_program(uint32_t seed, const SurfaceOptions& options);
 // What every such program starts with: its includes and the input and print helpers
 // (surface_prelude.cpp).
 extern const char* const kSurfacePrelude;
+
+// The stream of case `id` of program `seed`: the same whatever other cases are written.
+std::mt19937 engine(uint32_t seed, int id);
 
 }  // namespace vmap_generator

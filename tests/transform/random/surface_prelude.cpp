@@ -1,6 +1,6 @@
 // The text every --surface program starts with (surface.cpp writes its cases after it): the
 // includes, and the helpers its runners call to build inputs in several layouts and print
-// what each case wrote.
+// what each case wrote; and the random stream each case draws from.
 #include "surface.hpp"
 
 namespace vmap_generator {
@@ -70,5 +70,10 @@ static Tensor invariant(int64_t rows, double phase) {
 }
 
 )";
+
+std::mt19937 engine(uint32_t seed, int id) {
+  std::seed_seq sequence{seed, static_cast<uint32_t>(id), 31u};
+  return std::mt19937(sequence);
+}
 
 }  // namespace vmap_generator
