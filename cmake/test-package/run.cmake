@@ -99,7 +99,7 @@ if(GENERATOR STREQUAL "Ninja")
               "-I${project_copy}/include" -DNDEBUG -DTINY_SCALE=2 -DTINY_FROM_CXX_FLAGS=1
               -DTINY_FROM_OPTIONS=2 -DTINY_FROM_SOURCE=3 "${rewrite_dir}/model.vmap.cpp"
               "${rewrite_dir}/flags.vmap.cpp" "${project_copy}/main.cpp" -o "${WORK_DIR}/by_hand"
-              "-L${prefix}/${library_dir}" -lvmap_rules -lvmap_runtime -lhwy -lopenblas -fopenmp
+              "-L${prefix}/${library_dir}" -lvmap_rules -lvmap_runtime -lhwy -lopenblas -lmvec -fopenmp
               ${CUDA_LINK})
   run("run the program compiled by hand" COMMAND "${WORK_DIR}/by_hand" OUTPUT output)
   expect("${output}" "tiny_vmap_user ok (release)" TRUE "the program compiled by hand")
