@@ -20,7 +20,6 @@
 #include <vmap/rules/op_table.hpp>
 #include <cstddef>
 #include <optional>
-#include <optional>
 #include <string>
 
 namespace clang_vmap {

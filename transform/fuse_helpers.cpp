@@ -207,10 +207,9 @@ bool namesTemplateParameter(const FunctionDecl *F) {
     StringRef Name = Parameter->getName();
     for (std::size_t At = Text.find(Name); At != StringRef::npos;
          At = Text.find(Name, At + 1)) {
-      auto IsIdentifier = [](char C) { return isAlphanumeric(C) || C == '_'; };
-      bool Before = At > 0 && IsIdentifier(Text[At - 1]);
+      bool Before = At > 0 && isAsciiIdentifierContinue(Text[At - 1]);
       bool After = At + Name.size() < Text.size() &&
-                   IsIdentifier(Text[At + Name.size()]);
+                   isAsciiIdentifierContinue(Text[At + Name.size()]);
       if (!Before && !After)
         return true;
     }
