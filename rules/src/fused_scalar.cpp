@@ -52,6 +52,8 @@ void fail_element_index(int64_t index, int64_t size) {
                     std::to_string(size));
 }
 
+void lane_miss() { throw LaneMiss{}; }
+
 void fail_element_item(int64_t numel) {
   throw vmap::Error(std::string(vmap::detail::OpName::named("item")) + ": a Tensor with " +
                     std::to_string(numel) + " elements cannot be converted to Scalar");

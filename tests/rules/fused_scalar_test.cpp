@@ -331,5 +331,165 @@ TEST(ElementStores, AnIndexOutOfRangeIsTheLoopsError) {
   EXPECT_EQ(out.sum().item<float>(), out.select(1, 0).sum().item<float>());
 }
 
+
+// Note [Lane kernels]: the lane form of a kernel with a loop inside, over rows of examples
+// whose lengths are no multiple of kLanes, one operand strided, gives each example the value
+// its scalar kernel gives, to the bit.
+TEST(LaneKernels, EveryLaneIsItsExamplesScalarKernel) {
+  manual_seed(7);
+  const Tensor x = randn({13, 10});
+  const Tensor y = randn({10, 21}).t();  // [21, 10], strided
+  const auto scalar = [](int64_t width, vb::Elements x, int64_t i, vb::Elements y, int64_t j) {
+    float total = 0.0f;
+    for (int64_t k = 0; k < width; ++k) {
+      float d = x[i][k].item<float>() - y[j][k].item<float>();
+      total += d * d;
+    }
+    return std::sqrt(total);
+  };
+  Tensor out = zeros({13, 21});
+  {
+    vb::Level rows(0, 13);
+    const vb::Value i = rows.index();
+    vb::Level columns(0, 21);
+    const vb::Value j = columns.index();
+    vb::at(vb::at(out, i), j) = vb::fused_scalar(
+        scalar, vb::over_lanes([](int64_t width, vb::VaryingElements x, vb::Varying<int64_t> i,
+                           vb::VaryingElements y, vb::Varying<int64_t> j) {
+          vb::Varying<float> total = 0.0f;
+          for (int64_t k = 0; k < width; ++k) {
+            vb::Varying<float> d = x[i][k].item<float>() - y[j][k].item<float>();
+            total += d * d;
+          }
+          return vb::sqrt(total);
+        }),
+        x.size(1), x, i, y, j);
+  }
+  Tensor expected = zeros({13, 21});
+  for (int64_t i = 0; i < 13; ++i)
+    for (int64_t j = 0; j < 21; ++j) {
+      float total = 0.0f;
+      for (int64_t k = 0; k < 10; ++k) {
+        float d = x[i][k].item<float>() - y[j][k].item<float>();
+        total += d * d;
+      }
+      expected[i][j] = std::sqrt(total);
+    }
+  EXPECT_TRUE(vmap::equal(out, expected)) << out << expected;
+}
+
+// C++ meaning lane by lane: unsigned wrap-around, integer division and remainder, shifts, a
+// comparison stored as an int, a double read from floats, fmax and pow on mixed types.
+TEST(LaneKernels, CppArithmeticLaneByLane) {
+  const Tensor a = arange(37).to(kFloat32) * 0.37f - 5.0f;
+  const auto scalar = [](int64_t n, vb::Elements a, int64_t i) {
+    uint32_t h = 2166136261u;
+    double s = 0;
+    int c = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      h = (h ^ static_cast<uint32_t>(i + k)) * 16777619u;
+      s += std::fmax(a[i].item<double>(), 0.5) * std::pow(a[(i + k) % n].item<float>(), 2);
+      c += (a[i].item<float>() < 1.0f) + static_cast<int>(h >> 29) % 3 - (i / 3);
+    }
+    return s + c + (h & 7u);
+  };
+  const auto lanes = [](int64_t n, vb::VaryingElements a, vb::Varying<int64_t> i) {
+    vb::Varying<uint32_t> h = 2166136261u;
+    vb::Varying<double> s = 0;
+    vb::Varying<int> c = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      h = (h ^ (i + k)) * 16777619u;
+      s += vb::fmax(a[i].item<double>(), 0.5) *
+           vb::pow(a[(i + k) % n].item<float>(), 2);
+      c += (a[i].item<float>() < 1.0f) + (h >> 29) % 3 - (i / 3);
+    }
+    return s + c + (h & 7u);
+  };
+  Tensor out = zeros({37}, kFloat64);
+  {
+    vb::Level level(0, 37);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::fused_scalar(scalar, vb::over_lanes(lanes), a.size(0), a, i);
+  }
+  Tensor expected = zeros({37}, kFloat64);
+  {
+    vb::Level level(0, 37);
+    const vb::Value i = level.index();
+    vb::at(expected, i) = vb::fused_scalar(scalar, a.size(0), a, i);
+  }
+  EXPECT_TRUE(vmap::equal(out, expected)) << out << expected;
+}
+
+// A lane whose read would raise or convert sends its block to the scalar kernel: an int32
+// tensor read as float converts as item<float>() does, a negative index counts from the end,
+// and an index out of range raises the loop's own error, from the first example in order.
+TEST(LaneKernels, AMissedLaneRunsItsBlockOneExampleAtATime) {
+  const Tensor counts = arange(20).to(kInt32);
+  const Tensor picks = tensor({int64_t{0}, int64_t{-1}, int64_t{3}, int64_t{4}, int64_t{5},
+                               int64_t{6}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{10},
+                               int64_t{-20}, int64_t{2}});
+  const auto scalar = [](int64_t k, vb::Elements v) {
+    float s = 0;
+    for (int r = 0; r < 2; ++r) s += v[k].item<float>();
+    return s;
+  };
+  const auto lanes = [](vb::Varying<int64_t> k, vb::VaryingElements v) {
+    vb::Varying<float> s = 0;
+    for (int r = 0; r < 2; ++r) s += v[k].item<float>();
+    return s;
+  };
+  Tensor out = zeros({12});
+  {
+    vb::Level level(0, 12);
+    const vb::Value i = level.index();
+    vb::at(out, i) =
+        vb::fused_scalar(scalar, vb::over_lanes(lanes), vb::at(picks, i).item<int64_t>(), counts);
+  }
+  EXPECT_TRUE(vmap::equal(out, tensor({0.0f, 38.0f, 6.0f, 8.0f, 10.0f, 12.0f, 14.0f, 16.0f,
+                                       18.0f, 20.0f, 0.0f, 4.0f})))
+      << out;
+  std::string expected;
+  try {
+    (void)counts[25];
+  } catch (const vmap::Error& e) {
+    expected = e.what();
+  }
+  Tensor far = picks.clone();
+  far[5] = 25;
+  far[9] = 30;
+  vb::Level level(0, 12);
+  const vb::Value i = level.index();
+  try {
+    vb::fused_scalar(scalar, vb::over_lanes(lanes), vb::at(far, i).item<int64_t>(), counts);
+    ADD_FAILURE() << "no error";
+  } catch (const vmap::Error& e) {
+    EXPECT_EQ(std::string(e.what()), expected);
+  }
+}
+
+// The engine runs the lane form on each whole block of kLanes examples along a row, and the
+// scalar kernel on the rest of the row and on a block where a lane missed (here told apart
+// by giving the two forms different values, which the tool never does).
+TEST(LaneKernels, WholeBlocksRunTheLaneForm) {
+  const Tensor v = arange(20).to(kFloat32);
+  Tensor out = zeros({2, 20});
+  {
+    vb::Level rows(0, 2);
+    const vb::Value r = rows.index();
+    vb::Level columns(0, 20);
+    const vb::Value c = columns.index();
+    vb::at(vb::at(out, r), c) = vb::fused_scalar(
+        [](vb::Elements v, int64_t r, int64_t c) { return v[(c + r * 5) % 20].item<float>() * 0 + 1; },
+        vb::over_lanes([](vb::VaryingElements v, vb::Varying<int64_t> r,
+                          vb::Varying<int64_t> c) { return v[c + r * 5].item<float>() * 0 + 2; }),
+        v, r, c);
+  }
+  Tensor expected = full({2, 20}, 2.0f);
+  for (int64_t c = 16; c < 20; ++c) expected[0][c] = 1.0f;  // the row's tail
+  for (int64_t c = 16; c < 20; ++c) expected[1][c] = 1.0f;  // its tail, and the block that
+  for (int64_t c = 8; c < 16; ++c) expected[1][c] = 1.0f;   // reads v[20]: missed
+  EXPECT_TRUE(vmap::equal(out, expected)) << out;
+}
+
 }  // namespace
 }  // namespace vmap

@@ -62,6 +62,30 @@
 // example's earlier statements too). The tool gives a storing kernel no device text: on a
 // device its operands come to the CPU and the stored-into ones go back (store_back).
 //
+// Note [Lane kernels]
+// A kernel that runs one example at a time is as slow as its longest chain of dependent
+// operations: `total += d * d` over a row of 64 coordinates waits on each add in turn, and
+// the compilers do not vectorise the loop over examples around a loop inside the kernel
+// (GCC: "loop nest containing two or more consecutive inner loops"). ISPC's answer is to
+// compile the body over a gang of program instances: values that differ per instance are
+// "varying", one per lane; loop counters and sizes the same for every instance "uniform".
+// Where a kernel's control flow is the same for every example (plain `for` loops over
+// numbers that are, no `if`, `while`, `?:`, `&&` on per-example values; its value a C++
+// scalar; no stores), the tool prints its text a second time, its lane form
+// (transform/fuse_lanes.cpp): a generic lambda, `vb::over_lanes([](auto a, auto x, auto i,
+// ...) { vb::Varying<float> total = 0.0f; for (int64_t k = 0; k < a; ++k) { ... } return
+// vb::sqrt(total); })`. Each local that differs per example is declared vb::Varying<T>
+// (vmap/lanes.hpp): kLanes values of T, whose operators and <cmath> functions are the
+// built-in ones lane by lane, so every lane computes what its example's scalar kernel
+// computes, the same types and roundings (run_in_exact_isa: no FMA contraction either); the
+// compiler makes vector code of the lanes. vb::fused_scalar passes the lane form a block of
+// kLanes examples along a row: a per-example number as a Varying of its parameter's type,
+// an element operand as a VaryingElements (each lane's view), a number as itself. A lane
+// whose element read would raise or convert (an index out of [0, size), an element of
+// another dtype) throws LaneMiss, and the block runs again one example at a time, which
+// raises the loop's own error, or converts, as the scalar kernel does; so does a block under
+// a live vb::Where, and the examples after a row's last whole block.
+//
 // Note [Scalar kernels on a device]
 // Where the region's text means the same on a device (transform/fuse_detail.h's portableText:
 // no macro, no call of the user's functions, no name of the user's file), the tool also
@@ -84,6 +108,7 @@
 #include <vmap/batched.hpp>
 #include <vmap/fused_isa.hpp>
 #include <vmap/kernel_device.hpp>
+#include <vmap/lanes.hpp>
 #include <vmap/scalar_elements.hpp>
 
 #include <algorithm>
@@ -374,9 +399,14 @@ std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
 // (Pending::sum): each example's value converted to double, as `+=` converts it, summed on
 // SIMD lanes (reassociated, as SPEC allows a reduction), chunks added in order; no
 // [examples] tensor of values exists.
-template <class Kernel, class Parameters, class Operands>
+// A scalar kernel without a lane form.
+struct NoLanes {};
+
+template <class Kernel, class Parameters, class Operands, class Lanes = NoLanes>
 class ScalarRunner {
   static constexpr std::size_t kCount = std::tuple_size_v<Parameters>;
+  static constexpr bool kHasLanes = !std::is_same_v<Lanes, NoLanes>;
+  using Result = typename KernelSignature<decltype(&Kernel::operator())>::Result;
   template <std::size_t J>
   using P = std::tuple_element_t<J, Parameters>;
   template <std::size_t J>
@@ -399,8 +429,8 @@ class ScalarRunner {
   };
 
   ScalarRunner(const Kernel& kernel, const Operands& operands,
-               std::shared_ptr<const ScalarKernelLayout> layout)
-      : kernel_(kernel), operands_(operands), layout_(std::move(layout)),
+               std::shared_ptr<const ScalarKernelLayout> layout, const Lanes& lanes = {})
+      : kernel_(kernel), operands_(operands), layout_(std::move(layout)), lanes_(lanes),
         vector_isa_(kFusedIsa == VectorIsa::users || cpu_runs(kFusedIsa)) {
     std::size_t next = 0, next_element = 0;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -461,6 +491,8 @@ class ScalarRunner {
   // false) Held{}.
   template <class Held>
   void compute_row(const Row& row, int64_t n, Held* out, const bool* active) const {
+    if constexpr (kHasLanes)
+      if (active == nullptr) return lanes_row(row, n, out);
     if (active != nullptr) {
       for (int64_t k = 0; k < n; ++k) out[k] = active[k] ? static_cast<Held>(run(row, k)) : Held{};
     } else if constexpr (kNumbersOnly) {
@@ -475,14 +507,14 @@ class ScalarRunner {
   }
 
  private:
-  // Calls lanes(block, b, m) on examples [b, b + m) of `row`, blocks of at most kBlock, in
+  // Calls loop(block, b, m) on examples [b, b + m) of `row`, blocks of at most kBlock, in
   // the lanes' ISA, each per-example number contiguous in the block: where it is already
   // (its step its size), else copied into a scratch block (a number the row broadcasts
   // repeated, once for the row: every block reads the same; a strided one gathered), so the
   // lanes load it as plain vectors.
   static constexpr int64_t kBlock = 256;
-  template <class Lanes>
-  void in_blocks(const Row& row, int64_t n, const Lanes& lanes) const {
+  template <class Loop>
+  void in_blocks(const Row& row, int64_t n, const Loop& loop) const {
     alignas(64) std::array<std::array<unsigned char, kBlock * 8>, kCount> scratch;
     for (int64_t b = 0; b < n; b += kBlock) {
       const int64_t m = std::min(kBlock, n - b);
@@ -511,7 +543,7 @@ class ScalarRunner {
             }(),
             ...);
       }(std::make_index_sequence<kCount>{});
-      const auto run_block = [&]() VMAP_FUSED_LOOP { lanes(block, b, m); };
+      const auto run_block = [&]() VMAP_FUSED_LOOP { loop(block, b, m); };
       if (vector_isa_)
         run_in_exact_isa(run_block);
       else
@@ -543,9 +575,63 @@ class ScalarRunner {
     }
   }
 
+  // out[k] = the kernel's result on example k of `row`, k < n, by its lane form a block of
+  // kLanes examples at a time (Note [Lane kernels]); a block where a lane missed, and the
+  // examples after the last whole block, one example at a time.
+  template <class Held>
+  void lanes_row(const Row& row, int64_t n, Held* out) const {
+    int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) {
+      bool missed = false;
+      const auto block = [&]() VMAP_FUSED_LOOP {
+        try {
+          const auto values = run_lanes(row, k, std::make_index_sequence<kCount>{});
+          for (int l = 0; l < kLanes; ++l)
+            out[k + l] = static_cast<Held>(static_cast<Result>(lane_of(values, l)));
+        } catch (const LaneMiss&) {
+          missed = true;
+        }
+      };
+      if (vector_isa_)
+        run_in_exact_isa(block);
+      else
+        block();
+      if (missed)
+        for (int l = 0; l < kLanes; ++l) out[k + l] = static_cast<Held>(run(row, k + l));
+    }
+    for (; k < n; ++k) out[k] = static_cast<Held>(run(row, k));
+  }
+  template <std::size_t... I>
+  VMAP_FUSED_LOOP auto run_lanes(const Row& row, int64_t k, std::index_sequence<I...>) const {
+    return lanes_.kernel(lane_argument<I>(row, k)...);
+  }
+  // Parameter J of the block of examples [k, k + kLanes) of `row`: each lane's elements, or
+  // per-example number, as argument() reads them; a number passed, the same for every lane.
+  template <std::size_t J>
+  VMAP_FUSED_LOOP auto lane_argument(const Row& row, int64_t k) const {
+    if constexpr (kElementsParameter<P<J>>) {
+      const ElementOperand& e = *operand_[J];
+      std::array<const char*, kLanes> data;
+      for (int l = 0; l < kLanes; ++l) data[l] = row.at[J] + (k + l) * row.step[J];
+      return VaryingElements(data, e.dtype, static_cast<int64_t>(e.sizes.size()),
+                             e.sizes.data(), e.strides.data());
+    } else if constexpr (kOperand<J>) {
+      Varying<P<J>> values;
+      for (int l = 0; l < kLanes; ++l) {
+        HeldAs<P<J>> held;
+        std::memcpy(&held, row.at[J] + (k + l) * row.step[J], sizeof held);
+        values.lane[l] = static_cast<P<J>>(held);
+      }
+      return values;
+    } else {
+      return static_cast<P<J>>(std::get<J>(operands_));
+    }
+  }
+
   Kernel kernel_;
   Operands operands_;
   std::shared_ptr<const ScalarKernelLayout> layout_;
+  Lanes lanes_;
   std::array<const ElementOperand*, kCount> operand_{};  // null: a number
   bool vector_isa_;  // this CPU runs kFusedIsa
 };
@@ -554,8 +640,9 @@ class ScalarRunner {
 // (per-example C++ scalars, or tensors read element by element where the parameter is a
 // vb::Elements) and numbers, one per parameter; `device_lambda` its text, or null. Note
 // [Scalar kernels], Note [Element reads], Note [Scalar kernels on a device].
-template <class Kernel, class... Args>
-Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args) {
+template <class Kernel, class Lanes, class... Args>
+Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Lanes& lanes,
+                    const Args&... args) {
   const profile::detail::OpScope profiled("fused scalar");
   using Signature = detail::KernelSignature<decltype(&Kernel::operator())>;
   using Parameters = typename Signature::Parameters;
@@ -593,10 +680,10 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
       }
     auto layout = std::make_shared<const detail::ScalarKernelLayout>(
         detail::plan_scalar_kernel(values, dtypes, elements));
-    using Runner = ScalarRunner<Kernel, Parameters, Operands>;
+    using Runner = ScalarRunner<Kernel, Parameters, Operands, Lanes>;
     const bool* active = layout->active.defined() ? layout->active.template data_ptr<bool>() : nullptr;
     if constexpr (std::is_same_v<R, Elements>) {
-      const Runner runner(kernel, operands, layout);
+      const Runner runner(kernel, operands, layout, lanes);
       // The result's dtype and dims are those of the elements returned: the first active
       // example's, which every other's share (the same tensor's, at the same depth).
       int64_t first = 0;
@@ -630,7 +717,7 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
       // A kernel that stores elements (Note [Element stores]): each example writes its own
       // slot, in place, after any pending value that reads the slot is computed.
       detail::settle_stores(*layout, written);
-      const Runner runner(kernel, operands, layout);
+      const Runner runner(kernel, operands, layout, lanes);
       detail::parallel_chunks(layout->count, [&](int64_t begin, int64_t end) {
         for_each_row(*layout, begin, end, [&](const ExampleCursor& at, int64_t p, int64_t n) {
           const typename Runner::Row row = runner.row(at);
@@ -645,7 +732,7 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
       // Computed where the value is first needed, into the slot a store gives it (Note
       // [Scalar kernels over rows of examples]); one that reads elements (it may raise), or a
       // lambda with captures (never the tool's), now.
-      auto runner = std::make_shared<const Runner>(kernel, operands, layout);
+      auto runner = std::make_shared<const Runner>(kernel, operands, layout, lanes);
       auto fill = [runner, layout, active](void* into) {
         Held* const out = static_cast<Held*>(into);
         detail::parallel_chunks(
@@ -683,11 +770,21 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Args&... args
 
 template <class Kernel, class... Args>
 Value fused_scalar(const Kernel& kernel, const Args&... args) {
-  return detail::scalar_kernel(DeviceCode{}, kernel, args...);
+  return detail::scalar_kernel(DeviceCode{}, kernel, detail::NoLanes{}, args...);
 }
 template <class Kernel, class... Args>
 Value fused_scalar(DeviceCode code, const Kernel& kernel, const Args&... args) {
-  return detail::scalar_kernel(code, kernel, args...);
+  return detail::scalar_kernel(code, kernel, detail::NoLanes{}, args...);
+}
+// With its lane form (Note [Lane kernels]).
+template <class Kernel, class Lambda, class... Args>
+Value fused_scalar(const Kernel& kernel, const OverLanes<Lambda>& lanes, const Args&... args) {
+  return detail::scalar_kernel(DeviceCode{}, kernel, lanes, args...);
+}
+template <class Kernel, class Lambda, class... Args>
+Value fused_scalar(DeviceCode code, const Kernel& kernel, const OverLanes<Lambda>& lanes,
+                   const Args&... args) {
+  return detail::scalar_kernel(code, kernel, lanes, args...);
 }
 
 }  // namespace vmap::batched
