@@ -97,7 +97,7 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
 // (a variable's keeps its name), the parameters of the C++ types the code
 // reads them as (Note [Scalar kernels] in rules/include/vmap/fused_scalar.hpp).
 std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
-  std::string Parameters, Operands;
+  std::string Parameters, Operands, LaneParameters;
   for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
     const VarDecl *Local = Chain.Locals[I];
     QualType Type = Local ? Local->getType() : Chain.Operands[I]->getType();
@@ -117,16 +117,27 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
                                         .getSourceRange())
                     .str();
     if (Spelled.empty() || StringRef(Spelled).contains("auto"))
-      Spelled = Type.getNonReferenceType()
-                    .getCanonicalType()
-                    .getUnqualifiedType()
-                    .getAsString(Context.getPrintingPolicy());
+      Spelled = canonicalSpelling(Type);
     Parameters += std::string(I ? ", " : "") + Spelled + " " + Chain.Names[I];
     Operands += ", " + expr(Chain.Operands[I]);
+    // The lane form's: a block of examples' values where they differ.
+    if (Chain.Lanes)
+      LaneParameters +=
+          std::string(I ? ", " : "") +
+          (Chain.ElementReads[I] ? vb("VaryingElements")
+           : Chain.VaryingOperands[I]
+               ? vb("Varying<") +
+                     (StringRef(Spelled).contains("const")
+                          ? canonicalSpelling(Type)
+                          : Spelled) +
+                     ">"
+               : Spelled) +
+          " " + Chain.Names[I];
   }
   std::string Indent(StatementIndent + 2, ' ');
-  // The device's copy has neither line directives nor line comments.
-  std::string Body = "\n", DeviceBody = "\n";
+  // The device's copy and the lane form have neither line directives nor
+  // line comments.
+  std::string Body = "\n", DeviceBody = "\n", LaneBody = "\n";
   for (const Stmt *S : Chain.Region) {
     const auto *Declaration = dyn_cast<DeclStmt>(S);
     if (Declaration && Declaration->isSingleDecl() &&
@@ -140,13 +151,13 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
         if (Next->is(tok::semi))
           Range.setEnd(Next->getLocation());
     // Its lines after the first keep their indentation relative to it.
-    std::string Text = asWritten(Range, Chain);
     std::string Column(SM.getSpellingColumnNumber(Range.getBegin()) - 1, ' ');
-    for (std::size_t At = Text.find('\n'); At != std::string::npos;
-         At = Text.find('\n', At + 1))
-      if (StringRef(Text).substr(At + 1).starts_with(Column))
-        Text.replace(At + 1, Column.size(), Indent);
+    std::string Text = reindented(asWritten(Range, Chain), Column, Indent);
     DeviceBody += Text + "\n";
+    if (Chain.Lanes)
+      LaneBody += Indent + reindented(asWritten(Range, Chain, /*Lanes=*/true),
+                                      Column, Indent) +
+                  "\n";
     unsigned Line = lineOf(Context, S->getBeginLoc());
     Text.insert(std::min(Text.find('\n'), Text.size()),
                 "  // line " + std::to_string(Line));
@@ -172,8 +183,34 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
         Lines += "\n" + Line.trim().str();
     Device = deviceCode(Lines + "\n}");
   }
+  // Note [Lane kernels] in rules/include/vmap/fused_scalar.hpp.
+  std::string Lanes;
+  if (Chain.Lanes)
+    Lanes = ", " + vb("over_lanes([](") + LaneParameters + ") {" + LaneBody +
+            Indent + "return " +
+            asWritten(Root->getSourceRange(), Chain, /*Lanes=*/true) + ";\n" +
+            std::string(StatementIndent, ' ') + "})";
   return vb("fused_scalar(") + Device + "[](" + Parameters + ") {" + Body +
-         "}" + Operands + ")";
+         "}" + Lanes + Operands + ")";
+}
+
+/// \p Type as every scope names it: canonical, no reference or qualifier.
+std::string Printer::canonicalSpelling(QualType Type) const {
+  return Type.getNonReferenceType()
+      .getCanonicalType()
+      .getUnqualifiedType()
+      .getAsString(Context.getPrintingPolicy());
+}
+
+/// \p Text, a statement that began at \p Column, its lines after the first
+/// keeping their indentation relative to it at \p Indent.
+std::string Printer::reindented(std::string Text, const std::string &Column,
+                                const std::string &Indent) {
+  for (std::size_t At = Text.find('\n'); At != std::string::npos;
+       At = Text.find('\n', At + 1))
+    if (StringRef(Text).substr(At + 1).starts_with(Column))
+      Text.replace(At + 1, Column.size(), Indent);
+  return Text;
 }
 
 // `[](const auto& v) { return v * v; }(value)`: inside a kernel, a call of a
@@ -235,11 +272,37 @@ std::string Printer::deviceCode(StringRef Lambda) const {
 
 /// The source text of \p Range with the operands of \p Chain in it replaced
 /// by their parameters.
-std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain) {
+std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain,
+                               bool Lanes) {
   unsigned Begin, End;
   if (!offsets(Range, Begin, End))
     return fail("a fused kernel's code comes from a macro", Range);
   std::vector<Edit> Edits;
+  // In the lane form (Note [Lane kernels] in
+  // rules/include/vmap/fused_scalar.hpp), a local that differs per example is
+  // a vb::Varying of its type, and a <cmath> call on one the lanes' function.
+  const auto Inside = [&](SourceRange Part, unsigned &PartBegin,
+                          unsigned &PartEnd) {
+    return offsets(Part, PartBegin, PartEnd) && PartBegin >= Begin &&
+           PartEnd <= End;
+  };
+  unsigned PartBegin, PartEnd;
+  if (Lanes) {
+    for (const VarDecl *Local : Chain.VaryingLocals) {
+      TypeLoc Declared =
+          Local->getTypeSourceInfo()->getTypeLoc().getUnqualifiedLoc();
+      if (!Inside(Declared.getSourceRange(), PartBegin, PartEnd))
+        continue;
+      std::string Spelled = sourceText(Context, Declared.getSourceRange()).str();
+      if (StringRef(Spelled).contains("auto"))
+        Spelled = canonicalSpelling(Local->getType());
+      Edits.push_back({PartBegin, PartEnd, vb("Varying<") + Spelled + ">"});
+    }
+    for (const CallExpr *Call : Chain.LaneCalls)
+      if (Inside(Call->getCallee()->getSourceRange(), PartBegin, PartEnd))
+        Edits.push_back({PartBegin, PartEnd,
+                         vb(Call->getDirectCallee()->getName().str())});
+  }
   for (const auto &[Operand, Index] : Chain.Parameters) {
     unsigned OperandBegin, OperandEnd;
     if (offsets(Operand->getSourceRange(), OperandBegin, OperandEnd) &&

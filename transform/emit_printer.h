@@ -72,7 +72,11 @@ private:
   std::string kernel(const Expr *Root, const FusedChain &Chain);
   std::string scalarKernel(const Expr *Root, const FusedChain &Chain);
   std::string inlinedHelper(const CallExpr *Call);
-  std::string asWritten(SourceRange Range, const FusedChain &Chain);
+  std::string asWritten(SourceRange Range, const FusedChain &Chain,
+                        bool Lanes = false);
+  std::string canonicalSpelling(QualType Type) const;
+  static std::string reindented(std::string Text, const std::string &Column,
+                                const std::string &Indent);
   bool batched(const Expr *E) const { return A.isBatched(E); }
   bool inTemplate() const;
   std::optional<std::string> unsignedForm(const Expr *E);

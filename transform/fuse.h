@@ -64,6 +64,15 @@ struct FusedChain {
   /// on a device] in rules/include/vmap/fused_scalar.hpp, Note [Fused kernels
   /// on a device] in rules/include/vmap/fused.hpp).
   bool DeviceCode = false;
+  /// A scalar kernel that also has a lane form (Note [Lane kernels] in
+  /// rules/include/vmap/fused_scalar.hpp, fuse_lanes.cpp): its locals that
+  /// differ per example (declared `vb::Varying<T>` there), its <cmath> calls
+  /// on such values (spelled `vb::name`), and for each operand whether it
+  /// differs per example.
+  bool Lanes = false;
+  llvm::DenseSet<const clang::VarDecl *> VaryingLocals;
+  llvm::DenseSet<const clang::CallExpr *> LaneCalls;
+  std::vector<bool> VaryingOperands;
 };
 
 /// The kernels of a batched body (keyed by the chain's outermost expression).

@@ -674,6 +674,8 @@ public:
     // copied to the CPU and the stored ones back (Note [Element stores]).
     Chain.DeviceCode = !ReturnsElements && !Stores &&
                        llvm::all_of(Region, Portable) && Portable(Root);
+    if (Root && !ReturnsElements && !Stores)
+      planLanes(Chain, Root, A);
     return Chain;
   }
 

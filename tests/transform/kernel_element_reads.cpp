@@ -51,7 +51,14 @@ void distances(const Tensor& a, const Tensor& b, Tensor& out) {
 // CHECK-NEXT: s += d * d;
 // CHECK-NEXT: }
 // CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, a.size(1), a, i, b, j);  // lines 36-41
+// CHECK-NEXT: }, vb::over_lanes([](long c, vb::VaryingElements a, vb::Varying<int64_t> i, vb::VaryingElements b, vb::Varying<int64_t> j) {
+// CHECK-NEXT: vb::Varying<float> s = 0;
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {
+// CHECK-NEXT: vb::Varying<float> d = a[i][k].item<float>() - b[j][k].item<float>();
+// CHECK-NEXT: s += d * d;
+// CHECK-NEXT: }
+// CHECK-NEXT: return vb::sqrt(s);
+// CHECK-NEXT: }), a.size(1), a, i, b, j);  // lines 36-41
 
 // On doubles, differences past a cutoff skipped (per-example control flow), the square
 // through a helper of this file: one kernel.
@@ -74,15 +81,15 @@ void clipped_distances(const Tensor& a, const Tensor& b, double cutoff, Tensor& 
 }
 // CHECK-LABEL: void clipped_distances(
 // CHECK: vb::at(out, i)[j] = vb::fused_scalar([](long c, vb::Elements a, int64_t i, vb::Elements b, int64_t j, double cutoff) {
-// CHECK-NEXT: double s = 0;  // line 65
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 66
+// CHECK-NEXT: double s = 0;  // line 72
+// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {  // line 73
 // CHECK-NEXT: double d = a[i][k].item<double>() - b[j][k].item<double>();
 // CHECK-NEXT: if (std::fabs(d) > cutoff)
 // CHECK-NEXT: continue;
 // CHECK-NEXT: s += squared(d);
 // CHECK-NEXT: }
 // CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 65-72
+// CHECK-NEXT: }, a.size(1), a, i, b, j, cutoff);  // lines 72-79
 
 // Rows of a table at each example's id (the element returned has dims of its own), only
 // for the examples kept (inside a per-example if: the others never run, their ids unread).

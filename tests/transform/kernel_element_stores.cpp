@@ -70,7 +70,10 @@ void linear_dot(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y) {
 // CHECK-NEXT: vb::at(y, n)[o] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float acc, long a, vb::Elements w, int64_t o, vb::Elements x, int64_t n) {
 // CHECK-NEXT: for (int64_t k = 0; k < a; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
 // CHECK-NEXT: return acc;
-// CHECK-NEXT: }, vb::at(b, o).item<float>(), w.size(1), w, o, x, n);
+// CHECK-NEXT: }, vb::over_lanes([](vb::Varying<float> acc, long a, vb::VaryingElements w, vb::Varying<int64_t> o, vb::VaryingElements x, vb::Varying<int64_t> n) {
+// CHECK-NEXT: for (int64_t k = 0; k < a; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
+// CHECK-NEXT: return acc;
+// CHECK-NEXT: }), vb::at(b, o).item<float>(), w.size(1), w, o, x, n);
 
 // The sum of products with the whole vector, a plain loop over `.item()` reads: a kernel
 // that returns the sum (batched, each trip of the loop was one op).
@@ -84,10 +87,14 @@ void sum_prod_inner(const Tensor& x, Tensor& out) {
 }
 // CHECK-LABEL: void sum_prod_inner(
 // CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{{.*}}[](long a, vb::Elements x, int64_t i) {
-// CHECK-NEXT: float s = 0;  // line 80
-// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();  // line 81
+// CHECK-NEXT: float s = 0;  // line 83
+// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();  // line 84
 // CHECK-NEXT: return s;
-// CHECK-NEXT: }, x.size(0), x, i);  // lines 80-82
+// CHECK-NEXT: }, vb::over_lanes([](long a, vb::VaryingElements x, vb::Varying<int64_t> i) {
+// CHECK-NEXT: vb::Varying<float> s = 0;
+// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();
+// CHECK-NEXT: return s;
+// CHECK-NEXT: }), x.size(0), x, i);  // lines 83-85
 
 // A row rescaled in place reads the tensor it stores into: the batched ops' order (one
 // element of every example at a time) is kept, no kernel that stores elements; each
@@ -99,10 +106,10 @@ void rescale(Tensor& x) {
       x[i][j] = x[i][j].item<float>() * 2 + x[i][j - 1].item<float>();
 }
 // CHECK-LABEL: void rescale(
-// CHECK: for (int64_t j = 1; j < x.size(1); ++j) {  // line 98
+// CHECK: for (int64_t j = 1; j < x.size(1); ++j) {  // line 105
 // CHECK-NEXT: vb::at(x, i)[j] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float a, float b) {
 // CHECK-NEXT: return a * 2 + b;
-// CHECK-NEXT: }, vb::at(x, i)[j].item<float>(), vb::at(x, i)[j - 1].item<float>());  // line 99
+// CHECK-NEXT: }, vb::at(x, i)[j].item<float>(), vb::at(x, i)[j - 1].item<float>());  // line 106
 
 // Stores into another example's column (its slot is not out[i]): kept batched, each
 // example's store a scatter into its own column.

@@ -20,7 +20,12 @@ void running_dot(const Tensor& x, const Tensor& w, Tensor& out) {
 // CHECK-NEXT: for (int64_t k = 0; k < a; ++k)  // line 12
 // CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
 // CHECK-NEXT: return acc;
-// CHECK-NEXT: }, x.size(1), x, i, w);  // lines 11-14
+// CHECK-NEXT: }, vb::over_lanes([](long a, vb::VaryingElements x, vb::Varying<int64_t> i, vb::VaryingElements w) {
+// CHECK-NEXT: vb::Varying<float> acc = 0;
+// CHECK-NEXT: for (int64_t k = 0; k < a; ++k)
+// CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
+// CHECK-NEXT: return acc;
+// CHECK-NEXT: }), x.size(1), x, i, w);  // lines 11-14
 
 void column_reads(const Tensor& x, Tensor& out) {
 #pragma vmap
@@ -30,9 +35,9 @@ void column_reads(const Tensor& x, Tensor& out) {
   }
 }
 // CHECK-LABEL: void column_reads(
-// CHECK: vb::Level _b_level1(0, x.size(0));  // line 28
+// CHECK: vb::Level _b_level1(0, x.size(0));  // line 33
 // CHECK-NEXT: const vb::Value j = _b_level1.index();
-// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x, j)[i] + vb::select(x, 1, i)[j];  // line 29
+// CHECK-NEXT: vb::at(out, i)[j] = vb::at(x, j)[i] + vb::select(x, 1, i)[j];  // line 34
 
 int main() {
   Tensor x = arange(12).reshape({4, 3}).to(kFloat) / 2.0;

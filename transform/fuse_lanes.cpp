@@ -1,0 +1,241 @@
+//===- fuse_lanes.cpp - The lane forms of scalar kernels ------------------===//
+//
+// Which scalar kernels (fuse_scalar.cpp) also run over SIMD lanes of examples,
+// and what of their text differs per lane (Note [Lane kernels] in
+// rules/include/vmap/fused_scalar.hpp).
+//
+// A kernel has a lane form where every example takes the same path through
+// it: its value is a C++ scalar (no stores, no element returned), it has a
+// loop or reads elements (else its rows already run on SIMD lanes), and its
+// statements are blocks, declarations of arithmetic locals, expression
+// statements and plain `for` loops whose init, condition and step read only
+// what is the same for every example (numbers, literals, such locals). Its
+// expressions are built-in arithmetic, comparison, bitwise and assignment
+// operators (not `&&`, `||`, `?:` or `,`, which choose what runs), the
+// <cmath> functions of the op table, element reads (`x[i][k].item<float>()`)
+// and parameters; a cast reads nothing that differs per example. A local
+// differs per example where anything written into it does (its initialiser,
+// an assignment), to a fixed point; a per-example operand and an element
+// operand differ per example. A parameter the region declares (`float c =
+// e;`) of a number the same for every example may not take a value that
+// differs. The printer declares each local that differs `vb::Varying<T>`, and
+// spells each <cmath> call on such values `vb::name`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "analyse.h"
+#include "ast_util.h"
+#include "fuse_detail.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace clang;
+
+namespace clang_vmap::fuse_detail {
+namespace {
+
+class LaneForm {
+public:
+  LaneForm(FusedChain &Chain, const LoopAnalysis &A) : Chain(Chain), A(A) {}
+
+  bool build(const Expr *Root) {
+    bool HasLoop = false;
+    for (const Stmt *S : Chain.Region)
+      if (!statement(S, HasLoop))
+        return false;
+    if (!expression(Root))
+      return false;
+    bool Reads = llvm::is_contained(Chain.ElementReads, true);
+    if (!HasLoop && !Reads)
+      return false;
+    // The locals that differ per example, to a fixed point.
+    for (unsigned I = 0; I < Chain.Operands.size(); ++I)
+      if (Chain.Locals[I] && operandVaries(I))
+        Chain.VaryingLocals.insert(Chain.Locals[I]);
+    for (bool Changed = true; Changed;) {
+      Changed = false;
+      for (const auto &[Local, Value] : Writes)
+        if (!Chain.VaryingLocals.count(Local) && varies(Value))
+          Changed = Chain.VaryingLocals.insert(Local).second;
+    }
+    // A number parameter stays a number; loops run the same on every lane.
+    for (unsigned I = 0; I < Chain.Operands.size(); ++I)
+      if (Chain.Locals[I] && !operandVaries(I) &&
+          Chain.VaryingLocals.count(Chain.Locals[I]))
+        return false;
+    if (llvm::any_of(Uniform, [&](const Expr *E) { return varies(E); }))
+      return false;
+    for (const DeclStmt *D : Declarations)
+      if (llvm::any_of(D->decls(),
+                       [&](const Decl *V) {
+                         return Chain.VaryingLocals.count(cast<VarDecl>(V));
+                       }) &&
+          !llvm::all_of(D->decls(), [&](const Decl *V) {
+            return Chain.VaryingLocals.count(cast<VarDecl>(V));
+          }))
+        return false; // `int k = 0, d = x;`: one type spelled for both
+    for (const auto &[Call, Arguments] : Calls)
+      if (llvm::any_of(Arguments, [&](const Expr *E) { return varies(E); }))
+        Chain.LaneCalls.insert(Call);
+    for (unsigned I = 0; I < Chain.Operands.size(); ++I)
+      Chain.VaryingOperands.push_back(operandVaries(I));
+    return true;
+  }
+
+private:
+  bool operandVaries(unsigned I) const {
+    return Chain.ElementReads[I] || A.isBatched(Chain.Operands[I]);
+  }
+
+  bool varies(const Expr *E) const {
+    if (auto It = Chain.Parameters.find(E); It != Chain.Parameters.end())
+      return operandVaries(It->second);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        return Chain.VaryingLocals.count(Var);
+    return llvm::any_of(E->children(), [&](const Stmt *Child) {
+      return Child && varies(cast<Expr>(Child));
+    });
+  }
+
+  bool statement(const Stmt *S, bool &HasLoop) {
+    if (isa<NullStmt>(S))
+      return true;
+    if (const auto *Block = dyn_cast<CompoundStmt>(S))
+      return llvm::all_of(Block->body(), [&](const Stmt *Child) {
+        return statement(Child, HasLoop);
+      });
+    if (const auto *D = dyn_cast<DeclStmt>(S)) {
+      Declarations.push_back(D);
+      for (const Decl *Child : D->decls()) {
+        const auto *Var = dyn_cast<VarDecl>(Child);
+        if (!Var || !Var->getType()->isArithmeticType() ||
+            !Var->hasLocalStorage() || !Var->getTypeSourceInfo())
+          return false;
+        if (const Expr *Init = Var->getInit()) {
+          if (!expression(Init))
+            return false;
+          Writes.emplace_back(Var, Init);
+        }
+      }
+      return true;
+    }
+    if (const auto *For = dyn_cast<ForStmt>(S)) {
+      HasLoop = true;
+      if (For->getConditionVariable() || !For->getCond())
+        return false;
+      if (const Stmt *Init = For->getInit()) {
+        if (!statement(Init, HasLoop))
+          return false;
+        if (const auto *E = dyn_cast<Expr>(Init))
+          Uniform.push_back(E);
+        else if (const auto *D = dyn_cast<DeclStmt>(Init))
+          for (const Decl *V : D->decls())
+            Uniform.push_back(cast<VarDecl>(V)->getInit());
+      }
+      Uniform.push_back(For->getCond());
+      if (For->getInc())
+        Uniform.push_back(For->getInc());
+      return expression(For->getCond()) &&
+             (!For->getInc() || expression(For->getInc())) &&
+             statement(For->getBody(), HasLoop);
+    }
+    if (const auto *E = dyn_cast<Expr>(S))
+      return expression(E);
+    return false;
+  }
+
+  bool expression(const Expr *E) {
+    if (!E)
+      return true;
+    // Temporaries and cleanups are no code of the kernel's.
+    while (!Chain.Parameters.count(E) &&
+           isa<ExprWithCleanups, MaterializeTemporaryExpr, CXXBindTemporaryExpr>(E))
+      E = cast<Expr>(*E->child_begin());
+    if (Chain.Parameters.count(E))
+      return true;
+    if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+            CharacterLiteral>(E))
+      return true;
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+      return isa<VarDecl, EnumConstantDecl>(Ref->getDecl());
+    if (isa<ParenExpr, ImplicitCastExpr>(E))
+      return expression(cast<Expr>(*E->child_begin()));
+    if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
+      // `static_cast<float>(v)` of a Varying has no spelling; of a number
+      // it is the number's.
+      Uniform.push_back(Cast->getSubExpr());
+      return Cast->getType()->isArithmeticType() &&
+             expression(Cast->getSubExpr());
+    }
+    if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+      if (Binary->isLogicalOp() || Binary->isCommaOp())
+        return false;
+      if (Binary->isAssignmentOp()) {
+        const auto *Ref =
+            dyn_cast<DeclRefExpr>(Binary->getLHS()->IgnoreParens());
+        const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+        if (!Var)
+          return false;
+        Writes.emplace_back(Var, Binary->getRHS());
+      }
+      return expression(Binary->getLHS()) && expression(Binary->getRHS());
+    }
+    if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
+      switch (Unary->getOpcode()) {
+      case UO_Minus: case UO_Plus: case UO_Not: case UO_LNot:
+      case UO_PreInc: case UO_PreDec: case UO_PostInc: case UO_PostDec:
+        return expression(Unary->getSubExpr());
+      default:
+        return false;
+      }
+    }
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+      // An element read, `e.item<float>()`.
+      const CXXMethodDecl *Method = Member->getMethodDecl();
+      return Method && Method->getName() == "item" && Member->getNumArgs() == 0 &&
+             Member->getType()->isArithmeticType() &&
+             expression(Member->getImplicitObjectArgument());
+    }
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
+      // An element subscript, `e[k]`.
+      return Operator->getOperator() == OO_Subscript &&
+             Operator->getNumArgs() == 2 &&
+             isTensorType(Operator->getArg(0)->getType()) &&
+             expression(Operator->getArg(0)) && expression(Operator->getArg(1));
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      const auto *Name = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImpCasts());
+      if (!Callee || !Name || Name->hasExplicitTemplateArgs() ||
+          !isCmath(Callee, Call->getNumArgs()))
+        return false;
+      llvm::SmallVector<const Expr *, 2> Arguments(Call->arguments());
+      Calls.emplace_back(Call, Arguments);
+      return llvm::all_of(Arguments,
+                          [&](const Expr *A) { return expression(A); });
+    }
+    return false;
+  }
+
+  FusedChain &Chain;
+  const LoopAnalysis &A;
+  std::vector<std::pair<const VarDecl *, const Expr *>> Writes;
+  std::vector<const Expr *> Uniform;
+  std::vector<const DeclStmt *> Declarations;
+  std::vector<std::pair<const CallExpr *, llvm::SmallVector<const Expr *, 2>>>
+      Calls;
+};
+
+} // namespace
+
+void planLanes(FusedChain &Chain, const Expr *Root, const LoopAnalysis &A) {
+  FusedChain Planned = Chain;
+  if (LaneForm(Planned, A).build(Root)) {
+    Planned.Lanes = true;
+    Chain = std::move(Planned);
+  }
+}
+
+} // namespace clang_vmap::fuse_detail
