@@ -46,6 +46,13 @@ template <class Loop>
 __attribute__((target(VMAP_EXACT_TARGET))) void run_in_exact_isa(const Loop& loop) {
   loop();
 }
+// The same, every call inside inlined: a scalar kernel's lane form (Note [Lane kernels] in
+// fused_scalar.hpp) is a lambda of the user's that the compiler may choose not to inline, and
+// then its code would be the user's flags' ISA, not this one.
+template <class Loop>
+__attribute__((target(VMAP_EXACT_TARGET), flatten)) void run_flat_in_exact_isa(const Loop& loop) {
+  loop();
+}
 #undef VMAP_FUSED_TARGET
 #undef VMAP_EXACT_TARGET
 #else
@@ -57,6 +64,10 @@ void run_in_fused_isa(const Loop& loop) {
 }
 template <class Loop>
 void run_in_exact_isa(const Loop& loop) {
+  loop();
+}
+template <class Loop>
+__attribute__((flatten)) void run_flat_in_exact_isa(const Loop& loop) {
   loop();
 }
 #endif

@@ -593,7 +593,7 @@ class ScalarRunner {
         }
       };
       if (vector_isa_)
-        run_in_exact_isa(block);
+        run_flat_in_exact_isa(block);
       else
         block();
       if (missed)
@@ -611,10 +611,11 @@ class ScalarRunner {
   VMAP_FUSED_LOOP auto lane_argument(const Row& row, int64_t k) const {
     if constexpr (kElementsParameter<P<J>>) {
       const ElementOperand& e = *operand_[J];
-      std::array<const char*, kLanes> data;
-      for (int l = 0; l < kLanes; ++l) data[l] = row.at[J] + (k + l) * row.step[J];
-      return VaryingElements(data, e.dtype, static_cast<int64_t>(e.sizes.size()),
-                             e.sizes.data(), e.strides.data());
+      Varying<int64_t> offsets;
+      for (int l = 0; l < kLanes; ++l) offsets.lane[l] = l * row.step[J];
+      return VaryingElements(row.at[J] + k * row.step[J], offsets, e.dtype,
+                             static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
+                             e.strides.data());
     } else if constexpr (kOperand<J>) {
       Varying<P<J>> values;
       for (int l = 0; l < kLanes; ++l) {

@@ -187,13 +187,16 @@ static_assert(vmap::rules::kCmathFunctions.size() == 22,
               "every <cmath> function of the op table has its lane form above");
 
 // A block's views of a tensor a scalar kernel reads element by element: each lane's
-// vb::Elements, sharing the dims (one tensor's, at one depth). `e[k]` and `e.item<T>()` are
-// Elements' on every lane; where a lane would raise or convert, LaneMiss.
+// vb::Elements, sharing the dims (one tensor's, at one depth), held as one address and each
+// lane's offset from it in bytes, so that selecting is vector arithmetic and reading a
+// gather. `e[k]` and `e.item<T>()` are Elements' on every lane; where a lane would raise or
+// convert, LaneMiss.
 class VaryingElements {
  public:
-  VaryingElements(const std::array<const char*, kLanes>& data, Dtype dtype, int64_t dims,
+  VaryingElements(const char* base, const Varying<int64_t>& offsets, Dtype dtype, int64_t dims,
                   const int64_t* sizes, const int64_t* byte_strides)
-      : data_(data), dtype_(dtype), dims_(dims), sizes_(sizes), strides_(byte_strides) {}
+      : base_(base), offsets_(offsets), dtype_(dtype), dims_(dims), sizes_(sizes),
+        strides_(byte_strides) {}
 
   // The same index on every lane: one check.
   template <std::integral I>
@@ -201,25 +204,29 @@ class VaryingElements {
     if (dims_ == 0 || static_cast<uint64_t>(index) >= static_cast<uint64_t>(sizes_[0]))
         [[unlikely]]
       detail::lane_miss();
-    std::array<const char*, kLanes> data;
-    const int64_t offset = static_cast<int64_t>(index) * strides_[0];
-    for (int l = 0; l < kLanes; ++l) data[l] = data_[l] + offset;
-    return VaryingElements(data, dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
+    return VaryingElements(base_ + static_cast<int64_t>(index) * strides_[0], offsets_, dtype_,
+                           dims_ - 1, sizes_ + 1, strides_ + 1);
   }
   // Each lane's own index.
   template <std::integral I>
   VaryingElements operator[](const Varying<I>& index) const {
+    // The same index on every lane (an outer level's, along a row of an inner one).
+    bool same = true;
+    for (int l = 1; l < kLanes; ++l) same &= index.lane[l] == index.lane[0];
+    if (same) return (*this)[index.lane[0]];
     if (dims_ == 0) [[unlikely]]
       detail::lane_miss();
-    bool outside = false;
-    for (int l = 0; l < kLanes; ++l)
-      outside |= static_cast<uint64_t>(index.lane[l]) >= static_cast<uint64_t>(sizes_[0]);
+    const uint64_t size = static_cast<uint64_t>(sizes_[0]);
+    const int64_t stride = strides_[0];
+    // Separate loops, so that each is vector code.
+    int64_t outside = 0;
+    for (int l = 0; l < kLanes; ++l) outside |= static_cast<uint64_t>(index.lane[l]) >= size;
     if (outside) [[unlikely]]
       detail::lane_miss();
-    std::array<const char*, kLanes> data;
+    Varying<int64_t> offsets;
     for (int l = 0; l < kLanes; ++l)
-      data[l] = data_[l] + static_cast<int64_t>(index.lane[l]) * strides_[0];
-    return VaryingElements(data, dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
+      offsets.lane[l] = offsets_.lane[l] + static_cast<int64_t>(index.lane[l]) * stride;
+    return VaryingElements(base_, offsets, dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
   }
   // Each lane's one element, where the tensor holds the type asked for, or a float read as
   // double (exact, as item<double>() converts it).
@@ -237,15 +244,13 @@ class VaryingElements {
   template <class Held, class T>
   Varying<T> read() const {
     Varying<T> values;
-    for (int l = 0; l < kLanes; ++l) {
-      Held value;
-      std::memcpy(&value, data_[l], sizeof value);
-      values.lane[l] = static_cast<T>(value);
-    }
+    for (int l = 0; l < kLanes; ++l)
+      values.lane[l] = static_cast<T>(*reinterpret_cast<const Held*>(base_ + offsets_.lane[l]));
     return values;
   }
 
-  std::array<const char*, kLanes> data_;
+  const char* base_;
+  Varying<int64_t> offsets_;
   Dtype dtype_;
   int64_t dims_;
   const int64_t* sizes_;
