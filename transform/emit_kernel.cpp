@@ -302,6 +302,30 @@ std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain,
       if (Inside(Call->getCallee()->getSourceRange(), PartBegin, PartEnd))
         Edits.push_back({PartBegin, PartEnd,
                          vb(Call->getDirectCallee()->getName().str())});
+    // `static_cast<T>(v)`, `(T)v` and `T(v)` become `vb::lane_cast<T>(v)`:
+    // the text up to the type's end is replaced, and a C-style cast's operand
+    // gets parentheses.
+    for (const ExplicitCastExpr *Cast : Chain.LaneCasts) {
+      SourceRange Type =
+          Cast->getTypeInfoAsWritten()->getTypeLoc().getSourceRange();
+      SourceLocation Closing; // the `>` or `)` after the type, if any
+      if (const auto *Named = dyn_cast<CXXNamedCastExpr>(Cast))
+        Closing = Named->getAngleBrackets().getEnd();
+      else if (const auto *CStyle = dyn_cast<CStyleCastExpr>(Cast))
+        Closing = CStyle->getRParenLoc();
+      unsigned CastBegin, CastEnd, Unused, TypeEnd, SubEnd;
+      if (!Inside(Cast->getSourceRange(), CastBegin, CastEnd) ||
+          !offsets(Closing.isValid() ? SourceRange(Closing) : Type, Unused,
+                   TypeEnd) ||
+          !offsets(Cast->getSubExpr()->getSourceRange(), Unused, SubEnd))
+        continue;
+      const bool CStyle = isa<CStyleCastExpr>(Cast);
+      Edits.push_back({CastBegin, TypeEnd,
+                       vb("lane_cast<") + sourceText(Context, Type).str() +
+                           (CStyle ? ">(" : ">")});
+      if (CStyle)
+        Edits.push_back({SubEnd, SubEnd, ")"});
+    }
   }
   for (const auto &[Operand, Index] : Chain.Parameters) {
     unsigned OperandBegin, OperandEnd;

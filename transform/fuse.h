@@ -67,12 +67,17 @@ struct FusedChain {
   /// A scalar kernel that also has a lane form (Note [Lane kernels] in
   /// rules/include/vmap/fused_scalar.hpp, fuse_lanes.cpp): its locals that
   /// differ per example (declared `vb::Varying<T>` there), its <cmath> calls
-  /// on such values (spelled `vb::name`), and for each operand whether it
-  /// differs per example.
+  /// on such values (spelled `vb::name`), its casts of them (spelled
+  /// `vb::lane_cast<T>(v)`), and for each operand whether it differs per
+  /// example.
   bool Lanes = false;
   llvm::DenseSet<const clang::VarDecl *> VaryingLocals;
   llvm::DenseSet<const clang::CallExpr *> LaneCalls;
+  llvm::DenseSet<const clang::ExplicitCastExpr *> LaneCasts;
   std::vector<bool> VaryingOperands;
+  /// Why a scalar kernel with a loop or element reads has no lane form (it
+  /// runs one example at a time), for --remarks; empty otherwise.
+  std::string NoLanes;
 };
 
 /// The kernels of a batched body (keyed by the chain's outermost expression).

@@ -13,13 +13,14 @@
 // expressions are built-in arithmetic, comparison, bitwise and assignment
 // operators (not `&&`, `||`, `?:` or `,`, which choose what runs), the
 // <cmath> functions of the op table, element reads (`x[i][k].item<float>()`)
-// and parameters; a cast reads nothing that differs per example. A local
+// and parameters, and casts to C++ numbers. A local
 // differs per example where anything written into it does (its initialiser,
 // an assignment), to a fixed point; a per-example operand and an element
 // operand differ per example. A parameter the region declares (`float c =
 // e;`) of a number the same for every example may not take a value that
 // differs. The printer declares each local that differs `vb::Varying<T>`, and
-// spells each <cmath> call on such values `vb::name`.
+// spells each <cmath> call on such values `vb::name`, and each cast of one
+// `vb::lane_cast<T>(v)`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +40,9 @@ class LaneForm {
 public:
   LaneForm(FusedChain &Chain, const LoopAnalysis &A) : Chain(Chain), A(A) {}
 
+  /// Why the kernel has no lane form, in a C++ user's words (--remarks).
+  std::string WhyNot;
+
   bool build(const Expr *Root) {
     bool HasLoop = false;
     for (const Stmt *S : Chain.Region)
@@ -48,7 +52,7 @@ public:
       return false;
     bool Reads = llvm::is_contained(Chain.ElementReads, true);
     if (!HasLoop && !Reads)
-      return false;
+      return false; // its rows already run on SIMD lanes
     // The locals that differ per example, to a fixed point.
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       if (Chain.Locals[I] && operandVaries(I))
@@ -63,9 +67,10 @@ public:
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       if (Chain.Locals[I] && !operandVaries(I) &&
           Chain.VaryingLocals.count(Chain.Locals[I]))
-        return false;
+        return whyNot("'" + Chain.Locals[I]->getNameAsString() +
+                      "' starts the same for every example and then differs");
     if (llvm::any_of(Uniform, [&](const Expr *E) { return varies(E); }))
-      return false;
+      return whyNot("a loop's bounds or step read a per-example value");
     for (const DeclStmt *D : Declarations)
       if (llvm::any_of(D->decls(),
                        [&](const Decl *V) {
@@ -74,7 +79,11 @@ public:
           !llvm::all_of(D->decls(), [&](const Decl *V) {
             return Chain.VaryingLocals.count(cast<VarDecl>(V));
           }))
-        return false; // `int k = 0, d = x;`: one type spelled for both
+        return whyNot("one declaration declares a local the same for every "
+                      "example and one that differs");
+    for (const ExplicitCastExpr *Cast : Casts)
+      if (varies(Cast->getSubExpr()))
+        Chain.LaneCasts.insert(Cast);
     for (const auto &[Call, Arguments] : Calls)
       if (llvm::any_of(Arguments, [&](const Expr *E) { return varies(E); }))
         Chain.LaneCalls.insert(Call);
@@ -84,6 +93,12 @@ public:
   }
 
 private:
+  bool whyNot(std::string Reason) {
+    if (WhyNot.empty())
+      WhyNot = std::move(Reason);
+    return false;
+  }
+
   bool operandVaries(unsigned I) const {
     return Chain.ElementReads[I] || A.isBatched(Chain.Operands[I]);
   }
@@ -112,7 +127,7 @@ private:
         const auto *Var = dyn_cast<VarDecl>(Child);
         if (!Var || !Var->getType()->isArithmeticType() ||
             !Var->hasLocalStorage() || !Var->getTypeSourceInfo())
-          return false;
+          return whyNot("it declares a local that is no C++ number");
         if (const Expr *Init = Var->getInit()) {
           if (!expression(Init))
             return false;
@@ -124,7 +139,7 @@ private:
     if (const auto *For = dyn_cast<ForStmt>(S)) {
       HasLoop = true;
       if (For->getConditionVariable() || !For->getCond())
-        return false;
+        return whyNot("a loop has no condition, or declares in it");
       if (const Stmt *Init = For->getInit()) {
         if (!statement(Init, HasLoop))
           return false;
@@ -143,7 +158,8 @@ private:
     }
     if (const auto *E = dyn_cast<Expr>(S))
       return expression(E);
-    return false;
+    return whyNot("it has control flow ('if', 'while', 'break', ...) that "
+                  "may differ per example");
   }
 
   bool expression(const Expr *E) {
@@ -163,21 +179,25 @@ private:
     if (isa<ParenExpr, ImplicitCastExpr>(E))
       return expression(cast<Expr>(*E->child_begin()));
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E)) {
-      // `static_cast<float>(v)` of a Varying has no spelling; of a number
-      // it is the number's.
-      Uniform.push_back(Cast->getSubExpr());
-      return Cast->getType()->isArithmeticType() &&
-             expression(Cast->getSubExpr());
+      // Of a value that differs per lane, `vb::lane_cast<T>(v)`.
+      const auto *Functional = dyn_cast<CXXFunctionalCastExpr>(Cast);
+      if (!(isa<CXXStaticCastExpr, CStyleCastExpr>(Cast) ||
+            (Functional && Functional->getLParenLoc().isValid())) ||
+          !Cast->getType()->isArithmeticType() ||
+          !Cast->getTypeInfoAsWritten())
+        return whyNot("it has a cast other than to a C++ number");
+      Casts.push_back(Cast);
+      return expression(Cast->getSubExpr());
     }
     if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
       if (Binary->isLogicalOp() || Binary->isCommaOp())
-        return false;
+        return whyNot("'&&', '||' and ',' choose per example what runs");
       if (Binary->isAssignmentOp()) {
         const auto *Ref =
             dyn_cast<DeclRefExpr>(Binary->getLHS()->IgnoreParens());
         const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
         if (!Var)
-          return false;
+          return whyNot("it assigns what is not a local");
         Writes.emplace_back(Var, Binary->getRHS());
       }
       return expression(Binary->getLHS()) && expression(Binary->getRHS());
@@ -188,7 +208,7 @@ private:
       case UO_PreInc: case UO_PreDec: case UO_PostInc: case UO_PostDec:
         return expression(Unary->getSubExpr());
       default:
-        return false;
+        return whyNot("it takes an address or reads through a pointer");
       }
     }
     if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
@@ -210,13 +230,15 @@ private:
       const auto *Name = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImpCasts());
       if (!Callee || !Name || Name->hasExplicitTemplateArgs() ||
           !isCmath(Callee, Call->getNumArgs()))
-        return false;
+        return whyNot("it calls a function other than the <cmath> ones");
       llvm::SmallVector<const Expr *, 2> Arguments(Call->arguments());
       Calls.emplace_back(Call, Arguments);
       return llvm::all_of(Arguments,
                           [&](const Expr *A) { return expression(A); });
     }
-    return false;
+    if (isa<ConditionalOperator>(E))
+      return whyNot("'?:' chooses per example what runs");
+    return whyNot("it has an expression of a kind the lanes do not run");
   }
 
   FusedChain &Chain;
@@ -224,6 +246,7 @@ private:
   std::vector<std::pair<const VarDecl *, const Expr *>> Writes;
   std::vector<const Expr *> Uniform;
   std::vector<const DeclStmt *> Declarations;
+  std::vector<const ExplicitCastExpr *> Casts;
   std::vector<std::pair<const CallExpr *, llvm::SmallVector<const Expr *, 2>>>
       Calls;
 };
@@ -232,9 +255,12 @@ private:
 
 void planLanes(FusedChain &Chain, const Expr *Root, const LoopAnalysis &A) {
   FusedChain Planned = Chain;
-  if (LaneForm(Planned, A).build(Root)) {
+  LaneForm Form(Planned, A);
+  if (Form.build(Root)) {
     Planned.Lanes = true;
     Chain = std::move(Planned);
+  } else {
+    Chain.NoLanes = std::move(Form.WhyNot);
   }
 }
 

@@ -388,7 +388,10 @@ void LoopRemarks::statements(const BatchPlan &Plan) {
              {{"String", "runs in a compiled kernel ("},
               {"Lines", First == Last ? "line " + First
                                       : "lines " + First + "-" + Last},
-              {"String", ")"}});
+              {"String", Chain.Lanes ? "), eight examples at a time on SIMD lanes"
+                         : Chain.NoLanes.empty()
+                             ? ")"
+                             : "), one example at a time: " + Chain.NoLanes}});
     };
     for (const Expr *Root : Roots)
       Kernel(Fusion.Chains.find(Root)->second);

@@ -186,6 +186,17 @@ VMAP_LANE_CMATH(trunc)
 static_assert(vmap::rules::kCmathFunctions.size() == 22,
               "every <cmath> function of the op table has its lane form above");
 
+// An explicit conversion of a lane value (`static_cast<float>(v)`, `(int)v`, `double(v)` in
+// the scalar kernel), lane by lane; of a number, the number's.
+template <vmap::detail::Arithmetic T, class U>
+Varying<T> lane_cast(const Varying<U>& v) {
+  return detail::lanewise([](U x) { return static_cast<T>(x); }, v);
+}
+template <vmap::detail::Arithmetic T, vmap::detail::Arithmetic U>
+T lane_cast(U v) {
+  return static_cast<T>(v);
+}
+
 // A block's views of a tensor a scalar kernel reads element by element: each lane's
 // vb::Elements, sharing the dims (one tensor's, at one depth), held as one address and each
 // lane's offset from it in bytes, so that selecting is vector arithmetic and reading a

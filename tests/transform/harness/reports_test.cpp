@@ -292,6 +292,44 @@ TEST_F(Reports, RemarksFlagAsksForAllThree) {
   EXPECT_NE(result.err.find("[-Rpass-analysis=vmap]"), std::string::npos) << result.err;
 }
 
+// Note [Lane kernels]: a scalar kernel says whether it runs over SIMD lanes of examples or
+// one example at a time, and why.
+TEST_F(Reports, AScalarKernelSaysWhetherItRunsOnLanes) {
+  file("a.cpp", R"(#include <vmap/vmap.hpp>
+using namespace vmap;
+void distances(const Tensor& a, const Tensor& b, Tensor& out, double cutoff) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i)
+#pragma vmap
+    for (int64_t j = 0; j < b.size(0); ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < a.size(1); ++k) {
+        double d = a[i][k].item<double>() - b[j][k].item<double>();
+        if (std::fabs(d) > cutoff) s += d * d;
+      }
+      out[i][j] = s;
+    }
+}
+void norms(const Tensor& a, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < a.size(0); ++i) {
+    float s = 0;
+    for (int64_t k = 0; k < a.size(1); ++k) s += a[i][k].item<float>() * a[i][k].item<float>();
+    out[i] = std::sqrt(s);
+  }
+}
+)");
+  tool_run result = run("a.cpp -o out.cpp --remarks");
+  EXPECT_EQ(result.status, 0) << result.err;
+  for (const char* remark :
+       {"a.cpp:13:7: remark: runs in a compiled kernel (lines 8-13), one example at a time: it "
+        "has control flow ('if', 'while', 'break', ...) that may differ per example "
+        "[-Rpass=vmap]",
+        "a.cpp:21:5: remark: runs in a compiled kernel (lines 19-21), eight examples at a "
+        "time on SIMD lanes [-Rpass=vmap]"})
+    EXPECT_NE(result.err.find(remark), std::string::npos) << remark << "\n" << result.err;
+}
+
 TEST_F(Reports, EachStatementSaysHowItRuns) {
   file("a.cpp", kStatementKinds);
   tool_run result = run("a.cpp -o out.cpp --remarks");
@@ -304,7 +342,8 @@ TEST_F(Reports, EachStatementSaysHowItRuns) {
         "a.cpp:13:5: remark: runs batched op by op (4 ops); not compiled: ",
         // Scalar kernels: one storing elements in a plain loop, one of a C++ scalar.
         "a.cpp:14:5: remark: runs in a compiled kernel (lines 14-15) [-Rpass=vmap]",
-        "a.cpp:23:5: remark: runs in a compiled kernel (lines 21-23) [-Rpass=vmap]"})
+        "a.cpp:23:5: remark: runs in a compiled kernel (lines 21-23), eight examples at a "
+        "time on SIMD lanes [-Rpass=vmap]"})
     EXPECT_NE(result.err.find(remark), std::string::npos) << remark << "\n" << result.err;
   // A region's statements are the kernel's: no remark of their own.
   EXPECT_EQ(result.err.find("a.cpp:7:5: remark"), std::string::npos) << result.err;
