@@ -5,9 +5,9 @@
 // rules/include/vmap/fused_scalar.hpp).
 //
 // A kernel has a lane form where every example takes the same path through
-// it: its value is a C++ scalar (no stores, no element returned), it has a
-// loop or reads elements (else its rows already run on SIMD lanes), and its
-// statements are blocks, declarations of arithmetic locals, expression
+// it: its value is a C++ scalar (no stores, no element returned), it reads
+// elements (a kernel of per-example numbers alone already runs on SIMD lanes,
+// Note [Scalar kernels over rows of examples]), and its statements are blocks, declarations of arithmetic locals, expression
 // statements and plain `for` loops whose init, condition and step read only
 // what is the same for every example (numbers, literals, such locals). Its
 // expressions are built-in arithmetic, comparison, bitwise and assignment
@@ -44,15 +44,15 @@ public:
   std::string WhyNot;
 
   bool build(const Expr *Root) {
-    bool HasLoop = false;
     for (const Stmt *S : Chain.Region)
-      if (!statement(S, HasLoop))
+      if (!statement(S))
         return false;
     if (!expression(Root))
       return false;
-    bool Reads = llvm::is_contained(Chain.ElementReads, true);
-    if (!HasLoop && !Reads)
-      return false; // its rows already run on SIMD lanes
+    // A kernel of per-example numbers alone already runs on SIMD lanes, its
+    // numbers contiguous (Note [Scalar kernels over rows of examples]).
+    if (!llvm::is_contained(Chain.ElementReads, true))
+      return false;
     // The locals that differ per example, to a fixed point.
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       if (Chain.Locals[I] && operandVaries(I))
@@ -114,12 +114,12 @@ private:
     });
   }
 
-  bool statement(const Stmt *S, bool &HasLoop) {
+  bool statement(const Stmt *S) {
     if (isa<NullStmt>(S))
       return true;
     if (const auto *Block = dyn_cast<CompoundStmt>(S))
       return llvm::all_of(Block->body(), [&](const Stmt *Child) {
-        return statement(Child, HasLoop);
+        return statement(Child);
       });
     if (const auto *D = dyn_cast<DeclStmt>(S)) {
       Declarations.push_back(D);
@@ -137,11 +137,10 @@ private:
       return true;
     }
     if (const auto *For = dyn_cast<ForStmt>(S)) {
-      HasLoop = true;
       if (For->getConditionVariable() || !For->getCond())
         return whyNot("a loop has no condition, or declares in it");
       if (const Stmt *Init = For->getInit()) {
-        if (!statement(Init, HasLoop))
+        if (!statement(Init))
           return false;
         if (const auto *E = dyn_cast<Expr>(Init))
           Uniform.push_back(E);
@@ -154,7 +153,7 @@ private:
         Uniform.push_back(For->getInc());
       return expression(For->getCond()) &&
              (!For->getInc() || expression(For->getInc())) &&
-             statement(For->getBody(), HasLoop);
+             statement(For->getBody());
     }
     if (const auto *E = dyn_cast<Expr>(S))
       return expression(E);

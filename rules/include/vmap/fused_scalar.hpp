@@ -71,7 +71,8 @@
 // "varying", one per lane; loop counters and sizes the same for every instance "uniform".
 // Where a kernel's control flow is the same for every example (plain `for` loops over
 // numbers that are, no `if`, `while`, `?:`, `&&` on per-example values; its value a C++
-// scalar; no stores), the tool prints its text a second time, its lane form
+// scalar; no stores) and it reads elements (one of per-example numbers alone runs on SIMD
+// lanes already: Note [Scalar kernels over rows of examples]), the tool prints its text a second time, its lane form
 // (transform/fuse_lanes.cpp): a generic lambda, `vb::over_lanes([](auto a, auto x, auto i,
 // ...) { vb::Varying<float> total = 0.0f; for (int64_t k = 0; k < a; ++k) { ... } return
 // vb::sqrt(total); })`. Each local that differs per example is declared vb::Varying<T>
@@ -491,7 +492,8 @@ class ScalarRunner {
   // false) Held{}.
   template <class Held>
   void compute_row(const Row& row, int64_t n, Held* out, const bool* active) const {
-    if constexpr (kHasLanes)
+    // (A kernel of numbers alone has its blocks below: the tool gives it no lane form.)
+    if constexpr (kHasLanes && !kNumbersOnly)
       if (active == nullptr) return lanes_row(row, n, out);
     if (active != nullptr) {
       for (int64_t k = 0; k < n; ++k) out[k] = active[k] ? static_cast<Held>(run(row, k)) : Held{};
