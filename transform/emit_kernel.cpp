@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <functional>
+#include <map>
 
 namespace clang_vmap::emit_detail {
 
@@ -304,7 +305,8 @@ std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain,
                          vb(Call->getDirectCallee()->getName().str())});
     // `static_cast<T>(v)`, `(T)v` and `T(v)` become `vb::lane_cast<T>(v)`:
     // the text up to the type's end is replaced, and a C-style cast's operand
-    // gets parentheses.
+    // gets parentheses (one `)` for each cast ending there: `(double)(int)v`).
+    std::map<unsigned, std::string> Closings;
     for (const ExplicitCastExpr *Cast : Chain.LaneCasts) {
       SourceRange Type =
           Cast->getTypeInfoAsWritten()->getTypeLoc().getSourceRange();
@@ -324,8 +326,10 @@ std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain,
                        vb("lane_cast<") + sourceText(Context, Type).str() +
                            (CStyle ? ">(" : ">")});
       if (CStyle)
-        Edits.push_back({SubEnd, SubEnd, ")"});
+        Closings[SubEnd] += ")";
     }
+    for (const auto &[At, Text] : Closings)
+      Edits.push_back({At, At, Text});
   }
   for (const auto &[Operand, Index] : Chain.Parameters) {
     unsigned OperandBegin, OperandEnd;

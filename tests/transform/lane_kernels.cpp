@@ -19,7 +19,7 @@ void scaled_distances(const Tensor& a, const Tensor& b, Tensor& out, int64_t ste
       int64_t stride = step * 2, count = 0;
       for (int64_t k = 0; k < a.size(1); k += stride / 2) {
         const auto d = static_cast<double>(a[i][k].item<float>()) - (double)b[j][k].item<float>();
-        total += std::fabs(d) * float(k + 1);
+        total += std::fabs(d) * float(k + 1) + (double)(int)(d * 4);
         ++count;
       }
       out[i][j] = static_cast<float>(std::sqrt(total) / count);
@@ -97,7 +97,7 @@ int main() {
 // CHECK-NEXT: int64_t stride = c, count = 0;
 // CHECK-NEXT: for (int64_t k = 0; k < e; k += stride / 2) {
 // CHECK-NEXT: const vb::Varying<double> d = vb::lane_cast<double>(a[i][k].item<float>()) - vb::lane_cast<double>(b[j][k].item<float>());
-// CHECK-NEXT: total += vb::fabs(d) * float(k + 1);
+// CHECK-NEXT: total += vb::fabs(d) * float(k + 1) + vb::lane_cast<double>(vb::lane_cast<int>((d * 4)));
 // CHECK-NEXT: ++count;
 // CHECK-NEXT: }
 // CHECK-NEXT: return vb::lane_cast<float>(vb::sqrt(total) / count);
