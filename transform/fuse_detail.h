@@ -59,7 +59,7 @@ bool portableText(const clang::Stmt *S, const FusedChain &Chain);
 /// Gives a scalar kernel of value \p Root its lane form where it has one
 /// (fuse_lanes.cpp; Note [Lane kernels] in rules/include/vmap/fused_scalar.hpp).
 void planLanes(FusedChain &Chain, const clang::Expr *Root,
-               const LoopAnalysis &A);
+               const LoopAnalysis &A, const clang::ASTContext &Context);
 
 /// The names of the variables \p S reads.
 void namesIn(const clang::Stmt *S, llvm::StringSet<> &Names);

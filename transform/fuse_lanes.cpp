@@ -29,6 +29,7 @@
 #include "fuse_detail.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -38,7 +39,8 @@ namespace {
 
 class LaneForm {
 public:
-  LaneForm(FusedChain &Chain, const LoopAnalysis &A) : Chain(Chain), A(A) {}
+  LaneForm(FusedChain &Chain, const LoopAnalysis &A, const ASTContext &Context)
+      : Chain(Chain), A(A), Context(Context) {}
 
   /// Why the kernel has no lane form, in a C++ user's words (--remarks).
   std::string WhyNot;
@@ -84,9 +86,26 @@ public:
     for (const ExplicitCastExpr *Cast : Casts)
       if (varies(Cast->getSubExpr()))
         Chain.LaneCasts.insert(Cast);
-    for (const auto &[Call, Arguments] : Calls)
-      if (llvm::any_of(Arguments, [&](const Expr *E) { return varies(E); }))
-        Chain.LaneCalls.insert(Call);
+    // A lane calls std::name on its lanes' types: the function the code
+    // calls only where that takes the arguments as they are (`sqrt(f)` of a
+    // float, unqualified, is C's double sqrt; std::sqrt(float) rounds to
+    // float).
+    for (const auto &[Call, Arguments] : Calls) {
+      if (llvm::none_of(Arguments, [&](const Expr *E) { return varies(E); }))
+        continue;
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Context.getSourceManager().isInSystemHeader(Callee->getLocation()) ||
+          Callee->getNumParams() != Arguments.size())
+        return whyNot("it calls a '" + Callee->getNameAsString() +
+                      "' that is not the C++ library's");
+      for (unsigned I = 0; I < Arguments.size(); ++I)
+        if (!Context.hasSameUnqualifiedType(
+                Callee->getParamDecl(I)->getType().getNonReferenceType(),
+                Arguments[I]->IgnoreImpCasts()->getType()))
+          return whyNot("it converts an argument of '" +
+                        Callee->getNameAsString() + "' to another type");
+      Chain.LaneCalls.insert(Call);
+    }
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       Chain.VaryingOperands.push_back(operandVaries(I));
     return true;
@@ -242,6 +261,7 @@ private:
 
   FusedChain &Chain;
   const LoopAnalysis &A;
+  const ASTContext &Context;
   std::vector<std::pair<const VarDecl *, const Expr *>> Writes;
   std::vector<const Expr *> Uniform;
   std::vector<const DeclStmt *> Declarations;
@@ -252,9 +272,10 @@ private:
 
 } // namespace
 
-void planLanes(FusedChain &Chain, const Expr *Root, const LoopAnalysis &A) {
+void planLanes(FusedChain &Chain, const Expr *Root, const LoopAnalysis &A,
+               const ASTContext &Context) {
   FusedChain Planned = Chain;
-  LaneForm Form(Planned, A);
+  LaneForm Form(Planned, A, Context);
   if (Form.build(Root)) {
     Planned.Lanes = true;
     Chain = std::move(Planned);

@@ -675,7 +675,7 @@ public:
     Chain.DeviceCode = !ReturnsElements && !Stores &&
                        llvm::all_of(Region, Portable) && Portable(Root);
     if (Root && !ReturnsElements && !Stores)
-      planLanes(Chain, Root, A);
+      planLanes(Chain, Root, A, Context);
     return Chain;
   }
 

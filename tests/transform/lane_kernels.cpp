@@ -66,6 +66,17 @@ void guarded(const Tensor& x, Tensor& out) {
   }
 }
 
+// C's sqrt(double), called on a float: a lane would call std::sqrt(float), another
+// function, so the kernel runs one example at a time.
+void c_sqrt(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    float s = 0;
+    for (int64_t k = 0; k < x.size(1); ++k) s += x[i][k].item<float>();
+    out[i] = ::sqrt(s) / 3.0f;
+  }
+}
+
 int main() {
   manual_seed(3);
   const Tensor a = randn({5, 12});
@@ -88,6 +99,9 @@ int main() {
   Tensor maxima = zeros({27}, kDouble);
   guarded(x, maxima);
   std::cout << maxima << "\n";
+  Tensor roots = zeros({27});
+  c_sqrt(x.abs().to(kFloat), roots);
+  std::cout << roots << "\n";
 }
 
 
@@ -128,5 +142,10 @@ int main() {
 // CHECK-NEXT: for (int64_t k = 1; k < a; ++k) m = vb::fmax(m, x[i][k].item<double>());
 // CHECK-NEXT: return m;
 // CHECK-NEXT: }), vb::at(x, i)[0].item<double>(), x.size(1), x, i);  // lines 62-64
+
+// CHECK-LABEL: void c_sqrt(
+// CHECK: vb::fused_scalar(
+// CHECK-NOT: over_lanes
+// CHECK: int main() {
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
