@@ -46,14 +46,15 @@ public:
   std::string WhyNot;
 
   bool build(const Expr *Root) {
+    // A kernel of per-example numbers alone already runs on SIMD lanes, its
+    // numbers contiguous (Note [Scalar kernels over rows of examples]): no
+    // lane form, and no reason against one.
+    if (!llvm::is_contained(Chain.ElementReads, true))
+      return false;
     for (const Stmt *S : Chain.Region)
       if (!statement(S))
         return false;
     if (!expression(Root))
-      return false;
-    // A kernel of per-example numbers alone already runs on SIMD lanes, its
-    // numbers contiguous (Note [Scalar kernels over rows of examples]).
-    if (!llvm::is_contained(Chain.ElementReads, true))
       return false;
     // The locals that differ per example, to a fixed point.
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
