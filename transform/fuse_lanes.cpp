@@ -7,9 +7,10 @@
 // A kernel has a lane form where every example takes the same path through
 // it: its value is a C++ scalar (no stores, no element returned), it reads
 // elements (a kernel of per-example numbers alone already runs on SIMD lanes,
-// Note [Scalar kernels over rows of examples]), and its statements are blocks, declarations of arithmetic locals, expression
-// statements and plain `for` loops whose init, condition and step read only
-// what is the same for every example (numbers, literals, such locals). Its
+// Note [Scalar kernels over rows of examples]), and its statements are
+// blocks, declarations of arithmetic locals, expression statements and plain
+// `for` loops whose init, condition and step read only what is the same for
+// every example (numbers, literals, such locals). Its
 // expressions are built-in arithmetic, comparison, bitwise and assignment
 // operators (not `&&`, `||`, `?:` or `,`, which choose what runs), the
 // <cmath> functions of the op table, element reads (`x[i][k].item<float>()`)

@@ -479,7 +479,9 @@ TEST(LaneKernels, WholeBlocksRunTheLaneForm) {
     vb::Level columns(0, 20);
     const vb::Value c = columns.index();
     vb::at(vb::at(out, r), c) = vb::fused_scalar(
-        [](vb::Elements v, int64_t r, int64_t c) { return v[(c + r * 5) % 20].item<float>() * 0 + 1; },
+        [](vb::Elements v, int64_t r, int64_t c) {
+          return v[(c + r * 5) % 20].item<float>() * 0 + 1;
+        },
         vb::over_lanes([](vb::VaryingElements v, vb::Varying<int64_t> r,
                           vb::Varying<int64_t> c) { return v[c + r * 5].item<float>() * 0 + 2; }),
         v, r, c);

@@ -72,14 +72,16 @@
 // Where a kernel's control flow is the same for every example (plain `for` loops over
 // numbers that are, no `if`, `while`, `?:`, `&&` on per-example values; its value a C++
 // scalar; no stores) and it reads elements (one of per-example numbers alone runs on SIMD
-// lanes already: Note [Scalar kernels over rows of examples]), the tool prints its text a second time, its lane form
-// (transform/fuse_lanes.cpp): a generic lambda, `vb::over_lanes([](auto a, auto x, auto i,
-// ...) { vb::Varying<float> total = 0.0f; for (int64_t k = 0; k < a; ++k) { ... } return
-// vb::sqrt(total); })`. Each local that differs per example is declared vb::Varying<T>
-// (vmap/lanes.hpp): kLanes values of T, whose operators and <cmath> functions are the
-// built-in ones lane by lane, so every lane computes what its example's scalar kernel
-// computes, the same types and roundings (run_in_exact_isa: no FMA contraction either); the
-// compiler makes vector code of the lanes. vb::fused_scalar passes the lane form a block of
+// lanes already: Note [Scalar kernels over rows of examples]), the tool prints its text a
+// second time, its lane form (transform/fuse_lanes.cpp): `vb::over_lanes([](long a,
+// vb::VaryingElements x, vb::Varying<int64_t> i, ...) { vb::Varying<float> total = 0.0f;
+// for (int64_t k = 0; k < a; ++k) { ... } return vb::sqrt(total); })`, its parameters typed
+// (a generic lambda would need `.template item<T>()`). Each local that differs per example
+// is declared vb::Varying<T> (vmap/lanes.hpp): kLanes values of T, whose operators and
+// <cmath> functions are the built-in ones lane by lane, so every lane computes what its
+// example's scalar kernel computes, the same types and roundings (run_flat_in_exact_isa: no
+// FMA contraction either, the user's lambda inlined into it); the compiler makes vector
+// code of the lanes. vb::fused_scalar passes the lane form a block of
 // kLanes examples along a row: a per-example number as a Varying of its parameter's type,
 // an element operand as a VaryingElements (each lane's view), a number as itself. A lane
 // whose element read would raise or convert (an index out of [0, size), an element of
@@ -607,8 +609,9 @@ class ScalarRunner {
   VMAP_FUSED_LOOP auto run_lanes(const Row& row, int64_t k, std::index_sequence<I...>) const {
     return lanes_.kernel(lane_argument<I>(row, k)...);
   }
-  // Parameter J of the block of examples [k, k + kLanes) of `row`: each lane's elements, or
-  // per-example number, as argument() reads them; a number passed, the same for every lane.
+  // Parameter J of the block of examples [k, k + kLanes) of `row`: each lane's elements (one
+  // address, each lane's offset), each lane's per-example number as argument() reads it, or
+  // the number passed, the same for every lane.
   template <std::size_t J>
   VMAP_FUSED_LOOP auto lane_argument(const Row& row, int64_t k) const {
     if constexpr (kElementsParameter<P<J>>) {
@@ -620,14 +623,10 @@ class ScalarRunner {
                              e.strides.data());
     } else if constexpr (kOperand<J>) {
       Varying<P<J>> values;
-      for (int l = 0; l < kLanes; ++l) {
-        HeldAs<P<J>> held;
-        std::memcpy(&held, row.at[J] + (k + l) * row.step[J], sizeof held);
-        values.lane[l] = static_cast<P<J>>(held);
-      }
+      for (int l = 0; l < kLanes; ++l) values.lane[l] = argument<false, J>(row, k + l);
       return values;
     } else {
-      return static_cast<P<J>>(std::get<J>(operands_));
+      return argument<false, J>(row, k);
     }
   }
 
