@@ -596,11 +596,18 @@ std::optional<Value> device_value(FusedLayout layout, const TypedKernel<T>* type
         // on a device]), else a row.
         const int64_t level_rank = rank - args.example_rank;
         vmap::detail::CompiledKernelCall call;
-        call.block_threads = 256;
+        call.block_threads = vmap_fused::kTile * vmap_fused::kTile;
         if (level_rank >= 2) {
-          args.tile = 16;
+          // A sum stages its operands' cells where they fit (Note [Staged tiles on a device]).
+          args.tile = vmap_fused::kTile * vmap_fused::kMicro;
+          if (sum)
+            args.chunk = vmap_fused::staged_chunk(
+                args, static_cast<int>(laid_out.operands.size()),
+                static_cast<int>(vmap::detail::element_size(laid_out.dtype)));
+          if (args.chunk == 0) args.tile = vmap_fused::kTile;
           const int64_t rows = args.dims[level_rank - 2], columns = args.dims[level_rank - 1];
-          const int64_t tiles = ((rows + 15) / 16) * ((columns + 15) / 16) *
+          const int64_t tiles = ((rows + args.tile - 1) / args.tile) *
+                                ((columns + args.tile - 1) / args.tile) *
                                 (args.count / std::max<int64_t>(rows * columns, 1));
           call.count = tiles * call.block_threads;
         } else {

@@ -78,7 +78,7 @@ std::string fused_device_program(DeviceCode code, Dtype element, Dtype result,
               std::to_string(a) + ")";
     else {
       const std::string n = std::to_string(tensors++);
-      call += "vmap::batched::Element<" + t + ">{static_cast<const " + t + "*>(args.base[" + n +
+      call += "vmap::batched::Element<" + t + ">{static_cast<const " + t + "*>(bases[" + n +
               "])[at[" + n + "]]}";
     }
   }
@@ -88,14 +88,21 @@ std::string fused_device_program(DeviceCode code, Dtype element, Dtype result,
          "  const auto body =\n" +
          std::string(code.lambda) +
          ";\n"
-         "  const auto element = [&](const int64_t* at) {\n"
+         "  const auto element = [&](const void* const* bases, const int64_t* at) {\n"
          "    const auto value = body(" + call + ");\n" +
          (squared ? "    return static_cast<" + r + ">((value * value).value);\n"
                   : "    return static_cast<" + r + ">(value.value);\n") +
          "  };\n"
-         "  const vmap_fused::Thread thread{blockIdx.x, threadIdx.x, blockDim.x};\n"
-         "  vmap_fused::" + (sum ? "sum" : "store") + "<" + r + ", " + std::to_string(tensors) +
-         ">(args, thread, element);\n"
+         "  const vmap_fused::Thread thread{blockIdx.x, threadIdx.x, blockDim.x};\n" +
+         (sum ? "  __shared__ double staged[vmap_fused::kStagedBytes / sizeof(double)];\n"
+                "  if (args.chunk > 0)\n"
+                "    vmap_fused::staged_sum<" + r + ", " + t + ", " + std::to_string(tensors) +
+                    ">(args, thread, reinterpret_cast<unsigned char*>(staged), element);\n"
+                "  else\n"
+                "    vmap_fused::sum<" + r + ", " + std::to_string(tensors) +
+                    ">(args, thread, element);\n"
+              : "  vmap_fused::store<" + r + ", " + std::to_string(tensors) +
+                    ">(args, thread, element);\n") +
          "}\n";
 }
 

@@ -356,6 +356,52 @@ TEST_P(DeviceBatched, FusedKernelsRunAsOneKernel) {
   if (GetParam() == Backend::emulated) EXPECT_EQ(emulated_.compiled_kernels() - before, 4);
 }
 
+// Note [Staged tiles on a device]: sums over tiles of two level dims stage the rows the tile's
+// threads share, a chunk of each example at a time; tiles cut by the edges (20 x 30 of 16 x 16),
+// examples of 40 elements (a chunk and a part), of two dims, an operand with a row per position
+// (read as it is), a level outside the tile, numbers and a mean.
+TEST_P(DeviceBatched, TiledSumsStageTheRowsThreadsShare) {
+  Rng rng(9);
+  const int64_t before = emulated_.compiled_kernels();
+  expect_same_on_device(
+      {random(rng, {20, 40}), random(rng, {30, 40}), random(rng, {20, 30, 40}),
+       random(rng, {20, 5, 8}), random(rng, {30, 5, 8}), random(rng, {3, 20, 40}, kFloat64),
+       random(rng, {30, 40}, kFloat64), zeros({20, 30}), zeros({20, 30}), zeros({3, 20, 30},
+       kFloat64)},
+      [](std::vector<Tensor> in) {
+        const Tensor &x = in[0], &y = in[1], &z = in[2], &x2 = in[3], &y2 = in[4],
+                     &x3 = in[5], &y3 = in[6];
+        Tensor weighted = in[7].clone(), squares = in[8].clone(), outer = in[9].clone();
+        {
+          vb::Level rows(0, x.size(0));
+          const vb::Value i = rows.index();
+          vb::Level columns(0, y.size(0));
+          const vb::Value j = columns.index();
+          vb::at(vb::at(weighted, i), j) =
+              vb::fused(VMAP_TEST_KERNEL([](const auto& a, const auto& b, const auto& c,
+                                            const auto& scale) { return (a - b) * c * scale; }),
+                        vb::at(x, i), vb::at(y, j), vb::at(vb::at(z, i), j), 0.5)
+                  .sum();
+          vb::at(vb::at(squares, i), j) =
+              vb::fused(VMAP_TEST_KERNEL([](const auto& a, const auto& b) { return (a - b).pow(2); }),
+                        vb::at(x2, i), vb::at(y2, j))
+                  .mean();
+        }
+        vb::Level blocks(0, x3.size(0));
+        const vb::Value k = blocks.index();
+        vb::Level rows(0, x3.size(1));
+        const vb::Value i = rows.index();
+        vb::Level columns(0, y3.size(0));
+        const vb::Value j = columns.index();
+        vb::at(vb::at(vb::at(outer, k), i), j) =
+            vb::fused(VMAP_TEST_KERNEL([](const auto& a, const auto& b) { return a * b; }),
+                      vb::at(vb::at(x3, k), i), vb::at(y3, j))
+                .sum();
+        return std::vector<Tensor>{weighted, squares, outer};
+      });
+  if (GetParam() == Backend::emulated) EXPECT_EQ(emulated_.compiled_kernels() - before, 3);
+}
+
 #undef VMAP_TEST_KERNEL
 
 INSTANTIATE_TEST_SUITE_P(Backends, DeviceBatched,

@@ -51,10 +51,11 @@
 // functors, compiled by NVRTC with libcu++ standing in for the standard library), the lambda
 // as written, and fused_device.hpp's walk over the same layout as the CPU's (plan_fused), one
 // thread per element stored or per example summed, each example's elements in order, in its
-// element type as on the CPU; blocks take 2-D tiles of the last two level dims, so the rows
-// neighbouring examples share are read from L1. The first element's type-level check (an op
-// the dtype lacks) is made on the host first. Without device code the batched ops run it on
-// the device, op by op, as before.
+// element type as on the CPU; blocks take 2-D tiles of the last two level dims, and a sum's
+// block stages the rows its examples share in shared memory (Note [Staged tiles on a device]
+// in fused_device.hpp). The first element's type-level check (an op the dtype lacks) is
+// made on the host first. Without device code the batched ops run it on the device, op by
+// op, as before.
 #pragma once
 
 #include <vmap/batched.hpp>
@@ -358,9 +359,18 @@ class Fused {
   void walk_on_host(const vmap_kernel::FusedArgs& args, bool sum, int64_t blocks,
                     int64_t threads) const {
     using R = ResultOf<T>;
-    const auto element = [&](const int64_t* at) {
-      return static_cast<R>(device_element<T>(args, at, Indices{}));
+    const auto element = [&](const void* const* bases, const int64_t* at) {
+      return static_cast<R>(device_element<T>(bases, at, Indices{}));
     };
+    if constexpr (std::is_floating_point_v<R>)
+      if (sum && args.chunk > 0) {
+        // Note [Staged tiles on a device]: a block's threads phase by phase.
+        alignas(16) unsigned char shared[vmap_fused::kStagedBytes];
+        for (int64_t b = 0; b < blocks; ++b)
+          vmap_fused::staged_sum<R, T, static_cast<int>(kValues)>(
+              args, vmap_fused::Thread{b, 0, threads}, shared, element);
+        return;
+      }
     for (int64_t b = 0; b < blocks; ++b)
       for (int64_t t = 0; t < threads; ++t) {
         const vmap_fused::Thread thread{b, t, threads};
@@ -371,15 +381,15 @@ class Fused {
       }
   }
   template <class T, std::size_t... I>
-  auto device_element(const vmap_kernel::FusedArgs& args, const int64_t* at,
+  auto device_element(const void* const* bases, const int64_t* at,
                       std::index_sequence<I...>) const {
-    return kernel_(device_argument<T, I>(args, at)...).value;
+    return kernel_(device_argument<T, I>(bases, at)...).value;
   }
   template <class T, std::size_t I>
-  decltype(auto) device_argument(const vmap_kernel::FusedArgs& args, const int64_t* at) const {
+  decltype(auto) device_argument(const void* const* bases, const int64_t* at) const {
     if constexpr (detail::is_value_operand<std::tuple_element_t<I, ArgTuple>>) {
       constexpr std::size_t n = detail::value_index<I, ArgTuple>;
-      return Element<T>{static_cast<const T*>(args.base[n])[at[n]]};
+      return Element<T>{static_cast<const T*>(bases[n])[at[n]]};
     } else {
       return std::get<I>(args_);
     }

@@ -101,6 +101,7 @@ struct FusedArgs {
   void* out;
   int mean;  // a sum divides by example_count
   int tile;  // a block is a tile x tile square of the last two level dims (0: a row)
+  int chunk;  // a sum's block stages its operands' cells, chunk elements at a time (0: not)
   alignas(8) unsigned char numbers[kMaxOperands][8];  // the numbers, as their C++ types
 };
 
