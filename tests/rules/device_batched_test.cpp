@@ -211,6 +211,37 @@ TEST_P(DeviceBatched, IndexArithmeticOnTheDevice) {
   }
 }
 
+// Note [Pointwise results on a device]: `out[i] = a[i] + b[i]` over device tensors is one call
+// of the backend, the add computing into out (before: the add, then a copy into out); a value
+// stored into a slot and used again after the slot is overwritten; a store into the slot the
+// value reads; a masked store.
+TEST_P(DeviceBatched, PointwiseResultsIntoSlots) {
+  Rng rng(10);
+  const int64_t n = 40000;  // past one pending block
+  int64_t add_calls = -1;
+  expect_same_on_device(
+      {random(rng, {n}), random(rng, {n}), zeros({n}), zeros({n}), zeros({n})},
+      [&](std::vector<Tensor> in) {
+        const Tensor &a = in[0], &b = in[1];
+        Tensor out = in[2].clone(), again = in[3].clone(), masked = in[4].clone();
+        vb::Level level(0, n);
+        const vb::Value i = level.index();
+        const int64_t before = emulated_.calls();
+        vb::at(out, i) = vb::at(a, i) + vb::at(b, i);
+        if (a.device() != kCPU) add_calls = emulated_.calls() - before;
+        const vb::Value product = vb::at(a, i) * vb::at(b, i);
+        vb::at(again, i) = product;
+        vb::at(again, i) = vb::at(again, i) * vb::at(a, i);
+        vb::at(out, i) = vb::at(out, i) - product;
+        {
+          vb::Where positive(vb::at(a, i) > 0.0f);
+          vb::at(masked, i) = vb::at(a, i) - vb::at(b, i);
+        }
+        return std::vector<Tensor>{out, again, masked};
+      });
+  if (GetParam() == Backend::emulated) EXPECT_EQ(add_calls, 1);
+}
+
 // Note [Deferred results]: a product and a gather large enough to be stored straight into
 // their device slots, and the same product used again after its slot is overwritten.
 TEST_P(DeviceBatched, DeferredResultsIntoSlots) {
