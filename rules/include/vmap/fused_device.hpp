@@ -37,14 +37,14 @@
 #define VMAP_FUSED_BARRIER() __syncthreads()
 #define VMAP_FUSED_SLOTS 1
 #define VMAP_FOR_EACH_THREAD(t, thread) \
-  for (int64_t t = (thread).index, t##_slot = 0; t##_slot < 1; ++t##_slot)
+  for (int64_t t = (thread).index, t##_end = t + 1; t < t##_end; ++t)
+#define VMAP_SLOT(t) 0
 #else
 #define VMAP_FUSED_BARRIER()
 #define VMAP_FUSED_SLOTS 256  // kTile * kTile
-#define VMAP_FOR_EACH_THREAD(t, thread) \
-  for (int64_t t = 0, t##_slot = 0; t < (thread).threads; t##_slot = ++t)
+#define VMAP_FOR_EACH_THREAD(t, thread) for (int64_t t = 0; t < (thread).threads; ++t)
+#define VMAP_SLOT(t) (t)
 #endif
-#define VMAP_SLOT(t) t##_slot
 
 namespace vmap_fused {
 
