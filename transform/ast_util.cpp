@@ -417,6 +417,15 @@ bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
   const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
   if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())
     return false;
+  // The library's, declared in a system header: a function of the user's
+  // named like one (a global `float max(float, float)` of their own) means
+  // what its body says, and is called as written.
+  const FunctionDecl *Declared = Callee->getTemplateInstantiationPattern();
+  if (!Declared)
+    Declared = Callee;
+  if (!Callee->getASTContext().getSourceManager().isInSystemHeader(
+          Declared->getCanonicalDecl()->getLocation()))
+    return false;
   std::string Name = Callee->getNameAsString();
   return llvm::any_of(vmap::rules::kCmathFunctions,
                       [&](const vmap::rules::CmathFunction &F) {
