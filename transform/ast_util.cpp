@@ -417,14 +417,13 @@ bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
   const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
   if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())
     return false;
-  // The library's, declared in a system header: a function of the user's
-  // named like one (a global `float max(float, float)` of their own) means
-  // what its body says, and is called as written.
-  const FunctionDecl *Declared = Callee->getTemplateInstantiationPattern();
-  if (!Declared)
-    Declared = Callee;
-  if (!Callee->getASTContext().getSourceManager().isInSystemHeader(
-          Declared->getCanonicalDecl()->getLocation()))
+  // A global one is the C library's only where a system header declares it:
+  // a function of the user's named like one (a global `float max(float,
+  // float)` of their own) means what its body says, and is called as
+  // written. (What std holds is the library's: a user may not add to it.)
+  if (!Callee->isInStdNamespace() &&
+      !Callee->getASTContext().getSourceManager().isInSystemHeader(
+          Callee->getCanonicalDecl()->getLocation()))
     return false;
   std::string Name = Callee->getNameAsString();
   return llvm::any_of(vmap::rules::kCmathFunctions,
