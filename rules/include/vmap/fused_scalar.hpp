@@ -85,8 +85,10 @@
 // kLanes examples along a row: a per-example number as a Varying of its parameter's type,
 // an element operand as a VaryingElements (each lane's view), a number as itself. A lane
 // whose element read would raise or convert (an index out of [0, size), an element of
-// another dtype) throws LaneMiss, and the block runs again one example at a time, which
-// raises the loop's own error, or converts, as the scalar kernel does; so does a block under
+// another dtype), or whose integer division would trap (by zero: an earlier example may
+// raise first as written, and never divide), throws LaneMiss, and the block runs again one
+// example at a time, which raises the loop's own error, or converts, as the scalar kernel
+// does; so does a block under
 // a live vb::Where, and the examples after a row's last whole block.
 //
 // Note [Scalar kernels on a device]

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 namespace vmap::batched {
@@ -106,8 +107,6 @@ auto lanewise(const F& f, const A&... a) {
 VMAP_LANE_BINARY(+)
 VMAP_LANE_BINARY(-)
 VMAP_LANE_BINARY(*)
-VMAP_LANE_BINARY(/)
-VMAP_LANE_BINARY(%)
 VMAP_LANE_BINARY(<)
 VMAP_LANE_BINARY(>)
 VMAP_LANE_BINARY(<=)
@@ -121,9 +120,44 @@ VMAP_LANE_BINARY(<<)
 VMAP_LANE_BINARY(>>)
 #undef VMAP_LANE_BINARY
 
+namespace detail {
+// Integer division of a lane by zero, or of the least value by -1, is undefined and traps on
+// x86, where the loop as written may have raised an error at an earlier example first (an
+// element read out of range) and never divided: such a block runs one example at a time, in
+// order, instead (LaneMiss), which raises that error or divides as written.
+template <class A, class B>
+void check_divisors(const A& a, const B& b) {
+  using Quotient = decltype(lane_of(a, 0) / lane_of(b, 0));
+  if constexpr (std::is_integral_v<Quotient>) {
+    bool undefined = false;
+    for (int l = 0; l < kLanes; ++l) {
+      const Quotient divisor = lane_of(b, l);
+      undefined |= divisor == 0;
+      if constexpr (std::is_signed_v<Quotient>)
+        undefined |= divisor == -1 && static_cast<Quotient>(lane_of(a, l)) ==
+                                          std::numeric_limits<Quotient>::min();
+    }
+    if (undefined) [[unlikely]]
+      lane_miss();
+  }
+}
+}  // namespace detail
+
+#define VMAP_LANE_DIVISION(op)                                                 \
+  template <class A, class B>                                                  \
+    requires detail::LaneOperands<A, B>                                        \
+  auto operator op(const A& a, const B& b) {                                   \
+    detail::check_divisors(a, b);                                              \
+    return detail::lanewise([](auto x, auto y) { return x op y; }, a, b);      \
+  }
+VMAP_LANE_DIVISION(/)
+VMAP_LANE_DIVISION(%)
+#undef VMAP_LANE_DIVISION
+
 #define VMAP_LANE_COMPOUND(op)                                                 \
   template <class T, detail::LaneValue B>                                      \
   Varying<T>& operator op(Varying<T>& a, const B& b) {                         \
+    if constexpr (#op[0] == '/' || #op[0] == '%') detail::check_divisors(a, b); \
     for (int l = 0; l < kLanes; ++l) a.lane[l] op detail::lane_of(b, l);       \
     return a;                                                                  \
   }
