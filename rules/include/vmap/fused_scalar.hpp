@@ -655,7 +655,6 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Lanes& lanes,
                 "vb::fused_scalar: one argument per parameter of the kernel");
   using Operands = std::tuple<std::conditional_t<std::is_arithmetic_v<Args>, Args, Value>...>;
   const Operands operands(args...);
-  constexpr std::size_t kCount = sizeof...(Args);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::vector<Value> values, elements;
     std::vector<Dtype> dtypes;
