@@ -133,8 +133,8 @@ std::string freshName(llvm::StringRef Base, llvm::StringSet<> &Taken);
 bool hasOwnElements(const clang::Expr *E);
 
 /// A <cmath> function the batched API provides on per-example C++ scalars
-/// (the op table's kCmathFunctions), by name and argument count, declared by
-/// the C or C++ library (a system header), not by the user.
+/// (the op table's kCmathFunctions), by name and argument count: one of std's,
+/// or a global one a system header declares (the C library's), not the user's.
 bool isCmath(const clang::FunctionDecl *Callee, unsigned NumArgs);
 
 /// Whether \p Cast changes a C++ scalar's value or its held dtype: a

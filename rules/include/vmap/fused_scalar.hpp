@@ -88,8 +88,8 @@
 // another dtype), or whose integer division would trap (by zero: an earlier example may
 // raise first as written, and never divide), throws LaneMiss, and the block runs again one
 // example at a time, which raises the loop's own error, or converts, as the scalar kernel
-// does; so does a block under
-// a live vb::Where, and the examples after a row's last whole block.
+// does; so does a block under a live vb::Where, and the examples after a row's last whole
+// block.
 //
 // Note [Scalar kernels on a device]
 // Where the region's text means the same on a device (transform/fuse_detail.h's portableText:
