@@ -193,8 +193,59 @@ static bool isOverloaded(const FunctionDecl *F) {
   return Functions > 1;
 }
 
+/// The local variable of \p Body initialised with \p Lambda's expression.
+static const VarDecl *variableOfLambda(const Stmt *Body,
+                                       const CXXRecordDecl *Lambda) {
+  if (!Body)
+    return nullptr;
+  if (const auto *Declaration = dyn_cast<DeclStmt>(Body))
+    for (const Decl *D : Declaration->decls())
+      if (const auto *Var = dyn_cast<VarDecl>(D);
+          Var && Var->getInit() && Var->isLocalVarDecl() &&
+          !Var->getType()->isReferenceType())
+        if (const auto *Init = dyn_cast<LambdaExpr>(
+                Var->getInit()->IgnoreImplicit()->IgnoreParens());
+            Init && Init->getLambdaClass() == Lambda)
+          return Var;
+  for (const Stmt *Child : Body->children())
+    if (const VarDecl *Found = variableOfLambda(Child, Lambda))
+      return Found;
+  return nullptr;
+}
+
+const VarDecl *lambdaVariable(const FunctionDecl *F) {
+  const auto *Method = dyn_cast_or_null<CXXMethodDecl>(F);
+  if (!Method || !Method->getParent()->isLambda() ||
+      Method->getOverloadedOperator() != OO_Call)
+    return nullptr;
+  const auto *Around =
+      dyn_cast<FunctionDecl>(Method->getParent()->getDeclContext());
+  return Around ? variableOfLambda(Around->getBody(), Method->getParent())
+                : nullptr;
+}
+
+const LambdaExpr *lambdaOf(const FunctionDecl *F) {
+  const VarDecl *Var = lambdaVariable(F);
+  return Var ? cast<LambdaExpr>(Var->getInit()->IgnoreImplicit()->IgnoreParens())
+             : nullptr;
+}
+
+std::string functionName(const FunctionDecl *F) {
+  if (const VarDecl *Var = lambdaVariable(F))
+    return Var->getNameAsString();
+  return F->getNameAsString();
+}
+
+llvm::ArrayRef<const Expr *> parameterArguments(const CallExpr *Call) {
+  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
+  if (isa<CXXOperatorCallExpr>(Call) &&
+      isa_and_nonnull<CXXMethodDecl>(Call->getDirectCallee()) && !Args.empty())
+    return Args.drop_front();
+  return Args;
+}
+
 std::string cloneName(const FunctionDecl *F) {
-  std::string Name = "_b_" + F->getNameAsString();
+  std::string Name = "_b_" + functionName(F);
   auto Append = [&](StringRef Text) {
     Name += '_';
     for (char C : Text) // `vmap::Tensor` -> `vmap_Tensor`, `-1` -> `neg1`

@@ -100,6 +100,35 @@ std::string lineDirectiveAfter(const clang::ASTContext &Context,
 /// "a lambda"; other nodes by clang's class name.
 std::string describeStmt(const clang::Stmt *S);
 
+/// Note [Lambdas the loop calls]
+/// A lambda stored in a local variable (`auto squared = [&](const Tensor& v)
+/// { ... };`) and called in a vmap loop with a per-example argument is batched
+/// as a function of this file is: its call operator's body is a clone, printed
+/// as a lambda of the same captures right after the variable's declaration
+/// (`auto _b_squared = [&](const ::vmap::batched::Value& v) -> ... { ... };`),
+/// so that it reads the variables the lambda reads, and the call calls it
+/// (`_b_squared(vb::at(x, i))`). batch.cpp refuses what this cannot express:
+/// a mutable lambda, an init-capture (evaluated again), a lambda not stored in
+/// a local variable of the function that holds the loop, or one whose
+/// captured variables the loop writes.
+
+/// The local variable \p F, a lambda's call operator, is stored in (`squared`
+/// of `auto squared = [](...) {...};`), or null: a lambda's call operator
+/// whose lambda initialises a local variable of the function around it.
+const clang::VarDecl *lambdaVariable(const clang::FunctionDecl *F);
+
+/// The lambda expression \p F, a lambda's call operator, is the body of, or
+/// null (lambdaVariable's initialiser).
+const clang::LambdaExpr *lambdaOf(const clang::FunctionDecl *F);
+
+/// \p F's name as a C++ user knows it: a lambda's variable (`squared`), else
+/// the function's name.
+std::string functionName(const clang::FunctionDecl *F);
+
+/// The arguments \p Call passes to its function's parameters: a call
+/// operator's object (`f` of `f(x)`) left out.
+llvm::ArrayRef<const clang::Expr *> parameterArguments(const clang::CallExpr *Call);
+
 /// The name of the batched clone of \p F (a function of this file): `_b_f`,
 /// and for a function template's specialization its template arguments
 /// spelled in too (`_b_scaled_float`), so each specialization gets its own.

@@ -279,6 +279,8 @@ private:
     // A member function is cloned as a member beside it (emit.cpp), so it
     // must be defined in its class, whose other members see it wherever they
     // are (the class is complete in their bodies).
+    if (lambdaVariable(Definition))
+      return whyNoLambdaClone(Call, Definition);
     bool InClassMember = false;
     if (const auto *Method = dyn_cast<CXXMethodDecl>(Definition)) {
       if (Method->isOutOfLine())
@@ -331,6 +333,54 @@ private:
     return std::nullopt;
   }
 
+  /// Why the lambda whose call operator is \p Definition cannot be cloned
+  /// (Note [Lambdas the loop calls] in ast_util.h), or std::nullopt.
+  std::optional<std::string>
+  whyNoLambdaClone(const CallExpr *Call, const FunctionDecl *Definition) const {
+    const auto *Method = cast<CXXMethodDecl>(Definition);
+    const LambdaExpr *Lambda = lambdaOf(Definition);
+    const auto *Object =
+        dyn_cast<DeclRefExpr>(Call->getArg(0)->IgnoreParenImpCasts());
+    if (Plan.Analysis.Callee)
+      return "it is called from '" + functionName(Plan.Analysis.Callee) +
+             "', which the loop calls; call it in the loop itself";
+    const VarDecl *Variable = lambdaVariable(Definition);
+    if (!Object || Object->getDecl() != Variable)
+      return "it is not called through the variable it is stored in";
+    // From a lambda holding the loop, through lambdas that capture by
+    // default, so that they capture the clone too.
+    for (const DeclContext *Around = Plan.Analysis.Loop->Function;
+         Around != Variable->getDeclContext();) {
+      const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Around);
+      if (!Method || !Method->getParent()->isLambda() ||
+          Method->getParent()->getLambdaCaptureDefault() == LCD_None)
+        return "the lambda holding the loop captures it by name; capture by "
+               "default ('[&]' or '[=]'), which captures its batched copy too";
+      Around = Method->getParent()->getDeclContext();
+    }
+    if (!Method->isConst())
+      return "it is a mutable lambda, whose calls may change what it holds";
+    if (const FunctionTemplateDecl *Template = Method->getPrimaryTemplate())
+      if (llvm::any_of(*Template->getTemplateParameters(),
+                       [](const NamedDecl *Param) { return !Param->isImplicit(); }))
+        return "it is a lambda with a template parameter list";
+    const Stmt *LoopBody = Plan.Analysis.Loop->For->getBody();
+    for (const LambdaCapture &Capture : Lambda->captures()) {
+      if (Capture.capturesVLAType())
+        return "it captures a variable-length array";
+      if (!Capture.capturesVariable())
+        continue;
+      const auto *Captured = dyn_cast<VarDecl>(Capture.getCapturedVar());
+      if (!Captured || Captured->isInitCapture())
+        return "it has an init-capture ('[name = ...]'), which its batched "
+               "copy would evaluate again";
+      if (writesThrough(LoopBody, Captured))
+        return "it captures '" + Captured->getNameAsString() +
+               "', which the loop writes";
+    }
+    return std::nullopt;
+  }
+
   /// A variable of each example's own: declared in the vmap loop, or in the
   /// function whose clone this is (a by-value parameter too).
   bool isLocalOfExample(const VarDecl *Var) const {
@@ -344,9 +394,9 @@ private:
                             Scope->getEndLoc());
   }
 
-  /// Whether \p Body assigns, increments or changes in place \p Param or an
+  /// Whether \p Body assigns, increments or changes in place \p Var or an
   /// element of it (`p = e`, `p += e`, `p[0] = e`, `p.add_(e)`).
-  static bool writesThrough(const Stmt *Body, const ParmVarDecl *Param) {
+  static bool writesThrough(const Stmt *Body, const VarDecl *Var) {
     if (!Body)
       return false;
     auto Root = [](const Expr *E) {
@@ -378,10 +428,10 @@ private:
         Member && Member->getMethodDecl() &&
         rules::writes_object(Member->getMethodDecl()->getNameAsString()))
       Target = Member->getImplicitObjectArgument();
-    if (Target && Root(Target) == Param)
+    if (Target && Root(Target) == Var)
       return true;
     return llvm::any_of(Body->children(), [&](const Stmt *Child) {
-      return writesThrough(Child, Param);
+      return writesThrough(Child, Var);
     });
   }
 
@@ -391,17 +441,17 @@ private:
     // again is recursive, which is refused (a clone's depth is fixed).
     static llvm::SmallVector<const FunctionDecl *, 8> Cloning;
     llvm::SmallVector<bool, 4> BatchedParams;
+    llvm::ArrayRef<const Expr *> Args = parameterArguments(Call);
     for (unsigned I = 0; I < Definition->getNumParams(); ++I) {
-      bool Batched = I < Call->getNumArgs() && batched(Call->getArg(I));
+      bool Batched = I < Args.size() && batched(Args[I]);
       const ParmVarDecl *Param = Definition->getParamDecl(I);
       QualType T = Param->getType();
-      const VarDecl *Local =
-          I < Call->getNumArgs() ? referencedVar(Call->getArg(I)) : nullptr;
+      const VarDecl *Local = I < Args.size() ? referencedVar(Args[I]) : nullptr;
       if (T->isReferenceType() && !T.getNonReferenceType().isConstQualified() &&
           Local && isLocalOfExample(Local) &&
           writesThrough(Definition->getBody(), Param))
         return refuse(diag::refuse_call, Call, diag::note_no_clone,
-                      "'" + Definition->getNameAsString() + "'",
+                      "'" + functionName(Definition) + "'",
                       "it writes through its reference parameter '" +
                           Param->getNameAsString() + "', bound here to '" +
                           Local->getNameAsString() +
@@ -409,12 +459,12 @@ private:
                           "and assign it instead");
       if (Batched && T->isReferenceType() &&
           !T.getNonReferenceType().isConstQualified())
-        return refuse(diag::refuse_batched_context, Call->getArg(I),
+        return refuse(diag::refuse_batched_context, Args[I],
                       diag::note_batched_context,
                       "a non-const reference argument");
       BatchedParams.push_back(Batched);
     }
-    std::string Callee = "'" + Definition->getNameAsString() + "'";
+    std::string Callee = "'" + functionName(Definition) + "'";
     if (!isInRewrittenFile(Context.getSourceManager(),
                            Definition->getLocation()))
       return refuse(diag::refuse_call, Call, diag::note_side_effects, Callee);
@@ -545,6 +595,18 @@ private:
           isStreamType(Operator->getArg(0)->getType()))
         return refuse(diag::refuse_io, Call, diag::note_side_effects,
                       "'" + Name + "'");
+      // A lambda or another function object of the user's (`f(x[i])`).
+      if (Operator->getOperator() == OO_Call && !InVmap &&
+          !Context.getSourceManager().isInSystemHeader(Callee->getLocation())) {
+        const FunctionDecl *Definition = nullptr;
+        if (!AnyBatched && isPure(Callee))
+          return true;
+        if (AnyBatched && lambdaVariable(Callee) &&
+            Callee->hasBody(Definition) && Definition)
+          return lowerClone(Call, Definition);
+        return refuse(diag::refuse_call, Call, diag::note_side_effects,
+                      "'" + functionName(Callee) + "'");
+      }
       if (!AnyBatched)
         return true;
       if (!InVmap)

@@ -290,7 +290,7 @@ std::string Printer::call(const CallExpr *Call, Lowering How) {
     // Note [Helpers in kernels] in fuse_helpers.cpp.
     if (Kernel && HelpersInKernels->count(Call))
       return inlinedHelper(Call);
-    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    llvm::SmallVector<const Expr *, 4> Args(parameterArguments(Call));
     // A member's clone is a member: `obj.f(x)` calls `obj._b_f(x)`,
     // `Class::f(x)` calls `Class::_b_f(x)`.
     std::string Object;
@@ -692,6 +692,9 @@ LoopOutcome Printer::run() {
 std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
   const FunctionDecl *F = A.Callee;
   const FunctionTemplateDecl *Template = F->getPrimaryTemplate();
+  // Note [Lambdas the loop calls] in ast_util.h; a generic one's template
+  // parameters are invented (`auto v`): nothing to bind.
+  const VarDecl *LambdaVariable = lambdaVariable(F);
   llvm::SmallVector<std::string, 4> TemplateArgs = templateArgumentTexts(F);
   std::string Params;
   for (unsigned I = 0; I < F->getNumParams(); ++I) {
@@ -712,24 +715,29 @@ std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
   }
   std::string Result =
       F->getReturnType()->isVoidType() ? "void" : "::vmap::batched::Value";
-  std::string Shown = F->getNameAsString();
+  std::string Shown = functionName(F);
   if (Template)
     Shown += "<" + llvm::join(TemplateArgs, ", ") + ">";
   std::string Role = Names.roleText(F, A.BatchedParams);
-  Out += "\n\n// clang-vmap: batched clone of '" + Shown + "' (line " +
+  Out += std::string(LambdaVariable ? "\n" : "\n\n") +
+         "// clang-vmap: batched clone of '" + Shown + "' (line " +
          std::to_string(lineOf(Context, F->getBeginLoc())) + ")" +
          (Role.empty() ? "" : " " + Role) + "\n";
   // A member function's clone is a member beside it, const as it is: it
   // reads the members the function reads.
   const auto *Method = dyn_cast<CXXMethodDecl>(F);
   bool Static = !Method || Method->isStatic();
-  std::string Head = (Static ? "static " : "") + Result + " " +
-                     Names.name(F, A.BatchedParams) +
-                     "(" + Params + ")" +
-                     (Method && Method->isConst() ? " const" : "");
+  std::string Head =
+      LambdaVariable
+          ? "auto " + Names.name(F, A.BatchedParams) + " = " +
+                sourceText(Context, lambdaOf(F)->getIntroducerRange()).str() +
+                "(" + Params + ") -> " + Result
+          : (Static ? "static " : "") + Result + " " +
+                Names.name(F, A.BatchedParams) + "(" + Params + ")" +
+                (Method && Method->isConst() ? " const" : "");
   Out += Head + " {\n";
   Out += "  namespace " + Alias + " = ::vmap::batched;\n";
-  if (Template) {
+  if (Template && !LambdaVariable) {
     const TemplateParameterList *Names = Template->getTemplateParameters();
     for (unsigned I = 0; I < Names->size(); ++I) {
       const NamedDecl *Name = Names->getParam(I);
@@ -756,16 +764,39 @@ std::vector<std::pair<SourceLocation, std::string>> Printer::clone() {
     Out += "  return " + ReturnsName + ".result(" + vb("scalar_cast<") +
            qualifiedTypeName(F->getReturnType(), Context) +
            ">(0));  // clang-vmap: every example returned above\n";
-  Out += "}";
+  Out += LambdaVariable ? "};" : "}";
+  if (LambdaVariable) { // indented as its variable's declaration
+    std::string Indented, Indent(SM.getExpansionColumnNumber(
+                                     LambdaVariable->getBeginLoc()) - 1, ' ');
+    bool First = true;
+    for (StringRef Line : llvm::split(Out, '\n')) {
+      Indented += (First ? "" : "\n") +
+                  (Line.empty() || Line.starts_with("#") ? "" : Indent) +
+                  Line.str();
+      First = false;
+    }
+    Out = std::move(Indented);
+  }
+  // A lambda's clone goes after its variable's declaration, `;` included.
   SourceLocation After = Lexer::getLocForEndOfToken(
-      SM.getExpansionLoc(F->getEndLoc()), 0, SM, Context.getLangOpts());
+      SM.getExpansionLoc(LambdaVariable ? LambdaVariable->getEndLoc()
+                                        : F->getEndLoc()),
+      0, SM, Context.getLangOpts());
+  if (LambdaVariable) {
+    std::optional<Token> Semi = Lexer::findNextToken(
+        SM.getExpansionLoc(LambdaVariable->getEndLoc()), SM,
+        Context.getLangOpts());
+    if (!Semi || !Semi->is(tok::semi))
+      return {};
+    After = Semi->getEndLoc();
+  }
   Out += lineDirectiveAfter(Context, After);
   if (!Error.empty())
     return {};
   std::vector<std::pair<SourceLocation, std::string>> Texts{
       {After, std::move(Out)}};
   const FunctionDecl *First = F->getFirstDecl();
-  if (First != F && !Method && !Template) {
+  if (First != F && !Method && !Template && !LambdaVariable) {
     // After the declaration's `;`.
     SourceLocation End = Lexer::getLocForEndOfToken(
         SM.getExpansionLoc(First->getEndLoc()), 0, SM, Context.getLangOpts());
@@ -797,7 +828,7 @@ void addClones(const BatchPlan &Plan, CloneNames &Names,
     if (Texts.empty()) {
       Outcome.Batched = false;
       Outcome.WhyNot = "cannot print the clone of '" +
-                       Clone->Analysis.Callee->getNameAsString() + "'";
+                       functionName(Clone->Analysis.Callee) + "'";
       return;
     }
     for (const auto &[Call, Target] : Plan.CloneOf)

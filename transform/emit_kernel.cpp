@@ -10,6 +10,7 @@
 
 #include "emit_printer.h"
 #include "ast_util.h"
+#include "llvm/ADT/SetVector.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
@@ -97,6 +98,19 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
 // it, each statement on its own line, its operands replaced by the parameters
 // (a variable's keeps its name), the parameters of the C++ types the code
 // reads them as (Note [Scalar kernels] in rules/include/vmap/fused_scalar.hpp).
+/// The variables of the lambdas \p S calls, which a scalar kernel captures
+/// by reference (`[&squared]`; Note [Lambdas the loop calls] in ast_util.h).
+static void calledLambdas(const Stmt *S,
+                          llvm::SetVector<const VarDecl *> &Lambdas) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S))
+    if (const VarDecl *Var = lambdaVariable(Call->getDirectCallee()))
+      Lambdas.insert(Var);
+  for (const Stmt *Child : S->children())
+    calledLambdas(Child, Lambdas);
+}
+
 std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
   std::string Parameters, Operands, LaneParameters;
   for (unsigned I = 0; I < Chain.Operands.size(); ++I) {
@@ -191,7 +205,15 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
             Indent + "return " +
             asWritten(Root->getSourceRange(), Chain, /*Lanes=*/true) + ";\n" +
             std::string(StatementIndent, ' ') + "})";
-  return vb("fused_scalar(") + Device + "[](" + Parameters + ") {" + Body +
+  llvm::SetVector<const VarDecl *> Lambdas;
+  for (const Stmt *S : Chain.Region)
+    calledLambdas(S, Lambdas);
+  calledLambdas(Root, Lambdas);
+  std::string Captures = "[";
+  for (const VarDecl *Var : Lambdas)
+    Captures += (Captures.size() > 1 ? ", &" : "&") + Var->getNameAsString();
+  Captures += "]";
+  return vb("fused_scalar(") + Device + Captures + "(" + Parameters + ") {" + Body +
          "}" + Lanes + Operands + ")";
 }
 
@@ -260,7 +282,7 @@ std::string Printer::inlinedHelper(const CallExpr *Call) {
   }
   if (!Inner.Error.empty())
     return fail(Inner.Error, Inner.ErrorRange);
-  llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+  llvm::SmallVector<const Expr *, 4> Args(parameterArguments(Call));
   return "[](" + Declared + ") { " + Text + "}(" + args(Args) + ")";
 }
 

@@ -63,12 +63,16 @@ bool isElementOp(const CallExpr *Call, const LoopAnalysis &A) {
   });
 }
 
-/// The operands of a call as the user writes them: the object first.
+/// The operands of a call as the user writes them: the object first (but a
+/// lambda's, whose clone or kernel text stands for it).
 llvm::SmallVector<const Expr *, 4> operandsOf(const CallExpr *Call) {
   llvm::SmallVector<const Expr *, 4> Operands;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call))
     Operands.push_back(Member->getImplicitObjectArgument());
-  for (const Expr *Arg : Call->arguments())
+  llvm::ArrayRef<const Expr *> Args(Call->getArgs(), Call->getNumArgs());
+  if (lambdaVariable(Call->getDirectCallee()))
+    Args = parameterArguments(Call);
+  for (const Expr *Arg : Args)
     if (!isa<CXXDefaultArgExpr>(Arg))
       Operands.push_back(Arg);
   return Operands;

@@ -226,7 +226,8 @@ std::optional<unsigned> inlines(const CallExpr *Call, const BatchPlan &Plan,
     return std::nullopt;
   const FunctionDecl *Definition = nullptr;
   if (!Clone->Analysis.Callee->getBody(Definition) || !Definition ||
-      isa<CXXMethodDecl>(Definition) || Definition->isTemplated() ||
+      (isa<CXXMethodDecl>(Definition) && !lambdaVariable(Definition)) ||
+      Definition->isTemplated() ||
       namesTemplateParameter(Definition) ||
       !isTensorType(Definition->getReturnType()) ||
       Definition->getReturnType()->isReferenceType())

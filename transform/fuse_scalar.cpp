@@ -171,8 +171,12 @@ public:
   /// else (an early return per example: SPEC's callee form).
   bool isScalarFunction(const FunctionDecl *F, unsigned Depth = 0) {
     const FunctionDecl *Definition = F ? F->getDefinition() : nullptr;
+    // A lambda that captures nothing is called as written too, the kernel
+    // capturing its variable (Printer::scalarKernel).
+    const LambdaExpr *Lambda = Definition ? lambdaOf(Definition) : nullptr;
     if (!Definition || Depth > 4 || Definition->isVariadic() ||
-        isa<CXXMethodDecl>(Definition) ||
+        (isa<CXXMethodDecl>(Definition) &&
+         !(Lambda && Lambda->capture_size() == 0)) ||
         Definition->isTemplateInstantiation() ||
         !isInRewrittenFile(Context.getSourceManager(),
                            Definition->getLocation()) ||
@@ -416,7 +420,7 @@ public:
       return Callee &&
              (isCmath(Callee, Call->getNumArgs()) ||
               isScalarFunction(Callee, ScalarDepth)) &&
-             llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
+             llvm::all_of(parameterArguments(Call), [&](const Expr *Arg) {
                return collectScalar(Arg, Chain, Guarded);
              });
     }

@@ -524,7 +524,7 @@ void LoopRemarks::cloneRoles(const CloneNames &Names) {
       continue;
     const FunctionDecl *F = Function.Decl;
     // `'quantile' is batched in 2 roles: ...`
-    std::string Shown = F->getNameAsString();
+    std::string Shown = functionName(F);
     if (F->getTemplateSpecializationArgs())
       Shown += "<" + llvm::join(templateArgumentTexts(F), ", ") + ">";
     std::vector<Arg> Args{
