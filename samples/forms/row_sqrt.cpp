@@ -57,6 +57,13 @@ void through_a_helper(const Tensor& x, Tensor& out) {
     out[i] = root(x[i]);
 }
 
+void through_a_lambda(const Tensor& x, Tensor& out) {
+  const auto root_of = [](const Tensor& v) { return v.sqrt(); };
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = root_of(x[i]);
+}
+
 struct RowRoots {
   const Tensor& x;
   void into(Tensor& out) const {
@@ -89,6 +96,7 @@ static sample::CaseList cases() {
   add("nested_vmap", nested_vmap, x);
   add("copy_into_slot", copy_into_slot, x);
   add("through_a_helper", through_a_helper, x);
+  add("through_a_lambda", through_a_lambda, x);
   add("RowRoots::into", member_function, x);
   add("free_function (float64)", free_function, x.to(kDouble));
   return list;
