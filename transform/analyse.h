@@ -115,6 +115,21 @@ struct LoopAnalysis {
   llvm::DenseMap<const clang::Stmt *, const clang::Stmt *> MaskedJumps;
   std::vector<OverlapCheck> OverlapChecks;
   std::vector<LoopOutput> Outputs; ///< of a loop, not of a callee
+  /// Note [Kernel-only code]
+  /// Per-example C++ that the batched layer has no op for, but a scalar
+  /// kernel (Note [Fused control flow] in fuse_scalar.cpp) runs as the
+  /// compiler compiles it: a bit operator (`h ^ (h >> 3)`, `~k`) on a
+  /// per-example integer (analyse), a call of a <cmath> or <algorithm>
+  /// function of numbers beyond the op table's (`std::round`, `std::clamp`,
+  /// `std::hypot`; batch). Each is kept here with the refusal it gets where
+  /// no scalar kernel holds it after fusion (refuseKernelOnlyCode in
+  /// passes.cpp), a call with its function's name, an operator with what it
+  /// is.
+  struct KernelOnlyCode {
+    bool IsCall = false;
+    std::string What;
+  };
+  llvm::DenseMap<const clang::Expr *, KernelOnlyCode> KernelOnly;
   /// The loop was refused; the analysis is kept so that the batch pass can
   /// report its own refusals too (Note [Every refusal]).
   bool Refused = false;

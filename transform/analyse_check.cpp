@@ -593,10 +593,11 @@ bool Analyser::checkContexts() {
       case BO_SubAssign: case BO_MulAssign:
         break;
       default:
-        return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
-                        diag::note_unsupported,
-                        {"operator '" + Binary->getOpcodeStr().str() +
-                         "' on a per-example scalar"});
+        // Note [Kernel-only code] in analyse.h.
+        Result.KernelOnly[E] = {false, "operator '" +
+                                           Binary->getOpcodeStr().str() +
+                                           "' on a per-example scalar"};
+        break;
       }
     }
     // std::max, std::sqrt, ... of a size_t compare or convert its int64 bits
@@ -615,7 +616,9 @@ bool Analyser::checkContexts() {
     if (const auto *Unary = dyn_cast<UnaryOperator>(E)) {
       UnaryOperatorKind Op = Unary->getOpcode();
       // `++`/`--` print as what C++ means wherever they are (Printer).
-      if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot &&
+      if (Op == UO_Not)
+        Result.KernelOnly[E] = {false, "operator '~' on a per-example scalar"};
+      else if (Op != UO_Minus && Op != UO_Plus && Op != UO_LNot &&
           !Unary->isIncrementDecrementOp())
         return refuseAt(diag::refuse_unsupported, E->getSourceRange(),
                         diag::note_unsupported,

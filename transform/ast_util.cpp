@@ -464,6 +464,31 @@ bool isArithmeticConversion(const ImplicitCastExpr *Cast,
   }
 }
 
+bool isKernelOnlyFunction(const FunctionDecl *Callee) {
+  const SourceManager &SM = Callee->getASTContext().getSourceManager();
+  SourceLocation Declared =
+      SM.getExpansionLoc(Callee->getCanonicalDecl()->getLocation());
+  if (!SM.isInSystemHeader(Declared) || Callee->isVariadic() ||
+      Callee->getNumParams() == 0 ||
+      isCmath(Callee, Callee->getNumParams()) ||
+      !(Callee->isInStdNamespace() ||
+        Callee->getDeclContext()->getRedeclContext()->isTranslationUnit()))
+    return false;
+  StringRef Header = llvm::sys::path::filename(SM.getFilename(Declared));
+  if (!Header.contains("math") && !Header.contains("algo"))
+    return false;
+  const auto IsNumber = [](QualType Type) {
+    return (!Type->isReferenceType() ||
+            Type.getNonReferenceType().isConstQualified()) &&
+           Type.getNonReferenceType()->isArithmeticType() &&
+           isScalarType(Type);
+  };
+  return IsNumber(Callee->getReturnType()) &&
+         llvm::all_of(Callee->parameters(), [&](const ParmVarDecl *Param) {
+           return IsNumber(Param->getType());
+         });
+}
+
 bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
   const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
   if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())

@@ -166,6 +166,13 @@ bool hasOwnElements(const clang::Expr *E);
 /// or a global one a system header declares (the C library's), not the user's.
 bool isCmath(const clang::FunctionDecl *Callee, unsigned NumArgs);
 
+/// A function of numbers of the standard library's math or algorithm headers
+/// (`std::round`, `std::clamp`, `::hypotf`) that is not isCmath's: the
+/// batched layer has no op for it, and only a scalar kernel runs it (Note
+/// [Kernel-only code] in analyse.h). Numbers in (by value or const
+/// reference) and out.
+bool isKernelOnlyFunction(const clang::FunctionDecl *Callee);
+
 /// Whether \p Cast changes a C++ scalar's value or its held dtype: a
 /// conversion the batched code spells out (`vb::scalar_cast<T>`), one batched
 /// op.

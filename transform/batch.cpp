@@ -668,6 +668,10 @@ private:
     }
     if (isCmath(Callee, Call->getNumArgs()))
       return AnyBatched ? set(Call, Lowering::Qualified) : true;
+    if (AnyBatched && isKernelOnlyFunction(Callee)) {
+      Plan.Analysis.KernelOnly[Call] = {true, "'" + Name + "'"};
+      return true; // no lowering: a scalar kernel runs it as written
+    }
     // std::get<0>(x[i].topk(3)): an element of the batched tuple vb:: returns.
     if (Callee->isInStdNamespace() && Name == "get" && Call->getNumArgs() == 1 &&
         isTensorTupleType(Call->getArg(0)->getType()))

@@ -110,6 +110,13 @@ void fuse(BatchPlan &Plan);
 /// The op calls of \p Fusion's kernels, down to their operands (a kernel's
 /// calls run inside it; what is left of a statement runs around it).
 llvm::DenseSet<const clang::CallExpr *> callsInKernels(const FusionPlan &Fusion);
+
+/// Every statement and expression of the scalar kernels of \p Fusion (Note
+/// [Fused control flow] in fuse_scalar.cpp): the kernels' roots and regions,
+/// all they hold; without \p Operands, not what their operands compute
+/// before them.
+llvm::DenseSet<const clang::Stmt *> inScalarKernels(const FusionPlan &Fusion,
+                                                    bool Operands);
 /// The op calls of a kernel under \p S (its root or a statement of its
 /// region), down to its operands, into \p Calls in the order met.
 void collectKernelCalls(const clang::Stmt *S, const FusedChain &Chain,

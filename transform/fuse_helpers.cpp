@@ -286,25 +286,38 @@ llvm::DenseSet<const CallExpr *> callsInKernels(const FusionPlan &Fusion) {
   return llvm::DenseSet<const CallExpr *>(InKernels.begin(), InKernels.end());
 }
 
-void fuse_detail::settleClones(BatchPlan &Plan) {
-  // A scalar kernel runs the function as written (Note [Fused control flow]
-  // in fuse_scalar.cpp): those calls have no clone.
+llvm::DenseSet<const Stmt *> inScalarKernels(const FusionPlan &Fusion,
+                                             bool Operands) {
   llvm::DenseSet<const Stmt *> InScalarKernels;
+  const FusedChain *Kernel = nullptr;
   std::function<void(const Stmt *)> Collect = [&](const Stmt *S) {
+    const auto *E = dyn_cast_or_null<Expr>(S);
+    if (!Operands && E && Kernel->Parameters.count(E))
+      return;
     if (S && InScalarKernels.insert(S).second)
       llvm::for_each(S->children(), Collect);
   };
-  for (const auto &[Root, Chain] : Plan.Fusion.Chains)
+  for (const auto &[Root, Chain] : Fusion.Chains)
     if (Chain.Scalar) {
+      Kernel = &Chain;
       Collect(Root);
       llvm::for_each(Chain.Region, Collect);
     }
-  for (const auto &[Last, Chain] : Plan.Fusion.StatementKernels) {
+  for (const auto &[Last, Chain] : Fusion.StatementKernels) {
     if (Chain.Slot) // its calls are operands, computed outside the kernel
       continue;
+    Kernel = &Chain;
     Collect(Last);
     llvm::for_each(Chain.Region, Collect);
   }
+  return InScalarKernels;
+}
+
+void fuse_detail::settleClones(BatchPlan &Plan) {
+  // A scalar kernel runs the function as written (Note [Fused control flow]
+  // in fuse_scalar.cpp): those calls have no clone.
+  llvm::DenseSet<const Stmt *> InScalarKernels =
+      inScalarKernels(Plan.Fusion, /*Operands=*/true);
   llvm::DenseSet<const CallExpr *> InKernels = callsInKernels(Plan.Fusion);
   llvm::SmallVector<const CallExpr *, 4> Held;
   llvm::DenseSet<const BatchPlan *> Used, Inlined;

@@ -233,6 +233,18 @@ public:
                         [&](const Stmt *Child) { return loopsPerExample(Child); });
   }
 
+  /// Whether \p S holds code only a scalar kernel runs (Note [Kernel-only
+  /// code] in analyse.h).
+  bool holdsKernelOnly(const Stmt *S) const {
+    if (!S)
+      return false;
+    if (const auto *E = dyn_cast<Expr>(S); E && A.KernelOnly.count(E))
+      return true;
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return holdsKernelOnly(Child);
+    });
+  }
+
   /// Whether \p S holds control flow that differs per example (what the
   /// batched code runs under masks).
   bool holdsPerExampleControl(const Stmt *S) const {
@@ -419,6 +431,7 @@ public:
       const FunctionDecl *Callee = Call->getDirectCallee();
       return Callee &&
              (isCmath(Callee, Call->getNumArgs()) ||
+              isKernelOnlyFunction(Callee) ||
               isScalarFunction(Callee, ScalarDepth)) &&
              llvm::all_of(parameterArguments(Call), [&](const Expr *Arg) {
                return collectScalar(Arg, Chain, Guarded);
@@ -455,7 +468,8 @@ public:
              Unary->getOpcode() != UO_AddrOf && Unary->getOpcode() != UO_Deref;
     if (const auto *Call = dyn_cast<CallExpr>(E))
       return Call->getDirectCallee() &&
-             isCmath(Call->getDirectCallee(), Call->getNumArgs());
+             (isCmath(Call->getDirectCallee(), Call->getNumArgs()) ||
+              isKernelOnlyFunction(Call->getDirectCallee()));
     // `int64_t{v}`: its braces are no operand's text.
     if (const auto *Functional = dyn_cast<CXXFunctionalCastExpr>(E))
       return !Functional->isListInitialization();
@@ -650,7 +664,13 @@ public:
     if (Root && !ReturnsElements && IsOperand(Root))
       return K.whyNot("its value is read as it is: the kernel would compute "
                       "nothing of it");
-    if ((Stores && !StoresPay) || (!Stores && !Control && !Reads && Ops < 2))
+    // Code only a kernel runs (Note [Kernel-only code] in analyse.h) has no
+    // batched form to weigh the kernel against.
+    const bool KernelOnly =
+        llvm::any_of(Region, [&](const Stmt *S) { return holdsKernelOnly(S); }) ||
+        holdsKernelOnly(Root);
+    if (!KernelOnly &&
+        ((Stores && !StoresPay) || (!Stores && !Control && !Reads && Ops < 2)))
       return K.whyNot("it is one op on per-example numbers, and reads or "
                       "stores no element at an index it computes: its batched "
                       "op already runs over every example at once");
@@ -660,7 +680,8 @@ public:
     // one example at a time (no lanes: a read may raise). It pays only with
     // several ops around them (measured, 1 thread, 1024x32 picks from rows of
     // 256: the gather 50 us, the kernel 190-290 us, a plain loop 27-54 us).
-    if (!Stores && !Control && Reads && Ops < kOpsAroundStraightLineReads)
+    if (!KernelOnly && !Stores && !Control && Reads &&
+        Ops < kOpsAroundStraightLineReads)
       return K.whyNot("its element reads are straight-line code with few ops "
                       "around them: each is one batched gather over every "
                       "example, faster than a kernel that runs one example at "
@@ -676,7 +697,9 @@ public:
     };
     // A kernel that stores elements has none: on a device its operands are
     // copied to the CPU and the stored ones back (Note [Element stores]).
-    Chain.DeviceCode = !ReturnsElements && !Stores &&
+    // Nor one of code only a kernel runs (a standard function the device's
+    // program may not have).
+    Chain.DeviceCode = !ReturnsElements && !Stores && !KernelOnly &&
                        llvm::all_of(Region, Portable) && Portable(Root);
     if (Root && !ReturnsElements && !Stores)
       planLanes(Chain, Root, A, Context);

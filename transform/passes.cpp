@@ -352,6 +352,41 @@ std::vector<VmapLoop> plainLoopsAsLevels(ASTContext &Context,
 
 } // namespace
 
+/// Note [Kernel-only code] in analyse.h: refuses \p Plan where code only a
+/// scalar kernel runs is outside every scalar kernel of it or of a clone it
+/// prints (a clone whose calls kernels hold runs as written, its code too).
+static bool refuseKernelOnlyCode(const BatchPlan &Plan, Diagnostics &Diags) {
+  bool Refused = false;
+  llvm::DenseSet<const Stmt *> InKernels =
+      inScalarKernels(Plan.Fusion, /*Operands=*/false);
+  std::vector<std::pair<const Expr *, LoopAnalysis::KernelOnlyCode>> Outside;
+  for (const auto &[E, Code] : Plan.Analysis.KernelOnly)
+    if (!InKernels.count(E))
+      Outside.push_back({E, Code});
+  const SourceManager &SM = Plan.Analysis.Context->getSourceManager();
+  llvm::sort(Outside, [&](const auto &A, const auto &B) {
+    return SM.isBeforeInTranslationUnit(A.first->getBeginLoc(),
+                                        B.first->getBeginLoc());
+  });
+  for (const auto &[E, Code] : Outside) {
+    Diags.report(Code.IsCall ? diag::refuse_call : diag::refuse_unsupported,
+                 E->getBeginLoc())
+        << E->getSourceRange() << Code.What;
+    Diags.report(diag::note_kernel_only, E->getBeginLoc());
+    Refused = true;
+  }
+  for (const std::unique_ptr<BatchPlan> &Clone : Plan.Clones)
+    if (refuseKernelOnlyCode(*Clone, Diags)) {
+      for (const auto &[Call, Target] : Plan.CloneOf)
+        if (Target == Clone.get())
+          Diags.report(diag::note_called_from_loop, Call->getBeginLoc())
+              << Call->getSourceRange()
+              << ("'" + functionName(Clone->Analysis.Callee) + "'");
+      Refused = true;
+    }
+  return Refused;
+}
+
 LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
                           unsigned Top,
                           llvm::ArrayRef<SourceLocation> Conditionals,
@@ -386,6 +421,8 @@ LoopOutcome runLoopPasses(ASTContext &Context, llvm::ArrayRef<VmapLoop> Loops,
   fuse(*Plan);
   if (Options.DumpAfter == Pass::Fuse)
     dumpFusion(*Plan, llvm::errs());
+  if (refuseKernelOnlyCode(*Plan, Diags))
+    return Refused;
   // A draw of the batched loop is not the loop's as written (Note
   // [Randomness]): compared, every output derived from one would differ.
   bool Check = Options.CheckMode;
