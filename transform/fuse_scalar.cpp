@@ -406,9 +406,12 @@ public:
     };
     if (isa<DeclRefExpr>(E))
       return isScalarType(E->getType());
-    // ExprWithCleanups: the end of an element read's temporaries.
+    // ExprWithCleanups: the end of an element read's temporaries; a
+    // MaterializeTemporaryExpr, a number bound to a const reference
+    // (`std::clamp(a % 100, 10, 90)`).
     if (isa<ParenExpr, ImplicitCastExpr, CStyleCastExpr, CXXStaticCastExpr,
-            CXXFunctionalCastExpr, ExprWithCleanups>(E))
+            CXXFunctionalCastExpr, ExprWithCleanups, MaterializeTemporaryExpr>(
+            E))
       return isScalarType(E->getType()) && Each(E->children(), Guarded);
     if (const auto *Conditional = dyn_cast<ConditionalOperator>(E))
       return isScalarType(E->getType()) &&

@@ -225,9 +225,11 @@ void LoopRemarks::batched(const BatchPlan &Plan) {
       if (std::string Name = calleeName(Call);
           !Name.empty() && !llvm::is_contained(KernelOps, Name))
         KernelOps.push_back(Name);
+    // A scalar kernel's code may call no op at all: the user's C++.
     Args.push_back(
         {"FusedKernel",
-         std::string(Index == 0 ? " (" : "; ") + llvm::join(KernelOps, ", ") +
+         std::string(Index == 0 ? " (" : "; ") +
+             (KernelOps.empty() ? "C++ code" : llvm::join(KernelOps, ", ")) +
              " at line " +
              std::to_string(lineOf(Context, Kernel.first->getBeginLoc())) +
              (Index + 1 == Kernels.size() ? ")" : ""),

@@ -52,6 +52,20 @@ void clamped(const Tensor& x, const Tensor& y, Tensor& out) {
 // CHECK: double r = std::isnan(a) ? 0.0 : std::copysign(std::hypot(a, b), a);
 // CHECK: return std::clamp(r, -1.5, 1.5);
 
+// Compound bit operators on a local, and a number bound to std::clamp's const reference.
+void hashed(const Tensor& k, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < k.size(0); ++i) {
+    int a = k[i].item<int>();
+    a ^= a << 3;
+    a &= 0x7fff;
+    out[i] = std::clamp(a % 100, 10, 90);
+  }
+}
+// CHECK-LABEL: void hashed(
+// CHECK: a ^= a << 3;  // line 60
+// CHECK: return std::clamp(a % 100, 10, 90);
+
 int main() {
   Tensor x = arange(24).to(kFloat) * 0.25 - 3;  // halves and quarters
   Tensor halves = zeros({24}), quarters = zeros({24});
@@ -69,6 +83,9 @@ int main() {
   Tensor r = zeros({24}, kDouble);
   clamped(a, b, r);
   std::cout << r << "\n";
+  Tensor hashes = zeros({24}, kInt32);
+  hashed(arange(24).to(kInt32) * 1234 - 9000, hashes);
+  std::cout << hashes << "\n";
 }
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
