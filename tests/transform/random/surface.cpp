@@ -383,7 +383,31 @@ class Case {
 
   std::string items() {
     const std::string c = column();
-    switch (pick(0, 3)) {
+    switch (pick(0, 6)) {
+      // A lambda of the function, declared before the loop (Note [Lambdas the loop calls] in
+      // transform/ast_util.h): of ops on a row, or of numbers.
+      case 6: {
+        use("lambda_helper");
+        const std::string name = "lam" + std::to_string(++lambdas_);
+        if (chance(50)) {
+          prologue_ += "  const auto " + name +
+                       " = [&](const Tensor& v, double s) { return mv(w, v) * s - v; };\n";
+          return "    out2[i] = " + name + "(x[i], 0.5) + y[i];\n";
+        }
+        prologue_ += "  auto " + name + " = [](" + scalar_ + " v) { return v < 0 ? -v : v * 2; };\n";
+        return "    od[i][" + c + "] = " + name + "(" + item("x[i][" + c + "]") + ");\n";
+      }
+      // Code only a scalar kernel runs (Note [Kernel-only code] in transform/analyse.h): bit
+      // operators on a per-example int, standard functions of numbers beyond the op table's.
+      case 4:
+        use("kernel_only_bits");
+        return "    {\n      int h = k[i][" + c + "].item<int>() - 3;\n      h ^= h << 2;\n" +
+               "      ints[i][" + c + "] = (h >> 1) & 1023;\n    }\n";
+      case 5:
+        use("kernel_only_std");
+        return "    {\n      " + scalar_ + " v = " + item("x[i][" + c + "]") +
+               ";\n      counts[i] = std::lround(std::clamp(v * 10, " + scalar_ + "(-4.5), " +
+               scalar_ + "(4.5))) + std::isnan(v);\n    }\n";
       case 0:
         use("data_dependent_store");
         return "    {\n      int64_t j = idx[i][" + c + "].item<int64_t>();\n      out[i][j] = x[i][(j + 1) % " +
@@ -771,6 +795,7 @@ class Case {
     static const std::vector<int> batches = {0, 1, 1, 2, 3, 5, 5, 5, 6, 7};
     batch_ = batches[static_cast<size_t>(pick(0, static_cast<int>(batches.size()) - 1))];
 
+    prologue_.clear();
     std::string body = loop_header();
     // A case of scalar blocks (compiled kernels), drawn from a stream of its own so that the
     // other cases keep the text they had before these forms.
@@ -784,7 +809,7 @@ class Case {
       const int fragments = pick(2, 5);
       for (int f = 0; f < fragments; ++f) body += fragment();
     }
-    body += "  }\n";
+    body = prologue_ + body + "  }\n";
 
     const std::string name = "case" + std::to_string(id_);
     std::string function;
@@ -962,6 +987,8 @@ class Case {
   int reach_ = 0;  // reached_elsewhere's globals and member reads
   bool unsigned_ = false;  // the kernel block being written declares size_t u, unsigned v
   int helpers_ = 0;
+  int lambdas_ = 0;
+  std::string prologue_;  // declarations before the loop (the lambdas it calls)
   std::set<std::string> forms_;
   std::set<std::string> claimed_;
   std::string helpers_text_;

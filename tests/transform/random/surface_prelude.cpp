@@ -7,6 +7,7 @@ namespace vmap_generator {
 
 const char* const kSurfacePrelude = R"(#include <vmap/vmap.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
