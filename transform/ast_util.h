@@ -107,7 +107,9 @@ std::string describeStmt(const clang::Stmt *S);
 /// as a lambda of the same captures right after the variable's declaration
 /// (`auto _b_squared = [&](const ::vmap::batched::Value& v) -> ... { ... };`),
 /// so that it reads the variables the lambda reads, and the call calls it
-/// (`_b_squared(vb::at(x, i))`). batch.cpp refuses what this cannot express:
+/// (`_b_squared(vb::at(x, i))`); a lambda of C++ numbers, reading numbers it
+/// captures, is called as written by a scalar kernel, which captures it
+/// (`[&squared]`). batch.cpp refuses what this cannot express:
 /// a mutable lambda, an init-capture (evaluated again), a lambda not stored in
 /// a local variable of the function that holds the loop, or one whose
 /// captured variables the loop writes.

@@ -171,12 +171,13 @@ public:
   /// else (an early return per example: SPEC's callee form).
   bool isScalarFunction(const FunctionDecl *F, unsigned Depth = 0) {
     const FunctionDecl *Definition = F ? F->getDefinition() : nullptr;
-    // A lambda that captures nothing is called as written too, the kernel
-    // capturing its variable (Printer::scalarKernel).
+    // A lambda is called as written too, the kernel capturing its variable
+    // (Printer::scalarKernel); what it reads beyond its parameters and
+    // locals is numbers it captures, which the loop does not write
+    // (Batcher::whyNoLambdaClone).
     const LambdaExpr *Lambda = Definition ? lambdaOf(Definition) : nullptr;
     if (!Definition || Depth > 4 || Definition->isVariadic() ||
-        (isa<CXXMethodDecl>(Definition) &&
-         !(Lambda && Lambda->capture_size() == 0)) ||
+        (isa<CXXMethodDecl>(Definition) && !Lambda) ||
         Definition->isTemplateInstantiation() ||
         !isInRewrittenFile(Context.getSourceManager(),
                            Definition->getLocation()) ||
@@ -198,7 +199,13 @@ public:
     bool Scalar =
         mayBeInScalarRegion(Definition->getBody(), 0, /*Returns=*/true) &&
         collectScalarStatement(Definition->getBody(), Scratch, false, true) &&
-        Scratch.Operands.empty();
+        llvm::all_of(Scratch.Operands, [&](const Expr *Operand) {
+          const VarDecl *Var = referencedVar(Operand);
+          return Lambda && Var && isKernelType(Var->getType()) &&
+                 llvm::any_of(Lambda->captures(), [&](const LambdaCapture &C) {
+                   return C.capturesVariable() && C.getCapturedVar() == Var;
+                 });
+        });
     ScalarDepth = Depth;
     return ScalarFunctions[Definition] = Scalar;
   }

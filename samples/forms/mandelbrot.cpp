@@ -96,6 +96,28 @@ void through_a_lambda(const Tensor& re, const Tensor& im, int max_iter, Tensor& 
   }
 }
 
+// The escape count as a lambda that captures the bound.
+void lambda_capturing_the_bound(const Tensor& re, const Tensor& im, int max_iter,
+                                Tensor& counts) {
+  auto escape = [&](float cr, float ci) {
+    float zr = 0.0f, zi = 0.0f;
+    for (int k = 0; k < max_iter; ++k) {
+      if (zr * zr + zi * zi >= 4.0f)
+        return k;
+      float next_r = zr * zr - zi * zi + cr;
+      zi = 2.0f * zr * zi + ci;
+      zr = next_r;
+    }
+    return max_iter;
+  };
+#pragma vmap
+  for (int64_t y = 0; y < im.size(0); ++y) {
+#pragma vmap
+    for (int64_t x = 0; x < re.size(0); ++x)
+      counts[y][x] = escape(re[x].item<float>(), im[y].item<float>());
+  }
+}
+
 // One vmap over the rows; the points of a row in a plain inner loop.
 void plain_inner_loop(const Tensor& re, const Tensor& im, int max_iter, Tensor& counts) {
 #pragma vmap
@@ -182,6 +204,7 @@ static sample::CaseList cases() {
   add("squares_in_locals", squares_in_locals);
   add("through_a_helper", through_a_helper);
   add("through_a_lambda", through_a_lambda);
+  add("lambda_capturing_the_bound", lambda_capturing_the_bound);
   add("plain_inner_loop", plain_inner_loop);
   add("double_arithmetic", double_arithmetic);
   add("loop_in_a_lambda", loop_in_a_lambda);

@@ -1,7 +1,7 @@
 // Lambdas stored in local variables and called in the loop, as helper functions are: a
 // Tensor one of ops only is computed inside the kernel, one that captures is a batched
-// clone beside it (a lambda of the same captures), a scalar one that captures nothing runs
-// as written in a scalar kernel, which captures it.
+// clone beside it (a lambda of the same captures), a scalar one (reading numbers it
+// captures) runs as written in a scalar kernel, which captures it.
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -76,6 +76,21 @@ void held(const Tensor& x, Tensor& out) {
 // CHECK: auto _b_offset = [](const ::vmap::batched::Value& v, double by) -> ::vmap::batched::Value {
 // CHECK: vb::at(into, i) = _b_offset(vb::at(x, i), 2.0);  // line 71
 
+// A lambda of numbers that reads numbers it captures: the scalar kernel calls it too.
+void bounded_steps(const Tensor& x, int limit, Tensor& out) {
+  const float halve = 0.5f;
+  auto steps = [&](float v) {
+    int count = 0;
+    while (count < limit && (v > 0.1f || v < -0.1f)) { v *= halve; ++count; }
+    return count;
+  };
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) out[i] = steps(x[i].item<float>());
+}
+// CHECK-LABEL: void bounded_steps(
+// CHECK: vb::at(out, i) = vb::fused_scalar([&steps](float a) {
+// CHECK: return steps(a);
+
 int main() {
   Tensor x = (arange(24).reshape({8, 3}).to(kFloat) * 0.37).sin();
   Tensor x1 = (arange(8).to(kFloat) * 0.61).sin() * 2;
@@ -92,6 +107,9 @@ int main() {
   std::cout << o3 << "\n" << o1 << "\n";
   held(x, o1);
   std::cout << o1 << "\n";
+  Tensor counts = zeros({8}, kInt32);
+  bounded_steps(x1 * 3, 4, counts);
+  std::cout << counts << "\n";
 }
 
 // RUN: %clang-vmap %s -- %flags | %strip | %FileCheck %s
