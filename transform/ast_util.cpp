@@ -193,20 +193,24 @@ static bool isOverloaded(const FunctionDecl *F) {
   return Functions > 1;
 }
 
-/// The local variable of \p Body initialised with \p Lambda's expression.
+/// The local variable of \p Body initialised with \p Lambda's expression,
+/// declared on its own in a statement of a block (its clone goes after that
+/// statement; not in an `if`'s or a `for`'s parentheses, nor beside another).
 static const VarDecl *variableOfLambda(const Stmt *Body,
                                        const CXXRecordDecl *Lambda) {
   if (!Body)
     return nullptr;
-  if (const auto *Declaration = dyn_cast<DeclStmt>(Body))
-    for (const Decl *D : Declaration->decls())
-      if (const auto *Var = dyn_cast<VarDecl>(D);
-          Var && Var->getInit() && Var->isLocalVarDecl() &&
-          !Var->getType()->isReferenceType())
-        if (const auto *Init = dyn_cast<LambdaExpr>(
-                Var->getInit()->IgnoreImplicit()->IgnoreParens());
-            Init && Init->getLambdaClass() == Lambda)
-          return Var;
+  if (const auto *Block = dyn_cast<CompoundStmt>(Body))
+    for (const Stmt *S : Block->body())
+      if (const auto *Declaration = dyn_cast<DeclStmt>(S);
+          Declaration && Declaration->isSingleDecl())
+        if (const auto *Var = dyn_cast<VarDecl>(Declaration->getSingleDecl());
+            Var && Var->getInit() && Var->isLocalVarDecl() &&
+            !Var->getType()->isReferenceType())
+          if (const auto *Init = dyn_cast<LambdaExpr>(
+                  Var->getInit()->IgnoreImplicit()->IgnoreParens());
+              Init && Init->getLambdaClass() == Lambda)
+            return Var;
   for (const Stmt *Child : Body->children())
     if (const VarDecl *Found = variableOfLambda(Child, Lambda))
       return Found;

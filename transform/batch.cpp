@@ -604,6 +604,12 @@ private:
         if (AnyBatched && lambdaVariable(Callee) &&
             Callee->hasBody(Definition) && Definition)
           return lowerClone(Call, Definition);
+        const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+        if (AnyBatched && Method && Method->getParent()->isLambda())
+          return refuse(diag::refuse_call, Call, diag::note_no_clone,
+                        "'" + sourceText(Context, Call->getArg(0)->getSourceRange()).str() + "'",
+                        "it is a lambda not stored in a variable declared on "
+                        "its own in a block ('auto f = [...](...) { ... };')");
         return refuse(diag::refuse_call, Call, diag::note_side_effects,
                       "'" + functionName(Callee) + "'");
       }

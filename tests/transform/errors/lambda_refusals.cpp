@@ -51,7 +51,17 @@ void captured_by_name(const Tensor& x, Tensor& out) {
   };
   run(out);
 }
-// CHECK: 5 errors generated.
+
+// Its clone would go after the declaration, here inside the `if`'s parentheses.
+void in_an_if(const Tensor& x, const Tensor& w, Tensor& out) {
+  if (auto f = [&](const Tensor& v) { return matmul(v, w); }; x.size(0) > 0) {
+#pragma vmap
+    for (int64_t i = 0; i < x.size(0); ++i) out[i] = f(x[i]);
+// CHECK: {{.*}}lambda_refusals.cpp:[[@LINE-1]]:54: error: call to 'f' has no batching rule and cannot run per example
+// CHECK: note: {{.*}}it is a lambda not stored in a variable declared on its own in a block ('auto f = [...](...) { ... };')
+  }
+}
+// CHECK: 6 errors generated.
 
 // RUN: not %clang-vmap %s -- %flags 2>&1 >%t.stdout | %strip | %FileCheck %s
 // RUN: %refused-file-untouched %s %t %flags
