@@ -351,12 +351,12 @@ private:
     // default, so that they capture the clone too.
     for (const DeclContext *Around = Plan.Analysis.Loop->Function;
          Around != Variable->getDeclContext();) {
-      const auto *Method = dyn_cast_or_null<CXXMethodDecl>(Around);
-      if (!Method || !Method->getParent()->isLambda() ||
-          Method->getParent()->getLambdaCaptureDefault() == LCD_None)
+      const auto *Holder = dyn_cast_or_null<CXXMethodDecl>(Around);
+      if (!Holder || !Holder->getParent()->isLambda() ||
+          Holder->getParent()->getLambdaCaptureDefault() == LCD_None)
         return "the lambda holding the loop captures it by name; capture by "
                "default ('[&]' or '[=]'), which captures its batched copy too";
-      Around = Method->getParent()->getDeclContext();
+      Around = Holder->getParent()->getDeclContext();
     }
     if (!Method->isConst())
       return "it is a mutable lambda, whose calls may change what it holds";
