@@ -78,6 +78,13 @@ ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
       throw vmap::Error("fused_scalar: an operand has " + std::to_string(operands[n].dim()) +
                         " dims per example, not one number");
     layout.operands.push_back(over_every_level(operands[n].to(dtypes[n]), layout, run_on));
+    // Note [Loop indices in scalar kernels]: the kernel computes a loop's index of an integer
+    // type (as `.to(dtype)` converts it, C++'s conversion) instead of reading it.
+    const int64_t level = Access::induction_level(operands[n]);
+    if (level >= 0 && level < layout.levels && vmap::detail::is_integral(dtypes[n])) {
+      layout.operands.back().index_level = level;
+      layout.operands.back().index_start = level_start(level);
+    }
   }
   for (const Value& v : elements) layout.elements.push_back(over_every_level(v, layout, run_on));
   if (const Value* mask = current_mask())

@@ -95,6 +95,49 @@ TEST(ScalarKernel, RowsOfExamplesAsThePerExampleCode) {
     }
 }
 
+// The loops' own indices (Note [Loop indices in scalar kernels]): computed by the kernel
+// where every integer operand is one, read where another integer operand is passed too, the
+// same values either way: loops that start past 0, an index converted to `int`, the row's
+// own level's index or only outer ones, rows longer than a block, and a sum of a kernel.
+TEST(ScalarKernel, LoopIndicesAsTheLoopsOwn) {
+  // Loops from 2, 1 and 5; a row of more than one block of 256. The outputs are indexed by
+  // the indices themselves (their first slots unused).
+  const int64_t a0 = 2, b0 = 1, c0 = 5, a1 = a0 + 3, b1 = b0 + 4, c1 = c0 + 301;
+  const Tensor offsets = arange(b1) * 5 - 7;  // an integer operand that is no index
+  Tensor computed = zeros({a1, b1, c1}, kInt64), outer_only = zeros({a1, b1, c1}),
+         loaded = zeros({a1, b1, c1}, kInt64);
+  double total = 0;
+  const auto code = [](int64_t a, int b, int64_t c) { return (a * 1000 + b) * 7 - c * (c % 3); };
+  {
+    vb::Level a_level(a0, a1);
+    const vb::Value a = a_level.index();
+    vb::Level b_level(b0, b1);
+    const vb::Value b = b_level.index();
+    vb::Level c_level(c0, c1);
+    const vb::Value c = c_level.index();
+    vb::at(vb::at(vb::at(computed, a), b), c) = vb::fused_scalar(code, a, b, c);
+    vb::at(vb::at(vb::at(outer_only, a), b), c) =
+        vb::fused_scalar([](int64_t x, int64_t y) { return static_cast<float>(x * 2 >= y); }, b, a);
+    vb::at(vb::at(vb::at(loaded, a), b), c) =
+        vb::fused_scalar(code, a, vb::at(offsets, b).item<int64_t>(), c);
+    vb::accumulate(total,
+                   vb::fused_scalar([](int64_t x, int64_t y) { return x * 0.5 - y; }, c, a),
+                   vb::Reduce::add);
+  }
+  double expected_total = 0;
+  for (int64_t a = a0; a < a1; ++a)
+    for (int64_t b = b0; b < b1; ++b)
+      for (int64_t c = c0; c < c1; ++c) {
+        ASSERT_EQ(computed[a][b][c].item<int64_t>(), code(a, static_cast<int>(b), c))
+            << a << ", " << b << ", " << c;
+        ASSERT_EQ(outer_only[a][b][c].item<float>(), b * 2 >= a ? 1.0f : 0.0f);
+        const int64_t offset = offsets[b].item<int64_t>();
+        ASSERT_EQ(loaded[a][b][c].item<int64_t>(), code(a, static_cast<int>(offset), c));
+        expected_total += c * 0.5 - a;
+      }
+  EXPECT_DOUBLE_EQ(total, expected_total);
+}
+
 // `total += v` of a scalar kernel into a C++ double (Note [Sums of scalar kernels]): each
 // value converted to double before it is added, as `+=` converts it (summed in float, the
 // ones would vanish next to 2^24), over every pair of two levels.

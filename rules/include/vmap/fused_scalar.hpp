@@ -145,6 +145,10 @@ struct ElementOperand {
   std::vector<int64_t> level_strides;  // in bytes, one per active level
   std::vector<int64_t> sizes;          // the dims of one example
   std::vector<int64_t> strides;        // theirs, in bytes
+  // A per-example number that is a loop's index (Level::index()): the level, else -1, and
+  // the index's first value; the kernel computes it (Note [Loop indices in scalar kernels]).
+  int64_t index_level = -1;
+  int64_t index_start = 0;
 };
 
 // The per-example operands of a scalar kernel over every active level.
@@ -248,6 +252,8 @@ class ExampleCursor {
     for (std::size_t l = 0; l < index_.size(); ++l) data += index_[l] * e.level_strides[l];
     return data;
   }
+  // This example's position along `level`.
+  int64_t position(int64_t level) const { return index_[static_cast<std::size_t>(level)]; }
   // The bytes from one example's first element of `e` to the next's along the row.
   static int64_t row_step(const ElementOperand& e) {
     return e.level_strides.empty() ? 0 : e.level_strides.back();
@@ -398,6 +404,18 @@ std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
 // other use computes it into a new tensor first. A kernel with element reads may raise, so
 // it runs where it is written (its error raised by its statement, in the examples' order).
 //
+// Note [Loop indices in scalar kernels]
+// A kernel of the loop's own indices, `[](int64_t j, int64_t i) { return !(j < i); }`, would
+// spend its time loading them: two 8-byte numbers per example read from memory, for one
+// compare (a 1024x1024 mask: 16 MB read to write 1 MB). The plain C++ loop computes them.
+// So does the kernel: plan_scalar_kernel marks an operand of an integer type that is a
+// loop's index (Level::index(), which the tool passes as is: `vb::fused_scalar(..., j, i)`)
+// with its level and first value, and where every per-example number of an integer type is
+// one, a row's block computes each lane's index as the row's first value plus the lane's
+// step along the row (the row's own level's index), or as that first value (an outer
+// level's), converted to the parameter's type as `.to(dtype)` converts it. The values are
+// those the loaded ones would be; a kernel with another integer operand loads them all.
+//
 // Note [Sums of scalar kernels]
 // `total += x[i].item<float>() * y[j].item<float>()` into a C++ double: the value is a
 // scalar kernel's node, and accumulate (batched_control.cpp) takes its sum from the kernel
@@ -416,6 +434,10 @@ class ScalarRunner {
   using P = std::tuple_element_t<J, Parameters>;
   template <std::size_t J>
   static constexpr bool kOperand = std::is_same_v<std::tuple_element_t<J, Operands>, Value>;
+  // A per-example number of an integer type other than bool, which may be a loop's index.
+  template <std::size_t J>
+  static constexpr bool kIndexType =
+      kOperand<J> && std::is_integral_v<P<J>> && !std::is_same_v<P<J>, bool>;
 
  public:
   // Whether the kernel reads per-example numbers and numbers only (no element).
@@ -431,6 +453,9 @@ class ScalarRunner {
   struct Row {
     std::array<const char*, kCount> at{};
     std::array<int64_t, kCount> step{};
+    // A loop's index (Note [Loop indices in scalar kernels]): its value at the row's first
+    // example.
+    std::array<int64_t, kCount> first{};
   };
 
   ScalarRunner(const Kernel& kernel, const Operands& operands,
@@ -441,10 +466,16 @@ class ScalarRunner {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (
           [&] {
-            if constexpr (kElementsParameter<P<I>>)
+            if constexpr (kElementsParameter<P<I>>) {
               operand_[I] = &layout_->elements[next_element++];
-            else if constexpr (kOperand<I>)
+            } else if constexpr (kOperand<I>) {
               operand_[I] = &layout_->operands[next++];
+              if constexpr (kIndexType<I>) {
+                indices_ += operand_[I]->index_level >= 0;
+                ++integers_;
+                if (operand_[I]->index_level == layout_->levels - 1) along_ = I;
+              }
+            }
           }(),
           ...);
     }(std::make_index_sequence<kCount>{});
@@ -456,15 +487,19 @@ class ScalarRunner {
       if (operand_[n] != nullptr) {
         row.at[n] = at.at(*operand_[n]);
         row.step[n] = ExampleCursor::row_step(*operand_[n]);
+        if (const int64_t level = operand_[n]->index_level; level >= 0)
+          row.first[n] = operand_[n]->index_start + at.position(level);
       }
     return row;
   }
 
   // The kernel on example k of `row`; kUnit: each per-example number's step is its size
-  // (a block from contiguous()).
-  template <bool kUnit = false>
+  // (a block from contiguous()); kIndices other than kLoaded: each integer one is a loop's
+  // index, computed, parameter kIndices (if any) the one counting along the row.
+  static constexpr int kLoaded = -2;
+  template <bool kUnit = false, int kIndices = kLoaded>
   VMAP_FUSED_LOOP decltype(auto) run(const Row& row, int64_t k) const {
-    return run_at<kUnit>(row, k, std::make_index_sequence<kCount>{});
+    return run_at<kUnit, kIndices>(row, k, std::make_index_sequence<kCount>{});
   }
 
   // The sum in double of the kernel's results on examples [0, n) of `row` (no mask).
@@ -476,13 +511,14 @@ class ScalarRunner {
       // lanes in vmap/fused.hpp), added up once a row.
       constexpr int64_t kLanes = 32;
       std::array<double, kLanes> lanes{};
-      in_blocks(row, n, [&](const Row& block, int64_t, int64_t m) VMAP_FUSED_LOOP {
+      in_blocks(row, n, [&](const Row& block, int64_t, int64_t m, auto indices) VMAP_FUSED_LOOP {
+        constexpr int kIndices = decltype(indices)::value;
         std::array<double, kLanes> local = lanes;  // in registers, not through the capture
         int64_t k = 0;
         for (; k + kLanes <= m; k += kLanes)
           for (int64_t l = 0; l < kLanes; ++l)
-            local[l] += static_cast<double>(run<true>(block, k + l));
-        for (; k < m; ++k) local[0] += static_cast<double>(run<true>(block, k));
+            local[l] += static_cast<double>(run<true, kIndices>(block, k + l));
+        for (; k < m; ++k) local[0] += static_cast<double>(run<true, kIndices>(block, k));
         lanes = local;
       });
       for (const double lane : lanes) total += lane;
@@ -502,10 +538,12 @@ class ScalarRunner {
     if (active != nullptr) {
       for (int64_t k = 0; k < n; ++k) out[k] = active[k] ? static_cast<Held>(run(row, k)) : Held{};
     } else if constexpr (kNumbersOnly) {
-      in_blocks(row, n, [&](const Row& block, int64_t b, int64_t m) VMAP_FUSED_LOOP {
+      in_blocks(row, n, [&](const Row& block, int64_t b, int64_t m, auto indices) VMAP_FUSED_LOOP {
+        constexpr int kIndices = decltype(indices)::value;
         Held* const into = out + b;
 #pragma omp simd
-        for (int64_t k = 0; k < m; ++k) into[k] = static_cast<Held>(run<true>(block, k));
+        for (int64_t k = 0; k < m; ++k)
+          into[k] = static_cast<Held>(run<true, kIndices>(block, k));
       });
     } else {
       for (int64_t k = 0; k < n; ++k) out[k] = static_cast<Held>(run(row, k));
@@ -513,14 +551,32 @@ class ScalarRunner {
   }
 
  private:
-  // Calls loop(block, b, m) on examples [b, b + m) of `row`, blocks of at most kBlock, in
-  // the lanes' ISA, each per-example number contiguous in the block: where it is already
-  // (its step its size), else copied into a scratch block (a number the row broadcasts
-  // repeated, once for the row: every block reads the same; a strided one gathered), so the
-  // lanes load it as plain vectors.
+  // Calls loop(block, b, m, indices) on examples [b, b + m) of `row`, blocks of at most
+  // kBlock, in the lanes' ISA, each per-example number contiguous in the block: where it is
+  // already (its step its size), else copied into a scratch block (a number the row
+  // broadcasts repeated, once for the row: every block reads the same; a strided one
+  // gathered), so the lanes load it as plain vectors. Where every integer one is a loop's
+  // index, `indices` is std::true_type and the lanes compute them instead (Note [Loop
+  // indices in scalar kernels]).
   static constexpr int64_t kBlock = 256;
   template <class Loop>
   void in_blocks(const Row& row, int64_t n, const Loop& loop) const {
+    if (integers_ == 0 || indices_ != integers_)
+      return in_blocks(row, n, loop, std::integral_constant<int, kLoaded>{});
+    if (along_ < 0) return in_blocks(row, n, loop, std::integral_constant<int, -1>{});
+    // One loop per parameter that may count along the row: which one does is known here.
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (
+          [&] {
+            if constexpr (kIndexType<I>)
+              if (along_ == static_cast<int>(I))
+                in_blocks(row, n, loop, std::integral_constant<int, static_cast<int>(I)>{});
+          }(),
+          ...);
+    }(std::make_index_sequence<kCount>{});
+  }
+  template <class Loop, class Indices>
+  void in_blocks(const Row& row, int64_t n, const Loop& loop, Indices indices) const {
     alignas(64) std::array<std::array<unsigned char, kBlock * 8>, kCount> scratch;
     for (int64_t b = 0; b < n; b += kBlock) {
       const int64_t m = std::min(kBlock, n - b);
@@ -528,7 +584,9 @@ class ScalarRunner {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         (
             [&] {
-              if constexpr (kOperand<I>) {
+              if constexpr (Indices::value != kLoaded && kIndexType<I>) {
+                block.first[I] = row.first[I] + (Indices::value == static_cast<int>(I) ? b : 0);
+              } else if constexpr (kOperand<I>) {
                 constexpr int64_t kSize = sizeof(HeldAs<P<I>>);
                 using Held = HeldAs<P<I>>;
                 block.at[I] = row.at[I] + b * row.step[I];
@@ -549,7 +607,7 @@ class ScalarRunner {
             }(),
             ...);
       }(std::make_index_sequence<kCount>{});
-      const auto run_block = [&]() VMAP_FUSED_LOOP { loop(block, b, m); };
+      const auto run_block = [&]() VMAP_FUSED_LOOP { loop(block, b, m, indices); };
       if (vector_isa_)
         run_in_exact_isa(run_block);
       else
@@ -557,15 +615,19 @@ class ScalarRunner {
     }
   }
 
-  template <bool kUnit, std::size_t... I>
+  template <bool kUnit, int kIndices, std::size_t... I>
   VMAP_FUSED_LOOP decltype(auto) run_at(const Row& row, int64_t k,
                                         std::index_sequence<I...>) const {
-    return kernel_(argument<kUnit, I>(row, k)...);
+    return kernel_(argument<kUnit, I, kIndices>(row, k)...);
   }
   // Parameter J of example k: its elements, its per-example number read as the dtype that
-  // holds it and converted to its type, or the number passed.
-  template <bool kUnit, std::size_t J>
+  // holds it and converted to its type (a loop's index computed, under kIndices), or the
+  // number passed.
+  template <bool kUnit, std::size_t J, int kIndices = kLoaded>
   VMAP_FUSED_LOOP P<J> argument(const Row& row, int64_t k) const {
+    if constexpr (kIndices != kLoaded && kIndexType<J>)
+      return static_cast<P<J>>(kIndices == static_cast<int>(J) ? row.first[J] + k
+                                                                : row.first[J]);
     if constexpr (kElementsParameter<P<J>>) {
       const ElementOperand& e = *operand_[J];
       return P<J>(Elements(row.at[J] + k * row.step[J], e.dtype,
@@ -637,6 +699,10 @@ class ScalarRunner {
   std::shared_ptr<const ScalarKernelLayout> layout_;
   Lanes lanes_;
   std::array<const ElementOperand*, kCount> operand_{};  // null: a number
+  // The per-example numbers of an integer type, and how many of them are a loop's index.
+  int integers_ = 0;
+  int indices_ = 0;
+  int along_ = -1;  // the index counting along a row, if any
   bool vector_isa_;  // this CPU runs kFusedIsa
 };
 

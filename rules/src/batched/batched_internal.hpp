@@ -62,6 +62,8 @@ struct Access {
 // --- levels and masks (thread-local stacks)
 int64_t active_levels();
 int64_t level_size(int64_t level);
+// The first value of a level's index (its loop's start).
+int64_t level_start(int64_t level);
 bool any_level_empty();
 // The effective mask of the innermost live vb::Where (conjunction with the enclosing
 // ones), or nullptr.

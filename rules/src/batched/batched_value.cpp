@@ -289,6 +289,9 @@ Value Level::index() const {
 
 int64_t active_levels() { return static_cast<int64_t>(level_stack.size()); }
 int64_t level_size(int64_t level) { return level_stack.at(static_cast<std::size_t>(level)).size; }
+int64_t level_start(int64_t level) {
+  return level_stack.at(static_cast<std::size_t>(level)).start;
+}
 bool any_level_empty() {
   return std::ranges::any_of(level_stack, [](const LevelState& s) { return s.size == 0; });
 }
