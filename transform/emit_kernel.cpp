@@ -60,9 +60,12 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
     Operands += ", " + expr(Chain.Operands[I]);
   }
   Kernel = &Chain;
+  // The kernel's value: a dot's vector (Note [Dot products of a value with
+  // itself] in fuse.cpp), else the chain's.
+  const Expr *Value = Chain.DotWithItself ? Chain.DotWithItself : Root;
   std::string Body;
   if (Chain.Region.empty()) {
-    Body = " return " + expr(Root) + "; ";
+    Body = " return " + expr(Value) + "; ";
   } else {
     unsigned Indent = StatementIndent;
     std::string Outside = std::move(Out);
@@ -79,7 +82,7 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
     std::string Directive =
         lineDirective(Context, lineOf(Context, Last->getBeginLoc())) + "\n";
     Out += Directive;
-    line(Indent + 2, "return " + (Root ? expr(Root) : Chain.Names[0]) + ";",
+    line(Indent + 2, "return " + (Root ? expr(Value) : Chain.Names[0]) + ";",
          nullptr);
     Body = "\n" + Out + Directive + std::string(Indent, ' ');
     Out = std::move(Outside);
@@ -90,7 +93,7 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
   // Note [Fused kernels on a device] in rules/include/vmap/fused.hpp.
   std::string Device = Chain.DeviceCode ? deviceCode(Lambda) : "";
   return vb(Chain.Slot ? "fused_slot(" : "fused(") + Device + Lambda +
-         Operands + ")";
+         Operands + (Chain.DotWithItself ? ").dot_self()" : ")");
 }
 
 // `vb::fused_scalar([](float cr, int max_iter) { ... return k; }, operands)`:

@@ -26,6 +26,25 @@
 // consumer that compute the chain's locals run inside the kernel too (Note
 // [Fused regions]).
 //
+// Note [Dot products of a value with itself]
+// `d.dot(d)` (or `dot(d, d)`) of a per-example local d that a region computes,
+//
+//   Tensor d = a - b;
+//   return d.dot(d).sqrt();
+//
+// is the sum of d's squares: the kernel is the region with d its value, and
+// vb::Fused::dot_self sums its squares as `.norm()` does (no [examples, d]
+// temporary; before, the batched dot read d from memory, computed in full):
+//
+//   return vb::fused([](const auto& a, const auto& b) {
+//     auto d = a - b;
+//     return d;
+//   }, a, b).dot_self().sqrt();
+//
+// Only where both operands are one variable: two vectors could differ in
+// length, and the dot's error is raised by its checks (dot_self keeps them:
+// anything but a vector of floats per example takes the batched dot).
+//
 // Note [Fused regions]
 // A chain spread over statements through per-example locals,
 //
@@ -499,18 +518,23 @@ private:
         return whyNot("line " + lineText(S) + " is in another kernel");
       declare(S, Chain);
     }
-    const VarDecl *RootVar = referencedVar(Root);
-    if (!isNode(Root) && !(RootVar && Chain.Declared.count(RootVar) &&
-                           isTensorType(RootVar->getType())))
-      return whyNot(noElementForm(Root));
+    // The kernel's value: the chain's root, or the vector a dot takes with
+    // itself (Note [Dot products of a value with itself]).
+    const Expr *Computed = Root;
+    if (const Expr *Dotted = selfDotOperand(Root))
+      Computed = Chain.DotWithItself = Dotted;
+    const VarDecl *RootVar = referencedVar(Computed);
+    if (!isNode(Computed) && !(RootVar && Chain.Declared.count(RootVar) &&
+                            isTensorType(RootVar->getType())))
+      return whyNot(noElementForm(Computed));
     for (const Stmt *S : Region)
       if (!collectStatement(S, Chain, /*TopLevel=*/true))
         return Why.empty() ? whyNot("line " + lineText(S) +
                                     " cannot run inside a kernel")
                            : std::nullopt;
-    if (!collect(Root, Chain, /*Moved=*/false))
+    if (!collect(Computed, Chain, /*Moved=*/false))
       return std::nullopt;
-    unsigned Ops = countNodes(Root);
+    unsigned Ops = countNodes(Computed);
     for (const Stmt *S : Region)
       Ops += countStatementOps(S);
     if (Ops < MinOps)
@@ -521,7 +545,7 @@ private:
     // Its text is also its device program (Note [Fused kernels on a device] in
     // rules/include/vmap/fused.hpp) where it means the same there.
     Chain.DeviceCode =
-        portableText(Root, Chain) && llvm::all_of(Region, [&](const Stmt *S) {
+        portableText(Computed, Chain) && llvm::all_of(Region, [&](const Stmt *S) {
           return portableText(S, Chain);
         });
     if (Region.empty())
@@ -535,7 +559,7 @@ private:
     Reach::State Now;
     for (const Stmt *S : Region)
       Analysis.run(S, Now);
-    Reach::Set Reached = Analysis.valueOf(Root, Now);
+    Reach::Set Reached = Analysis.valueOf(Computed, Now);
     Reached.resize(Chain.Operands.size());
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       if (isTensorType(Chain.Operands[I]->getType()) && !Reached.test(I))
@@ -858,6 +882,23 @@ private:
                              : false;
   }
 
+  /// The variable \p Call dots with itself (`d.dot(d)`, `dot(d, d)`: Note
+  /// [Dot products of a value with itself]), or null.
+  const Expr *selfDotOperand(const Expr *E) const {
+    const auto *Call = dyn_cast<CallExpr>(stripImplicit(E));
+    std::size_t Op = Call ? opOf(Call) : rules::kNoOp;
+    if (Op == rules::kNoOp || rules::kOpTable[Op].rule != rules::RuleId::dot ||
+        !A.isBatched(Call))
+      return nullptr;
+    llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
+    if (Operands.size() != 2)
+      return nullptr;
+    const VarDecl *Var = referencedVar(stripImplicit(Operands[0]));
+    return Var && Var == referencedVar(stripImplicit(Operands[1]))
+               ? stripImplicit(Operands[0])
+               : nullptr;
+  }
+
   /// Reductions of a whole example, or of a sum or mean over one dim given by
   /// literals, inside \p S, innermost first.
   void reductions(const Stmt *S, ArrayRef<const Stmt *> Before) {
@@ -871,6 +912,8 @@ private:
     llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
     if (isTwoNorm(Call, Operands))
       return consider(Operands.front(), 1, Before);
+    if (selfDotOperand(Call))
+      return consider(Call, 1, Before);
     std::size_t Op = opOf(Call);
     if (Op == rules::kNoOp ||
         rules::kOpTable[Op].family != rules::Family::reduce)
@@ -947,6 +990,10 @@ private:
         statement(Init, Before);
       return;
     }
+    // A clone's `return d.dot(d).sqrt();`: its value, with the statements
+    // before it.
+    if (const auto *Return = dyn_cast<ReturnStmt>(S))
+      return statement(Return->getRetValue(), Before);
     for (const Stmt *Child : S->children())
       scan(Child, {});
   }

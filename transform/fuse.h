@@ -60,6 +60,10 @@ struct FusedChain {
   /// operand 0, whose parameter each of the run's stores assigns; the kernel's
   /// value is stored into the slot once. Null for the others.
   const clang::Expr *Slot = nullptr;
+  /// Where the root is `x.dot(x)`, x: the kernel returns x, whose squares
+  /// vb::Fused::dot_self sums (Note [Dot products of a value with itself] in
+  /// fuse.cpp); null for the others.
+  const clang::Expr *DotWithItself = nullptr;
   /// A kernel whose text is also its device program (Note [Scalar kernels
   /// on a device] in rules/include/vmap/fused_scalar.hpp, Note [Fused kernels
   /// on a device] in rules/include/vmap/fused.hpp).

@@ -1,7 +1,9 @@
 // Dot products under two vmap levels, as users write them: each operand varies over its own
 // level (x[i].dot(y[j]): one x @ y^T), over a subset (x[i].dot(x[i])), or both over both
-// (a pair per example; a helper's local dotted with itself); mv of a per-example matrix;
-// float64 as float32 (Note [Dot products over levels] in rules/src/batched/batched_linalg.cpp).
+// (a pair per example; a helper's local dotted with itself, the sum of its squares in one
+// kernel: Note [Dot products of a value with itself] in transform/fuse.cpp); mv of a
+// per-example matrix; float64 as float32 (Note [Dot products over levels] in
+// rules/src/batched/batched_linalg.cpp).
 #include <vmap/vmap.hpp>
 #include <iostream>
 using namespace vmap;
@@ -24,7 +26,8 @@ Tensor distance(const Tensor& a, const Tensor& b) {
   return d.dot(d).sqrt();
 }
 // CHECK-LABEL: static ::vmap::batched::Value _b_distance(
-// CHECK: return d.dot(d).sqrt();
+// CHECK: return vb::fused(vb::DeviceCode{{[{]}}"{{.*}}"}, [](const auto& a, const auto& b) {
+// CHECK: }, a, b).dot_self().sqrt();
 
 void through_a_helper(const Tensor& x, const Tensor& y, Tensor& out) {
 #pragma vmap

@@ -267,18 +267,28 @@ class Fused {
   // the batched ops.
   Value norm(vmap::detail::Scalar p = 2) const {
     const profile::detail::OpScope profiled("fused norm");
-    if (p.to_double() == 2) {
-      using Squares = Fused<detail::Squared<Kernel>, Args...>;
-      const Squares squares = std::apply(
-          [&](const Args&... args) {
-            return Squares(device_, detail::Squared<Kernel>{kernel_}, args...);
-          },
-          args_);
-      if (std::optional<Value> sum = detail::fused_sum(
-              squares.values(), squares.template code<Squares::Use::sum>(), false))
-        return batched::sqrt(*sum);
-    }
+    if (p.to_double() == 2)
+      if (std::optional<Value> sum = sum_of_squares()) return batched::sqrt(*sum);
     return batched().norm(p);
+  }
+
+  // x.dot(x) of the chain's value x (the tool's form of `d.dot(d)`, Note [Dot products of a
+  // value with itself] in transform/fuse.cpp): where x is a vector per example of floats
+  // (every tensor operand of one floating dtype), the sum of its squares compiled as norm()'s,
+  // no squares materialised; else the batched dot, with its checks and errors.
+  Value dot_self() const {
+    const profile::detail::OpScope profiled("fused dot");
+    const std::vector<Value> operands = values();
+    int64_t rank = 0;
+    bool floats = !operands.empty();
+    for (const Value& v : operands) {
+      rank = std::max(rank, v.dim());
+      floats &= v.dtype() == operands.front().dtype() && vmap::detail::is_floating(v.dtype());
+    }
+    if (rank == 1 && floats)
+      if (std::optional<Value> sum = sum_of_squares()) return *std::move(sum);
+    const Value x = batched();
+    return x.dot(x);
   }
 
   // acc op= the chain, reduced over the levels acc lacks (vb::accumulate), or, `rebinding`,
@@ -298,6 +308,17 @@ class Fused {
       std::declval<const Kernel&>(), std::declval<const ArgTuple&>(),
       std::declval<const std::array<const T*, kValues>&>(),
       std::declval<const std::array<int64_t, kValues>&>(), int64_t{0}, Indices{}))>;
+
+  // The sum of the squares of each example's elements, compiled (none where it cannot be).
+  std::optional<Value> sum_of_squares() const {
+    using Squares = Fused<detail::Squared<Kernel>, Args...>;
+    const Squares squares = std::apply(
+        [&](const Args&... args) {
+          return Squares(device_, detail::Squared<Kernel>{kernel_}, args...);
+        },
+        args_);
+    return detail::fused_sum(squares.values(), squares.template code<Squares::Use::sum>(), false);
+  }
 
   // The chain summed (or averaged) over each example's elements, or over its dim `dim`: a
   // whole pending node, so a store computes it straight into its slots.
