@@ -494,16 +494,16 @@ bool isKernelOnlyFunction(const FunctionDecl *Callee) {
 }
 
 bool isCmath(const FunctionDecl *Callee, unsigned NumArgs) {
-  const DeclContext *Context = Callee->getDeclContext()->getRedeclContext();
-  if (!Context->isTranslationUnit() && !Callee->isInStdNamespace())
-    return false;
-  // A global one is the C library's only where a system header declares it:
-  // a function of the user's named like one (a global `float max(float,
-  // float)` of their own) means what its body says, and is called as
-  // written. (What std holds is the library's: a user may not add to it.)
-  if (!Callee->isInStdNamespace() &&
-      !Callee->getASTContext().getSourceManager().isInSystemHeader(
-          Callee->getCanonicalDecl()->getLocation()))
+  // The library's: std's (a user may not add to it), or a global one a
+  // system header declares. A function of the user's named like one (a
+  // global `float max(float, float)` of their own) means what its body says,
+  // and is called as written.
+  const bool Library =
+      Callee->isInStdNamespace() ||
+      (Callee->getDeclContext()->getRedeclContext()->isTranslationUnit() &&
+       Callee->getASTContext().getSourceManager().isInSystemHeader(
+           Callee->getCanonicalDecl()->getLocation()));
+  if (!Library)
     return false;
   std::string Name = Callee->getNameAsString();
   return llvm::any_of(vmap::rules::kCmathFunctions,

@@ -94,33 +94,7 @@ auto lanewise(const F& f, const A&... a) {
   for (int l = 0; l < kLanes; ++l) result.lane[l] = f(lane_of(a, l)...);
   return result;
 }
-}  // namespace detail
 
-// The built-in operators, lane by lane. (One macro for the list: every operator is the same
-// definition over its token.)
-#define VMAP_LANE_BINARY(op)                                                   \
-  template <class A, class B>                                                  \
-    requires detail::LaneOperands<A, B>                                        \
-  auto operator op(const A& a, const B& b) {                                   \
-    return detail::lanewise([](auto x, auto y) { return x op y; }, a, b);      \
-  }
-VMAP_LANE_BINARY(+)
-VMAP_LANE_BINARY(-)
-VMAP_LANE_BINARY(*)
-VMAP_LANE_BINARY(<)
-VMAP_LANE_BINARY(>)
-VMAP_LANE_BINARY(<=)
-VMAP_LANE_BINARY(>=)
-VMAP_LANE_BINARY(==)
-VMAP_LANE_BINARY(!=)
-VMAP_LANE_BINARY(&)
-VMAP_LANE_BINARY(|)
-VMAP_LANE_BINARY(^)
-VMAP_LANE_BINARY(<<)
-VMAP_LANE_BINARY(>>)
-#undef VMAP_LANE_BINARY
-
-namespace detail {
 // Integer division of a lane by zero, or of the least value by -1, is undefined and traps on
 // x86, where the loop as written may have raised an error at an earlier example first (an
 // element read out of range) and never divided: such a block runs one example at a time, in
@@ -143,16 +117,32 @@ void check_divisors(const A& a, const B& b) {
 }
 }  // namespace detail
 
-#define VMAP_LANE_DIVISION(op)                                                 \
+// The built-in operators, lane by lane. (One macro for the list: every operator is the same
+// definition over its token; `/` and `%` check their divisors first.)
+#define VMAP_LANE_BINARY(op)                                                   \
   template <class A, class B>                                                  \
     requires detail::LaneOperands<A, B>                                        \
   auto operator op(const A& a, const B& b) {                                   \
-    detail::check_divisors(a, b);                                              \
+    if constexpr (#op[0] == '/' || #op[0] == '%') detail::check_divisors(a, b); \
     return detail::lanewise([](auto x, auto y) { return x op y; }, a, b);      \
   }
-VMAP_LANE_DIVISION(/)
-VMAP_LANE_DIVISION(%)
-#undef VMAP_LANE_DIVISION
+VMAP_LANE_BINARY(+)
+VMAP_LANE_BINARY(-)
+VMAP_LANE_BINARY(*)
+VMAP_LANE_BINARY(<)
+VMAP_LANE_BINARY(>)
+VMAP_LANE_BINARY(<=)
+VMAP_LANE_BINARY(>=)
+VMAP_LANE_BINARY(==)
+VMAP_LANE_BINARY(!=)
+VMAP_LANE_BINARY(&)
+VMAP_LANE_BINARY(|)
+VMAP_LANE_BINARY(^)
+VMAP_LANE_BINARY(<<)
+VMAP_LANE_BINARY(>>)
+VMAP_LANE_BINARY(/)
+VMAP_LANE_BINARY(%)
+#undef VMAP_LANE_BINARY
 
 #define VMAP_LANE_COMPOUND(op)                                                 \
   template <class T, detail::LaneValue B>                                      \
