@@ -216,7 +216,9 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
   for (const VarDecl *Var : Lambdas)
     Captures += (Captures.size() > 1 ? ", &" : "&") + Var->getNameAsString();
   Captures += "]";
-  return vb("fused_scalar(") + Device + Captures + "(" + Parameters + ") {" + Body +
+  // Note [Examples in order] in rules/include/vmap/fused_scalar.hpp.
+  const std::string InOrder = Chain.InOrder ? vb("in_order, ") : "";
+  return vb("fused_scalar(") + InOrder + Device + Captures + "(" + Parameters + ") {" + Body +
          "}" + Lanes + Operands + ")";
 }
 

@@ -75,6 +75,11 @@ struct FusedChain {
   /// `vb::lane_cast<T>(v)`), and for each operand whether it differs per
   /// example.
   bool Lanes = false;
+  /// A scalar kernel that may raise (it reads or stores elements) and may
+  /// trap (an integer division or remainder, or a call of the file's code):
+  /// its examples run in loop order (Note [Examples in order] in
+  /// rules/include/vmap/fused_scalar.hpp), `vb::fused_scalar(vb::in_order, ...)`.
+  bool InOrder = false;
   llvm::DenseSet<const clang::VarDecl *> VaryingLocals;
   llvm::DenseSet<const clang::CallExpr *> LaneCalls;
   llvm::DenseSet<const clang::ExplicitCastExpr *> LaneCasts;

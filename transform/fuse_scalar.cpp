@@ -101,6 +101,7 @@
 #include "fuse_detail.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace clang;
@@ -208,6 +209,46 @@ public:
         });
     ScalarDepth = Depth;
     return ScalarFunctions[Definition] = Scalar;
+  }
+
+  /// Whether \p S may trap as written (Note [Examples in order] in
+  /// rules/include/vmap/fused_scalar.hpp): an integer `/` or `%` (or `/=`,
+  /// `%=`) by anything but a non-zero constant, there or in a function of the
+  /// file it calls (one whose body is elsewhere, or that calls itself, may).
+  bool mayTrap(const Stmt *S) {
+    llvm::SmallPtrSet<const FunctionDecl *, 4> Entered;
+    return mayTrap(S, Entered);
+  }
+  bool mayTrap(const Stmt *S,
+               llvm::SmallPtrSetImpl<const FunctionDecl *> &Entered) {
+    if (!S)
+      return false;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S)) {
+      const BinaryOperatorKind Op = Binary->getOpcode();
+      const QualType Type = isa<CompoundAssignOperator>(Binary)
+                                ? cast<CompoundAssignOperator>(Binary)
+                                      ->getComputationResultType()
+                                : Binary->getType();
+      if ((Op == BO_Div || Op == BO_Rem || Op == BO_DivAssign ||
+           Op == BO_RemAssign) &&
+          Type->isIntegerType()) {
+        Expr::EvalResult Divisor;
+        if (!Binary->getRHS()->EvaluateAsInt(Divisor, Context) ||
+            Divisor.Val.getInt() == 0)
+          return true;
+      }
+    }
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && isScalarFunction(Call->getDirectCallee(), ScalarDepth)) {
+      const FunctionDecl *Definition = nullptr;
+      if (!Call->getDirectCallee()->hasBody(Definition) ||
+          !Entered.insert(Definition).second ||
+          mayTrap(Definition->getBody(), Entered))
+        return true;
+    }
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return mayTrap(Child, Entered);
+    });
   }
 
   /// Whether \p E calls a function of isScalarFunction().
@@ -711,6 +752,10 @@ public:
     // program may not have).
     Chain.DeviceCode = !ReturnsElements && !Stores && !KernelOnly &&
                        llvm::all_of(Region, Portable) && Portable(Root);
+    const bool Elements = llvm::is_contained(Chain.ElementReads, true);
+    Chain.InOrder = Elements && (llvm::any_of(Region, [&](const Stmt *S) {
+                                   return mayTrap(S);
+                                 }) || mayTrap(Root));
     if (Root && !ReturnsElements && !Stores)
       planLanes(Chain, Root, A, Context);
     return Chain;

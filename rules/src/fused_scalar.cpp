@@ -93,8 +93,20 @@ ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
   return layout;
 }
 
+namespace {
+thread_local bool examples_in_order = false;
+}  // namespace
+
+ExamplesInOrder::ExamplesInOrder() : before_(examples_in_order) { examples_in_order = true; }
+ExamplesInOrder::~ExamplesInOrder() { examples_in_order = before_; }
+
 void parallel_chunks(int64_t count, const std::function<void(int64_t, int64_t)>& body,
                      int64_t chunk) {
+  if (examples_in_order) {  // Note [Examples in order]
+    for (int64_t begin = 0; begin < count; begin += chunk)
+      body(begin, std::min(count, begin + chunk));
+    return;
+  }
   // Small enough that the examples of an expensive corner (Mandelbrot's set itself) spread
   // over the threads (taken by whichever thread is free, parallel_for_each), large enough
   // that taking one costs nothing next to running it. An element read out of range throws

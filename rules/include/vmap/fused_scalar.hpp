@@ -187,6 +187,19 @@ bool run_on_device(const ScalarKernelLayout& layout, const std::string& program,
                    bool reads_elements, Tensor& result);
 
 
+// While one lives, parallel_chunks runs its chunks in order on the calling thread (Note
+// [Examples in order]).
+class ExamplesInOrder {
+ public:
+  ExamplesInOrder();
+  ~ExamplesInOrder();
+  ExamplesInOrder(const ExamplesInOrder&) = delete;
+  ExamplesInOrder& operator=(const ExamplesInOrder&) = delete;
+
+ private:
+  bool before_;
+};
+
 // Calls body(begin, end) over [0, count) in small chunks that OpenMP threads take as they
 // finish the one before (the examples' costs differ).
 // `chunk` examples at a time (Note [Scalar kernels over rows of examples]).
@@ -837,9 +850,26 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Lanes& lanes,
 
 }  // namespace detail
 
+// Note [Examples in order]
+// A kernel that reads or stores elements may raise the loop's error at an example (an index
+// out of range); one that divides integers may trap at a later one (by zero), which the loop
+// as written never reaches. On threads, a later chunk of examples runs beside the earlier
+// one, and its trap would kill the program where the loop raises a catchable vmap::Error.
+// So the tool passes such a kernel (element reads or stores, and an integer `/` or `%` by a
+// non-constant or a call of the file's code: transform/fuse_scalar.cpp's mayTrap) as
+// `vb::fused_scalar(vb::in_order, ...)`: its examples run in loop order on the calling
+// thread (parallel_chunks), the first error raised before any later example runs.
+struct InOrder {};
+inline constexpr InOrder in_order{};
+
 template <class Kernel, class... Args>
 Value fused_scalar(const Kernel& kernel, const Args&... args) {
   return detail::scalar_kernel(DeviceCode{}, kernel, detail::NoLanes{}, args...);
+}
+template <class... Args>
+Value fused_scalar(InOrder, const Args&... args) {
+  const detail::ExamplesInOrder in_order;
+  return fused_scalar(args...);
 }
 template <class Kernel, class... Args>
 Value fused_scalar(DeviceCode code, const Kernel& kernel, const Args&... args) {
