@@ -98,14 +98,15 @@ TEST(ScalarKernel, RowsOfExamplesAsThePerExampleCode) {
 // The loops' own indices (Note [Loop indices in scalar kernels]): computed by the kernel
 // where every integer operand is one, read where another integer operand is passed too, the
 // same values either way: loops that start past 0, an index converted to `int`, the row's
-// own level's index or only outer ones, rows longer than a block, and a sum of a kernel.
+// own level's index or only outer ones, two copies of it (`int64_t jj = j;` beside j), rows
+// longer than a block, and a sum of a kernel.
 TEST(ScalarKernel, LoopIndicesAsTheLoopsOwn) {
   // Loops from 2, 1 and 5; a row of more than one block of 256. The outputs are indexed by
   // the indices themselves (their first slots unused).
   const int64_t a0 = 2, b0 = 1, c0 = 5, a1 = a0 + 3, b1 = b0 + 4, c1 = c0 + 301;
   const Tensor offsets = arange(b1) * 5 - 7;  // an integer operand that is no index
   Tensor computed = zeros({a1, b1, c1}, kInt64), outer_only = zeros({a1, b1, c1}),
-         loaded = zeros({a1, b1, c1}, kInt64);
+         loaded = zeros({a1, b1, c1}, kInt64), copies = zeros({a1, b1, c1}, kInt64);
   double total = 0;
   const auto code = [](int64_t a, int b, int64_t c) { return (a * 1000 + b) * 7 - c * (c % 3); };
   {
@@ -120,6 +121,9 @@ TEST(ScalarKernel, LoopIndicesAsTheLoopsOwn) {
         vb::fused_scalar([](int64_t x, int64_t y) { return static_cast<float>(x * 2 >= y); }, b, a);
     vb::at(vb::at(vb::at(loaded, a), b), c) =
         vb::fused_scalar(code, a, vb::at(offsets, b).item<int64_t>(), c);
+    const vb::Value c_copy = c;
+    vb::at(vb::at(vb::at(copies, a), b), c) = vb::fused_scalar(
+        [](int64_t x, int64_t y, int64_t z) { return x * 3 + y * 5 - z; }, c_copy, c, a);
     vb::accumulate(total,
                    vb::fused_scalar([](int64_t x, int64_t y) { return x * 0.5 - y; }, c, a),
                    vb::Reduce::add);
@@ -133,6 +137,7 @@ TEST(ScalarKernel, LoopIndicesAsTheLoopsOwn) {
         ASSERT_EQ(outer_only[a][b][c].item<float>(), b * 2 >= a ? 1.0f : 0.0f);
         const int64_t offset = offsets[b].item<int64_t>();
         ASSERT_EQ(loaded[a][b][c].item<int64_t>(), code(a, static_cast<int>(offset), c));
+        ASSERT_EQ(copies[a][b][c].item<int64_t>(), c * 8 - a);
         expected_total += c * 0.5 - a;
       }
   EXPECT_DOUBLE_EQ(total, expected_total);

@@ -427,7 +427,9 @@ std::optional<Value> device_kernel(DeviceCode code, const Operands& operands,
 // one, a row's block computes each lane's index as the row's first value plus the lane's
 // step along the row (the row's own level's index), or as that first value (an outer
 // level's), converted to the parameter's type as `.to(dtype)` converts it. The values are
-// those the loaded ones would be; a kernel with another integer operand loads them all.
+// those the loaded ones would be; a kernel with another integer operand, or with two that
+// count along the row (a copy of the index, `int64_t jj = j;`, read beside it), loads them
+// all.
 //
 // Note [Sums of scalar kernels]
 // `total += x[i].item<float>() * y[j].item<float>()` into a C++ double: the value is a
@@ -486,7 +488,10 @@ class ScalarRunner {
               if constexpr (kIndexType<I>) {
                 indices_ += operand_[I]->index_level >= 0;
                 ++integers_;
-                if (operand_[I]->index_level == layout_->levels - 1) along_ = I;
+                if (operand_[I]->index_level == layout_->levels - 1) {
+                  along_ = I;
+                  ++alongs_;
+                }
               }
             }
           }(),
@@ -574,7 +579,8 @@ class ScalarRunner {
   static constexpr int64_t kBlock = 256;
   template <class Loop>
   void in_blocks(const Row& row, int64_t n, const Loop& loop) const {
-    if (integers_ == 0 || indices_ != integers_)
+    // (Two copies of the row's index, `int64_t jj = j;` read beside j: loaded.)
+    if (integers_ == 0 || indices_ != integers_ || alongs_ > 1)
       return in_blocks(row, n, loop, std::integral_constant<int, kLoaded>{});
     if (along_ < 0) return in_blocks(row, n, loop, std::integral_constant<int, -1>{});
     // One loop per parameter that may count along the row: which one does is known here.
@@ -716,6 +722,7 @@ class ScalarRunner {
   int integers_ = 0;
   int indices_ = 0;
   int along_ = -1;  // the index counting along a row, if any
+  int alongs_ = 0;  // how many do
   bool vector_isa_;  // this CPU runs kFusedIsa
 };
 
