@@ -218,8 +218,8 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
   Captures += "]";
   // Note [Examples in order] in rules/include/vmap/fused_scalar.hpp.
   const std::string InOrder = Chain.InOrder ? vb("in_order, ") : "";
-  return vb("fused_scalar(") + InOrder + Device + Captures + "(" + Parameters + ") {" + Body +
-         "}" + Lanes + Operands + ")";
+  return vb("fused_scalar(") + InOrder + Device + Captures + "(" + Parameters +
+         ") {" + Body + "}" + Lanes + Operands + ")";
 }
 
 /// \p Type as every scope names it: canonical, no reference or qualifier.

@@ -544,10 +544,10 @@ private:
       return whyNot("it reads the result of another kernel");
     // Its text is also its device program (Note [Fused kernels on a device] in
     // rules/include/vmap/fused.hpp) where it means the same there.
-    Chain.DeviceCode =
-        portableText(Computed, Chain) && llvm::all_of(Region, [&](const Stmt *S) {
-          return portableText(S, Chain);
-        });
+    Chain.DeviceCode = portableText(Computed, Chain) &&
+                       llvm::all_of(Region, [&](const Stmt *S) {
+                         return portableText(S, Chain);
+                       });
     if (Region.empty())
       return Chain;
     if (!diesAtConsumer(Region, Root, Chain))
@@ -882,8 +882,8 @@ private:
                              : false;
   }
 
-  /// The variable \p Call dots with itself (`d.dot(d)`, `dot(d, d)`: Note
-  /// [Dot products of a value with itself]), or null.
+  /// The variable that \p E, a call of dot, dots with itself (`d.dot(d)`,
+  /// `dot(d, d)`: Note [Dot products of a value with itself]), or null.
   const Expr *selfDotOperand(const Expr *E) const {
     const auto *Call = dyn_cast<CallExpr>(stripImplicit(E));
     std::size_t Op = Call ? opOf(Call) : rules::kNoOp;

@@ -77,8 +77,8 @@ struct FusedChain {
   bool Lanes = false;
   /// A scalar kernel that may raise (it reads or stores elements) and may
   /// trap (an integer division or remainder, or a call of the file's code):
-  /// its examples run in loop order (Note [Examples in order] in
-  /// rules/include/vmap/fused_scalar.hpp), `vb::fused_scalar(vb::in_order, ...)`.
+  /// its examples run in loop order, `vb::fused_scalar(vb::in_order, ...)`
+  /// (Note [Examples in order] in rules/include/vmap/fused_scalar.hpp).
   bool InOrder = false;
   llvm::DenseSet<const clang::VarDecl *> VaryingLocals;
   llvm::DenseSet<const clang::CallExpr *> LaneCalls;
