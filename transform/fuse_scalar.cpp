@@ -214,7 +214,7 @@ public:
   /// Whether \p S may trap as written (Note [Examples in order] in
   /// rules/include/vmap/fused_scalar.hpp): an integer `/` or `%` (or `/=`,
   /// `%=`) by anything but a non-zero constant, there or in a function of the
-  /// file it calls (one whose body is elsewhere, or that calls itself, may).
+  /// file it calls (one whose body is elsewhere may).
   bool mayTrap(const Stmt *S) {
     llvm::SmallPtrSet<const FunctionDecl *, 4> Entered;
     return mayTrap(S, Entered);
@@ -240,9 +240,12 @@ public:
     }
     if (const auto *Call = dyn_cast<CallExpr>(S);
         Call && isScalarFunction(Call->getDirectCallee(), ScalarDepth)) {
+      // Each function's body is looked at once (a second call, or a call of
+      // itself, adds nothing).
       const FunctionDecl *Definition = nullptr;
-      if (!Call->getDirectCallee()->hasBody(Definition) ||
-          !Entered.insert(Definition).second ||
+      if (!Call->getDirectCallee()->hasBody(Definition))
+        return true;
+      if (Entered.insert(Definition).second &&
           mayTrap(Definition->getBody(), Entered))
         return true;
     }

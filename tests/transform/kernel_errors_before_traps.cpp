@@ -46,6 +46,20 @@ void by_three(const Tensor& x, Tensor& out) {
 // CHECK-LABEL: void by_three(
 // CHECK: vb::at(out, i) = vb::fused_scalar(vb::DeviceCode{
 
+static int64_t twice(int64_t v) { return v * 2; }
+
+// A helper without a division, called twice: the examples may run on threads.
+void helper_twice(const Tensor& x, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    int64_t at = i % 2 == 0 ? 0 : 1;
+    int64_t v = x[i][at].item<int64_t>();
+    out[i] = twice(v) + twice(v + 1);
+  }
+}
+// CHECK-LABEL: void helper_twice(
+// CHECK: vb::at(out, i) = vb::fused_scalar([](
+
 int main() {
   const int64_t n = 1000;  // many chunks of examples, on every thread
   Tensor x = arange(3 * n).reshape({n, 3}) - 1000;
@@ -56,6 +70,8 @@ int main() {
   through_a_helper(x, divisors, out, false);
   std::cout << out.sum().item<int64_t>() << " " << out[999].item<int64_t>() << "\n";
   by_three(x, out);
+  std::cout << out.sum().item<int64_t>() << "\n";
+  helper_twice(x, out);
   std::cout << out.sum().item<int64_t>() << "\n";
   // A zero divisor at example 900, after example 0's read out of range.
   divisors[900] = 0;
