@@ -61,7 +61,7 @@ std::string Printer::kernel(const Expr *Root, const FusedChain &Chain) {
   }
   Kernel = &Chain;
   // The kernel's value: a dot's vector (Note [Dot products of a value with
-  // itself] in fuse.cpp), else the chain's.
+  // itself] in fuse_squares.cpp), else the chain's.
   const Expr *Value = Chain.DotWithItself ? Chain.DotWithItself : Root;
   std::string Body;
   if (Chain.Region.empty()) {

@@ -26,25 +26,6 @@
 // consumer that compute the chain's locals run inside the kernel too (Note
 // [Fused regions]).
 //
-// Note [Dot products of a value with itself]
-// `d.dot(d)` (or `dot(d, d)`) of a per-example local d that a region computes,
-//
-//   Tensor d = a - b;
-//   return d.dot(d).sqrt();
-//
-// is the sum of d's squares: the kernel is the region with d its value, and
-// vb::Fused::dot_self sums its squares as `.norm()` does (no [examples, d]
-// temporary; before, the batched dot read d from memory, computed in full):
-//
-//   return vb::fused([](const auto& a, const auto& b) {
-//     auto d = a - b;
-//     return d;
-//   }, a, b).dot_self().sqrt();
-//
-// Only where both operands are one variable: two vectors could differ in
-// length, and the dot's error is raised by its checks (dot_self keeps them:
-// anything but a vector of floats per example takes the batched dot).
-//
 // Note [Fused regions]
 // A chain spread over statements through per-example locals,
 //
@@ -519,9 +500,9 @@ private:
       declare(S, Chain);
     }
     // The kernel's value: the chain's root, or the vector a dot takes with
-    // itself (Note [Dot products of a value with itself]).
+    // itself (Note [Dot products of a value with itself] in fuse_squares.cpp).
     const Expr *Computed = Root;
-    if (const Expr *Dotted = selfDotOperand(Root))
+    if (const Expr *Dotted = selfDotOperand(Root, A))
       Computed = Chain.DotWithItself = Dotted;
     const VarDecl *RootVar = referencedVar(Computed);
     if (!isNode(Computed) && !(RootVar && Chain.Declared.count(RootVar) &&
@@ -862,43 +843,6 @@ private:
     return true;
   }
 
-  /// Whether \p Call, of \p Operands, is the whole example's 2-norm
-  /// (`e.norm()`, `norm(e, 2)`: Tensor's norm(p = 2), outside the op table's
-  /// norm over dims), which vb::Fused computes as the root of the kernel's
-  /// sum of squares.
-  bool isTwoNorm(const CallExpr *Call, ArrayRef<const Expr *> Operands) const {
-    const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !isInVmapNamespace(Callee) || Callee->getName() != "norm" ||
-        Callee->getNumParams() != (isa<CXXMemberCallExpr>(Call) ? 1u : 2u))
-      return false;
-    if (Operands.size() == 1)
-      return true;
-    Expr::EvalResult P;
-    if (!isLiteral(Operands[1]) ||
-        !stripImplicit(Operands[1])->EvaluateAsRValue(P, Context))
-      return false;
-    return P.Val.isInt()     ? P.Val.getInt() == 2
-           : P.Val.isFloat() ? P.Val.getFloat().convertToDouble() == 2
-                             : false;
-  }
-
-  /// The variable that \p E, a call of dot, dots with itself (`d.dot(d)`,
-  /// `dot(d, d)`: Note [Dot products of a value with itself]), or null.
-  const Expr *selfDotOperand(const Expr *E) const {
-    const auto *Call = dyn_cast<CallExpr>(stripImplicit(E));
-    std::size_t Op = Call ? opOf(Call) : rules::kNoOp;
-    if (Op == rules::kNoOp || rules::kOpTable[Op].rule != rules::RuleId::dot ||
-        !A.isBatched(Call))
-      return nullptr;
-    llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
-    if (Operands.size() != 2)
-      return nullptr;
-    const VarDecl *Var = referencedVar(stripImplicit(Operands[0]));
-    return Var && Var == referencedVar(stripImplicit(Operands[1]))
-               ? stripImplicit(Operands[0])
-               : nullptr;
-  }
-
   /// Reductions of a whole example, or of a sum or mean over one dim given by
   /// literals, inside \p S, innermost first.
   void reductions(const Stmt *S, ArrayRef<const Stmt *> Before) {
@@ -910,9 +854,9 @@ private:
     if (!Call || !A.isBatched(Call))
       return;
     llvm::SmallVector<const Expr *, 4> Operands = operandsOf(Call);
-    if (isTwoNorm(Call, Operands))
+    if (isTwoNorm(Call, Operands, Context))
       return consider(Operands.front(), 1, Before);
-    if (selfDotOperand(Call))
+    if (selfDotOperand(Call, A))
       return consider(Call, 1, Before);
     std::size_t Op = opOf(Call);
     if (Op == rules::kNoOp ||

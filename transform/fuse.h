@@ -62,7 +62,7 @@ struct FusedChain {
   const clang::Expr *Slot = nullptr;
   /// Where the root is `x.dot(x)`, x: the kernel returns x, whose squares
   /// vb::Fused::dot_self sums (Note [Dot products of a value with itself] in
-  /// fuse.cpp); null for the others.
+  /// fuse_squares.cpp); null for the others.
   const clang::Expr *DotWithItself = nullptr;
   /// A kernel whose text is also its device program (Note [Scalar kernels
   /// on a device] in rules/include/vmap/fused_scalar.hpp, Note [Fused kernels

@@ -103,6 +103,19 @@ std::optional<unsigned> helperOps(const clang::CallExpr *Call,
 /// in fuse_helpers.cpp), which are not printed.
 void settleClones(BatchPlan &Plan);
 
+/// Whether \p Call, of \p Operands, is the whole example's 2-norm
+/// (`e.norm()`, `norm(e, 2)`: Tensor's norm(p = 2), outside the op table's
+/// norm over dims), which vb::Fused computes as the root of the kernel's sum
+/// of squares (fuse_squares.cpp).
+bool isTwoNorm(const clang::CallExpr *Call,
+               llvm::ArrayRef<const clang::Expr *> Operands,
+               clang::ASTContext &Context);
+
+/// The variable that \p E, a call of dot, dots with itself (`d.dot(d)`,
+/// `dot(d, d)`: Note [Dot products of a value with itself] in
+/// fuse_squares.cpp), or null.
+const clang::Expr *selfDotOperand(const clang::Expr *E, const LoopAnalysis &A);
+
 /// The kernels of a body chosen so far, and what both halves of the choice
 /// (fuse.cpp: chains of Tensor ops and their regions; fuse_scalar.cpp: scalar
 /// kernels) ask of a kernel being built.

@@ -1,5 +1,5 @@
 // `d.dot(d)` of a per-example local a region computes is the sum of d's squares (Note [Dot
-// products of a value with itself] in transform/fuse.cpp): one kernel of the region, its
+// products of a value with itself] in transform/fuse_squares.cpp): one kernel of the region, its
 // squares summed by vb::Fused::dot_self, in the loop body and in a helper's return; a value
 // of two dims per example raises the dot's own error; two different vectors stay the
 // batched dot.

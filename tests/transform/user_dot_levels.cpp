@@ -1,7 +1,7 @@
 // Dot products under two vmap levels, as users write them: each operand varies over its own
 // level (x[i].dot(y[j]): one x @ y^T), over a subset (x[i].dot(x[i])), or both over both
 // (a pair per example; a helper's local dotted with itself, the sum of its squares in one
-// kernel: Note [Dot products of a value with itself] in transform/fuse.cpp); mv of a
+// kernel: Note [Dot products of a value with itself] in transform/fuse_squares.cpp); mv of a
 // per-example matrix; float64 as float32 (Note [Dot products over levels] in
 // rules/src/batched/batched_linalg.cpp).
 #include <vmap/vmap.hpp>

@@ -273,9 +273,9 @@ class Fused {
   }
 
   // x.dot(x) of the chain's value x (the tool's form of `d.dot(d)`, Note [Dot products of a
-  // value with itself] in transform/fuse.cpp): where x is a vector per example of floats
-  // (every tensor operand of one floating dtype), the sum of its squares compiled as norm()'s,
-  // no squares materialised; else the batched dot, with its checks and errors.
+  // value with itself] in transform/fuse_squares.cpp): where x is a vector per example of
+  // floats (every tensor operand of one floating dtype), the sum of its squares compiled as
+  // norm()'s, no squares materialised; else the batched dot, with its checks and errors.
   Value dot_self() const {
     const profile::detail::OpScope profiled("fused dot");
     const std::vector<Value> operands = values();
