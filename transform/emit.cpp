@@ -119,7 +119,9 @@ std::string Printer::splice(SourceRange Range, std::vector<Edit> Edits) {
   if (!offsets(Range, Begin, End, &File))
     return sourceText(Context, Range).str();
   StringRef Buffer = SM.getBufferData(File);
-  llvm::sort(Edits, [](const Edit &L, const Edit &R) { return L.Begin < R.Begin; });
+  // (Stable: an insertion before an edit at the same place stays before it.)
+  llvm::stable_sort(Edits,
+                    [](const Edit &L, const Edit &R) { return L.Begin < R.Begin; });
   std::string Text;
   unsigned Position = Begin;
   const Edit *Previous = nullptr;

@@ -16,6 +16,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include <functional>
+#include <iterator>
 #include <map>
 
 namespace clang_vmap::emit_detail {
@@ -201,10 +202,13 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
         Lines += "\n" + Line.trim().str();
     Device = deviceCode(Lines + "\n}");
   }
-  // Note [Lane kernels] in rules/include/vmap/fused_scalar.hpp.
+  // Note [Lane kernels] in rules/include/vmap/fused_scalar.hpp: inlined into the
+  // lanes' ISA (a lambda the compiler keeps apart is the user flags' ISA, one lane
+  // at a time).
   std::string Lanes;
   if (Chain.Lanes)
-    Lanes = ", " + vb("over_lanes([](") + LaneParameters + ") {" + LaneBody +
+    Lanes = ", " + vb("over_lanes([](") + LaneParameters +
+            ") __attribute__((always_inline)) {" + LaneBody +
             Indent + "return " +
             asWritten(Root->getSourceRange(), Chain, /*Lanes=*/true) + ";\n" +
             std::string(StatementIndent, ' ') + "})";
@@ -365,7 +369,64 @@ std::string Printer::asWritten(SourceRange Range, const FusedChain &Chain,
         original(Operand) != Chain.Names[Index])
       Edits.push_back({OperandBegin, OperandEnd, Chain.Names[Index]});
   }
+  if (Lanes)
+    hoistViews(Chain, Begin, End, Edits);
   return splice(Range, std::move(Edits));
+}
+
+// Note [Views hoisted out of lane loops] in fuse_lanes.cpp: each hoisted view
+// is `_b_viewN`, declared in braces around its loop (`for` may be the body of
+// another statement), its own text printed there (an outer loop's views are
+// hoisted first, so an inner loop's may select from one).
+void Printer::hoistViews(const FusedChain &Chain, unsigned Begin, unsigned End,
+                         std::vector<Edit> &Edits) {
+  std::map<const ForStmt *, std::string> Declared;
+  // One name for a view written twice (`d[i][k]` twice in the loop).
+  std::map<std::pair<const ForStmt *, std::string>, std::string> Names;
+  for (unsigned N = 0; N < Chain.LaneHoists.size(); ++N) {
+    const auto &[Loop, View] = Chain.LaneHoists[N];
+    unsigned LoopBegin, LoopEnd, ViewBegin, ViewEnd;
+    if (!offsets(Loop->getSourceRange(), LoopBegin, LoopEnd) ||
+        LoopBegin < Begin || LoopEnd > End ||
+        !offsets(View->getSourceRange(), ViewBegin, ViewEnd))
+      continue;
+    // Its text as printed: the edits inside it (a view an outer loop
+    // hoisted among them), no others.
+    std::vector<Edit> Inside;
+    llvm::copy_if(Edits, std::back_inserter(Inside), [&](const Edit &E) {
+      return E.Begin >= ViewBegin && E.End <= ViewEnd;
+    });
+    const std::string Text = splice(View->getSourceRange(), std::move(Inside));
+    std::string &Name = Names[{Loop, Text}];
+    if (Name.empty()) {
+      Name = "_b_view" + std::to_string(Names.size() - 1);
+      Declared[Loop] += "const auto " + Name + " = " + Text + "; ";
+    }
+    llvm::erase_if(Edits, [&](const Edit &E) {
+      return E.Begin >= ViewBegin && E.End <= ViewEnd;
+    });
+    Edits.push_back({ViewBegin, ViewEnd, Name});
+  }
+  // (Loops that end together close together: one edit.)
+  std::map<unsigned, std::string> Closings;
+  for (const auto &[Loop, Declarations] : Declared) {
+    // A body that is no block ends with a `;` outside the loop's range.
+    SourceRange Range = Loop->getSourceRange();
+    const Stmt *Body = Loop->getBody();
+    while (const auto *Inner = dyn_cast<ForStmt>(Body))
+      Body = Inner->getBody();
+    if (!isa<CompoundStmt>(Body))
+      if (std::optional<Token> Next = Lexer::findNextToken(
+              Range.getEnd(), SM, Context.getLangOpts()))
+        if (Next->is(tok::semi))
+          Range.setEnd(Next->getLocation());
+    unsigned LoopBegin, LoopEnd;
+    offsets(Range, LoopBegin, LoopEnd);
+    Edits.push_back({LoopBegin, LoopBegin, "{ " + Declarations});
+    Closings[LoopEnd] += " }";
+  }
+  for (const auto &[At, Text] : Closings)
+    Edits.push_back({At, At, Text});
 }
 
 } // namespace clang_vmap::emit_detail

@@ -74,6 +74,8 @@ private:
   std::string inlinedHelper(const CallExpr *Call);
   std::string asWritten(SourceRange Range, const FusedChain &Chain,
                         bool Lanes = false);
+  void hoistViews(const FusedChain &Chain, unsigned Begin, unsigned End,
+                  std::vector<Edit> &Edits);
   std::string canonicalSpelling(QualType Type) const;
   static std::string reindented(std::string Text, const std::string &Column,
                                 const std::string &Indent);

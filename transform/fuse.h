@@ -84,6 +84,11 @@ struct FusedChain {
   llvm::DenseSet<const clang::CallExpr *> LaneCalls;
   llvm::DenseSet<const clang::ExplicitCastExpr *> LaneCasts;
   std::vector<bool> VaryingOperands;
+  /// The lane form's element views each loop reads the same on every
+  /// iteration (`x[i]` in `for (k...) x[i][k]`): selected once, before the
+  /// loop (Note [Views hoisted out of lane loops] in fuse_lanes.cpp).
+  std::vector<std::pair<const clang::ForStmt *, const clang::Expr *>>
+      LaneHoists;
   /// Why a scalar kernel with a loop or element reads has no lane form (it
   /// runs one example at a time), for --remarks; empty otherwise.
   std::string NoLanes;

@@ -110,10 +110,97 @@ public:
     }
     for (unsigned I = 0; I < Chain.Operands.size(); ++I)
       Chain.VaryingOperands.push_back(operandVaries(I));
+    for (const Stmt *S : Chain.Region)
+      hoistViews(S);
     return true;
   }
 
 private:
+  // Note [Views hoisted out of lane loops]
+  // In the lane form, `x[i][k].item<float>()` inside `for (k ...)` selects
+  // x[i] on every iteration: a check that the lanes' indices are one, or in
+  // range, each time, which costs more than the arithmetic. Each loop's
+  // element views that read nothing the loop writes (its counter, a local it
+  // assigns or declares) are selected once before it instead, the outermost
+  // loop they are the same in (`{ const auto _b_view0 = x[i]; for ...
+  // _b_view0[k] ... }`). Selecting an element view has no effect but an
+  // error, and in the lane form an error is a lane's miss: the block runs
+  // again one example at a time, the code as written (Note [Lane kernels] in
+  // rules/include/vmap/fused_scalar.hpp). So a view selected earlier than
+  // written, or where the loop runs no iteration, changes no value.
+  void hoistViews(const Stmt *S) {
+    if (!S)
+      return;
+    if (const auto *Loop = dyn_cast<ForStmt>(S)) {
+      llvm::DenseSet<const VarDecl *> Written;
+      writtenIn(Loop, Written);
+      hoistFrom(Loop->getBody(), Loop, Written);
+    }
+    for (const Stmt *Child : S->children())
+      if (!Hoisted.count(Child))
+        hoistViews(Child);
+  }
+
+  void hoistFrom(const Stmt *S, const ForStmt *Loop,
+                 const llvm::DenseSet<const VarDecl *> &Written) {
+    if (!S || Hoisted.count(S))
+      return;
+    if (const auto *View = dyn_cast<CXXOperatorCallExpr>(S);
+        View && View->getOperator() == OO_Subscript &&
+        isTensorType(View->getArg(0)->getType()) &&
+        !Chain.Parameters.count(View) && sameEveryIteration(View, Written)) {
+      Chain.LaneHoists.emplace_back(Loop, View);
+      Hoisted.insert(View);
+      return;
+    }
+    for (const Stmt *Child : S->children())
+      hoistFrom(Child, Loop, Written);
+  }
+
+  /// The locals \p S declares or writes.
+  static void writtenIn(const Stmt *S, llvm::DenseSet<const VarDecl *> &Written) {
+    if (!S)
+      return;
+    const Expr *Target = nullptr;
+    if (const auto *D = dyn_cast<DeclStmt>(S))
+      for (const Decl *V : D->decls())
+        if (const auto *Var = dyn_cast<VarDecl>(V))
+          Written.insert(Var);
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+        Binary && Binary->isAssignmentOp())
+      Target = Binary->getLHS();
+    if (const auto *Unary = dyn_cast<UnaryOperator>(S);
+        Unary && Unary->isIncrementDecrementOp())
+      Target = Unary->getSubExpr();
+    if (const auto *Ref =
+            Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParens()) : nullptr)
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        Written.insert(Var);
+    for (const Stmt *Child : S->children())
+      writtenIn(Child, Written);
+  }
+
+  /// Whether \p S reads nothing in \p Written and writes nothing.
+  bool sameEveryIteration(const Stmt *S,
+                          const llvm::DenseSet<const VarDecl *> &Written) const {
+    if (const auto *E = dyn_cast<Expr>(S); E && Chain.Parameters.count(E)) {
+      const VarDecl *Local = Chain.Locals[Chain.Parameters.find(E)->second];
+      return !Local || !Written.count(Local);
+    }
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(S))
+      if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+        return !Written.count(Var);
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+        Binary && Binary->isAssignmentOp())
+      return false;
+    if (const auto *Unary = dyn_cast<UnaryOperator>(S);
+        Unary && Unary->isIncrementDecrementOp())
+      return false;
+    return llvm::all_of(S->children(), [&](const Stmt *Child) {
+      return !Child || sameEveryIteration(Child, Written);
+    });
+  }
+
   bool whyNot(std::string Reason) {
     if (WhyNot.empty())
       WhyNot = std::move(Reason);
@@ -270,6 +357,7 @@ private:
   std::vector<const ExplicitCastExpr *> Casts;
   std::vector<std::pair<const CallExpr *, llvm::SmallVector<const Expr *, 2>>>
       Calls;
+  llvm::DenseSet<const Stmt *> Hoisted;
 };
 
 } // namespace

@@ -41,6 +41,27 @@ ElementOperand over_every_level(const Value& v, const ScalarKernelLayout& layout
 
 }  // namespace
 
+LaneMajorCopy lane_major_copy(const ElementOperand& e, int64_t count) {
+  const int64_t dims = static_cast<int64_t>(e.sizes.size());
+  const int64_t item = vmap::detail::element_size(e.dtype);
+  const bool every_example = std::all_of(e.level_strides.begin(), e.level_strides.end(),
+                                         [](int64_t stride) { return stride == 0; });
+  if (!every_example || dims == 0 || e.strides[0] == item) return {};
+  Tensor whole = e.held;
+  for (std::size_t level = 0; level < e.level_strides.size(); ++level) whole = whole.select(0, 0);
+  if (whole.numel() == 0 || whole.numel() > count) return {};
+  std::vector<int64_t> order;  // dims 1.., then dim 0
+  for (int64_t d = 1; d < dims; ++d) order.push_back(d);
+  order.push_back(0);
+  LaneMajorCopy copy;
+  copy.held = whole.permute(order).contiguous();
+  const auto strides = copy.held.strides();
+  copy.strides.push_back(strides[dims - 1] * item);
+  for (int64_t d = 1; d < dims; ++d) copy.strides.push_back(strides[d - 1] * item);
+  copy.view = {static_cast<const char*>(copy.held.raw_data()), copy.strides.data()};
+  return copy;
+}
+
 void fail_element_select_0dim() {
   throw vmap::Error(std::string(vmap::detail::OpName::named("select")) +
                     ": cannot be applied to a 0-dim tensor");

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -466,6 +468,88 @@ TEST(LaneKernels, CppArithmeticLaneByLane) {
     vb::at(expected, i) = vb::fused_scalar(scalar, a.size(0), a, i);
   }
   EXPECT_TRUE(vmap::equal(out, expected)) << out << expected;
+}
+
+// The operators a lane form computes as vectors (Note [Lane kernels]: + - * / of one floating
+// type, + - * & | ^ of one integer type) give each lane what the scalar kernel gives, to the
+// bit: a signed zero kept through a number put on every lane, infinities, NaN, denormals,
+// unsigned wrap-around, 64-bit products.
+TEST(LaneKernels, VectorOperatorsAreEachLanesOwn) {
+  const Tensor a = tensor({-0.0f, 1e-40f, 3.0f, -2.5f, 1e30f, 7.0f, -1e-3f, 0.1f, 2.0f, -3.0f,
+                           5.5f, 0.25f, -8.0f, 1.0f, 1e-20f, -0.0f, 4.0f});
+  const auto scalar = [](vb::Elements a, int64_t i) {
+    const float v = a[i].item<float>();
+    float z = -0.0f;
+    float f = (v * v - v / 3.0f) * 0.5f + std::exp(1.0f / z);  // 0 where z is -0
+    double d = static_cast<double>(v) / 7.0 - 1e300 * 1e10;
+    uint32_t u = static_cast<uint32_t>(i) * 4000000000u + 3000000000u;
+    u = (u ^ 0x9e3779b9u) & (u | 0x55u);
+    int64_t w = (i + int64_t{3}) * int64_t{3037000493} - (i << 3);
+    return f + static_cast<float>(d) + static_cast<float>(u % 1000u) +
+           static_cast<float>(w % 977);
+  };
+  const auto lanes = [](vb::VaryingElements a, vb::Varying<int64_t> i) {
+    const vb::Varying<float> v = a[i].item<float>();
+    vb::Varying<float> z = -0.0f;
+    vb::Varying<float> f = (v * v - v / 3.0f) * 0.5f + vb::exp(1.0f / z);
+    vb::Varying<double> d = vb::lane_cast<double>(v) / 7.0 - 1e300 * 1e10;
+    vb::Varying<uint32_t> u = vb::lane_cast<uint32_t>(i) * 4000000000u + 3000000000u;
+    u = (u ^ 0x9e3779b9u) & (u | 0x55u);
+    vb::Varying<int64_t> w = (i + int64_t{3}) * int64_t{3037000493} - (i << 3);
+    return f + vb::lane_cast<float>(d) + vb::lane_cast<float>(u % 1000u) +
+           vb::lane_cast<float>(w % 977);
+  };
+  Tensor out = zeros({17}), expected = zeros({17});
+  {
+    vb::Level level(0, 17);
+    const vb::Value i = level.index();
+    vb::at(out, i) = vb::fused_scalar(scalar, vb::over_lanes(lanes), a, i);
+    vb::at(expected, i) = vb::fused_scalar(scalar, a, i);
+  }
+  // Bit for bit (NaN included): the same bytes.
+  EXPECT_EQ(std::memcmp(out.data_ptr<float>(), expected.data_ptr<float>(), 17 * sizeof(float)),
+            0)
+      << out << expected;
+}
+
+// A tensor every example reads whole, read by each lane's own row: where its rows are
+// strided (a contiguous [24, 6]), from its lane-major copy where it has no more elements than
+// the examples (Note [Lane-major copies]), else gathered; where they are adjacent (a
+// transposed one), as vectors; by the index reversed, gathered. Every way gives each example
+// the value as written.
+TEST(LaneKernels, LaneMajorCopiesReadAsTheTensor) {
+  manual_seed(11);
+  for (const int64_t rows : {int64_t{3}, int64_t{40}}) {  // 40 x 24 examples >= 24 x 6
+    for (const Tensor& y : {randn({24, 6}), randn({6, 24}).t()}) {
+      const Tensor x = randn({rows, 6});
+      const auto scalar = [](int64_t width, vb::Elements x, int64_t i, vb::Elements y, int64_t j,
+                             int64_t last) {
+        float total = 0.0f;
+        for (int64_t k = 0; k < width; ++k)
+          total += x[i][k].item<float>() * y[j][k].item<float>() - y[last - j][k].item<float>();
+        return total;
+      };
+      const auto lanes = [](int64_t width, vb::VaryingElements x, vb::Varying<int64_t> i,
+                            vb::VaryingElements y, vb::Varying<int64_t> j, int64_t last) {
+        vb::Varying<float> total = 0.0f;
+        for (int64_t k = 0; k < width; ++k)
+          total += x[i][k].item<float>() * y[j][k].item<float>() - y[last - j][k].item<float>();
+        return total;
+      };
+      Tensor out = zeros({rows, 24}), expected = zeros({rows, 24});
+      {
+        vb::Level outer(0, rows);
+        const vb::Value i = outer.index();
+        vb::Level inner(0, 24);
+        const vb::Value j = inner.index();
+        vb::at(vb::at(out, i), j) =
+            vb::fused_scalar(scalar, vb::over_lanes(lanes), int64_t{6}, x, i, y, j, int64_t{23});
+        vb::at(vb::at(expected, i), j) =
+            vb::fused_scalar(scalar, int64_t{6}, x, i, y, j, int64_t{23});
+      }
+      EXPECT_TRUE(vmap::equal(out, expected)) << rows << out << expected;
+    }
+  }
 }
 
 // A lane whose read would raise or convert sends its block to the scalar kernel: an int32

@@ -51,12 +51,12 @@ void distances(const Tensor& a, const Tensor& b, Tensor& out) {
 // CHECK-NEXT: s += d * d;
 // CHECK-NEXT: }
 // CHECK-NEXT: return std::sqrt(s);
-// CHECK-NEXT: }, vb::over_lanes([](long c, vb::VaryingElements a, vb::Varying<int64_t> i, vb::VaryingElements b, vb::Varying<int64_t> j) {
+// CHECK-NEXT: }, vb::over_lanes([](long c, vb::VaryingElements a, vb::Varying<int64_t> i, vb::VaryingElements b, vb::Varying<int64_t> j) __attribute__((always_inline)) {
 // CHECK-NEXT: vb::Varying<float> s = 0;
-// CHECK-NEXT: for (int64_t k = 0; k < c; ++k) {
-// CHECK-NEXT: vb::Varying<float> d = a[i][k].item<float>() - b[j][k].item<float>();
+// CHECK-NEXT: { const auto _b_view0 = a[i]; const auto _b_view1 = b[j]; for (int64_t k = 0; k < c; ++k) {
+// CHECK-NEXT: vb::Varying<float> d = _b_view0[k].item<float>() - _b_view1[k].item<float>();
 // CHECK-NEXT: s += d * d;
-// CHECK-NEXT: }
+// CHECK-NEXT: } }
 // CHECK-NEXT: return vb::sqrt(s);
 // CHECK-NEXT: }), a.size(1), a, i, b, j);  // lines 36-41
 

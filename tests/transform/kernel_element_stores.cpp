@@ -70,10 +70,10 @@ void linear_dot(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& y) {
 // CHECK-NEXT: vb::at(y, n)[o] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](float acc, long a, vb::Elements w, int64_t o, vb::Elements x, int64_t n) {
 // CHECK-NEXT: for (int64_t k = 0; k < a; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
 // CHECK-NEXT: return acc;
-// CHECK-NEXT: }, vb::over_lanes([](vb::Varying<float> acc, long a, vb::VaryingElements w, vb::Varying<int64_t> o, vb::VaryingElements x, vb::Varying<int64_t> n) {
-// CHECK-NEXT: for (int64_t k = 0; k < a; ++k) acc += w[o][k].item<float>() * x[n][k].item<float>();
+// CHECK-NEXT: }, vb::over_lanes([](vb::Varying<float> acc, long a, vb::VaryingElements w, vb::Varying<int64_t> o, vb::VaryingElements x, vb::Varying<int64_t> n) __attribute__((always_inline)) {
+// CHECK-NEXT: { const auto _b_view0 = w[o]; const auto _b_view1 = x[n]; for (int64_t k = 0; k < a; ++k) acc += _b_view0[k].item<float>() * _b_view1[k].item<float>(); }
 // CHECK-NEXT: return acc;
-// CHECK-NEXT: }), vb::at(b, o).item<float>(), w.size(1), w, o, x, n);
+// CHECK-NEXT: }), vb::at(b, o).item<float>(), w.size(1), w, o, x, n);  // lines 61-63
 
 // The sum of products with the whole vector, a plain loop over `.item()` reads: a kernel
 // that returns the sum (batched, each trip of the loop was one op).
@@ -90,9 +90,9 @@ void sum_prod_inner(const Tensor& x, Tensor& out) {
 // CHECK-NEXT: float s = 0;  // line 83
 // CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();  // line 84
 // CHECK-NEXT: return s;
-// CHECK-NEXT: }, vb::over_lanes([](long a, vb::VaryingElements x, vb::Varying<int64_t> i) {
+// CHECK-NEXT: }, vb::over_lanes([](long a, vb::VaryingElements x, vb::Varying<int64_t> i) __attribute__((always_inline)) {
 // CHECK-NEXT: vb::Varying<float> s = 0;
-// CHECK-NEXT: for (int64_t j = 0; j < a; ++j) s += x[i].item<float>() * x[j].item<float>();
+// CHECK-NEXT: { const auto _b_view0 = x[i]; for (int64_t j = 0; j < a; ++j) s += _b_view0.item<float>() * x[j].item<float>(); }
 // CHECK-NEXT: return s;
 // CHECK-NEXT: }), x.size(0), x, i);  // lines 83-85
 

@@ -23,8 +23,9 @@ void divided_reads(const Tensor& x, const Tensor& d, Tensor& out) {
   }
 }
 // CHECK-LABEL: void divided_reads(
-// CHECK: vb::over_lanes([](long a, vb::VaryingElements d, vb::Varying<int64_t> i, vb::VaryingElements x) {
-// CHECK: vb::Varying<int32_t> q = 12 / d[i][k].item<int32_t>();
+// CHECK: vb::over_lanes([](long a, vb::VaryingElements d, vb::Varying<int64_t> i, vb::VaryingElements x) __attribute__((always_inline)) {
+// CHECK: { const auto _b_view0 = d[i]; const auto _b_view1 = x[i]; for (int64_t k = 0; k < a; ++k) {
+// CHECK-NEXT: vb::Varying<int32_t> q = 12 / _b_view0[k].item<int32_t>();
 
 int main() {
   Tensor x = arange(32 * 8).reshape({32, 8}).to(kFloat);

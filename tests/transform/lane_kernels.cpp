@@ -106,40 +106,40 @@ int main() {
 
 
 // CHECK-LABEL: void scaled_distances(
-// CHECK: }, vb::over_lanes([](long c, long e, vb::VaryingElements a, vb::Varying<int64_t> i, vb::VaryingElements b, vb::Varying<int64_t> j) {
+// CHECK: }, vb::over_lanes([](long c, long e, vb::VaryingElements a, vb::Varying<int64_t> i, vb::VaryingElements b, vb::Varying<int64_t> j) __attribute__((always_inline)) {
 // CHECK-NEXT: vb::Varying<double> total = 0;
 // CHECK-NEXT: int64_t stride = c, count = 0;
-// CHECK-NEXT: for (int64_t k = 0; k < e; k += stride / 2) {
-// CHECK-NEXT: const vb::Varying<double> d = vb::lane_cast<double>(a[i][k].item<float>()) - vb::lane_cast<double>(b[j][k].item<float>());
+// CHECK-NEXT: { const auto _b_view0 = a[i]; const auto _b_view1 = b[j]; for (int64_t k = 0; k < e; k += stride / 2) {
+// CHECK-NEXT: const vb::Varying<double> d = vb::lane_cast<double>(_b_view0[k].item<float>()) - vb::lane_cast<double>(_b_view1[k].item<float>());
 // CHECK-NEXT: total += vb::fabs(d) * float(k + 1) + vb::lane_cast<double>(vb::lane_cast<int>((d * 4)));
 // CHECK-NEXT: ++count;
-// CHECK-NEXT: }
+// CHECK-NEXT: } }
 // CHECK-NEXT: return vb::lane_cast<float>(vb::sqrt(total) / count);
 // CHECK-NEXT: }), step * 2, a.size(1), a, i, b, j);  // lines 18-25
 
 // CHECK-LABEL: void hashes(
-// CHECK: }, vb::over_lanes([](long a, vb::VaryingElements codes, vb::Varying<int64_t> i, vb::VaryingElements b) {
+// CHECK: }, vb::over_lanes([](long a, vb::VaryingElements codes, vb::Varying<int64_t> i, vb::VaryingElements b) __attribute__((always_inline)) {
 // CHECK-NEXT: vb::Varying<uint32_t> h = 2166136261u;
 // CHECK-NEXT: vb::Varying<int> below = 0;
-// CHECK-NEXT: for (int64_t k = 0; k < a; ++k) {
-// CHECK-NEXT: vb::Varying<int32_t> c = codes[i][k].item<int32_t>();
+// CHECK-NEXT: { const auto _b_view0 = codes[i]; for (int64_t k = 0; k < a; ++k) {
+// CHECK-NEXT: vb::Varying<int32_t> c = _b_view0[k].item<int32_t>();
 // CHECK-NEXT: h = (h + vb::lane_cast<uint32_t>(c)) * 16777619u;
 // CHECK-NEXT: below += (c < 3) + vb::lane_cast<int>(h / 268435456u) % 5;
-// CHECK-NEXT: }
+// CHECK-NEXT: } }
 // CHECK-NEXT: vb::Varying<int64_t> pick = (h % 7u) + (i % 2);
 // CHECK-NEXT: return vb::lane_cast<int64_t>(h % 1000u) + below + b[pick].item<int32_t>();
 // CHECK-NEXT: }), codes.size(1), codes, i, vb::at(codes, i));  // lines 34-42
 
 // CHECK-LABEL: void converted_reads(
-// CHECK: }, vb::over_lanes([](vb::VaryingElements values, vb::VaryingElements picks, vb::Varying<int64_t> i) {
+// CHECK: }, vb::over_lanes([](vb::VaryingElements values, vb::VaryingElements picks, vb::Varying<int64_t> i) __attribute__((always_inline)) {
 // CHECK-NEXT: vb::Varying<float> s = 0.0f;
-// CHECK-NEXT: for (int r = 1; r <= 3; ++r) s = s * 0.5f + values[picks[i].item<int64_t>()].item<float>() / r;
+// CHECK-NEXT: { const auto _b_view0 = values[picks[i].item<int64_t>()]; for (int r = 1; r <= 3; ++r) s = s * 0.5f + _b_view0.item<float>() / r; }
 // CHECK-NEXT: return s;
 // CHECK-NEXT: }), values, picks, i);  // lines 51-53
 
 // CHECK-LABEL: void guarded(
-// CHECK: }, vb::over_lanes([](vb::Varying<double> m, long a, vb::VaryingElements x, vb::Varying<int64_t> i) {
-// CHECK-NEXT: for (int64_t k = 1; k < a; ++k) m = vb::fmax(m, x[i][k].item<double>());
+// CHECK: }, vb::over_lanes([](vb::Varying<double> m, long a, vb::VaryingElements x, vb::Varying<int64_t> i) __attribute__((always_inline)) {
+// CHECK-NEXT: { const auto _b_view0 = x[i]; for (int64_t k = 1; k < a; ++k) m = vb::fmax(m, _b_view0[k].item<double>()); }
 // CHECK-NEXT: return m;
 // CHECK-NEXT: }), vb::at(x, i)[0].item<double>(), x.size(1), x, i);  // lines 62-64
 

@@ -20,10 +20,10 @@ void running_dot(const Tensor& x, const Tensor& w, Tensor& out) {
 // CHECK-NEXT: for (int64_t k = 0; k < a; ++k)  // line 12
 // CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
 // CHECK-NEXT: return acc;
-// CHECK-NEXT: }, vb::over_lanes([](long a, vb::VaryingElements x, vb::Varying<int64_t> i, vb::VaryingElements w) {
+// CHECK-NEXT: }, vb::over_lanes([](long a, vb::VaryingElements x, vb::Varying<int64_t> i, vb::VaryingElements w) __attribute__((always_inline)) {
 // CHECK-NEXT: vb::Varying<float> acc = 0;
-// CHECK-NEXT: for (int64_t k = 0; k < a; ++k)
-// CHECK-NEXT: acc += x[i][k].item<float>() * w[k].item<float>();
+// CHECK-NEXT: { const auto _b_view0 = x[i]; for (int64_t k = 0; k < a; ++k)
+// CHECK-NEXT: acc += _b_view0[k].item<float>() * w[k].item<float>(); }
 // CHECK-NEXT: return acc;
 // CHECK-NEXT: }), x.size(1), x, i, w);  // lines 11-14
 

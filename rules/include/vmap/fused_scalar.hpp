@@ -80,8 +80,12 @@
 // is declared vb::Varying<T> (vmap/lanes.hpp): kLanes values of T, whose operators and
 // <cmath> functions are the built-in ones lane by lane, so every lane computes what its
 // example's scalar kernel computes, the same types and roundings (run_flat_in_exact_isa: no
-// FMA contraction either, the user's lambda inlined into it); the compiler makes vector
-// code of the lanes. vb::fused_scalar passes the lane form a block of
+// FMA contraction either; the lambda is `__attribute__((always_inline))`, as every function
+// of lanes.hpp, so that all of it is that ISA's code). An operator that is one operation on
+// every lane (`d * d` of two Varying<float>) is one vector of the compiler's vector
+// extension: the compilers do not make vector code of loops over lanes that meet at
+// branches. The tool selects each loop's element views that are the same on every iteration
+// once, before the loop (Note [Views hoisted out of lane loops] in transform/fuse_lanes.cpp). vb::fused_scalar passes the lane form a block of
 // kLanes examples along a row: a per-example number as a Varying of its parameter's type,
 // an element operand as a VaryingElements (each lane's view), a number as itself. A lane
 // whose element read would raise or convert (an index out of [0, size), an element of
@@ -165,6 +169,16 @@ ScalarKernelLayout plan_scalar_kernel(const std::vector<Value>& operands,
                                       const std::vector<Dtype>& dtypes,
                                       const std::vector<Value>& elements,
                                       bool on_the_device = false);
+
+// An element operand's lane-major copy (Note [Lane-major copies]), where the kernel's lane
+// form may read it so: one tensor for every example, whose dim 0 is strided, and no more
+// elements than `count`, the examples; else empty (data null).
+struct LaneMajorCopy {
+  Tensor held;
+  std::vector<int64_t> strides;  // in bytes, of the operand's dims
+  LaneMajor view;                 // of the two
+};
+LaneMajorCopy lane_major_copy(const ElementOperand& e, int64_t count);
 
 // A kernel's device program: kernel_device.hpp, then an entry that runs `lambda` on each
 // example, its parameters read by `reads`, its result converted to `held` (Note [Scalar
@@ -483,6 +497,8 @@ class ScalarRunner {
           [&] {
             if constexpr (kElementsParameter<P<I>>) {
               operand_[I] = &layout_->elements[next_element++];
+              if constexpr (kHasLanes && std::is_same_v<P<I>, Elements>)
+                lane_major_[I] = lane_major_copy(*operand_[I], layout_->count);
             } else if constexpr (kOperand<I>) {
               operand_[I] = &layout_->operands[next++];
               if constexpr (kIndexType<I>) {
@@ -692,18 +708,29 @@ class ScalarRunner {
   VMAP_FUSED_LOOP auto run_lanes(const Row& row, int64_t k, std::index_sequence<I...>) const {
     return lanes_.kernel(lane_argument<I>(row, k)...);
   }
+  // Note [Lane-major copies]
+  // A kernel reading `y[j][k]` with j the lanes' own (consecutive) indices reads a column of
+  // y, one element per lane a row of y apart: a gather, where the plain C++ loop a
+  // performance engineer writes transposes y once and loads vectors. So does the engine: an
+  // element operand that every example reads whole (no level strides), whose dim 0 is not
+  // adjacent elements, gets a copy with dim 0 innermost (lane_major_copy), and where a lane
+  // form selects its dim 0 by consecutive indices, the view is into the copy, where the
+  // lanes' elements are adjacent (one vector load). The copy is made only where the tensor
+  // has no more elements than the call has examples, so it costs at most one element copied
+  // per example, however little of it the kernel reads; the kernel does not store (a lane
+  // form never does), so the copy stays what the tensor holds.
   // Parameter J of the block of examples [k, k + kLanes) of `row`: each lane's elements (one
-  // address, each lane's offset), each lane's per-example number as argument() reads it, or
-  // the number passed, the same for every lane.
+  // address, each lane's offset, its lane-major copy), each lane's per-example number as
+  // argument() reads it, or the number passed, the same for every lane.
   template <std::size_t J>
   VMAP_FUSED_LOOP auto lane_argument(const Row& row, int64_t k) const {
     if constexpr (kElementsParameter<P<J>>) {
       const ElementOperand& e = *operand_[J];
       Varying<int64_t> offsets;
       for (int l = 0; l < kLanes; ++l) offsets.lane[l] = l * row.step[J];
-      return VaryingElements(row.at[J] + k * row.step[J], offsets, e.dtype,
+      return VaryingElements(row.at[J] + k * row.step[J], offsets, row.step[J], e.dtype,
                              static_cast<int64_t>(e.sizes.size()), e.sizes.data(),
-                             e.strides.data());
+                             e.strides.data(), lane_major_[J].view);
     } else if constexpr (kOperand<J>) {
       Varying<P<J>> values;
       for (int l = 0; l < kLanes; ++l) values.lane[l] = argument<false, J>(row, k + l);
@@ -718,6 +745,7 @@ class ScalarRunner {
   std::shared_ptr<const ScalarKernelLayout> layout_;
   Lanes lanes_;
   std::array<const ElementOperand*, kCount> operand_{};  // null: a number
+  std::array<LaneMajorCopy, kCount> lane_major_;          // Note [Lane-major copies]
   // The per-example numbers of an integer type, and how many of them are a loop's index.
   int integers_ = 0;
   int indices_ = 0;
