@@ -360,6 +360,35 @@ bool Analyser::checkWrites() {
                       diag::note_unsupported,
                       {"an in-place write through the const Tensor " +
                        quoted(Var)});
+    // Note [Handles rebound for some examples]
+    // `Tensor r = out[i]; if (x[i] > 0) r = r * 2; r += 10;`: after the `if`,
+    // one example's r is a view of out[i] and another's a new tensor. The
+    // batched r is one value, the examples' merged (a copy), so `r += 10`
+    // would reach no example's out[i]. Where r may share elements (its
+    // initialiser or a rebinding's value is a view), an in-place write through
+    // it after a rebinding some examples skip (a per-example `if`, loop or
+    // `?:`) is refused.
+    if (Locals.count(Var) && isTensorType(Var->getType()) &&
+        !Var->getType()->isReferenceType() && !isRebinding(W, Var) &&
+        !ownsElements(Var))
+      for (const WriteEvent &Rebinding : Writes) {
+        if (!isRebinding(Rebinding, Var))
+          continue;
+        const auto *Choice =
+            Rebinding.Value
+                ? dyn_cast<ConditionalOperator>(stripImplicit(Rebinding.Value))
+                : nullptr;
+        if (maskLevels(Rebinding.Where, Var) ||
+            (Choice && levels(Choice->getCond())))
+          return refuseAt(diag::refuse_write_after_partial_rebind,
+                          W.Site->getSourceRange(), diag::note_partial_rebind,
+                          {quoted(Var),
+                           "'" + text(Rebinding.Site) + "' (line " +
+                               std::to_string(Context.getSourceManager()
+                                                  .getPresumedLineNumber(
+                                                      Rebinding.Site->getBeginLoc())) +
+                               ")"});
+      }
     const auto *Param = dyn_cast<ParmVarDecl>(W.Resolved.Base);
     // `Tensor w = v; w = w * 0.5;` rebinds the local handle w: it writes no
     // elements of the caller's v (Note [Aliases in the body]).

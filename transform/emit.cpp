@@ -503,19 +503,16 @@ bool Printer::mayRaise(const Expr *E) const {
     // index (and it takes the mask as a loop's body would).
     bool UsersFunction = Callee && !isInVmapNamespace(Callee) &&
                          !Callee->isInStdNamespace() && Callee->hasBody();
-    // A runtime op taking a per-example index: the positions the op table
-    // marks `index` (operator[], select, narrow's start) and the index
-    // tensors of the gathers.
+    // A runtime op whose per-example values may make it raise (the op
+    // table's raises_on_values: an index, an integer divisor, ...).
     std::string Name = calleeName(Call);
-    bool Indexes = false;
-    if (Callee && isInVmapNamespace(Callee))
-      for (const vmap::rules::OpEntry &Entry : vmap::rules::kOpTable)
-        if (Entry.name == Name &&
-            (Entry.family == vmap::rules::Family::index ||
-             llvm::any_of(Entry.params, [](vmap::rules::ArgKind Kind) {
-               return Kind == vmap::rules::ArgKind::index;
-             })))
-          Indexes = true;
+    const unsigned Arguments =
+        Call->getNumArgs() - (isa<CXXOperatorCallExpr>(Call) &&
+                                      isa_and_nonnull<CXXMethodDecl>(Callee)
+                                  ? 1
+                                  : 0);
+    bool Indexes = Callee && isInVmapNamespace(Callee) &&
+                   vmap::rules::raises_on_values(Name, Arguments);
     // `.item<T>()` converts checked: a NaN or a value out of T's range raises
     // (only double and bool take every value).
     if (Name == "item" && Callee && isInVmapNamespace(Callee))

@@ -250,7 +250,11 @@ Tensor combine(const Tensor& acc, const Tensor& reduced, Reduce op, bool promote
 void store(const Value& place, const Value& value) {
   if (any_level_empty()) return;  // no example runs, nothing is written
   try {
-    if (const auto& origin = Access::place(place)) return scatter_into(*origin, value);
+    if (const auto& origin = Access::place(place)) {
+      check_fill_value(value, origin->base.dtype());
+      return scatter_into(*origin, value);
+    }
+    check_fill_value(value, place.dtype());
     write_into(place.physical(), place.levels(), value);
   } catch (const Error&) {
     if (!raised_by_no_example()) throw;  // Note [Errors no example raises]

@@ -418,7 +418,18 @@ Value Value::item_as(Dtype dtype) const {
   Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
   // as Tensor::item<T>()
   vmap::detail::check_items_convertible("item", active_items(scalars, levels_), dtype);
-  return Access::make(scalars.to(dtype), levels_, true);
+  // A copy, as a C++ scalar is: a later write of the element (`a[0] = 5` after `float u =
+  // a[0].item<float>()`) leaves it as it was.
+  return Access::make(scalars.dtype() == dtype ? scalars.clone() : scalars.to(dtype), levels_,
+                      true);
+}
+
+void check_fill_value(const Value& value, Dtype to) {
+  if (!value.defined() || !value.is_cpp_scalar() || value.dtype() == to) return;
+  vmap::detail::check_items_convertible(
+      "fill_", active_items(value.physical().reshape(level_sizes_of(value.physical(), value.levels())),
+                            value.levels()),
+      to);
 }
 
 void Value::check_items_fit(void (*check)(vmap::detail::Scalar)) const {
@@ -473,9 +484,63 @@ namespace {
 Value dispatch_op(std::size_t op, std::vector<Input> inputs);
 }  // namespace
 
+// Note [Errors only skipped examples raise]
+// The batched ops compute every example, the ones a live mask skips too: under `if (q != 0)
+// out[i] = x[i].remainder(q);` the examples with q == 0 divide by zero, and under `if (k >=
+// 0)` an `index_select` by k reads index -1; as written they never run it. So where an op
+// throws under a mask that some example holds, it runs again with each skipped example's
+// operands those of the first example that runs (a where over the mask): the skipped ones
+// then compute what that one computes, and raise only if it does, which the loop as written
+// would raise too. Their values are not kept (stores and rebinds under the mask skip them).
+// Only once an error is thrown: no cost when none is.
+namespace {
+
+Value as_running_examples(const Value& v, const Value& mask, const std::vector<int64_t>& first) {
+  if (!v.defined() || v.levels() == 0) return v;
+  Tensor at_first = v.physical();
+  for (int64_t k = 0; k < v.levels(); ++k)
+    if (at_first.size(k) != 1) at_first = at_first.narrow(k, first[static_cast<std::size_t>(k)], 1);
+  const Value merged =
+      where(mask, v, Access::make(at_first, v.levels(), v.is_cpp_scalar()));
+  return Access::make(merged.physical(), merged.levels(), v.is_cpp_scalar());
+}
+
+// The first example `mask` holds for: its position along each active level.
+std::vector<int64_t> first_running(const Value& mask) {
+  const Tensor held = mask.physical().to(kCPU).to(kBool).contiguous();
+  std::vector<int64_t> position(static_cast<std::size_t>(active_levels()), 0);
+  const bool* data = held.data_ptr<bool>();
+  int64_t flat = 0;
+  while (flat < held.numel() && !data[flat]) ++flat;
+  for (int64_t k = held.dim(); k-- > 0;) {
+    if (k < mask.levels() && k < active_levels())
+      position[static_cast<std::size_t>(k)] = flat % held.size(k);
+    flat /= held.size(k);
+  }
+  return position;
+}
+
+}  // namespace
+
 Value dispatch(std::size_t op, std::vector<Input> inputs) {
-  // Note [Errors no example raises]
-  return unless_no_example_runs([&] { return dispatch_op(op, std::move(inputs)); });
+  try {
+    return dispatch_op(op, inputs);
+  } catch (const Error&) {
+    if (raised_by_no_example()) return Value(0.0f);  // Note [Errors no example raises]
+    const Value* mask = current_mask();
+    if (!mask) throw;
+    const std::vector<int64_t> first = first_running(*mask);
+    for (Input& input : inputs) {
+      if (auto* v = std::get_if<Value>(&input.value))
+        input.value.emplace<Value>(as_running_examples(*v, *mask, first));
+      else if (auto* list = std::get_if<std::vector<Value>>(&input.value)) {
+        std::vector<Value> running;  // constructed anew: a Value's assignment is masked
+        for (const Value& item : *list) running.push_back(as_running_examples(item, *mask, first));
+        input.value.emplace<std::vector<Value>>(std::move(running));
+      }
+    }
+    return dispatch_op(op, std::move(inputs));
+  }
 }
 
 namespace {

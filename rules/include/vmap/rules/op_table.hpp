@@ -548,6 +548,29 @@ constexpr bool is_index_argument_of_member(std::string_view name, std::size_t ar
   return false;
 }
 
+// Whether name(...) may raise for some values of an example's operands where it does not for
+// others, as written: an index out of range (the index family, an index position; one_hot's
+// classes), an integer divisor of zero (`%`, remainder, fmod, floor_divide, div with a
+// rounding mode), an integer to a negative integer power. The clang tool runs such an operand that C++ may skip under the mask of the examples that
+// evaluate it (Note [Masked operands] in vmap/batched.hpp).
+inline constexpr std::string_view kValueErrorOps[] = {
+    "operator%", "operator%=", "remainder", "remainder_", "fmod", "fmod_", "floor_divide",
+    "floor_divide_", "pow", "pow_", "one_hot"};
+constexpr bool raises_on_values(std::string_view name, std::size_t arguments) {
+  for (std::string_view op : kValueErrorOps)
+    if (op == name) return true;
+  for (const OpEntry& entry : kOpTable) {
+    if (entry.name != name) continue;
+    if (entry.family == Family::index) return true;
+    for (std::size_t p = 0; p < entry.arity; ++p)
+      if (entry.param(p) == ArgKind::index) return true;
+    // div(a, b, rounding_mode): an integer quotient ("trunc", "floor")
+    if (name == "div" && entry.arity == 3 && arguments + (entry.form == OpForm::member) == 3)
+      return true;
+  }
+  return false;
+}
+
 // <cmath> functions the batched API provides on per-example C++ scalars (vb::sqrt(v)),
 // with C++ result types (std::sqrt(int) is double). Name and argument count.
 struct CmathFunction {
