@@ -397,8 +397,12 @@ bool Analyser::checkWrites() {
                         isRebinding(W, Var);
     bool SharesCallersTensor = Param && isTensorType(Param->getType()) &&
                                !isRebinding(W, Param);
-    if (Result.Callee && !RebindsLocal &&
-        (!Locals.count(W.Resolved.Base) || SharesCallersTensor))
+    if (Result.Callee && !RebindsLocal && SharesCallersTensor)
+      return refuseAt(diag::refuse_callee_parameter_written,
+                      W.Site->getSourceRange(),
+                      diag::note_callee_parameter_written,
+                      {quoted(Param), Param->getNameAsString()});
+    if (Result.Callee && !RebindsLocal && !Locals.count(W.Resolved.Base))
       return refuseAt(diag::refuse_invariant_write, W.Site->getSourceRange(),
                       diag::note_reduction, {quoted(W.Resolved.Base)});
     if (W.Written.Steps.empty()) {
