@@ -71,6 +71,20 @@ int main() {
   Tensor cur = arange(4), prev = zeros({4}, kInt64), d = arange(4) * 10;
   counter(cur, prev, d);
   std::cout << cur << prev << "\n";
+  // As many examples as a pending block holds and more (Note [Items as copies] in
+  // rules/src/batched/batched_fused.hpp): their items are read where used, copied before a
+  // write. Weighted sums say whether any example's value moved.
+  const int64_t many = 70000;
+  const Tensor weights = arange(many).to(kDouble).remainder(97) + 1;
+  Tensor big = (arange(many * 2).reshape({many, 2}).to(kFloat) * 0.37f).sin();
+  Tensor big_out = zeros({many}), big_old = zeros({many});
+  local_tensor(big, big_out);
+  Tensor slots = big.clone();
+  output_slot(big, slots, big_old);
+  Tensor big_cur = arange(many) % 13, big_prev = zeros({many}, kInt64);
+  counter(big_cur, big_prev, arange(many) % 5);
+  for (const Tensor& t : {big_out, big_old, slots.select(1, 0), big_cur, big_prev})
+    std::printf("%.6f\n", (t.to(kDouble) * weights).sum().item<double>());
 }
 
 // CHECK-LABEL: void local_tensor(

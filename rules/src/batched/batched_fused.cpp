@@ -106,6 +106,8 @@ Tensor evaluate_block(const Pending& node, const Block& block, Memo& memo,
     return on ? narrow_block(t, block).to(*on) : narrow_block(t, block);
   };
   if (node.value.defined()) return leaf(node.value);
+  // (An item's elements as they are: the block that reads them is computed now.)
+  if (node.alias) return leaf(std::get<Tensor>(node.operands.front()));
   for (const auto& [done, result] : memo)
     if (done == &node) return result;
   std::vector<Tensor> blocks;
@@ -277,6 +279,7 @@ const Tensor& materialise(const Pending& node) {
     node.value_in_destination = false;
   }
   if (node.value.defined()) return node.value;
+  if (node.alias) return node.value = std::get<Tensor>(node.operands.front()).clone();
   if (node.compute) return node.value = node.compute(Tensor());
   if (node.operands.empty()) return node.value = node.apply({});
   const std::vector<Block> blocks =
@@ -289,6 +292,18 @@ const Tensor& materialise(const Pending& node) {
   for_blocks(blocks,
              [&](const Block& block) { store_block(node, block, narrow_block(out, block)); });
   return node.value = out;
+}
+
+Value alias_value(const Tensor& elements, int64_t levels, bool cpp_scalar) {
+  if (elements.device() != kCPU || elements.numel() < kBlockElements)
+    return Access::make(elements.clone(), levels, cpp_scalar);  // a small copy, now
+  auto node = std::make_shared<Pending>();
+  node->sizes = elements.sizes().vec();
+  node->dtype = elements.dtype();
+  node->operands = {elements};
+  node->apply = [](const std::vector<Tensor>& blocks) { return blocks.front().clone(); };
+  node->alias = true;  // evaluate_block and materialise read the elements themselves
+  return Access::make_pending(registered(std::move(node)), levels, cpp_scalar);
 }
 
 PendingPtr whole_node(std::vector<int64_t> sizes, Dtype dtype, Device device,

@@ -103,7 +103,19 @@ struct Pending {
   // A source's value made on a given device (Note [Pending values on a device]); `apply`
   // makes it on the CPU.
   std::function<Tensor(Device)> source;
+  // Its value is operands[0] as it is when read (alias_value): a use reads that tensor itself;
+  // materialising it, as a write to the tensor does first, copies it.
+  bool alias = false;
 };
+
+// Note [Items as copies]
+// `float u = a[0].item<float>(); a[0] = 5;`: u is a copy, as a C++ scalar is; the batched
+// item of the examples' elements was a view of them, so the store changed it (a per-example
+// swap duplicated elements). Copying every item costs a pass over its elements (an item of
+// each of 1e6 inputs, twice a sum's time); most are never written after. So an item is a
+// pending node of the elements (alias): a use reads them as they are then, and a write to
+// them first copies them (settle_before_write materialises the nodes reading what it writes).
+Value alias_value(const Tensor& elements, int64_t levels, bool cpp_scalar);
 
 // A pending source (no operands) made by `make` on the device asked for when first needed.
 PendingPtr pending_source(std::vector<int64_t> sizes, Dtype dtype,

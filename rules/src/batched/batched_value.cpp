@@ -328,6 +328,9 @@ Tensor Value::scalar_tensor(vmap::detail::Scalar value, Dtype dtype) {
 }
 
 const Tensor& Value::physical() const {
+  // An item's elements as they are now (Note [Items as copies] in batched_fused.hpp).
+  if (pending_ && pending_->alias && !pending_->value.defined())
+    return std::get<Tensor>(pending_->operands.front());
   if (pending_) {
     physical_ = detail::materialise(*pending_);
     pending_.reset();
@@ -418,10 +421,9 @@ Value Value::item_as(Dtype dtype) const {
   Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
   // as Tensor::item<T>()
   vmap::detail::check_items_convertible("item", active_items(scalars, levels_), dtype);
-  // A copy, as a C++ scalar is: a later write of the element (`a[0] = 5` after `float u =
-  // a[0].item<float>()`) leaves it as it was.
-  return Access::make(scalars.dtype() == dtype ? scalars.clone() : scalars.to(dtype), levels_,
-                      true);
+  // A copy, as a C++ scalar is (Note [Items as copies] in batched_fused.hpp).
+  if (scalars.dtype() != dtype) return Access::make(scalars.to(dtype), levels_, true);
+  return detail::alias_value(scalars, levels_, true);
 }
 
 void check_fill_value(const Value& value, Dtype to) {

@@ -88,6 +88,12 @@ class Case {
   // that read and write single elements. Integers stay small (no signed overflow) and every
   // index is reduced into [0, width); unsigned values wrap, which C++ defines. Unbraced, its
   // statements are the loop body's own (a braced block keeps a body from being one kernel).
+  // Values the batched code must keep as C++ does, and errors it must raise only where C++
+  // runs the code (hunt of issue 31, seventeenth session): an `.item<T>()` kept across a
+  // write of its element (a swap), index ops and integer remainders in a branch or `?:` arm
+  // that skips the examples whose index or divisor would raise, a number stored into an int
+  // tensor (checked as fill_), a slot's handle rebound for some examples then read.
+  std::string kept_values();
   std::string kernel_block(bool braced);
   std::string kernel_statement(const std::string& jj);
   std::string fragment();

@@ -560,6 +560,33 @@ std::string Case::kernel_statement(const std::string& jj) {
   }
 }
 
+std::string Case::kept_values() {
+  const std::string c = column(), c2 = column();
+  switch (pick(0, 4)) {
+    case 0:
+      use("item_kept_across_write");
+      return "    {\n      " + scalar_ + " a = " + item("out2[i][" + c + "]") + ";\n      out2[i][" +
+             c + "] = out2[i][" + c2 + "] * 2.0;\n      out2[i][" + c2 + "] = a + 1;\n    }\n";
+    case 1:
+      use("masked_index_ops");
+      return "    {\n      const int64_t p = n[i][" + c + "].item<int64_t>();\n      if (p >= 0 && " +
+             "p < x.size(1))\n        out2[i][" + c2 + "] = x[i].gather(0, n[i].narrow(0, " + c +
+             ", 1)).sum() +\n                     x[i].index_select(0, n[i].narrow(0, " + c +
+             ", 1)).sum();\n    }\n";
+    case 2:
+      use("masked_integer_remainder");
+      return "    {\n      const int64_t q = n[i][" + c + "].item<int64_t>();\n      longs[i] = q == 0 " +
+             "? n[i] : n[i].remainder(q) + n[i].floor_divide(q);\n    }\n";
+    case 3:
+      use("number_into_int_slot");
+      return "    ints[i][" + c + "] = " + item("x[i][" + c2 + "]") + " * 100;\n";
+    default:
+      use("slot_handle_rebound_then_read");
+      return "    {\n      Tensor r = out[i];\n      if (" + item("x[i][" + c + "]") +
+             " > 0.5) r = r * 2.0 + y[i];\n      out2[i] = r - 0.25;\n    }\n";
+  }
+}
+
 std::string Case::fragment() {
   if (context_ == Context::member && chance(35)) return members();
   if (context_ == Context::function_template && chance(20) && use("template_item"))
@@ -568,7 +595,8 @@ std::string Case::fragment() {
                       : "    {\n      T v = " + item("y[i][" + column() + "]") +
                             ";\n      counts[i] = (x[i] * v).gt(0.5).sum().template "
                             "item<int64_t>();\n    }\n";
-  switch (pick(0, 15)) {
+  switch (pick(0, 16)) {
+    case 16: return kept_values();
     case 0: return increments();
     case 1: return integer_arithmetic();
     case 2: return unsigned_scalars();
