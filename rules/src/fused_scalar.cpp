@@ -46,7 +46,7 @@ LaneMajorCopy lane_major_copy(const ElementOperand& e, int64_t count) {
   const int64_t item = vmap::detail::element_size(e.dtype);
   const bool every_example = std::all_of(e.level_strides.begin(), e.level_strides.end(),
                                          [](int64_t stride) { return stride == 0; });
-  if (!every_example || dims == 0 || e.strides[0] == item) return {};
+  if (!every_example || dims == 0 || e.strides[0] == item || count == 0) return {};
   Tensor whole = e.held;
   for (std::size_t level = 0; level < e.level_strides.size(); ++level) whole = whole.select(0, 0);
   if (whole.numel() == 0 || whole.numel() > count) return {};

@@ -519,7 +519,8 @@ TEST(LaneKernels, VectorOperatorsAreEachLanesOwn) {
 // the value as written.
 TEST(LaneKernels, LaneMajorCopiesReadAsTheTensor) {
   manual_seed(11);
-  for (const int64_t rows : {int64_t{3}, int64_t{40}}) {  // 40 x 24 examples >= 24 x 6
+  // (No rows: no examples, no copy.)
+  for (const int64_t rows : {int64_t{0}, int64_t{3}, int64_t{40}}) {  // 40 x 24 >= 24 x 6
     for (const Tensor& y : {randn({24, 6}), randn({6, 24}).t()}) {
       const Tensor x = randn({rows, 6});
       const auto scalar = [](int64_t width, vb::Elements x, int64_t i, vb::Elements y, int64_t j,
