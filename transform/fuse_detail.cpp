@@ -305,13 +305,17 @@ void KernelChoice::addOperand(const Expr *E, FusedChain &Chain,
                               const VarDecl *Local, bool ElementRead,
                               bool ElementWrite) const {
   // The operand as the call holds it, conversions included: they are
-  // printed outside the kernel.
+  // printed outside the kernel. One written twice is one parameter where it
+  // is read as one type (`kGain` read as a double in `acc += kGain` and as a
+  // float in `t * kGain` is two: each read keeps its own arithmetic).
   std::string Text = sourceText(Context, E->getSourceRange()).str();
   unsigned Index = 0;
   for (; Index < Chain.Operands.size(); ++Index)
     if (!Local && !Chain.Locals[Index] &&
         Chain.ElementReads[Index] == ElementRead &&
         Chain.ElementWrites[Index] == ElementWrite &&
+        Context.hasSameUnqualifiedType(Chain.Operands[Index]->getType(),
+                                       E->getType()) &&
         sourceText(Context, Chain.Operands[Index]->getSourceRange()) == Text)
       break;
   if (Index == Chain.Operands.size()) {

@@ -412,6 +412,46 @@ public:
       countElementRefs(Child, Refs);
   }
 
+  /// Whether the Tensor local \p Var may be a view of a tensor the region
+  /// stores into (StoredRefs): its initialiser reads one, or a local that may
+  /// be, or it is assigned after its declaration (what, the region does not
+  /// follow). A parameter is another tensor (the run-time overlap check).
+  bool mayViewStored(const VarDecl *Var, unsigned Depth = 0) const {
+    if (isa<ParmVarDecl>(Var) || !Var->hasLocalStorage() ||
+        !isTensorType(Var->getType().getNonReferenceType()))
+      return false;
+    if (Depth > 8 || assignedAfterDeclaration(Var))
+      return true;
+    llvm::DenseMap<const VarDecl *, unsigned> Read;
+    countElementRefs(Var->getInit(), Read);
+    return llvm::any_of(Read, [&](const auto &Entry) {
+      return StoredRefs.count(Entry.first) || mayViewStored(Entry.first, Depth + 1);
+    });
+  }
+  static bool assignedAfterDeclaration(const VarDecl *Var) {
+    const auto *Function =
+        dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+    return Function && assigns(Function->getBody(), Var);
+  }
+  static bool assigns(const Stmt *S, const VarDecl *Var) {
+    if (!S)
+      return false;
+    const Expr *Target = nullptr;
+    if (const auto *Binary = dyn_cast<BinaryOperator>(S);
+        Binary && Binary->isAssignmentOp())
+      Target = Binary->getLHS();
+    if (const auto *Call = dyn_cast<CXXOperatorCallExpr>(S);
+        Call && Call->getOperator() == OO_Equal && Call->getNumArgs() == 2)
+      Target = Call->getArg(0);
+    if (const auto *Ref =
+            Target ? dyn_cast<DeclRefExpr>(Target->IgnoreParenImpCasts())
+                   : nullptr;
+        Ref && Ref->getDecl() == Var)
+      return true;
+    return llvm::any_of(S->children(),
+                        [&](const Stmt *Child) { return assigns(Child, Var); });
+  }
+
   /// Whether \p E is a region's local, as an assignment's target.
   bool isDeclaredTarget(const Expr *E, const FusedChain &Chain) const {
     const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParens());
@@ -679,6 +719,14 @@ public:
         return K.whyNot("it reads '" + Written->getNameAsString() +
                         "', which it stores into (the batched ops keep the "
                         "order of those reads and writes)");
+    // So is a local view of one (`Tensor row = out[i];` read as `row.sum()`
+    // after the region's stores into out[i]: taken as an operand, it would be
+    // read before them).
+    for (const auto &[Var, Count] : Refs)
+      if (!StoredRefs.count(Var) && mayViewStored(Var))
+        return K.whyNot("it reads '" + Var->getNameAsString() +
+                        "', which may share elements with a tensor it "
+                        "stores into");
     // A region ending in a store of a value into a slot the region does not
     // compute is the kernel of that value (it keeps its device text).
     if (const CXXOperatorCallExpr *Last =

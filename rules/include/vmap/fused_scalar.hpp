@@ -767,7 +767,9 @@ Value scalar_kernel(DeviceCode device, const Kernel& kernel, const Lanes& lanes,
   using R = typename Signature::Result;
   static_assert(std::tuple_size_v<Parameters> == sizeof...(Args),
                 "vb::fused_scalar: one argument per parameter of the kernel");
-  using Operands = std::tuple<std::conditional_t<std::is_arithmetic_v<Args>, Args, Value>...>;
+  // A number (an enumerator too: C++ reads it as its integer) is passed as it is.
+  using Operands = std::tuple<
+      std::conditional_t<std::is_arithmetic_v<Args> || std::is_enum_v<Args>, Args, Value>...>;
   const Operands operands(args...);
   return [&]<std::size_t... I>(std::index_sequence<I...>) {
     std::vector<Value> values, elements;

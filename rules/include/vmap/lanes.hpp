@@ -373,6 +373,15 @@ class VaryingElements {
     return VaryingElements(base_ + static_cast<int64_t>(index) * strides_[0], offsets_, step_,
                            dtype_, dims_ - 1, sizes_ + 1, strides_ + 1);
   }
+  // A floating-point index, converted as Tensor::operator[](int64_t) takes it.
+  template <std::floating_point F>
+  VMAP_LANE_INLINE VaryingElements operator[](F index) const {
+    return (*this)[static_cast<int64_t>(index)];
+  }
+  template <std::floating_point F>
+  VMAP_LANE_INLINE VaryingElements operator[](const Varying<F>& index) const {
+    return (*this)[Varying<int64_t>(index)];
+  }
   // Each lane's own index.
   template <std::integral I>
   VMAP_LANE_INLINE VaryingElements operator[](const Varying<I>& index) const {
