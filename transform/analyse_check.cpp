@@ -489,10 +489,16 @@ bool Analyser::checkReads() {
     const VarDecl *Base = R.Resolved.Base;
     for (const WriteEvent &W : Writes)
       if (W.Resolved.Base == Base && writesElements(W) &&
-          !readsOwnSlot(R, W, depthOf(Base)))
+          !readsOwnSlot(R, W, depthOf(Base))) {
+        if (llvm::any_of(R.Resolved.Steps,
+                         [](const Step &S) { return S.Window && S.Index; }))
+          return refuseAt(diag::refuse_loop_carried_window,
+                          R.Read.Site->getSourceRange(),
+                          diag::note_window_own_slot, {quoted(Base)});
         return refuseAt(diag::refuse_loop_carried,
                         R.Read.Site->getSourceRange(), diag::note_own_slot,
                         {quoted(Base)});
+      }
     return true;
   });
 }
