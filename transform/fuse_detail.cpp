@@ -82,9 +82,18 @@ llvm::SmallVector<const Expr *, 4> operandsOf(const CallExpr *Call) {
 /// example and every element, so it stays in the kernel's text.
 bool isLiteral(const Expr *E) {
   E = stripImplicit(E);
+  // A constant written with operators and casts of C++ numbers (`-8`,
+  // `~(int64_t)7`, `int64_t{7}`) is one too: printed where it is written.
   if (const auto *Unary = dyn_cast<UnaryOperator>(E))
-    if (Unary->getOpcode() == UO_Minus || Unary->getOpcode() == UO_Plus)
-      E = stripImplicit(Unary->getSubExpr());
+    if (Unary->getOpcode() == UO_Minus || Unary->getOpcode() == UO_Plus ||
+        Unary->getOpcode() == UO_Not || Unary->getOpcode() == UO_LNot)
+      return isLiteral(Unary->getSubExpr());
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+      Cast && Cast->getType()->isArithmeticType())
+    return isLiteral(Cast->getSubExpr());
+  if (const auto *List = dyn_cast<InitListExpr>(E);
+      List && List->getNumInits() == 1 && List->getType()->isArithmeticType())
+    return isLiteral(List->getInit(0));
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
     if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
       return Var->getQualifiedNameAsString() == "std::nullopt";

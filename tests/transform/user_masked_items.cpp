@@ -21,13 +21,12 @@ void masked_items(const Tensor& ok, const Tensor& y, Tensor& out) {
     out[i][2] = ok[i].item<int>() > 0 && y[i].item<int>() > 3;
   }
 }
-// The `if` and the `&&` are scalar kernels (each example runs its own branch, C++'s `&&`
-// reads the element only where the left is true); `?:` (its arm of int64_t{-5} is no
-// kernel's) passes the conversion as a lambda, run under the mask of the examples that
-// reach it.
+// The `if`, the `?:` and the `&&` are scalar kernels (each example runs its own branch,
+// C++'s `&&` reads the element only where the left is true; int64_t{-5} is a constant,
+// written in the kernel, where `?:` runs one arm).
 // CHECK-LABEL: void masked_items(
 // CHECK: r = y[i].item<int>();
-// CHECK: vb::at(out, i)[1] = vb::where(vb::at(ok, i).item<int>() > 0, [&] { return vb::at(y, i).item<int64_t>(); }, [&] { return int64_t{-5}; });  // line 20
+// CHECK: return a > 0 ? y[i].item<int64_t>() : int64_t{-5};{{$}}
 // CHECK: vb::at(out, i)[2] = vb::fused_scalar(vb::DeviceCode{{[{]}}"{{.*}}"}, [](int a, vb::Elements y, int64_t i) {
 // CHECK-NEXT: return a > 0 && y[i].item<int>() > 3;
 // CHECK-NEXT: }, vb::at(ok, i).item<int>(), y, i);  // line 21
