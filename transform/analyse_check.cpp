@@ -258,9 +258,21 @@ void Analyser::classify() {
         Add(Var, Written);
       }
     }
-    for (const ReductionSite &R : ReductionSites)
-      if (Locals.count(R.Accumulator))
-        Add(R.Accumulator, levels(Result.Reductions[R.Site].Value));
+    for (const ReductionSite &R : ReductionSites) {
+      auto Info = Locals.find(R.Accumulator);
+      if (Info == Locals.end())
+        continue;
+      Add(R.Accumulator, levels(Result.Reductions[R.Site].Value));
+      // An accumulator declared in a vmap loop's body is each example's own
+      // (`int64_t c = 0;` under i, `c += 1;` in a vmap loop over j counts
+      // j's examples for each i, not i's and j's), though its value may be
+      // the same for every one: the reduction keeps the enclosing levels.
+      LevelSet Enclosing = 0;
+      for (unsigned D = 0; D < Info->second.Depth && D < R.Where.Levels.size(); ++D)
+        Enclosing |= LevelSet(1) << R.Where.Levels[D];
+      if (Info->second.Depth < R.Where.Levels.size())
+        Add(R.Accumulator, Enclosing);
+    }
   }
   Memo.clear();
 }
@@ -524,6 +536,23 @@ bool Analyser::checkReductions() {
                         Other.Site->getSourceRange(), diag::note_accumulator,
                         {quoted(Acc)});
     unsigned Depth = depthOf(Acc);
+    // Note [Reductions into each example's integer]: batched, the values of
+    // the inner levels are reduced first and combined once; C++ converts
+    // after every step (`int c; c += 0.6f;` truncates each time, an unsigned
+    // wraps), which a reduction into a C++ scalar of the loop's own scope
+    // folds in order (accumulate_scalar) and one of an outer level's example
+    // cannot.
+    const QualType AccType = Acc->getType().getNonReferenceType();
+    if (Depth > 0 && Depth < Site.Where.Levels.size() &&
+        AccType->isIntegerType() &&
+        (R.Value->getType()->isRealFloatingType() ||
+         AccType->isUnsignedIntegerType()))
+      return refuseAt(diag::refuse_reduction_outer_conversion,
+                      Site.Site->getSourceRange(),
+                      diag::note_reduction_outer_conversion,
+                      {quoted(Acc), "'" + AccType.getAsString(
+                                              Context.getPrintingPolicy()) +
+                                        "'"});
     for (const ReadEvent &Read : Reads)
       if ((Read.Read.Base == Acc ||
            storageOf(Read.Resolved.Base, /*ThroughCopies=*/true) ==

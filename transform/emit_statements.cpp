@@ -71,6 +71,13 @@ std::string Printer::scalarInit(const VarDecl *Var, const Expr *Init) {
   if (Levels == A.BatchedVars.end() || !Levels->second || batched(Init) ||
       !isScalarType(Declared))
     return expr(Init);
+  // `double h{3};`, `double h = {3};`: the braces stay, around the number
+  // converted as they convert it.
+  if (const auto *List = dyn_cast<InitListExpr>(Written);
+      List && List->getNumInits() == 1)
+    return "{" + vb("scalar_cast<") +
+           Declared.getAsString(Context.getPrintingPolicy()) + ">(" +
+           expr(List->getInit(0)->IgnoreImpCasts()) + ")}";
   // `T acc = 0;` in a template is cast to `T` in every specialization, so
   // all of them print the same text (Note [Loops in templates]).
   if (Declared->getAs<SubstTemplateTypeParmType>() &&
@@ -139,6 +146,17 @@ std::string Printer::decl(const DeclStmt *S) {
         if (Text != sourceText(Context, Init->getSourceRange()))
           Edits.push_back({Begin, End, std::move(Text)});
       }
+    } else if (Levels != A.BatchedVars.end() && Levels->second &&
+               isScalarType(Var->getType()) && !Var->getType()->isReferenceType()) {
+      // `double h;` holds a double from the start (its first assignment,
+      // `h = 3`, converts): any value, of its type.
+      unsigned Begin, End;
+      if (offsets(SourceRange(Var->getLocation()), Begin, End))
+        Edits.push_back({End, End,
+                         " = " + vb("scalar_cast<") +
+                             Var->getType().getUnqualifiedType().getAsString(
+                                 Context.getPrintingPolicy()) +
+                             ">(0)"});
     }
   }
   return splice(S->getSourceRange(), std::move(Edits));

@@ -441,7 +441,7 @@ Value post_decrement(Value& value) { return stepped(value, -1); }
 // --- accumulators ----------------------------------------------------------------------
 
 void accumulate(Tensor& acc, const Value& e, Reduce op) {
-  if (any_level_empty()) return;
+  if (any_level_empty() || !some_example_runs()) return;  // the loop as written adds nothing
   if (op == Reduce::sub) check_bool_subtraction("sub_", acc.dtype(), e.dtype());
   const Tensor reduced = reduce_levels(e, 0, op);
   detail::settle_before_write(acc);

@@ -126,7 +126,8 @@ Value compound(const char* op, Value& self, const Value& other, Combine combine)
   const Value updated = combine(self, other);
   if (self.is_cpp_scalar()) return self = scalar_cast_to(updated, self.dtype());
   // A tensor keeps its dtype: an int tensor *= 0.5 raises, as it does per example.
-  if (!vmap::detail::can_cast(updated.dtype(), self.dtype())) {
+  // (Not where no example runs it: Note [Errors no example raises].)
+  if (!vmap::detail::can_cast(updated.dtype(), self.dtype()) && !raised_by_no_example()) {
     std::ostringstream message;
     message << op << ": result type " << updated.dtype()
             << " can't be cast to the desired output type " << self.dtype();

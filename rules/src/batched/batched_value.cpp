@@ -349,6 +349,9 @@ Tensor Value::aligned(int64_t levels) const {
 
 Value& Value::operator=(const Value& other) & {
   const Value* mask = current_mask();
+  // A C++ scalar keeps its C++ type (`double h = 0.5; h = 3;` holds 3.0).
+  if (!mask && defined() && cpp_scalar_ && other.defined() && other.dtype() != dtype())
+    return *this = scalar_cast_to(other, dtype());
   if (!mask || !defined()) {
     physical_ = other.physical_;
     pending_ = other.pending_;
