@@ -329,6 +329,10 @@ std::optional<double> pending_sum(const Value& e) {
 
 PendingOperand operand_of(const Value& v, const SizesMap& reshape_sizes) {
   const PendingPtr& node = Access::pending(v);
+  // An item's elements themselves (Note [Items as copies]): a node that reads them is
+  // materialised before they are written, as the item's own node is.
+  if (node && node->alias && !node->value.defined())
+    return reshaped(std::get<Tensor>(node->operands.front()), reshape_sizes);
   if (node && fusable(*node)) return relayout(node, reshape_sizes);
   // Kept for pointwise_value to join (Note [Epilogues of whole nodes]).
   if (node && node->compute && deferred(*node) && reshape_sizes(node->sizes) == node->sizes)
