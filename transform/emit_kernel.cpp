@@ -138,7 +138,13 @@ std::string Printer::scalarKernel(const Expr *Root, const FusedChain &Chain) {
     if (Spelled.empty() || StringRef(Spelled).contains("auto"))
       Spelled = canonicalSpelling(Type);
     Parameters += std::string(I ? ", " : "") + Spelled + " " + Chain.Names[I];
-    Operands += ", " + expr(Chain.Operands[I]);
+    // A local's braced initialiser (`float s{};`, `= {}`) as a value of its
+    // type: `float{}`.
+    Operands += ", " +
+                (Local && isa<InitListExpr>(Chain.Operands[I]->IgnoreImpCasts())
+                     ? canonicalSpelling(Local->getType()) +
+                           expr(Chain.Operands[I])
+                     : expr(Chain.Operands[I]));
     // The lane form's: a block of examples' values where they differ.
     if (Chain.Lanes)
       LaneParameters +=

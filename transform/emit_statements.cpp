@@ -72,12 +72,15 @@ std::string Printer::scalarInit(const VarDecl *Var, const Expr *Init) {
       !isScalarType(Declared))
     return expr(Init);
   // `double h{3};`, `double h = {3};`: the braces stay, around the number
-  // converted as they convert it.
+  // converted as they convert it
+  // (`double s{};` is 0.)
   if (const auto *List = dyn_cast<InitListExpr>(Written);
-      List && List->getNumInits() == 1)
+      List && List->getNumInits() <= 1)
     return "{" + vb("scalar_cast<") +
            Declared.getAsString(Context.getPrintingPolicy()) + ">(" +
-           expr(List->getInit(0)->IgnoreImpCasts()) + ")}";
+           (List->getNumInits() ? expr(List->getInit(0)->IgnoreImpCasts())
+                                : std::string("0")) +
+           ")}";
   // `T acc = 0;` in a template is cast to `T` in every specialization, so
   // all of them print the same text (Note [Loops in templates]).
   if (Declared->getAs<SubstTemplateTypeParmType>() &&

@@ -57,6 +57,25 @@ void halves(const Tensor& x, Tensor& out, Tensor& big) {
 // CHECK: vb::Value h = vb::scalar_cast<double>(0);
 // CHECK: vb::Value g{vb::scalar_cast<double>(3)};
 
+// Value-initialised with empty braces: 0 of the type (`double s{};` was a Value of nothing,
+// `float s = {};` a kernel operand `{}` that did not compile).
+void empty_braces(const Tensor& x, const Tensor& y, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    double s{};
+    s += x[i].sum().item<double>();
+    float t = {};
+    for (int k = 0; k < 2; ++k) t += x[i][k].item<float>();
+    int64_t c{};
+#pragma vmap
+    for (int64_t j = 0; j < y.size(0); ++j)
+      c += (y[j].sum() > 0).item<int64_t>();
+    out[i] = s + t + c;
+  }
+}
+// CHECK-LABEL: void empty_braces(
+// CHECK: vb::Value s{vb::scalar_cast<double>(0)};
+
 void bumps(const Tensor& x, Tensor& c, Tensor& out) {
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
@@ -77,6 +96,9 @@ int main() {
   Tensor halved = zeros({4, 2}), big = zeros({4}, kInt64);
   halves(x, halved, big);
   std::cout << halved << big << "\n";
+  Tensor braced = zeros({4}, kDouble);
+  empty_braces(x, y, braced);
+  std::cout << braced << "\n";
   // No example's sum exceeds 100: as written nothing is added, and nothing raises.
   Tensor c = zeros({2}, kInt32), out = zeros({4, 2}, kInt64);
   bumps(x, c, out);
