@@ -151,12 +151,14 @@ void check_convertible(const char* op, Scalar value, Dtype dtype) {
   visit_dtype(dtype, [&]<class T>(std::type_identity<T>) { (void)value.checked_to<T>(op); });
 }
 
+bool conversion_can_overflow(Dtype from, Dtype to) {
+  return (is_floating(from) && is_integral(to)) || (from == kFloat64 && to == kFloat32) ||
+         (from == kInt64 && to == kInt32);
+}
+
 void check_items_convertible(const char* op, const Tensor& values, Dtype dtype) {
   const Dtype from = values.dtype();
-  const bool can_overflow = (is_floating(from) && is_integral(dtype)) ||
-                            (from == kFloat64 && dtype == kFloat32) ||
-                            (from == kInt64 && dtype == kInt32);
-  if (!can_overflow) return;
+  if (!conversion_can_overflow(from, dtype)) return;
   const Tensor host = values.to(kCPU).contiguous();
   visit_dtype(from, [&]<class From>(std::type_identity<From>) {
     const From* data = host.data_ptr<From>();

@@ -423,14 +423,18 @@ Value Value::item_as(Dtype dtype) const {
                 " elements cannot be converted to a scalar");
   Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
   // as Tensor::item<T>()
-  vmap::detail::check_items_convertible("item", active_items(scalars, levels_), dtype);
+  if (vmap::detail::conversion_can_overflow(scalars.dtype(), dtype))
+    vmap::detail::check_items_convertible("item", active_items(scalars, levels_), dtype);
   // A copy, as a C++ scalar is (Note [Items as copies] in batched_fused.hpp).
   if (scalars.dtype() != dtype) return Access::make(scalars.to(dtype), levels_, true);
   return detail::alias_value(scalars, levels_, true);
 }
 
 void check_fill_value(const Value& value, Dtype to) {
-  if (!value.defined() || !value.is_cpp_scalar() || value.dtype() == to) return;
+  // (The items the mask runs are gathered only where a value may not fit.)
+  if (!value.defined() || !value.is_cpp_scalar() ||
+      !vmap::detail::conversion_can_overflow(value.dtype(), to))
+    return;
   vmap::detail::check_items_convertible(
       "fill_", active_items(value.physical().reshape(level_sizes_of(value.physical(), value.levels())),
                             value.levels()),

@@ -24,6 +24,9 @@ struct TensorImpl;
 // Throws as `values[k].item<T>()` (T of `dtype`) would for the first element T cannot hold:
 // the batched item<T>() converts all examples' values at once and raises the same error.
 void check_items_convertible(const char* op, const Tensor& values, Dtype dtype);
+// Whether some value of `from` is out of `to`'s range (float to int, double to float, int64
+// to int32): the conversions check_items_convertible checks.
+bool conversion_can_overflow(Dtype from, Dtype to);
 // Throws unless `tensor` can be read through accessor<T, dims>(): a CPU tensor of `dtype`
 // with `dims` dims.
 void check_accessor(const Tensor& tensor, Dtype dtype, size_t dims);
