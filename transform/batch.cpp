@@ -697,6 +697,10 @@ private:
                     "argument, so it would draw once for all examples; pass "
                     "it a per-example value, or draw in the loop");
     }
+    // A number the compiler computes (`INFINITY`: `__builtin_inff()`).
+    if (!AnyBatched && Call->getType()->isArithmeticType() &&
+        Call->isCXX11ConstantExpr(Context))
+      return true;
     if (isPure(Callee))
       return AnyBatched ? lowerFallback(Call, Callee) : true;
     if (!AnyBatched && isInStd(Callee))
