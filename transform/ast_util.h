@@ -168,6 +168,10 @@ bool hasOwnElements(const clang::Expr *E);
 /// or a global one a system header declares (the C library's), not the user's.
 bool isCmath(const clang::FunctionDecl *Callee, unsigned NumArgs);
 
+/// Whether a kernel calling \p Callee, a standard math function, does not
+/// compile with a compiler the project supports (std::signbit, GCC 12).
+bool breaksKernelCompiler(const clang::FunctionDecl *Callee);
+
 /// A function of numbers of the standard library's math or algorithm headers
 /// (`std::round`, `std::clamp`, `::hypotf`) that is not isCmath's: the
 /// batched layer has no op for it, and only a scalar kernel runs it (Note

@@ -226,6 +226,16 @@ private:
     return true;
   }
 
+  /// Whether one_hot's num_classes is written and not the constant -1 (which
+  /// infers it from each example's largest label: results of other sizes).
+  bool classCountGiven(llvm::ArrayRef<const Expr *> Args) const {
+    if (Args.size() < 2 || isa<CXXDefaultArgExpr>(Args[1]))
+      return false;
+    Expr::EvalResult Count;
+    return !Args[1]->EvaluateAsInt(Count, Context) ||
+           Count.Val.getInt().getExtValue() >= 0;
+  }
+
   /// vb:: (the batched layer) takes at most the arguments the op table lists
   /// (vmap_op_table_overloads checks it has each): a call with more
   /// (`full_like(x, v, kInt32)` before vb:: took options) would print a vb::
@@ -666,6 +676,11 @@ private:
       if (!overloadListed(Call, Name, rules::OpForm::free_function, Args) ||
           !checkArgKinds(Call, Name, rules::OpForm::free_function, Args))
         return false;
+      if (rules::kOpTable[Entry].rule == rules::RuleId::one_hot &&
+          batched(Args[0]) && !classCountGiven(Args))
+        return refuse(diag::refuse_inferred_shape, Call,
+                      diag::note_inferred_shape, "'" + Name + "'",
+                      "num_classes");
       if (rules::kOpTable[Entry].rule == rules::RuleId::loop_invariant)
         return refuse(diag::refuse_batched_context, Call,
                       diag::note_batched_context,
@@ -674,6 +689,9 @@ private:
     }
     if (isCmath(Callee, Call->getNumArgs()))
       return AnyBatched ? set(Call, Lowering::Qualified) : true;
+    if (AnyBatched && breaksKernelCompiler(Callee))
+      return refuse(diag::refuse_call, Call, diag::note_breaks_kernel_compiler,
+                    "'" + Name + "'", "'" + Name + "'");
     if (AnyBatched && isKernelOnlyFunction(Callee)) {
       Plan.Analysis.KernelOnly[Call] = {true, "'" + Name + "'"};
       return true; // no lowering: a scalar kernel runs it as written

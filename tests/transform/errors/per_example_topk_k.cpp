@@ -1,5 +1,7 @@
 // topk's k and one_hot's num_classes set the shape of the result, which must be the same for
-// every example: a per-example one is refused (the dims and flags of sort too).
+// every example: a per-example one is refused (the dims and flags of sort too), and so is
+// one_hot whose count is inferred from each example's labels (a fifth hostile hunt of issue
+// 31: the batched one_hot raised where the examples' largest labels differed).
 #include <vmap/vmap.hpp>
 #include <tuple>
 using namespace vmap;
@@ -14,6 +16,17 @@ void top(const Tensor& x, const Tensor& k, const Tensor& labels, Tensor& out, Te
 // CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:55: error: per-example value used as argument 3 of 'sort' (a flag), which must be the same for every example
     codes[i] = one_hot(labels[i], count + 1).sum();
 // CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot' (a count or offset that sets the result's shape), which must be the same for every example
+  }
+}
+
+void inferred(const Tensor& labels, Tensor& codes, Tensor& widths) {
+#pragma vmap
+  for (int64_t i = 0; i < labels.size(0); ++i) {
+    codes[i] = one_hot(labels[i]).sum();
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:16: error: 'one_hot' infers the size of its result from each example's values, which may differ between examples
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-2]]:16: note: pass num_classes explicitly, the same for every example
+    widths[i] = one_hot(labels[i], -1).size(1);
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:17: error: 'one_hot' infers the size of its result from each example's values, which may differ between examples
   }
 }
 
