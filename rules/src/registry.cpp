@@ -401,6 +401,11 @@ int64_t CallArgs::integer(std::size_t i, int64_t fallback) const {
   if (!given(i)) return fallback;
   if (const auto* value = std::get_if<int64_t>(&args_[i])) return *value;
   if (const auto* value = std::get_if<detail::Scalar>(&args_[i])) return value->to_int64();
+  // One example's per-example integer (run_examples_as_written): the number it holds.
+  if (const auto* tensor = std::get_if<TensorArg>(&args_[i]);
+      tensor && !tensor->bdim && tensor->value.dim() == 0 &&
+      detail::is_integral(tensor->value.dtype()))
+    return tensor->value.item<int64_t>();
   throw Error("vmap rules: argument " + std::to_string(i) + " is not an integer");
 }
 

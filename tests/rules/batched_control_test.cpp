@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace vmap {
@@ -331,6 +332,49 @@ TEST(BatchedControl, OpsOfABranchNoExampleTakesRaiseNothing) {
   EXPECT_EQ(values_of(out), (std::vector<int64_t>{1, 1, 1, 1}));
   x[2].fill_(50.0);  // example 2 takes the branch: the loop as written raises
   EXPECT_THROW(branch_with_bad_shapes(x, w, out), Error);
+}
+
+// Note [One dtype and shape per variable]: `Tensor v = xf[i]; if (c) v = xi[i];` and
+// `Tensor v = c ? xi[i] : xf[i];` of an int tensor xi and a float xf. Where every example
+// takes one side, v is that side's, dtype included; where examples take both, one batched v
+// cannot hold them: an error, not the float examples truncated (or the ints made float).
+vb::Value rebound_where(const Tensor& xf, const Tensor& xi, const Tensor& take) {
+  vb::Level level(0, xf.size(0));
+  const vb::Value i = level.index();
+  vb::Value v = vb::at(xf, i);
+  vb::Where branch(vb::at(take, i).item<bool>());
+  v = vb::at(xi, i);
+  return v;
+}
+vb::Value picked(const Tensor& xf, const Tensor& xi, const Tensor& take) {
+  vb::Level level(0, xf.size(0));
+  const vb::Value i = level.index();
+  return vb::where(vb::at(take, i).item<bool>(), vb::at(xi, i), vb::at(xf, i));
+}
+
+TEST(BatchedControl, ATensorOfTwoDtypesInOneVariableRaises) {
+  const Tensor xf = tensor({0.5f, 2.5f, -3.75f}), xi = tensor({1, 2, 3}).to(kInt32);
+  const Tensor all = tensor({true, true, true}), none = tensor({false, false, false});
+  const Tensor some = tensor({true, false, true});
+  EXPECT_EQ(rebound_where(xf, xi, all).dtype(), kInt32);
+  EXPECT_EQ(rebound_where(xf, xi, none).dtype(), kFloat32);
+  EXPECT_EQ(picked(xf, xi, all).dtype(), kInt32);
+  EXPECT_EQ(picked(xf, xi, none).dtype(), kFloat32);
+  for (const auto& form : {rebound_where, picked}) {
+    try {
+      (void)form(xf, xi, some);
+      ADD_FAILURE() << "examples of two dtypes held in one variable";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("dtype Int and shape [] in some examples and one of "
+                                           "dtype Float and shape [] in others"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // One dtype: each example its own side, as before.
+  const vb::Value same = rebound_where(xf, xi.to(kFloat32), some);
+  EXPECT_EQ(same.dtype(), kFloat32);
+  EXPECT_TRUE(equal(same.physical(), tensor({1.0f, 2.5f, 3.0f})));
 }
 
 }  // namespace

@@ -101,7 +101,10 @@ void scatter_into(const detail::Place& origin, const Value& value) {
   const int64_t rank = destination.dim() - levels;
   const int64_t dim = rules::wrap_logical_dim("store", origin.dim, rank) + levels;
   const Device device = destination.device();
-  const Tensor position = fit(origin.index, levels, rank, device);
+  // A negative index counts from the end, as the select that made the place took it (and
+  // checked it in range).
+  const Tensor given = fit(origin.index, levels, rank, device);
+  const Tensor position = vmap::where(given < int64_t{0}, given + destination.size(dim), given);
   std::vector<int64_t> shape(static_cast<std::size_t>(destination.dim()), 1);
   shape[static_cast<std::size_t>(dim)] = destination.size(dim);
   Tensor hit = vmap::arange(destination.size(dim), device).reshape(shape) == position;

@@ -118,6 +118,23 @@ void make_room(const Value& place, const Value& value) {
                           std::max(levels, place.levels()));
 }
 
+// LibTorch's checks of add/sub's alpha, one Scalar there, and of sub's operands as given:
+// with a per-example alpha the rules see `a + b * alpha`, two ops that check neither (Note
+// [Per-example alpha]). (Not where no example runs it: Note [Errors no example raises].)
+void check_per_example_alpha(const char* op, const Value& a, const Value& b,
+                             const Value& alpha) {
+  try {
+    if (vmap::detail::is_floating(alpha.dtype()) && !vmap::detail::is_floating(a.dtype()) &&
+        !vmap::detail::is_floating(b.dtype()))
+      throw Error(std::string(op) +
+                  ": for integral input tensors, argument alpha must not be a floating point "
+                  "number");
+    if (std::string_view(op) == "sub") vmap::detail::check_subtraction(op, a.dtype(), b.dtype());
+  } catch (const Error&) {
+    if (!raised_by_no_example()) throw;
+  }
+}
+
 // self op= other: combine(self, other) stored back; errors name `op`, the in-place op
 // ("add_") the loop as written runs (Note [The op the user called] in vmap/types.hpp).
 template <class Combine>
@@ -333,11 +350,17 @@ Value Value::clamp(const Value& min, const Value& max) const {
 // any argument may): then b is scaled by it first, a + alpha * b as LibTorch defines it,
 // and the sum is one more batched op. A loop-invariant alpha keeps the single op.
 Value Value::add(const Value& other, const Value& alpha) const {
-  if (alpha.levels() > 0) return add(other.mul(alpha));
+  if (alpha.levels() > 0) {
+    check_per_example_alpha("add", *this, other, alpha);
+    return add(other.mul(alpha));
+  }
   return dispatch(member_op("add"), {*this, other, alpha.physical().item()});
 }
 Value Value::sub(const Value& other, const Value& alpha) const {
-  if (alpha.levels() > 0) return sub(other.mul(alpha));
+  if (alpha.levels() > 0) {
+    check_per_example_alpha("sub", *this, other, alpha);
+    return sub(other.mul(alpha));
+  }
   return dispatch(member_op("sub"), {*this, other, alpha.physical().item()});
 }
 Value Value::mul(const Value& other) const { return dispatch(member_op("mul"), {*this, other}); }
@@ -390,11 +413,17 @@ Value& Value::operator%=(const Value& other) {
 // --- free functions ------------------------------------------------------------------------
 
 Value add(const Value& a, const Value& b, const Value& alpha) {  // Note [Per-example alpha]
-  if (alpha.levels() > 0) return add(a, mul(b, alpha));
+  if (alpha.levels() > 0) {
+    check_per_example_alpha("add", a, b, alpha);
+    return add(a, mul(b, alpha));
+  }
   return dispatch(free_op("add"), {a, b, alpha.physical().item()});
 }
 Value sub(const Value& a, const Value& b, const Value& alpha) {
-  if (alpha.levels() > 0) return sub(a, mul(b, alpha));
+  if (alpha.levels() > 0) {
+    check_per_example_alpha("sub", a, b, alpha);
+    return sub(a, mul(b, alpha));
+  }
   return dispatch(free_op("sub"), {a, b, alpha.physical().item()});
 }
 Value mul(const Value& a, const Value& b) { return dispatch(free_op("mul"), {a, b}); }
@@ -406,12 +435,22 @@ Value div(const Value& a, const Value& b, std::optional<std::string_view> roundi
 Value maximum(const Value& a, const Value& b) { return dispatch(free_op("maximum"), {a, b}); }
 Value minimum(const Value& a, const Value& b) { return dispatch(free_op("minimum"), {a, b}); }
 Value where(const Value& condition, const Value& a, const Value& b) {
+  // `c ? x[i] : y[i]` of tensors of two dtypes or shapes (Note [One dtype and shape per
+  // variable] in batched_value.cpp): the side every example the mask runs takes.
+  if (condition.is_cpp_scalar() && !a.is_cpp_scalar() && !b.is_cpp_scalar() &&
+      !same_dtype_and_shape(a, b))
+    return every_running_example(condition, "a per-example '?:' picks", a, b) ? a : b;
   if (both_cpp(a, b) && condition.is_cpp_scalar()) {  // `c ? x : y` on C++ scalars
     const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
     const Value picked = dispatch(
         free_op("where"),
         {scalar_cast_to(condition, kBool), scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)});
     return scalar_cast_to(picked, dtype);
+  }
+  if (both_cpp(a, b)) {  // where(mask, Scalar, Scalar): ATen's wrapped numbers (float32 for a double)
+    const Dtype dtype = vmap::detail::result_type(
+        {vmap::detail::number_operand(a.dtype()), vmap::detail::number_operand(b.dtype())});
+    return dispatch(free_op("where"), {condition, scalar_cast_to(a, dtype), scalar_cast_to(b, dtype)});
   }
   return dispatch(free_op("where"), {condition, a, b});
 }
@@ -645,6 +684,16 @@ Value cpp_pick(const Value& a, const Value& b, Dtype dtype, bool larger, bool sk
 
 Value pow(const Value& a, const Value& b) {
   if (both_cpp(a, b)) return cpp_binary(free_op("pow"), a, b, floating_common(a, b));
+  // LibTorch's pow(Tensor, Scalar) raises for integers to a negative integer power; a
+  // per-example exponent is a tensor to the rules, whose pow (ATen's of two tensors)
+  // computes 0 there instead.
+  if (b.is_cpp_scalar() && b.levels() > 0 && !a.is_cpp_scalar() &&
+      vmap::detail::is_integral(a.dtype()) && vmap::detail::is_integral(b.dtype()))
+    b.check_items_fit([](vmap::detail::Scalar exponent) {
+      if (exponent.to_int64() < 0)
+        throw Error("pow: integers to negative integer powers are not allowed (exponent " +
+                    std::to_string(exponent.to_int64()) + ")");
+    });
   return dispatch(free_op("pow"), {a, b});
 }
 Value fmax(const Value& a, const Value& b) {

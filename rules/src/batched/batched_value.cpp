@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <sstream>
 #include <string>
 
 namespace vmap::batched {
@@ -347,12 +348,63 @@ Tensor Value::aligned(int64_t levels) const {
   return result;
 }
 
+// Note [One dtype and shape per variable]
+// A Value holds every example's tensor in one physical tensor: one dtype, one shape per
+// example. A Tensor rebound under a per-example condition to a tensor of another dtype or
+// shape (`if (c) v = xi[i];` of an int tensor where v was a float one), or a `?:` whose arms
+// differ so, would hold two; a merge (where) would convert or broadcast the examples of one
+// side to the other's, silently. So where the sides differ, the value is the side every
+// example takes (for a rebind: every example, the ones the mask skips keep the old one; for
+// a `?:`: every example the mask runs), and where examples take both, vmap::Error: the
+// loop as written raises none, but the tool cannot see dtypes, and a wrong value is worse.
+bool same_dtype_and_shape(const Value& a, const Value& b) {
+  return a.dtype() == b.dtype() && a.sizes() == b.sizes();
+}
+
+namespace {
+[[noreturn]] void throw_two_kinds(const char* what, const Value& a, const Value& b) {
+  std::ostringstream message;
+  message << "vmap: " << what << " a tensor of dtype " << a.dtype() << " and shape "
+          << vmap::detail::IntList(a.sizes()) << " in some examples and one of dtype "
+          << b.dtype() << " and shape " << vmap::detail::IntList(b.sizes())
+          << " in others: a batched variable holds one dtype and shape for every example; "
+             "convert both to one (.to(dtype), reshape) in the loop";
+  throw Error(message.str());
+}
+bool any_of_held(const Value& test) { return test.physical().any().item<bool>(); }
+}  // namespace
+
+bool every_example(const Value& mask, const char* what, const Value& kept, const Value& other) {
+  const Value held = scalar_cast_to(mask, kBool);
+  if (!any_of_held(held)) return false;
+  if (!any_of_held(!held)) return true;
+  throw_two_kinds(what, other, kept);
+}
+
+bool every_running_example(const Value& condition, const char* what, const Value& a,
+                           const Value& b) {
+  const Value test = scalar_cast_to(condition, kBool);
+  const Value* mask = current_mask();
+  const bool some_take = any_of_held(mask ? test && *mask : test);
+  const bool some_skip = any_of_held(mask ? !test && *mask : !test);
+  if (some_take && some_skip) throw_two_kinds(what, a, b);
+  return some_take;
+}
+
 Value& Value::operator=(const Value& other) & {
   const Value* mask = current_mask();
   // A C++ scalar keeps its C++ type (`double h = 0.5; h = 3;` holds 3.0).
   if (!mask && defined() && cpp_scalar_ && other.defined() && other.dtype() != dtype())
     return *this = scalar_cast_to(other, dtype());
-  if (!mask || !defined()) {
+  bool every_example_rebinds = !mask || !defined();
+  // A tensor of another dtype or shape (Note [One dtype and shape per variable]).
+  if (!every_example_rebinds && !cpp_scalar_ && !same_dtype_and_shape(*this, other)) {
+    if (!every_example(*mask, "a Tensor rebound under a per-example condition holds", *this,
+                       other))
+      return *this;
+    every_example_rebinds = true;
+  }
+  if (every_example_rebinds) {
     physical_ = other.physical_;
     pending_ = other.pending_;
     levels_ = other.levels_;
