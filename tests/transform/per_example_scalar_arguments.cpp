@@ -1,7 +1,8 @@
 // A Scalar argument of an op that differs per example (an exponent, an alpha, the arms of
 // where) keeps LibTorch's meaning for one number (a fifth hostile hunt of issue 31): pow of
 // an integer tensor to a negative integer exponent raises, as pow(Tensor, Scalar) does (the
-// batched pow, ATen's of two tensors, computed 0); add/sub of integer tensors with a
+// batched pow, ATen's of two tensors, computed 0; and a sixth hunt: of one number the same
+// for every example, integer reciprocals); add/sub of integer tensors with a
 // floating alpha raises (the batched a + b * alpha computed a float); where(mask, d, 0.0)
 // of two numbers is float32, the default dtype, as where(Tensor, Scalar, Scalar) is (the
 // batched where of a double was float64). An index out of range raises the error of the op
@@ -23,6 +24,15 @@ void powers(const Tensor& x, const Tensor& exponents, Tensor& out) {
 }
 // CHECK-LABEL: void powers(
 // CHECK: vb::at(out, i) = vb::at(x, i).pow(e);
+
+void invariant_powers(const Tensor& x, int64_t exponent, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    out[i] = (x[i] * 2 + 1).pow(exponent) + 1;
+    if (x[i].sum().item<int>() > 1000) out[i] = x[i].pow(-1);  // no example runs it
+  }
+}
+// CHECK-LABEL: void invariant_powers(
 
 void scaled_sums(const Tensor& x, const Tensor& scales, Tensor& out) {
 #pragma vmap
@@ -83,6 +93,14 @@ int main() {
       std::cout << out << "\n";
     });
   }
+  // The same for every example: raised by every example where negative (the batched pow of
+  // a number computed integer reciprocals).
+  for (const int64_t exponent : {2, -1})
+    report([&] {
+      Tensor out = zeros({3, 2}, kInt);
+      invariant_powers(xi, exponent, out);
+      std::cout << out << "\n";
+    });
   // An integral alpha: computed; a floating one raises; under a mask no example runs, not.
   report([&] {
     Tensor out = zeros({3}, kInt64);

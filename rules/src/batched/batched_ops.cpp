@@ -684,16 +684,22 @@ Value cpp_pick(const Value& a, const Value& b, Dtype dtype, bool larger, bool sk
 
 Value pow(const Value& a, const Value& b) {
   if (both_cpp(a, b)) return cpp_binary(free_op("pow"), a, b, floating_common(a, b));
-  // LibTorch's pow(Tensor, Scalar) raises for integers to a negative integer power; a
-  // per-example exponent is a tensor to the rules, whose pow (ATen's of two tensors)
-  // computes 0 there instead.
-  if (b.is_cpp_scalar() && b.levels() > 0 && !a.is_cpp_scalar() &&
-      vmap::detail::is_integral(a.dtype()) && vmap::detail::is_integral(b.dtype()))
-    b.check_items_fit([](vmap::detail::Scalar exponent) {
-      if (exponent.to_int64() < 0)
-        throw Error("pow: integers to negative integer powers are not allowed (exponent " +
-                    std::to_string(exponent.to_int64()) + ")");
-    });
+  // LibTorch's pow(Tensor, Scalar) raises for integers to a negative integer power; the
+  // rules' pow of a number computes 1 / x (a 0 of integers), and a per-example exponent is a
+  // tensor to them, whose pow (ATen's of two tensors) computes 0. (Not where no example runs
+  // it: Note [Errors no example raises].)
+  if (b.is_cpp_scalar() && !a.is_cpp_scalar() && vmap::detail::is_integral(a.dtype()) &&
+      vmap::detail::is_integral(b.dtype())) {
+    try {
+      b.check_items_fit([](vmap::detail::Scalar exponent) {
+        if (exponent.to_int64() < 0)
+          throw Error("pow: integers to negative integer powers are not allowed (exponent " +
+                      std::to_string(exponent.to_int64()) + ")");
+      });
+    } catch (const Error&) {
+      if (!raised_by_no_example()) throw;
+    }
+  }
   return dispatch(free_op("pow"), {a, b});
 }
 Value fmax(const Value& a, const Value& b) {

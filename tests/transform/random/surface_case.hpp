@@ -94,6 +94,9 @@ class Case {
   // that skips the examples whose index or divisor would raise, a number stored into an int
   // tensor (checked as fill_), a slot's handle rebound for some examples then read.
   std::string kept_values();
+  // An op's number argument that differs per example (an exponent, an alpha, a bound, a
+  // fill value, where's numbers) and a store at a per-example negative index (fifth hunt).
+  std::string scalar_arguments();
   std::string kernel_block(bool braced);
   std::string kernel_statement(const std::string& jj);
   std::string fragment();

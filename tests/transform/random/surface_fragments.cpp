@@ -587,6 +587,43 @@ std::string Case::kept_values() {
   }
 }
 
+// An op's number argument that differs per example (issue 31's fifth hunt: LibTorch's checks
+// and promotions of a Scalar were lost), and a store at a per-example negative index.
+std::string Case::scalar_arguments() {
+  const std::string c = column(), c2 = column();
+  switch (pick(0, 7)) {
+    case 0:
+      use("negative_index_store");
+      return "    {\n      const int64_t p = " + count() + " - 3;\n      out2[i][p] = x[i].sum();\n"
+             "    }\n";
+    case 1:
+      use("where_of_numbers");
+      return "    {\n      const double dv = " + item("y[i][" + c + "]") +
+             " * 1e3;\n      od[i] = where(x[i] > 0, dv, 0.0);\n    }\n";
+    case 2:
+      use("per_example_clamp");
+      return "    out[i] = x[i].clamp(" + item("y[i][" + c + "]") + " - 0.5, " +
+             item("y[i][" + c2 + "]") + " + 0.5);\n";
+    case 3:
+      use("per_example_exponent");
+      return "    {\n      const int64_t e = " + count() +
+             ";\n      if (e >= 0) longs[i] = n[i].pow(e);\n      out[i] = x[i].abs().pow(e);\n"
+             "    }\n";
+    case 4:
+      use("per_example_alpha");
+      return "    ints[i] = add(k[i], k[i], " + count() + ");\n";
+    case 5:
+      use("per_example_fill_value");
+      return "    out[i] = x[i].masked_fill(x[i] > 0.5, " + item("y[i][" + c + "]") + ");\n";
+    case 6:
+      use("per_example_lerp_weight");
+      return "    out2[i] = x[i].lerp(y[i], " + item("x[i][" + c + "]") + ");\n";
+    default:
+      use("tensor_conditional");
+      return "    out[i] = " + item("x[i][" + c + "]") + " > 0 ? x[i] : y[i] * 2.0;\n";
+  }
+}
+
 std::string Case::fragment() {
   if (context_ == Context::member && chance(35)) return members();
   if (context_ == Context::function_template && chance(20) && use("template_item"))
@@ -595,7 +632,8 @@ std::string Case::fragment() {
                       : "    {\n      T v = " + item("y[i][" + column() + "]") +
                             ";\n      counts[i] = (x[i] * v).gt(0.5).sum().template "
                             "item<int64_t>();\n    }\n";
-  switch (pick(0, 16)) {
+  switch (pick(0, 17)) {
+    case 17: return scalar_arguments();
     case 16: return kept_values();
     case 0: return increments();
     case 1: return integer_arithmetic();
