@@ -66,7 +66,7 @@ const char *invariantKindName(rules::ArgKind Kind) {
   case rules::ArgKind::shape:
     return "a shape";
   case rules::ArgKind::integer:
-    return "a count or offset that sets the result's shape";
+    return "an integer option of the op, such as a count or a diagonal";
   case rules::ArgKind::number:
     return "an option of the op";
   case rules::ArgKind::keepdim:

@@ -1,5 +1,6 @@
 // topk's k and one_hot's num_classes set the shape of the result, which must be the same for
-// every example: a per-example one is refused (the dims and flags of sort too), and so is
+// every example: a per-example one is refused (the dims and flags of sort too, and triu's
+// diagonal, an integer option the rule takes as one number), and so is
 // one_hot whose count is inferred from each example's labels (a fifth hostile hunt of issue
 // 31: the batched one_hot raised where the examples' largest labels differed).
 #include <vmap/vmap.hpp>
@@ -11,12 +12,19 @@ void top(const Tensor& x, const Tensor& k, const Tensor& labels, Tensor& out, Te
   for (int64_t i = 0; i < x.size(0); ++i) {
     int64_t count = k[i].item<int64_t>();
     auto [values, indices] = x[i].topk(count);
-// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:40: error: per-example value used as argument 1 of 'topk' (a count or offset that sets the result's shape), which must be the same for every example
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:40: error: per-example value used as argument 1 of 'topk' (an integer option of the op, such as a count or a diagonal), which must be the same for every example
     out[i] = values.sum() + std::get<0>(sort(x[i], 0, count > 2)).sum();
 // CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:55: error: per-example value used as argument 3 of 'sort' (a flag), which must be the same for every example
     codes[i] = one_hot(labels[i], count + 1).sum();
-// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot' (a count or offset that sets the result's shape), which must be the same for every example
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:35: error: per-example value used as argument 2 of 'one_hot' (an integer option of the op, such as a count or a diagonal), which must be the same for every example
   }
+}
+
+void diagonals(const Tensor& x, const Tensor& k, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i)
+    out[i] = x[i].triu(k[i].item<int64_t>());
+// CHECK-DAG: {{.*}}per_example_topk_k.cpp:[[@LINE-1]]:24: error: per-example value used as argument 1 of 'triu' (an integer option of the op, such as a count or a diagonal), which must be the same for every example
 }
 
 void inferred(const Tensor& labels, Tensor& codes, Tensor& widths) {
