@@ -289,7 +289,7 @@ private:
   }
 
   /// A loop the printer could not rewrite faithfully (Note [Macros] in
-  /// emit.cpp), at the code that stopped it when it knows.
+  /// emit_expr.cpp), at the code that stopped it when it knows.
   void reportEmitRefusal(const LoopOutcome &Outcome, SourceLocation PragmaLoc) {
     std::string Why = Outcome.WhyNot.empty() ? "refused" : Outcome.WhyNot;
     if (Outcome.WhyNotRange.isInvalid()) {
