@@ -1,4 +1,4 @@
-//===- analyse_check.cpp - Step 3, check SPEC section 2 ------------------===//
+//===- analyse_check.cpp - Step 3, check SPEC section 2 -------------------===//
 
 #include "analyse_detail.h"
 #include "ast_util.h"
