@@ -100,13 +100,14 @@ public:
            unsigned Top, Diagnostics &Diags)
       : Context(Context), Loops(Loops), Top(Top), Diags(Diags) {}
 
+  // the steps in order (analyse.cpp)
   std::optional<LoopAnalysis> run();
   std::optional<LoopAnalysis> runCallee(const clang::FunctionDecl *Callee,
                                         llvm::ArrayRef<bool> BatchedParams,
                                         Randomness Random);
   std::optional<LoopAnalysis> finish();
 
-  // walk (analyse.cpp)
+  // walk: statements (analyse.cpp), expressions (analyse_expr.cpp)
   bool canonicalLoop(const clang::ForStmt *For, unsigned Depth);
   /// Refuses a statement under \p Root nested too deep to analyse.
   bool checkDepth(const clang::Stmt *Root);
@@ -127,6 +128,9 @@ public:
   LevelSet jumpLevels(const clang::Stmt *Target);
   bool checkControls();
   void findMaskedControls();
+
+  // accesses, writes and reductions (analyse_expr.cpp; memberVar in
+  // analyse_reach.cpp)
   bool walkAccessIndices(const Access &A, Scope &Where);
   bool recordWrite(const clang::Expr *Site, const clang::Expr *Target,
                    const clang::Expr *Value, Scope &Where);
@@ -145,10 +149,14 @@ public:
   /// The variable \p E names whole (a member too), or null.
   const clang::VarDecl *wholeVar(const clang::Expr *E) const;
   Access resolve(Access A) const;
+  // (analyse.cpp)
   bool isInvariantAt(const clang::VarDecl *Var, const Scope &Where) const;
   unsigned depthOf(const clang::VarDecl *Var) const;
 
-  // classify and check (analyse_check.cpp)
+  // classify (analyse_classify.cpp: levels, maskLevels, classify,
+  // findPromotedLocals, findOutputs) and check (analyse_check.cpp; the
+  // aliasing questions in analyse_alias.cpp, checkUnsignedUpdates in
+  // analyse_expr.cpp)
   void classify();
   LevelSet levels(const clang::Expr *E);
   LevelSet maskLevels(const Scope &Where, const clang::VarDecl *Local);
@@ -243,7 +251,8 @@ public:
   llvm::DenseMap<const clang::Expr *, LevelSet> RandomDraws;
 };
 
-// Shared by analyse_check.cpp and analyse_alias.cpp.
+// Defined in analyse_check.cpp; shared with analyse_classify.cpp and
+// analyse_alias.cpp.
 /// A tensor made by a factory in its declaration: it shares storage with
 /// nothing else.
 bool isFreshTensor(const clang::VarDecl *Var);

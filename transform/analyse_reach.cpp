@@ -1,7 +1,7 @@
 //===- analyse_reach.cpp - The tensors a vmap loop reaches ------------------===//
 //
 // The walk's (analyse.cpp) reads of what a loop reaches besides its own
-// variables (Note [Every tensor the loop reaches] in analyse_alias.cpp):
+// variables (Note [Every tensor the loop reaches] in analyse_classify.cpp):
 // containers of tensors, data members, tensors through pointers, each member
 // path named as a variable of its own.
 //

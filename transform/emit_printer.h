@@ -1,9 +1,10 @@
 //===- emit_printer.h - The printer behind emit (internal to emit) -------===//
 //
 // One Printer prints one BatchPlan: a vmap loop (run()) or a batched clone of
-// a called function (clone()). Its members are defined in emit.cpp
-// (expressions, statements, the loop), emit_control.cpp (per-example
-// control flow under mask frames) and emit_check.cpp (--check).
+// a called function (clone()). Its members are defined in emit.cpp (the
+// loop and clones), emit_expr.cpp (expressions), emit_statements.cpp
+// (statements), emit_control.cpp (per-example control flow under mask
+// frames), emit_kernel.cpp (compiled kernels) and emit_check.cpp (--check).
 //
 //===----------------------------------------------------------------------===//
 

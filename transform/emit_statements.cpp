@@ -1,6 +1,6 @@
 //===- emit_statements.cpp - Print the statements of a batched body -------===//
 //
-// The Printer's statements (Note [Printing by splicing] in emit.cpp):
+// The Printer's statements (Note [Printing by splicing] in emit_expr.cpp):
 // declarations and promoted locals, the vmap levels and plain loops, stores,
 // accumulations and the rest, each one line of the batched body.
 //

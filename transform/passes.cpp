@@ -2,7 +2,7 @@
 //
 // analyse -> batch -> fuse -> emit over one top-level loop, in each compiled
 // specialization of a template, with --dump-after's printers (dump.cpp)
-// between them. The driver (main.cpp) calls runLoopPasses per loop.
+// between them. The driver (driver_job.cpp) calls runLoopPasses per loop.
 //
 //===----------------------------------------------------------------------===//
 

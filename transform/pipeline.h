@@ -1,8 +1,8 @@
 //===- pipeline.h - The passes of clang-vmap and what flows between them --===//
 //
 // CONTRACT between the driver/find/rewrite side and the analyse/batch/emit side.
-// The driver (main.cpp) chains: find -> analyse -> batch -> emit -> rewrite.
-// Each pass lives in its own .h/.cpp pair and exposes one function.
+// The driver (driver_job.cpp) chains: find -> analyse -> batch -> emit ->
+// rewrite. Each pass lives in its own .h/.cpp pair and exposes one function.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLANG_VMAP_PIPELINE_H

@@ -3,7 +3,7 @@
 // the batched API has the form the clang tool emits for it (Note [Every entry has every
 // layer]): `x.name(args...)` on a vb::Value for a member, `vb::name(args...)` for a free
 // function (and for a member called on a loop-invariant object, when the free form exists:
-// emit.cpp's MemberAsFree), `a op b` / `op a` / `a op= b` for operators; every argument count
+// emit_expr.cpp's MemberAsFree), `a op b` / `op a` / `a op= b` for operators; every argument count
 // from the entry's required ones to all of them, with the argument types its kinds give.
 // Each check is a static_assert that names the entry, and a function that calls the
 // overload, its address kept, so a declaration without a definition fails to link.

@@ -1,17 +1,15 @@
-// Writes into places, vb::Where masks, vb::accumulate, the per-example fallback and the
-// aliasing check.
+// Writes into places, vb::Where masks, the control frames (vb::Loop, vb::Switch, vb::Returns),
+// `k++` whose value is used, and vb::accumulate. The per-example fallback, user batching rules
+// and the aliasing check are batched_fallback.cpp; the unsigned integer forms,
+// batched_unsigned.cpp.
 #include "batched_fused.hpp"
 
 #include <vmap/profile.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <iostream>
 #include <limits>
-#include <mutex>
 #include <numeric>
-#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -458,94 +456,6 @@ void accumulate(Tensor& acc, const Value& e, Reduce op) {
     acc.copy_(combine(acc, reduced, op));
 }
 
-// Note [Unsigned per-example integers] in batched.hpp. Composed of int64 ops that do not
-// overflow where C++'s value fits (the quotient of 2^64 - 1 by 1 is held wrapped, as `+`
-// wraps), so masks, levels and the integer division's zero check are those of the ops.
-Value unsigned_cast(const Value& value, int64_t bits) {
-  const Value wide = scalar_cast_to(value, kInt64);
-  if (bits == 64) return wide;
-  const Value modulus(int64_t{1} << bits);
-  const Value rest = wide % modulus;  // C++'s %: the sign of the dividend
-  return scalar_cast_to(where(rest < Value(int64_t{0}), rest + modulus, rest), kInt64);
-}
-
-Value narrow_signed_cast(const Value& value, int64_t bits) {
-  const Value low = unsigned_cast(value, bits);  // in [0, 2^bits)
-  const Value half(int64_t{1} << (bits - 1));
-  return scalar_cast_to(where(low < half, low, low - Value(int64_t{1} << bits)), kInt32);
-}
-
-namespace {
-
-Value zero() { return Value(int64_t{0}); }
-Value one() { return Value(int64_t{1}); }
-
-// A uint64 of 2^63 or more, held as int64 n < 0, is 2^63 + m: m = n + 2^63, computed as
-// (n + INT64_MAX) + 1 on a negative n only (so that the other examples do not overflow).
-Value above_half(const Value& n, const Value& big) {
-  const Value negative = where(big, n, Value(int64_t{-1}));
-  return scalar_cast_to(
-      where(big, negative + Value(std::numeric_limits<int64_t>::max()) + one(), n), kInt64);
-}
-
-// C++'s / of uint64 values: the quotient, as int64 bits.
-Value unsigned_quotient(const Value& n, const Value& d) {
-  const Value big_n = n < zero(), big_d = d < zero();
-  // A divisor of 2^63 or more goes into n once or not at all; the others are positive
-  // int64 (a zero stays zero and raises as C++'s division does).
-  const Value once = scalar_cast_to(logical_not(unsigned_less(n, d)), kInt64);
-  const Value divisor = scalar_cast_to(where(big_d, one(), d), kInt64);
-  // n = 2^63 + m with 2^63 = (INT64_MAX / d) * d + INT64_MAX % d + 1, so n / d is
-  // INT64_MAX / d + m / d, plus one where the two remainders and 1 reach d.
-  const Value m = above_half(n, big_n);
-  const Value max(std::numeric_limits<int64_t>::max());
-  const Value rest = m % divisor;
-  const Value carry = scalar_cast_to(rest >= divisor - max % divisor - one(), kInt64);
-  const Value quotient = m / divisor + where(big_n, max / divisor + carry, zero());
-  return scalar_cast_to(where(big_d, once, quotient), kInt64);
-}
-
-}  // namespace
-
-Value unsigned_less(const Value& a, const Value& b) {
-  const Value x = scalar_cast_to(a, kInt64), y = scalar_cast_to(b, kInt64);
-  // Where exactly one is 2^63 or more (negative as int64), the signed order is reversed.
-  return scalar_cast_to((x < y) != ((x < zero()) != (y < zero())), kBool);
-}
-
-Value unsigned_less_equal(const Value& a, const Value& b) {
-  return logical_not(unsigned_less(b, a));
-}
-
-Value unsigned_divide(const Value& a, const Value& b) {
-  return unsigned_quotient(scalar_cast_to(a, kInt64), scalar_cast_to(b, kInt64));
-}
-
-Value unsigned_remainder(const Value& a, const Value& b) {
-  const Value n = scalar_cast_to(a, kInt64), d = scalar_cast_to(b, kInt64);
-  return scalar_cast_to(n - unsigned_quotient(n, d) * d, kInt64);  // exact modulo 2^64
-}
-
-namespace detail {
-Value flip_sign(const Value& value) {
-  return scalar_cast_to(
-      scalar_cast_to(value, kInt64) + Value(std::numeric_limits<int64_t>::min()), kInt64);
-}
-}  // namespace detail
-
-// A value of 2^63 or more is halved, its lowest bit kept in the half's (a sticky bit: the
-// half rounds as the whole does), converted, and doubled (exact), as compilers convert.
-Value unsigned_to_floating(const Value& value, Dtype dtype) {
-  const Value n = scalar_cast_to(value, kInt64);
-  const Value big = n < zero();
-  const Value m = above_half(n, big);
-  const Value two(int64_t{2});
-  const Value half = Value(int64_t{1} << 62) + m / two;
-  const Value sticky = (m % two) * (one() - half % two);
-  const Value converted = scalar_cast_to(where(big, half + sticky, n), dtype);
-  return scalar_cast_to(where(big, converted * Value(2.0), converted), dtype);
-}
-
 namespace {
 
 // A Value accumulator's physical tensor at its `keep` leading levels, and e reduced over the
@@ -786,148 +696,6 @@ void accumulate_scalar(int64_t& acc, Dtype acc_type, const Value& e, Reduce op) 
     }
     acc = folded;
   });
-}
-
-// --- fallback ----------------------------------------------------------------------------
-
-Value per_example(const char* name, const std::function<Tensor(std::vector<Tensor>)>& f,
-                  std::vector<Value> args) {
-  static std::mutex warned_mutex;
-  static std::set<std::string> warned;
-  {
-    std::lock_guard lock(warned_mutex);
-    if (warned.insert(name).second)
-      std::cerr << "clang-vmap: warning: no batching rule for '" << name
-                << "'; it runs once per example\n";
-  }
-  const int64_t levels = active_levels();
-  std::vector<int64_t> full;
-  for (int64_t k = 0; k < levels; ++k) full.push_back(level_size(k));
-  const int64_t count = std::accumulate(full.begin(), full.end(), int64_t{1}, std::multiplies<>());
-  if (count == 0) return Value();
-  std::vector<Tensor> flat;
-  for (const Value& arg : args) {
-    Tensor aligned = arg.aligned(levels);
-    std::vector<int64_t> sizes = full;
-    for (int64_t d = levels; d < aligned.dim(); ++d) sizes.push_back(aligned.size(d));
-    std::vector<int64_t> merged{count};
-    merged.insert(merged.end(), sizes.begin() + levels, sizes.end());
-    flat.push_back(aligned.expand(sizes).reshape(merged));
-  }
-  std::vector<Tensor> results;
-  for (int64_t k = 0; k < count; ++k) {
-    std::vector<Tensor> slices;
-    for (const Tensor& tensor : flat) slices.push_back(tensor.select(0, k));
-    results.push_back(f(std::move(slices)));
-  }
-  Tensor stacked = vmap::stack(results);
-  std::vector<int64_t> sizes = full;
-  for (int64_t d = 1; d < stacked.dim(); ++d) sizes.push_back(stacked.size(d));
-  return Value(stacked.reshape(sizes), levels, false);
-}
-
-// --- user batching rules -------------------------------------------------------------------
-
-namespace {
-
-std::vector<int64_t> active_level_sizes() {
-  std::vector<int64_t> sizes;
-  for (int64_t k = 0; k < active_levels(); ++k) sizes.push_back(level_size(k));
-  return sizes;
-}
-
-// "[2, 3]"
-std::string shape_string(const std::vector<int64_t>& sizes) {
-  std::string text = "[";
-  for (std::size_t d = 0; d < sizes.size(); ++d)
-    text += (d == 0 ? "" : ", ") + std::to_string(sizes[d]);
-  return text + "]";
-}
-
-int64_t product(const std::vector<int64_t>& sizes) {
-  return std::accumulate(sizes.begin(), sizes.end(), int64_t{1}, std::multiplies<>());
-}
-
-}  // namespace
-
-Tensor stacked(const Value& value) {
-  const std::vector<int64_t> full = active_level_sizes();
-  const auto levels = static_cast<int64_t>(full.size());
-  Tensor aligned = value.aligned(levels);
-  std::vector<int64_t> sizes = full;
-  for (int64_t d = levels; d < aligned.dim(); ++d) sizes.push_back(aligned.size(d));
-  Tensor expanded = aligned.expand(sizes);
-  if (levels == 1) return expanded;  // a view: the loop-invariant ones are not copied
-  std::vector<int64_t> merged{product(full)};
-  merged.insert(merged.end(), sizes.begin() + levels, sizes.end());
-  return expanded.reshape(merged);
-}
-
-Value unstacked(const char* function, const Tensor& results, std::optional<Dtype> cpp_scalar) {
-  const std::vector<int64_t> full = active_level_sizes();
-  const int64_t count = product(full);
-  if (!results.defined() || results.dim() == 0 || results.size(0) != count)
-    throw Error(std::string("vmap: the batched function '") + function + "' returned " +
-                (results.defined() ? "a tensor of shape " + shape_string(results.sizes().vec())
-                                   : std::string("an undefined tensor")) +
-                ", but the batch has " + std::to_string(count) +
-                " examples: it must return their results stacked along dim 0");
-  if (cpp_scalar && results.dim() != 1)
-    throw Error(std::string("vmap: the batched function '") + function +
-                "' stands for a function returning a number, so it must return a 1-d tensor "
-                "of the examples' numbers, not one of shape " + shape_string(results.sizes().vec()));
-  std::vector<int64_t> sizes = full;
-  for (int64_t d = 1; d < results.dim(); ++d) sizes.push_back(results.size(d));
-  Tensor physical = results.reshape(sizes);
-  if (cpp_scalar) physical = physical.to(*cpp_scalar);
-  return Value(physical, static_cast<int64_t>(full.size()), cpp_scalar.has_value());
-}
-
-// --- aliasing ------------------------------------------------------------------------------
-
-namespace {
-
-// Sufficient for distinct elements: sorted by stride, each dim's stride passes the extent of
-// the dims below it. Strides that fail it may still not overlap; the guard then runs the loop
-// as written, which is always right.
-bool may_overlap_itself(const Tensor& t) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // |stride|, size
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.size(d) > 1) dims.emplace_back(std::abs(t.stride(d)), t.size(d));
-  std::sort(dims.begin(), dims.end());
-  int64_t extent = 1;  // elements spanned by the dims so far
-  for (const auto& [stride, size] : dims) {
-    if (stride < extent) return true;
-    extent = stride * (size - 1) + extent;
-  }
-  return false;
-}
-
-}  // namespace
-
-// True sends the loop down its per-example path, which the profile counts (and the first
-// time warns of).
-bool internal_overlap(const Tensor& out) {
-  const bool overlap = out.defined() && may_overlap_itself(out);
-  if (overlap) profile::detail::note_overlap_fallback();
-  return overlap;
-}
-
-bool any_overlap(const Tensor& out, const Tensor& in) {
-  if (internal_overlap(out)) return true;
-  const bool overlap = out.defined() && in.defined() && vmap::detail::overlaps(out, in);
-  if (overlap) profile::detail::note_overlap_fallback();
-  return overlap;
-}
-
-bool unsafe_overlap(const Tensor& out, const Tensor& in) {
-  if (internal_overlap(out)) return true;
-  if (!out.defined() || !in.defined()) return false;
-  const bool same_view = out.raw_data() == in.raw_data() && out.dtype() == in.dtype() &&
-                         out.sizes() == in.sizes() && out.strides() == in.strides();
-  const bool overlap = !same_view && vmap::detail::overlaps(out, in);
-  if (overlap) profile::detail::note_overlap_fallback();
-  return overlap;
 }
 
 }  // namespace vmap::batched
