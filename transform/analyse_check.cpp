@@ -582,7 +582,8 @@ bool Analyser::checkContexts() {
                          "' on a per-example scalar"});
     }
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E))
-      if (!isScalarType(Cast->getType()) && !isTensorType(Cast->getType()))
+      if (!isScalarType(Cast->getType()) && !isTensorType(Cast->getType()) &&
+          !Cast->getType()->isVoidType()) // `(void)k;`: the value unused, as written
         return refuseAt(
             diag::refuse_batched_context, E->getSourceRange(),
             diag::note_batched_context,

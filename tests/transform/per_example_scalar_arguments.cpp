@@ -7,12 +7,16 @@
 // of two numbers is float32, the default dtype, as where(Tensor, Scalar, Scalar) is (the
 // batched where of a double was float64). An index out of range raises the error of the op
 // the loop calls, with its value (the batched select, narrow and store raised "argument 2 is
-// not an integer"). None raises where no example runs it. The printed
+// not an integer"; past the end of a range from a negative index, narrow's), a number an int
+// tensor cannot hold that of masked_fill or full_like (it named fill_), and a range from a
+// negative index past 0 reads rows from the end, then from the start (it raised). None
+// raises where no example runs it. The printed
 // program's results are compared with the loop's as written.
 #include <vmap/vmap.hpp>
 #include <cstdint>
 #include <iostream>
 #include <string>
+#include <utility>
 using namespace vmap;
 
 void powers(const Tensor& x, const Tensor& exponents, Tensor& out) {
@@ -60,6 +64,7 @@ void picked(const Tensor& x, const Tensor& picks, Tensor& out, Tensor& windows, 
 #pragma vmap
   for (int64_t i = 0; i < x.size(0); ++i) {
     const int64_t k = picks[i].item<int64_t>();
+    (void)k;  // a statement that uses nothing (it was refused as a cast of a per-example value)
     out[i] = x[i][k];
     windows[i] = x[i].narrow(0, k, 2).sum();
     marks[i][k] = 1.0f;
@@ -67,6 +72,25 @@ void picked(const Tensor& x, const Tensor& picks, Tensor& out, Tensor& windows, 
 }
 // CHECK-LABEL: void picked(
 // CHECK: vb::at(out, i) = vb::at(x, i)[k];
+
+void filled(const Tensor& x, const Tensor& values, Tensor& out) {
+#pragma vmap
+  for (int64_t i = 0; i < x.size(0); ++i) {
+    const float v = values[i].item<float>();
+    out[i] = x[i].masked_fill(x[i] > 1, v).sum() + full_like(x[i], v).sum();
+  }
+}
+// CHECK-LABEL: void filled(
+
+// The loop's range crosses 0: x[-2], x[-1], x[0], x[1], rows 2, 3, 0, 1 (a gather, not one
+// view); past the end, select's error at the first example past it.
+void from_negative(const Tensor& x, int64_t first, int64_t end, Tensor& sums) {
+  Tensor total = zeros({}, kInt64);
+#pragma vmap
+  for (int64_t i = first; i < end; ++i) total += x[i].sum() * (i + 3);
+  sums[0] = total;
+}
+// CHECK-LABEL: void from_negative(
 
 template <class Run>
 void report(const Run& run) {
@@ -118,6 +142,20 @@ int main() {
       Tensor out = zeros({4}), windows = zeros({4}), marks = zeros({4, 4});
       picked(x, picks, out, windows, marks);
       std::cout << out << windows << marks << "\n";
+    });
+  // A number an int tensor cannot hold: the error of the op the loop calls.
+  for (const Tensor& values : {tensor({1.0f, 2.0f, 3.0f}), tensor({1.0f, 1e20f, 3.0f})})
+    report([&] {
+      Tensor sums = zeros({3}, kInt64);
+      filled(xi, values, sums);
+      std::cout << sums << "\n";
+    });
+  for (const auto& [first, end] : {std::pair{-2, 2}, std::pair{-3, 0}, std::pair{-5, 1},
+                                   std::pair{1, 4}})
+    report([&] {
+      Tensor sums = zeros({1}, kInt64);
+      from_negative(tensor({{1, 2}, {3, 4}, {5, 6}}), first, end, sums);
+      std::cout << sums << "\n";
     });
   Tensor out = zeros({3}, kDouble), is_float = zeros({3}, kBool);
   picks(tensor({true, false, true}), tensor({1e39, 0.5, -2.75}, kDouble), out, is_float);

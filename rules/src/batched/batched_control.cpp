@@ -96,6 +96,13 @@ void scatter_into(const detail::Place& origin, const Value& value) {
   const Tensor& destination = origin.base.physical();
   detail::settle_before_write(destination);
   const int64_t levels = origin.base.levels();
+  // A slot x[i] that is no view of x: the tool stores only into an example's own slot, so
+  // this is an induction variable whose range crosses 0 (`for (i = -2; i < 2; ++i)`: rows 2,
+  // 3, 0, 1; select_by_induction).
+  if (origin.index.levels() > levels)
+    throw Error(
+        "vmap: a store into x[i] where the loop's range of i crosses 0 (negative indices count "
+        "from the end: the examples' slots are not one view of x); start the loop at 0");
   const int64_t rank = destination.dim() - levels;
   const int64_t dim = rules::wrap_logical_dim("store", origin.dim, rank) + levels;
   const Device device = destination.device();
@@ -252,10 +259,10 @@ void store(const Value& place, const Value& value) {
   if (any_level_empty()) return;  // no example runs, nothing is written
   try {
     if (const auto& origin = Access::place(place)) {
-      check_fill_value(value, origin->base.dtype());
+      check_fill_value("fill_", value, origin->base.dtype());
       return scatter_into(*origin, value);
     }
-    check_fill_value(value, place.dtype());
+    check_fill_value("fill_", value, place.dtype());
     write_into(place.physical(), place.levels(), value);
   } catch (const Error&) {
     if (!raised_by_no_example()) throw;  // Note [Errors no example raises]

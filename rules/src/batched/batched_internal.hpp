@@ -99,9 +99,9 @@ Value unless_no_example_runs(const Op& op) {
 // A C++ scalar written into a tensor of `to` (`slot = v`, fill_(v), full_like(x, v),
 // masked_fill(m, v)) is Tensor::fill_(Scalar) as written, which raises where `to` cannot hold
 // the value ("value cannot be converted to type int64_t without overflow"): so does the
-// batched write, for the items of the examples the live mask runs. A tensor's copy_ converts
-// without the check, as LibTorch's does.
-void check_fill_value(const Value& value, Dtype to);
+// batched write, for the items of the examples the live mask runs, naming `op`, the op the
+// loop calls. A tensor's copy_ converts without the check, as LibTorch's does.
+void check_fill_value(const char* op, const Value& value, Dtype to);
 // LibTorch's sub_check (vmap::detail::check_subtraction) on the operands' dtypes as written,
 // where some example runs the subtraction: a batched op may cast a bool operand (the
 // promoted operands of a pointwise node) or reduce it (`acc -= e`) before any op sees it.

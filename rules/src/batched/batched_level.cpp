@@ -90,8 +90,16 @@ std::optional<Value> select_by_induction(const Value& x, int64_t dim, const Valu
       rules::wrap_logical_dim("select", dim, physical.dim() - own_levels) + own_levels;
   const LevelState& state = level_stack.at(static_cast<std::size_t>(level));
   const int64_t start = state.size == 0 ? 0 : state.start;  // zero trips read nothing
-  if (start != 0 || state.size != physical.size(selected))  // narrow checks the range
-    physical = physical.narrow(selected, start, state.size);
+  const int64_t extent = physical.size(selected), last = start + state.size - 1;
+  // An index out of range raises select's error at the first example that reads it, as the
+  // loop as written does (a narrow would name its own start and length).
+  if (state.size > 0 && (start < -extent || last >= extent))
+    throw Error("select: index " + std::to_string(start < -extent ? start : std::max(start, extent)) +
+                " out of range for dim " + std::to_string(selected - own_levels) + " of size " +
+                std::to_string(extent));
+  // From a negative index past 0 (x[-2] .. x[1]): two runs of x, no one view; a gather.
+  if (start < 0 && last >= 0) return std::nullopt;
+  if (start != 0 || state.size != extent) physical = physical.narrow(selected, start, state.size);
   if (level < own_levels) {
     physical = physical.squeeze(level);
     --selected;

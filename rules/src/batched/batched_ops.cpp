@@ -294,7 +294,7 @@ Value Value::var(bool unbiased) const { return flatten().var({0}, unbiased); }
 Value Value::std(bool unbiased) const { return flatten().std({0}, unbiased); }
 Value Value::norm(vmap::detail::Scalar p) const { return flatten().norm(p, {0}); }
 Value Value::masked_fill(const Value& mask, const Value& value) const {
-  check_fill_value(value, dtype());
+  check_fill_value("masked_fill", value, dtype());
   return dispatch(member_op("masked_fill"), {*this, mask, value});
 }
 Value Value::lerp(const Value& end, const Value& weight) const {
@@ -613,11 +613,11 @@ Value empty_like(const Value& x, TensorOptions options) {
   return dispatch(free_op("empty_like"), {x, options});
 }
 Value full_like(const Value& x, const Value& value, TensorOptions options) {
-  check_fill_value(value, options.dtype_or(x.dtype()));
+  check_fill_value("full_like", value, options.dtype_or(x.dtype()));
   return dispatch(free_op("full_like"), {x, value, options});
 }
 Value full(vmap::detail::IntList sizes, const Value& value, TensorOptions options) {
-  if (options.dtype_opt()) check_fill_value(value, *options.dtype_opt());
+  if (options.dtype_opt()) check_fill_value("full", value, *options.dtype_opt());
   return dispatch(free_op("full"), {sizes, value, options});
 }
 

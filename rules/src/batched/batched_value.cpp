@@ -437,13 +437,13 @@ Value Value::item_as(Dtype dtype) const {
   return detail::alias_value(scalars, levels_, true);
 }
 
-void check_fill_value(const Value& value, Dtype to) {
+void check_fill_value(const char* op, const Value& value, Dtype to) {
   // (The items the mask runs are gathered only where a value may not fit.)
   if (!value.defined() || !value.is_cpp_scalar() ||
       !vmap::detail::conversion_can_overflow(value.dtype(), to))
     return;
   vmap::detail::check_items_convertible(
-      "fill_", active_items(value.physical().reshape(level_sizes_of(value.physical(), value.levels())),
+      op, active_items(value.physical().reshape(level_sizes_of(value.physical(), value.levels())),
                             value.levels()),
       to);
 }
