@@ -271,9 +271,9 @@ namespace vmap::batched {
 
 // Tensor::fill_(value) on the view: each element, the value converted (checked) as fill_
 // converts it.
-void WritableElements::fill(vmap::detail::Scalar value) const {
+void WritableElements::put(vmap::detail::Scalar value, bool checked) const {
   detail::by_dtype(dtype(), [&]<class T>(std::type_identity<T>) {
-    const T filler = value.checked_to<T>("fill_");
+    const T filler = checked ? value.checked_to<T>("fill_") : value.to<T>();
     detail::each_element(*this, [&](int64_t, char* to) { std::memcpy(to, &filler, sizeof filler); });
   });
 }
@@ -281,7 +281,7 @@ void WritableElements::fill(vmap::detail::Scalar value) const {
 // Tensor::copy_(from) on the view, for what a kernel stores: one element (to every element
 // of the view), or a view of the same sizes, element by element.
 void WritableElements::copy(const Elements& from) const {
-  if (from.dim() == 0) return fill(detail::scalar_at(from.data(), from.dtype()));
+  if (from.dim() == 0) return put(detail::scalar_at(from.data(), from.dtype()), false);
   if (from.dim() != dim() || !std::equal(sizes(), sizes() + dim(), from.sizes()))
     throw vmap::Error("fused_scalar: a kernel stores " + std::to_string(from.numel()) +
                       " elements into " + std::to_string(numel()) +

@@ -2,7 +2,7 @@
 // structured bindings (`auto [scores, ids] = ...`), std::get on the tuple, a named tuple
 // local, sort for a per-example median and a trimmed mean, argsort ranks, topk of the
 // smallest along dim 0, integer keys, and one_hot of per-example labels (class count given,
-// and inferred where every example has the same largest label). None may run per example.
+// or computed from all of them before the loop). None may run per example.
 #include <vmap/vmap.hpp>
 #include <iostream>
 #include <tuple>
@@ -52,12 +52,12 @@ void encode(const Tensor& labels, const Tensor& uniform, Tensor& counts, Tensor&
 #pragma vmap
   for (int64_t i = 0; i < labels.size(0); ++i) {
     counts[i] = one_hot(labels[i], 5).sum(0);
-    inferred[i] = one_hot(uniform[i]);
+    inferred[i] = one_hot(uniform[i], uniform.amax().item<int64_t>() + 1);
   }
 }
 // CHECK-LABEL: void encode(
 // CHECK: vb::at(counts, i) = vb::one_hot(vb::at(labels, i), 5).sum(0);  // line 54
-// CHECK: vb::at(inferred, i) = vb::one_hot(vb::at(uniform, i));  // line 55
+// CHECK: vb::at(inferred, i) = vb::one_hot(vb::at(uniform, i), uniform.amax().item<int64_t>() + 1);  // line 55
 // CHECK-NOT: per_example
 
 int main() {

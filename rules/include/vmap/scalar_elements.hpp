@@ -122,7 +122,7 @@ class WritableElements : public Elements {
         std::memcpy(written(), &value, sizeof value);
         return *this;
       }
-    fill(vmap::detail::Scalar(value));
+    put(vmap::detail::Scalar(value), /*checked=*/true);
     return *this;
   }
   // `out[i][k] = input[i][j]`: copy_ of the element (a gather's store).
@@ -145,7 +145,9 @@ class WritableElements : public Elements {
  private:
   // The tool makes a WritableElements only of the tensor the loop as written stores into.
   char* written() const { return const_cast<char*>(data()); }
-  void fill(vmap::detail::Scalar value) const;
+  // Each element `value`, converted as fill_ converts a number (checked: a value the dtype
+  // cannot hold raises) or as copy_ converts an element (a plain conversion).
+  void put(vmap::detail::Scalar value, bool checked) const;
   void copy(const Elements& from) const;
 };
 

@@ -299,7 +299,7 @@ bool some_example_runs() {
   return mask == nullptr || fit(*mask, active_levels(), 0, kCPU).to(kBool).any().item<bool>();
 }
 
-bool raised_by_no_example() { return current_mask() != nullptr && !some_example_runs(); }
+bool raised_by_no_example() { return !some_example_runs(); }
 
 void check_bool_subtraction(const char* op, Dtype a, Dtype b) {
   if ((a == kBool || b == kBool) && some_example_runs()) vmap::detail::check_subtraction(op, a, b);
@@ -686,7 +686,24 @@ void accumulate_scalar(double& acc, Dtype acc_type, const Value& e, Reduce op) {
 
 void accumulate_scalar(int64_t& acc, Dtype acc_type, const Value& e, Reduce op) {
   if (any_level_empty()) return;
-  if (vmap::detail::is_floating(e.dtype())) {  // int += float converts back every time
+  // int op= float computes in float (C++'s usual arithmetic conversions), converted back to
+  // the accumulator's type every time: at 2^24, `s += 1.0f` leaves s as it is.
+  if (e.dtype() == kFloat32) {
+    for_each_run_in_order<float>(e, [&](const auto* data, int64_t count, int64_t stride,
+                                        const bool* flags, int64_t flag_stride) {
+      int64_t folded = acc;
+      for (int64_t n = 0; n < count; ++n) {
+        if (flags != nullptr && !flags[n * flag_stride]) continue;
+        const float value = fold(static_cast<float>(folded), static_cast<float>(data[n * stride]), op);
+        folded = acc_type == kInt32  ? static_cast<int32_t>(value)
+                 : acc_type == kBool ? value != 0.0f
+                                     : static_cast<int64_t>(value);
+      }
+      acc = folded;
+    });
+    return;
+  }
+  if (vmap::detail::is_floating(e.dtype())) {  // int op= double, converted back every time
     double wide = static_cast<double>(acc);
     accumulate_scalar(wide, acc_type, e, op);
     acc = static_cast<int64_t>(wide);

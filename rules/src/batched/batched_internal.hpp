@@ -72,7 +72,8 @@ const Value* current_mask();
 bool some_example_runs();
 // Note [Errors no example raises]
 // The batched code runs a statement under a mask no example holds (an `if` no example
-// takes, the iterations after an example's `break`): the loop as written never runs it, so
+// takes, the iterations after an example's `break`) or in a loop of no trips (a level of
+// size 0: no example at all): the loop as written never runs it, so
 // an op's error there (a shape no example would meet, `matmul` of the wrong sizes or
 // `row[7]` of a row of 3 in a branch the data never reaches) is not raised: dispatch and the
 // views at a fixed position return a number in its place, and store writes nothing. Asked

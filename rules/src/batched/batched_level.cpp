@@ -125,8 +125,17 @@ Value invariant_view(const Value& x, const char* op, int64_t dim, View view) {
     const Tensor& physical = x.physical();
     const int64_t rank = physical.dim() - levels;
     if (rank == 0) throw Error(std::string(op) + ": cannot be applied to a 0-dim tensor");
-    return Access::make(view(physical, rules::wrap_logical_dim(op, dim, rank) + levels), levels,
-                        false);
+    const int64_t logical = rules::wrap_logical_dim(op, dim, rank);
+    try {
+      return Access::make(view(physical, logical + levels), levels, false);
+    } catch (const Error&) {
+      // The physical tensor's error numbers its dims past the levels: the first example's
+      // view raises the loop's own (the same position on every example).
+      Tensor example = physical;
+      for (int64_t k = 0; k < levels && example.size(0) > 0; ++k) example = example.select(0, 0);
+      if (example.dim() == rank) (void)view(example, logical);
+      throw;
+    }
   });
 }
 

@@ -425,9 +425,12 @@ Tensor active_items(const Tensor& scalars, int64_t levels) {
 }  // namespace
 
 Value Value::item_as(Dtype dtype) const {
-  if (numel() != 1)
+  if (numel() != 1) {
+    // Not where no example runs it (Note [Errors no example raises]).
+    if (raised_by_no_example()) return scalar_cast_to(Value(0.0f), dtype);
     throw Error("item: a tensor with " + std::to_string(numel()) +
                 " elements cannot be converted to a scalar");
+  }
   Tensor scalars = physical().reshape(level_sizes_of(physical(), levels_));
   // as Tensor::item<T>()
   if (vmap::detail::conversion_can_overflow(scalars.dtype(), dtype))

@@ -70,8 +70,11 @@ constexpr Dtype result_type(const Range& operands) {
         zero_dim = promotion_internal::join(zero_dim, operand.dtype);
         break;
       case OperandKind::wrapped_number:
+        // A C++ `int` is a Scalar, int64, as any integer: a bool tensor * 2 is int64.
         wrapped = promotion_internal::join(
-            wrapped, is_floating(operand.dtype) ? kFloat32 : operand.dtype);
+            wrapped, is_floating(operand.dtype)   ? kFloat32
+                     : is_integral(operand.dtype) ? kInt64
+                                                  : operand.dtype);
         break;
     }
   }
@@ -94,5 +97,6 @@ static_assert(result_type({tensor_operand(kInt32, 1), tensor_operand(kInt64, 0)}
 static_assert(result_type({tensor_operand(kInt32, 1), number_operand(kFloat64)}) == kFloat32);
 static_assert(result_type({tensor_operand(kInt32, 1), tensor_operand(kFloat64, 0)}) == kFloat64);
 static_assert(result_type({tensor_operand(kBool, 1), number_operand(kInt64)}) == kInt64);
+static_assert(result_type({tensor_operand(kBool, 1), number_operand(kInt32)}) == kInt64);
 
 }  // namespace vmap::detail
