@@ -203,7 +203,8 @@ void forEachTensorThroughCall(
     std::optional<ObjectName> Base = NameOf(Member->getBase());
     if (!Base)
       return std::nullopt;
-    return ObjectName{Base->Name + (Member->isArrow() ? "->" : ".") +
+    // `this->w` of a method called on an object (`m.apply(...)`): `m.w`.
+    return ObjectName{Base->Name + (Member->isArrow() && Base->Pointer ? "->" : ".") +
                           Member->getMemberDecl()->getNameAsString(),
                       Member->getType()->isPointerType()};
   };

@@ -336,8 +336,10 @@ TEST(BatchedControl, OpsOfABranchNoExampleTakesRaiseNothing) {
 
 // Note [One dtype and shape per variable]: `Tensor v = xf[i]; if (c) v = xi[i];` and
 // `Tensor v = c ? xi[i] : xf[i];` of an int tensor xi and a float xf. Where every example
-// takes one side, v is that side's, dtype included; where examples take both, one batched v
-// cannot hold them: an error, not the float examples truncated (or the ints made float).
+// takes one side, v is that side's, dtype included (a rebind no example took made v int).
+// Where examples take both, a `?:` cannot give one batched v both: an error, not the float
+// examples truncated; a rebind merges, the skipped examples converted (an if/else that
+// converts in both branches, or a temporary shape, is right that way).
 vb::Value rebound_where(const Tensor& xf, const Tensor& xi, const Tensor& take) {
   vb::Level level(0, xf.size(0));
   const vb::Value i = level.index();
@@ -351,8 +353,19 @@ vb::Value picked(const Tensor& xf, const Tensor& xi, const Tensor& take) {
   const vb::Value i = level.index();
   return vb::where(vb::at(take, i).item<bool>(), vb::at(xi, i), vb::at(xf, i));
 }
+// if (c) v = v.to(kDouble); else v = v.to(kDouble) * 2;
+vb::Value converted_in_both(const Tensor& xf, const Tensor& take) {
+  vb::Level level(0, xf.size(0));
+  const vb::Value i = level.index();
+  vb::Value v = vb::at(xf, i);
+  vb::Where branch(vb::at(take, i).item<bool>());
+  v = v.to(kFloat64);
+  branch.flip();
+  v = v.to(kFloat64) * 2;
+  return v;
+}
 
-TEST(BatchedControl, ATensorOfTwoDtypesInOneVariableRaises) {
+TEST(BatchedControl, ATensorOfTwoDtypesInOneVariable) {
   const Tensor xf = tensor({0.5f, 2.5f, -3.75f}), xi = tensor({1, 2, 3}).to(kInt32);
   const Tensor all = tensor({true, true, true}), none = tensor({false, false, false});
   const Tensor some = tensor({true, false, true});
@@ -360,17 +373,18 @@ TEST(BatchedControl, ATensorOfTwoDtypesInOneVariableRaises) {
   EXPECT_EQ(rebound_where(xf, xi, none).dtype(), kFloat32);
   EXPECT_EQ(picked(xf, xi, all).dtype(), kInt32);
   EXPECT_EQ(picked(xf, xi, none).dtype(), kFloat32);
-  for (const auto& form : {rebound_where, picked}) {
-    try {
-      (void)form(xf, xi, some);
-      ADD_FAILURE() << "examples of two dtypes held in one variable";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("dtype Int and shape [] in some examples and one of "
-                                           "dtype Float and shape [] in others"),
-                std::string::npos)
-          << e.what();
-    }
+  try {
+    (void)picked(xf, xi, some);
+    ADD_FAILURE() << "examples of two dtypes held in one variable";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dtype Int and shape [] in some examples and one of "
+                                         "dtype Float and shape [] in others"),
+              std::string::npos)
+        << e.what();
   }
+  const vb::Value both = converted_in_both(xf, some);
+  EXPECT_EQ(both.dtype(), kFloat64);
+  EXPECT_TRUE(equal(both.physical(), tensor({0.5, 5.0, -3.75}, kFloat64)));
   // One dtype: each example its own side, as before.
   const vb::Value same = rebound_where(xf, xi.to(kFloat32), some);
   EXPECT_EQ(same.dtype(), kFloat32);

@@ -80,13 +80,13 @@ bool some_example_runs();
 // only once an error is thrown: no cost when none is.
 bool raised_by_no_example();
 // Note [One dtype and shape per variable] (batched_value.cpp): whether two Values hold
-// tensors of one dtype and per-example shape; whether every example `mask` holds (false:
-// none); whether every example the current mask runs takes `condition` (false: none). Where
-// some do and some do not, vmap::Error: `what` (the form's words) and the two kinds.
+// tensors of one dtype and per-example shape; which examples `mask` holds; whether every
+// example the current mask runs takes `condition` (false: none), vmap::Error where some do
+// and some do not (a `?:` of a and b).
 bool same_dtype_and_shape(const Value& a, const Value& b);
-bool every_example(const Value& mask, const char* what, const Value& kept, const Value& other);
-bool every_running_example(const Value& condition, const char* what, const Value& a,
-                           const Value& b);
+enum class ExamplesHeld { none, every, some };
+ExamplesHeld examples_held(const Value& mask);
+bool every_running_example(const Value& condition, const Value& a, const Value& b);
 // op(), or a number in its place where it throws and no example runs it.
 template <class Op>
 Value unless_no_example_runs(const Op& op) {

@@ -439,7 +439,7 @@ Value where(const Value& condition, const Value& a, const Value& b) {
   // variable] in batched_value.cpp): the side every example the mask runs takes.
   if (condition.is_cpp_scalar() && !a.is_cpp_scalar() && !b.is_cpp_scalar() &&
       !same_dtype_and_shape(a, b))
-    return every_running_example(condition, "a per-example '?:' picks", a, b) ? a : b;
+    return every_running_example(condition, a, b) ? a : b;
   if (both_cpp(a, b) && condition.is_cpp_scalar()) {  // `c ? x : y` on C++ scalars
     const Dtype dtype = cpp_common_dtype(a.dtype(), b.dtype());
     const Value picked = dispatch(

@@ -307,42 +307,44 @@ Tensor Value::aligned(int64_t levels) const {
 // A Value holds every example's tensor in one physical tensor: one dtype, one shape per
 // example. A Tensor rebound under a per-example condition to a tensor of another dtype or
 // shape (`if (c) v = xi[i];` of an int tensor where v was a float one), or a `?:` whose arms
-// differ so, would hold two; a merge (where) would convert or broadcast the examples of one
-// side to the other's, silently. So where the sides differ, the value is the side every
-// example takes (for a rebind: every example, the ones the mask skips keep the old one; for
-// a `?:`: every example the mask runs), and where examples take both, vmap::Error: the
-// loop as written raises none, but the tool cannot see dtypes, and a wrong value is worse.
+// differ so, would hold two. So where the sides differ:
+// - a rebind that every example takes is a rebind, one that none takes changes nothing (a
+//   merge made every example's v the new dtype even where no example took the branch);
+// - a rebind that some take merges: the examples it skips are converted to the new dtype,
+//   reshaped to the new shape where it has as many elements, else broadcast. That is right where the program makes every example's tensor one
+//   dtype and shape again before it reads it (an if/else converting in both branches, a
+//   temporary unsqueeze in one, a helper's local), and wrong where it reads it mixed, which
+//   is not detected: at the rebind nothing tells which (raising there broke the first kind);
+// - a `?:` whose condition differs between the examples the mask runs raises vmap::Error
+//   naming both kinds: its value is read at once (the loop as written raises none).
 bool same_dtype_and_shape(const Value& a, const Value& b) {
   return a.dtype() == b.dtype() && a.sizes() == b.sizes();
 }
 
 namespace {
-[[noreturn]] void throw_two_kinds(const char* what, const Value& a, const Value& b) {
-  std::ostringstream message;
-  message << "vmap: " << what << " a tensor of dtype " << a.dtype() << " and shape "
-          << vmap::detail::IntList(a.sizes()) << " in some examples and one of dtype "
-          << b.dtype() << " and shape " << vmap::detail::IntList(b.sizes())
-          << " in others: a batched variable holds one dtype and shape for every example; "
-             "convert both to one (.to(dtype), reshape) in the loop";
-  throw Error(message.str());
-}
 bool any_of_held(const Value& test) { return test.physical().any().item<bool>(); }
 }  // namespace
 
-bool every_example(const Value& mask, const char* what, const Value& kept, const Value& other) {
+ExamplesHeld examples_held(const Value& mask) {
   const Value held = scalar_cast_to(mask, kBool);
-  if (!any_of_held(held)) return false;
-  if (!any_of_held(!held)) return true;
-  throw_two_kinds(what, other, kept);
+  if (!any_of_held(held)) return ExamplesHeld::none;
+  return any_of_held(!held) ? ExamplesHeld::some : ExamplesHeld::every;
 }
 
-bool every_running_example(const Value& condition, const char* what, const Value& a,
-                           const Value& b) {
+bool every_running_example(const Value& condition, const Value& a, const Value& b) {
   const Value test = scalar_cast_to(condition, kBool);
   const Value* mask = current_mask();
   const bool some_take = any_of_held(mask ? test && *mask : test);
   const bool some_skip = any_of_held(mask ? !test && *mask : !test);
-  if (some_take && some_skip) throw_two_kinds(what, a, b);
+  if (some_take && some_skip) {
+    std::ostringstream message;
+    message << "vmap: a per-example '?:' picks a tensor of dtype " << a.dtype() << " and shape "
+            << vmap::detail::IntList(a.sizes()) << " in some examples and one of dtype "
+            << b.dtype() << " and shape " << vmap::detail::IntList(b.sizes())
+            << " in others: a batched variable holds one dtype and shape for every example; "
+               "convert both to one (.to(dtype), reshape) in the loop";
+    throw Error(message.str());
+  }
   return some_take;
 }
 
@@ -354,10 +356,9 @@ Value& Value::operator=(const Value& other) & {
   bool every_example_rebinds = !mask || !defined();
   // A tensor of another dtype or shape (Note [One dtype and shape per variable]).
   if (!every_example_rebinds && !cpp_scalar_ && !same_dtype_and_shape(*this, other)) {
-    if (!every_example(*mask, "a Tensor rebound under a per-example condition holds", *this,
-                       other))
-      return *this;
-    every_example_rebinds = true;
+    const ExamplesHeld held = examples_held(*mask);
+    if (held == ExamplesHeld::none) return *this;
+    every_example_rebinds = held == ExamplesHeld::every;
   }
   if (every_example_rebinds) {
     physical_ = other.physical_;
@@ -370,8 +371,16 @@ Value& Value::operator=(const Value& other) & {
   }
   // Examples outside the mask keep the old value; a C++ scalar keeps its C++ type.
   const Value incoming = cpp_scalar_ ? scalar_cast_to(other, dtype()) : other;
-  const Value kept = cpp_scalar_ ? *this : to(incoming.dtype());
-  Value merged = where(*mask, incoming, kept);
+  const Value old = cpp_scalar_ ? *this : to(incoming.dtype());
+  // Of another shape of as many elements (a temporary unsqueeze): the skipped examples'
+  // elements in that shape, which a rebind back to the old one gives back as they were.
+  // (Constructed: a Value's assignment is masked.)
+  const Value kept =
+      !cpp_scalar_ && old.sizes() != incoming.sizes() && old.numel() == incoming.numel()
+          ? old.reshape(incoming.sizes())
+          : old;
+  // The ops' where, not a `?:`'s (batched::where: Note [One dtype and shape per variable]).
+  Value merged = dispatch(op_index("where", OpForm::free_function), {*mask, incoming, kept});
   merged.cpp_scalar_ = cpp_scalar_ && other.cpp_scalar_;
   physical_ = merged.physical_;
   pending_ = merged.pending_;
