@@ -385,6 +385,21 @@ TEST(BatchedControl, ATensorOfTwoDtypesInOneVariable) {
   const vb::Value both = converted_in_both(xf, some);
   EXPECT_EQ(both.dtype(), kFloat64);
   EXPECT_TRUE(equal(both.physical(), tensor({0.5, 5.0, -3.75}, kFloat64)));
+  // Shapes that do not broadcast ([2] and [3]): no one tensor holds both, and the error
+  // says so (it was where's "expected condition to be a boolean tensor").
+  try {
+    vb::Level level(0, 3);
+    const vb::Value i = level.index();
+    vb::Value v = vb::at(xf.expand({3, 3}).t(), i);  // [3] each
+    vb::Where branch(vb::at(some, i).item<bool>());
+    v = v.narrow(0, 0, 2);
+    ADD_FAILURE() << "examples of two shapes held in one variable";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("shape [2] in some examples and one of dtype Float and "
+                                         "shape [3] in others"),
+              std::string::npos)
+        << e.what();
+  }
   // One dtype: each example its own side, as before.
   const vb::Value same = rebound_where(xf, xi.to(kFloat32), some);
   EXPECT_EQ(same.dtype(), kFloat32);

@@ -315,6 +315,7 @@ Tensor Value::aligned(int64_t levels) const {
 //   dtype and shape again before it reads it (an if/else converting in both branches, a
 //   temporary unsqueeze in one, a helper's local), and wrong where it reads it mixed, which
 //   is not detected: at the rebind nothing tells which (raising there broke the first kind);
+//   shapes that do not broadcast raise vmap::Error naming both kinds;
 // - a `?:` whose condition differs between the examples the mask runs raises vmap::Error
 //   naming both kinds: its value is read at once (the loop as written raises none).
 bool same_dtype_and_shape(const Value& a, const Value& b) {
@@ -323,6 +324,15 @@ bool same_dtype_and_shape(const Value& a, const Value& b) {
 
 namespace {
 bool any_of_held(const Value& test) { return test.physical().any().item<bool>(); }
+Error two_kinds(const char* what, const Value& a, const Value& b) {
+  std::ostringstream message;
+  message << "vmap: " << what << " a tensor of dtype " << a.dtype() << " and shape "
+          << vmap::detail::IntList(a.sizes()) << " in some examples and one of dtype "
+          << b.dtype() << " and shape " << vmap::detail::IntList(b.sizes())
+          << " in others: a batched variable holds one dtype and shape for every example; "
+             "convert both to one (.to(dtype), reshape) in the loop";
+  return Error(message.str());
+}
 }  // namespace
 
 ExamplesHeld examples_held(const Value& mask) {
@@ -336,15 +346,7 @@ bool every_running_example(const Value& condition, const Value& a, const Value& 
   const Value* mask = current_mask();
   const bool some_take = any_of_held(mask ? test && *mask : test);
   const bool some_skip = any_of_held(mask ? !test && *mask : !test);
-  if (some_take && some_skip) {
-    std::ostringstream message;
-    message << "vmap: a per-example '?:' picks a tensor of dtype " << a.dtype() << " and shape "
-            << vmap::detail::IntList(a.sizes()) << " in some examples and one of dtype "
-            << b.dtype() << " and shape " << vmap::detail::IntList(b.sizes())
-            << " in others: a batched variable holds one dtype and shape for every example; "
-               "convert both to one (.to(dtype), reshape) in the loop";
-    throw Error(message.str());
-  }
+  if (some_take && some_skip) throw two_kinds("a per-example '?:' picks", a, b);
   return some_take;
 }
 
@@ -380,7 +382,17 @@ Value& Value::operator=(const Value& other) & {
           ? old.reshape(incoming.sizes())
           : old;
   // The ops' where, not a `?:`'s (batched::where: Note [One dtype and shape per variable]).
-  Value merged = dispatch(op_index("where", OpForm::free_function), {*mask, incoming, kept});
+  // Shapes that do not broadcast are two kinds no one tensor holds: say so, not where's error.
+  const auto merge = [&] {
+    return dispatch(op_index("where", OpForm::free_function), {*mask, incoming, kept});
+  };
+  Value merged = cpp_scalar_ || kept.sizes() == incoming.sizes() ? merge() : [&] {
+    try {
+      return merge();
+    } catch (const Error&) {
+      throw two_kinds("a Tensor rebound under a per-example condition holds", incoming, *this);
+    }
+  }();
   merged.cpp_scalar_ = cpp_scalar_ && other.cpp_scalar_;
   physical_ = merged.physical_;
   pending_ = merged.pending_;
